@@ -1,0 +1,194 @@
+//! Pure parsers for database and disk benchmark output as people post it:
+//! pasted into mails, quoted (`>`, `>>`), wrapped at 72 columns and mixed
+//! with prose. Text goes in, a [`Document`] comes out; nothing here does I/O.
+//!
+//! ```
+//! let text = "super-smack -d mysql select-key.smack 10 10000\n\
+//!             Query Barrel Report for client smacker1\n\
+//!             connect: max=4ms min=1ms avg= 2ms from 10 clients\n\
+//!             Query_type num_queries max_time min_time q_per_s\n\
+//!             select_index 200000 0 0 22061.88\n";
+//! let doc = parsers::parse(text);
+//! assert_eq!(doc.runs.len(), 1);
+//! assert_eq!(doc.runs[0].threads, Some(10));
+//! assert_eq!(doc.runs[0].value("select_index", "q_per_s"), Some(22061.88));
+//! ```
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+pub mod context;
+pub mod mail;
+pub mod metrics;
+pub mod super_smack;
+pub mod text;
+
+pub use metrics::{metric_info, MetricInfo};
+
+/// Everything recognised in one input: its messages, the benchmark runs
+/// found in them, and the blocks that looked like a report but were not one.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Document {
+    pub messages: Vec<Message>,
+    pub runs: Vec<Run>,
+    pub unparsed: Vec<Unparsed>,
+}
+
+/// One mail (or one author's part of a quoted thread) inside the input.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub author: Option<String>,
+    /// The address as written, with archive obfuscation (`user at host`) undone.
+    pub email: Option<String>,
+    pub date: Option<String>,
+    pub subject: Option<String>,
+    pub message_id: Option<String>,
+    pub in_reply_to: Option<String>,
+    /// 1-based first and last line of the input this message covers.
+    pub lines: [usize; 2],
+}
+
+/// The benchmark tools benchlog reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Tool {
+    #[serde(rename = "super-smack")]
+    SuperSmack,
+    #[serde(rename = "sysbench")]
+    Sysbench,
+    #[serde(rename = "sql-bench")]
+    SqlBench,
+    #[serde(rename = "bonnie")]
+    Bonnie,
+    #[serde(rename = "diskinfo")]
+    Diskinfo,
+}
+
+impl Tool {
+    pub const ALL: [Tool; 5] = [
+        Tool::SuperSmack,
+        Tool::Sysbench,
+        Tool::SqlBench,
+        Tool::Bonnie,
+        Tool::Diskinfo,
+    ];
+
+    /// The stable name used in JSON, URLs and the database.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::SuperSmack => "super-smack",
+            Tool::Sysbench => "sysbench",
+            Tool::SqlBench => "sql-bench",
+            Tool::Bonnie => "bonnie",
+            Tool::Diskinfo => "diskinfo",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Tool> {
+        Tool::ALL.into_iter().find(|tool| tool.name() == name)
+    }
+}
+
+impl std::fmt::Display for Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One execution of a benchmark tool and the numbers it printed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    pub tool: Tool,
+    /// The workload: the smack file's name, the sysbench test, ...
+    pub test: Option<String>,
+    /// The section label the run was printed under, as written.
+    pub label: Option<String>,
+    /// Concurrency the tool was run with (super-smack clients, sysbench threads).
+    pub threads: Option<u32>,
+    /// Normalised attributes (Contract 2 keys: scheduler, thread_lib, ...).
+    pub attrs: BTreeMap<String, String>,
+    pub quote_depth: usize,
+    pub author: Option<String>,
+    /// Index into [`Document::messages`] of the message holding the run.
+    pub message: Option<usize>,
+    /// The command line that started the run, as re-joined.
+    pub command: Option<String>,
+    /// 1-based first and last line of the input.
+    pub lines: [usize; 2],
+    pub results: Vec<Measurement>,
+}
+
+impl Run {
+    /// The value of `metric` for `item`, if the run printed it.
+    pub fn value(&self, item: &str, metric: &str) -> Option<f64> {
+        self.results
+            .iter()
+            .find(|r| r.item == item && r.metric == metric)
+            .map(|r| r.value)
+    }
+}
+
+/// One number a tool printed: `select_index` `q_per_s` = 28581.18 q/s.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    pub item: String,
+    pub metric: String,
+    pub value: f64,
+    pub unit: String,
+    /// 1-based line of the input the value was read from.
+    pub line: usize,
+    /// The tool marked the value as estimated (sql-bench's `+`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
+}
+
+/// A block that looked like a report but could not be read as one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Unparsed {
+    pub line: usize,
+    pub text: String,
+    pub why: String,
+}
+
+/// Parses one input (a paste, a file, an archive page) into a [`Document`].
+/// Never panics; text that holds no report gives a document with no runs.
+pub fn parse(input: &str) -> Document {
+    let lines = text::logical_lines(input);
+    let messages = mail::messages(input, &lines);
+    let mut runs = Vec::new();
+    let mut unparsed = Vec::new();
+    super_smack::find_runs(&lines, &mut runs, &mut unparsed);
+    context::apply(&lines, &messages, &mut runs);
+    dedup_runs(&mut runs);
+    runs.sort_by_key(|run| run.lines[0]);
+    Document {
+        messages,
+        runs,
+        unparsed,
+    }
+}
+
+/// A run quoted again later in the same input is kept once: its first,
+/// least-quoted occurrence.
+fn dedup_runs(runs: &mut Vec<Run>) {
+    let mut kept: Vec<Run> = Vec::with_capacity(runs.len());
+    for run in runs.drain(..) {
+        let same = kept.iter().position(|other| same_run(other, &run));
+        match same {
+            Some(i) if kept[i].quote_depth > run.quote_depth => kept[i] = run,
+            Some(_) => {}
+            None => kept.push(run),
+        }
+    }
+    *runs = kept;
+}
+
+fn same_run(a: &Run, b: &Run) -> bool {
+    a.tool == b.tool
+        && a.test == b.test
+        && a.threads == b.threads
+        && a.results.len() == b.results.len()
+        && a.results.iter().zip(&b.results).all(|(x, y)| {
+            x.item == y.item && x.metric == y.metric && x.value.to_bits() == y.value.to_bits()
+        })
+}

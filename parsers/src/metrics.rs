@@ -1,0 +1,128 @@
+//! What each metric name of Contract 2 means: its unit and which way is better.
+
+/// Unit and direction of one metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetricInfo {
+    pub name: &'static str,
+    pub unit: &'static str,
+    pub higher_is_better: bool,
+    /// Words for axis titles: "queries per second".
+    pub title: &'static str,
+}
+
+const fn info(
+    name: &'static str,
+    unit: &'static str,
+    higher_is_better: bool,
+    title: &'static str,
+) -> MetricInfo {
+    MetricInfo {
+        name,
+        unit,
+        higher_is_better,
+        title,
+    }
+}
+
+/// Every metric benchlog knows, in Contract 2's names.
+pub const METRICS: &[MetricInfo] = &[
+    // super-smack
+    info("q_per_s", "q/s", true, "queries per second"),
+    info("num_queries", "queries", true, "queries run"),
+    info("max_time", "s", false, "longest query"),
+    info("min_time", "s", false, "shortest query"),
+    info("max_ms", "ms", false, "slowest connect"),
+    info("min_ms", "ms", false, "fastest connect"),
+    info("avg_ms", "ms", false, "mean connect time"),
+    // sysbench
+    info("tps", "tx/s", true, "transactions per second"),
+    info("qps", "q/s", true, "queries per second"),
+    info("qps_per_thread", "q/s", true, "queries per second per thread"),
+    info("transactions", "tx", true, "transactions"),
+    info("queries", "queries", true, "queries"),
+    info("read_queries", "queries", true, "read queries"),
+    info("write_queries", "queries", true, "write queries"),
+    info("other_queries", "queries", true, "other queries"),
+    info("ignored_errors", "errors", false, "ignored errors"),
+    info("reconnects", "reconnects", false, "reconnects"),
+    info("total_time_s", "s", false, "total time"),
+    info("events", "events", true, "events"),
+    info("events_per_s", "events/s", true, "events per second"),
+    info("latency_min_ms", "ms", false, "minimum latency"),
+    info("latency_avg_ms", "ms", false, "mean latency"),
+    info("latency_max_ms", "ms", false, "maximum latency"),
+    info("latency_p95_ms", "ms", false, "95th percentile latency"),
+    info("latency_p99_ms", "ms", false, "99th percentile latency"),
+    info("latency_sum_ms", "ms", false, "summed latency"),
+    info("rw_requests", "requests", true, "read/write requests"),
+    info("rw_requests_per_s", "requests/s", true, "read/write requests per second"),
+    info("other_ops", "ops", true, "other operations"),
+    info("deadlocks", "deadlocks", false, "deadlocks"),
+    info("reads_per_s", "reads/s", true, "reads per second"),
+    info("writes_per_s", "writes/s", true, "writes per second"),
+    info("fsyncs_per_s", "fsyncs/s", true, "fsyncs per second"),
+    info("read_mib_per_s", "MiB/s", true, "read throughput"),
+    info("written_mib_per_s", "MiB/s", true, "write throughput"),
+    info("reads", "reads", true, "reads"),
+    info("writes", "writes", true, "writes"),
+    info("total_ops", "ops", true, "operations"),
+    info("read_mib", "MiB", true, "read"),
+    info("written_mib", "MiB", true, "written"),
+    info("transferred_mib", "MiB", true, "transferred"),
+    info("mib_per_s", "MiB/s", true, "throughput"),
+    info("requests_per_s", "requests/s", true, "requests per second"),
+    info("operations", "ops", true, "operations"),
+    info("ops_per_s", "ops/s", true, "operations per second"),
+    // sql-bench
+    info("wallclock_s", "s", false, "wall-clock time"),
+    info("usr_s", "s", false, "user CPU time"),
+    info("sys_s", "s", false, "system CPU time"),
+    info("cusr_s", "s", false, "children's user CPU time"),
+    info("csys_s", "s", false, "children's system CPU time"),
+    info("cpu_s", "s", false, "CPU time"),
+    info("tests", "tests", true, "tests"),
+    // bonnie
+    info("kb_per_s", "KB/s", true, "throughput"),
+    info("per_s", "1/s", true, "operations per second"),
+    info("cpu_pct", "%", false, "CPU use"),
+    info("latency_us", "us", false, "latency"),
+    // diskinfo
+    info("ms", "ms", false, "time per operation"),
+    info("iops", "IOPS", true, "I/O operations per second"),
+];
+
+/// Unit and direction of a metric, or `None` for a name benchlog does not know.
+pub fn metric_info(name: &str) -> Option<&'static MetricInfo> {
+    METRICS.iter().find(|m| m.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_snake_case() {
+        for (i, m) in METRICS.iter().enumerate() {
+            assert!(
+                m.name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+                "metric {i} {:?} is not snake case",
+                m.name
+            );
+            assert_eq!(
+                METRICS.iter().filter(|o| o.name == m.name).count(),
+                1,
+                "metric {:?} listed twice",
+                m.name
+            );
+        }
+    }
+
+    #[test]
+    fn directions() {
+        assert!(metric_info("q_per_s").unwrap().higher_is_better);
+        assert!(!metric_info("wallclock_s").unwrap().higher_is_better);
+        assert!(metric_info("no_such_metric").is_none());
+    }
+}
