@@ -45,6 +45,8 @@ pub struct Message {
     pub subject: Option<String>,
     pub message_id: Option<String>,
     pub in_reply_to: Option<String>,
+    /// 0 for the input's own message, 1 for a message quoted once, ...
+    pub quote_depth: usize,
     /// 1-based first and last line of the input this message covers.
     pub lines: [usize; 2],
 }
@@ -153,16 +155,17 @@ pub struct Unparsed {
 /// Parses one input (a paste, a file, an archive page) into a [`Document`].
 /// Never panics; text that holds no report gives a document with no runs.
 pub fn parse(input: &str) -> Document {
-    let lines = text::logical_lines(input);
-    let messages = mail::messages(input, &lines);
+    let lines = text::lines(input);
+    let messages = mail::messages(&lines);
     let mut runs = Vec::new();
     let mut unparsed = Vec::new();
     super_smack::find_runs(&lines, &mut runs, &mut unparsed);
     context::apply(&lines, &messages, &mut runs);
-    dedup_runs(&mut runs);
     runs.sort_by_key(|run| run.lines[0]);
+    dedup_runs(&mut runs);
+    unparsed.sort_by_key(|u| u.line);
     Document {
-        messages,
+        messages: messages.messages,
         runs,
         unparsed,
     }

@@ -1,3 +1,295 @@
-//! Message headers.
-use crate::{text::Line, Message};
-pub fn messages(_input: &str, _lines: &[Line]) -> Vec<Message> { Vec::new() }
+//! Who wrote what: the message headers at the top of an input (RFC 822
+//! headers, or the `Subject / Author / user at host / Date` head of a list
+//! archive page) and the quoted messages inside it, found from attribution
+//! lines. Every line of the input is assigned to one message.
+
+use crate::text::{self, Line};
+use crate::Message;
+
+/// The messages of an input, and for each line (by index into the lines)
+/// the message it belongs to.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Messages {
+    pub messages: Vec<Message>,
+    pub of_line: Vec<usize>,
+}
+
+impl Messages {
+    /// The message holding line `index` (an index into the lines).
+    pub fn at(&self, index: usize) -> Option<(usize, &Message)> {
+        let m = *self.of_line.get(index)?;
+        Some((m, &self.messages[m]))
+    }
+}
+
+/// Finds the input's own message and the messages quoted inside it.
+pub fn messages(lines: &[Line<'_>]) -> Messages {
+    let (top, body_start) = top_message(lines);
+    let mut messages = vec![top];
+    let mut of_line = vec![0; lines.len()];
+    // current[d]: the message whose text is at quote depth d right now.
+    let mut current: Vec<Option<usize>> = vec![Some(0)];
+    // The quoted message an Outlook-style header block is still filling.
+    let mut filling: Option<(usize, usize)> = None;
+
+    for (i, line) in lines.iter().enumerate().skip(body_start) {
+        let d = line.depth;
+        if let Some((m, depth)) = filling {
+            if d == depth && fill_quoted_header(&mut messages[m], line.text) {
+                of_line[i] = m;
+                continue;
+            }
+            filling = None;
+        }
+        let previous = i
+            .checked_sub(1)
+            .map(|p| lines[p])
+            .filter(|p| p.depth == d)
+            .map(|p| p.text);
+        if let Some(attr) = text::attribution(line.text, previous) {
+            let m = messages.len();
+            messages.push(Message {
+                author: Some(attr.author),
+                email: attr.email,
+                date: attr.date,
+                quote_depth: d + 1,
+                lines: [line.number, line.number],
+                ..Message::default()
+            });
+            if current.len() <= d + 1 {
+                current.resize(d + 2, None);
+            }
+            current[d + 1] = Some(m);
+            current.truncate(d + 2);
+            filling = Some((m, d));
+        }
+        of_line[i] = owner(&mut current, &mut messages, d, line);
+    }
+
+    for (i, line) in lines.iter().enumerate() {
+        let m = &mut messages[of_line[i]];
+        if !line.is_blank() || m.lines == [0, 0] {
+            if m.lines[0] == 0 || line.number < m.lines[0] {
+                m.lines[0] = line.number;
+            }
+            m.lines[1] = m.lines[1].max(line.number);
+        }
+    }
+    Messages { messages, of_line }
+}
+
+/// The message a line at depth `d` belongs to; quoted text with no
+/// attribution before it gets a message of its own with no author.
+fn owner(current: &mut Vec<Option<usize>>, messages: &mut Vec<Message>, d: usize, line: &Line<'_>) -> usize {
+    if current.len() <= d {
+        current.resize(d + 1, None);
+    }
+    if let Some(m) = current[d] {
+        return m;
+    }
+    if line.is_blank() {
+        // A bare `>` line between two quotes is nobody's text.
+        return current[..d].iter().rev().flatten().next().copied().unwrap_or(0);
+    }
+    let m = messages.len();
+    messages.push(Message {
+        quote_depth: d,
+        ..Message::default()
+    });
+    current[d] = Some(m);
+    m
+}
+
+/// `To:`, `Sent:`, `Subject:`, `Date:` under an `----- Original Message -----`
+/// attribution.
+fn fill_quoted_header(message: &mut Message, text: &str) -> bool {
+    let Some((name, value)) = header_field(text) else {
+        return false;
+    };
+    let value = value.trim().to_string();
+    match name.to_ascii_lowercase().as_str() {
+        "sent" | "date" => message.date = Some(value),
+        "subject" => message.subject = Some(value),
+        "to" | "cc" | "from" | "reply-to" => {}
+        _ => return false,
+    }
+    true
+}
+
+fn header_field(text: &str) -> Option<(&str, &str)> {
+    let (name, value) = text.split_once(':')?;
+    let valid = !name.is_empty()
+        && name.len() <= 40
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    valid.then_some((name, value))
+}
+
+/// The input's own message: RFC 822 headers or an archive page's head, and
+/// the index of the first line after them.
+fn top_message(lines: &[Line<'_>]) -> (Message, usize) {
+    if let Some(found) = rfc822_headers(lines) {
+        return found;
+    }
+    if let Some(found) = archive_page_head(lines) {
+        return found;
+    }
+    (Message::default(), 0)
+}
+
+/// `From:`, `Subject:`, `Date:`, `Message-ID:` ... up to the first blank
+/// line, with folded continuation lines; an mbox `From ` line may precede.
+fn rfc822_headers(lines: &[Line<'_>]) -> Option<(Message, usize)> {
+    let mut message = Message::default();
+    let mut start = 0;
+    if lines
+        .first()
+        .is_some_and(|l| l.depth == 0 && l.text.starts_with("From "))
+    {
+        start = 1;
+    }
+    let mut i = start;
+    let mut fields: Vec<(String, String)> = Vec::new();
+    while let Some(line) = lines.get(i) {
+        if line.depth != 0 || line.is_blank() {
+            break;
+        }
+        if line.text.starts_with([' ', '\t']) {
+            let (_, value) = fields.last_mut()?;
+            value.push(' ');
+            value.push_str(line.text.trim());
+        } else {
+            let (name, value) = header_field(line.text)?;
+            fields.push((name.to_ascii_lowercase(), value.trim().to_string()));
+        }
+        i += 1;
+    }
+    let known = fields
+        .iter()
+        .filter(|(name, _)| matches!(name.as_str(), "from" | "subject" | "date" | "message-id"))
+        .count();
+    if known < 2 {
+        return None;
+    }
+    for (name, value) in fields {
+        match name.as_str() {
+            "from" => {
+                let (author, email) = text::split_name_email(&value);
+                message.author = if author.is_empty() { email.clone() } else { Some(author) };
+                message.email = email;
+            }
+            "subject" => message.subject = Some(value),
+            "date" => message.date = Some(value),
+            "message-id" => message.message_id = Some(value),
+            "in-reply-to" => message.in_reply_to = Some(value),
+            _ => {}
+        }
+    }
+    Some((message, i))
+}
+
+/// The head of a list archive page: subject, author's name, `user at
+/// host`, date, one per line.
+fn archive_page_head(lines: &[Line<'_>]) -> Option<(Message, usize)> {
+    let [subject, author, address, date, ..] = lines else {
+        return None;
+    };
+    let all_top = [subject, author, address, date].iter().all(|l| l.depth == 0 && !l.is_blank());
+    if !all_top || !text::looks_like_address(address.text) || !looks_like_date(date.text) {
+        return None;
+    }
+    let message = Message {
+        author: Some(author.text.trim().to_string()),
+        email: Some(text::deobfuscate_address(address.text)),
+        date: Some(date.text.trim().to_string()),
+        subject: Some(subject.text.trim().to_string()),
+        ..Message::default()
+    };
+    Some((message, 4))
+}
+
+/// `Thu Apr 20 09:46:56 UTC 2006`, `Fri, 20 Oct 2006 18:59:54 -0400`: a
+/// year and a clock time.
+fn looks_like_date(text: &str) -> bool {
+    let has_year = text.split_whitespace().any(|w| {
+        let w = w.trim_matches(|c: char| !c.is_ascii_digit());
+        w.len() == 4 && (w.starts_with("19") || w.starts_with("20"))
+    });
+    let has_clock = text.split_whitespace().any(|w| {
+        let parts: Vec<&str> = w.split(':').collect();
+        parts.len() >= 2 && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    });
+    has_year && has_clock && text.len() < 80
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn authors(input: &str) -> (Vec<Option<String>>, Vec<Option<String>>) {
+        let lines = text::lines(input);
+        let found = messages(&lines);
+        let per_line = (0..lines.len())
+            .map(|i| found.at(i).and_then(|(_, m)| m.author.clone()))
+            .collect();
+        let all = found.messages.iter().map(|m| m.author.clone()).collect();
+        (all, per_line)
+    }
+
+    #[test]
+    fn archive_page_head_gives_the_top_message() {
+        let lines = text::lines(
+            "mysql performance\nMichael Vince\nmv at thebeastie.org\nThu Apr 20 09:46:56 UTC 2006\nbody\n",
+        );
+        let found = messages(&lines);
+        let top = &found.messages[0];
+        assert_eq!(top.author.as_deref(), Some("Michael Vince"));
+        assert_eq!(top.email.as_deref(), Some("mv@thebeastie.org"));
+        assert_eq!(top.subject.as_deref(), Some("mysql performance"));
+        assert_eq!(top.date.as_deref(), Some("Thu Apr 20 09:46:56 UTC 2006"));
+        assert_eq!(top.lines, [1, 5]);
+    }
+
+    #[test]
+    fn rfc822_headers_with_folding() {
+        let lines = text::lines(
+            "From: \"Rune Hansen\" <rune@example.no>\nSubject: SMP\n tests\nDate: Wed, 24 Jan 2001 10:00:00 +0100\nMessage-ID: <a@b>\n\nbody\n",
+        );
+        let top = &messages(&lines).messages[0];
+        assert_eq!(top.author.as_deref(), Some("Rune Hansen"));
+        assert_eq!(top.subject.as_deref(), Some("SMP tests"));
+        assert_eq!(top.message_id.as_deref(), Some("<a@b>"));
+    }
+
+    #[test]
+    fn prose_with_a_colon_is_not_a_header() {
+        let lines = text::lines("Setup: dual P3\nKernels: 2.4\n\nbody\n");
+        assert_eq!(messages(&lines).messages[0].author, None);
+    }
+
+    #[test]
+    fn each_depth_gets_the_author_of_its_attribution() {
+        let input = "Me\nYou wrote:\n> quoted by you\n> Him wrote:\n>> quoted by him\n> you again\n\
+                     >> ----- Original Message ----- From: \"Her\" <her at x.org>\n>> Sent: Tuesday\n>> Subject: s\n>>> hers\nmine\n";
+        let (all, per_line) = authors(input);
+        assert_eq!(
+            per_line,
+            [None, None, Some("You"), Some("You"), Some("Him"), Some("You"), Some("Him"), Some("Her"), Some("Her"), Some("Her"), None]
+                .map(|a| a.map(String::from))
+        );
+        assert_eq!(all.len(), 4, "{all:?}");
+        let lines = text::lines(input);
+        let her = &messages(&lines).messages[3];
+        assert_eq!((her.date.as_deref(), her.subject.as_deref(), her.quote_depth), (Some("Tuesday"), Some("s"), 3));
+        assert_eq!(her.email.as_deref(), Some("her@x.org"));
+    }
+
+    #[test]
+    fn quote_without_attribution_has_no_author() {
+        let (all, per_line) = authors("From: A <a@b.c>\nSubject: s\n\nhello\n> someone said\n");
+        assert_eq!(per_line[3].as_deref(), Some("A"));
+        assert_eq!(per_line[4], None);
+        assert_eq!(all.len(), 2);
+    }
+}

@@ -1,3 +1,531 @@
-//! super-smack.
-use crate::{text::Line, Run, Unparsed};
-pub fn find_runs(_lines: &[Line], _runs: &mut Vec<Run>, _unparsed: &mut Vec<Unparsed>) {}
+//! super-smack's Query Barrel Report, as printed and as mailers wrap it:
+//!
+//! ```text
+//! super-smack -d mysql select-key.smack 100 10000
+//! Query Barrel Report for client smacker1
+//! connect: max=46ms min=6ms avg= 25ms from 100 clients
+//! Query_type      num_queries     max_time        min_time        q_per_s
+//! select_index    2000000 8       0       18624.60
+//! ```
+//!
+//! The header may be glued to the end of the `connect:` line or split over
+//! two lines, and the command may be wrapped after its client count: the
+//! report is read as one logical line in which any run of spaces and line
+//! breaks separates two fields.
+
+use std::collections::BTreeMap;
+
+use nom::branch::alt;
+use nom::bytes::complete::{tag, take_while1};
+use nom::character::complete::{char, digit1, multispace0, multispace1, space0};
+use nom::combinator::{eof, map_res, opt, peek};
+use nom::multi::many1;
+use nom::sequence::preceded;
+use nom::{IResult, Parser};
+
+use crate::text::{Line, LogicalLine};
+use crate::{Measurement, Run, Tool, Unparsed};
+
+const REPORT_START: &str = "Query Barrel Report for client";
+const HEADER: [&str; 5] = ["Query_type", "num_queries", "max_time", "min_time", "q_per_s"];
+/// A report longer than this many lines is not one report.
+const MAX_REPORT_LINES: usize = 64;
+/// How far above a report its command line may start (it may be wrapped).
+const MAX_COMMAND_LINES: usize = 4;
+
+/// The `connect:` line: times in milliseconds and the client count.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConnectStats {
+    pub max_ms: f64,
+    pub min_ms: f64,
+    pub avg_ms: f64,
+    pub clients: u32,
+}
+
+/// One row of the report: a query type and its figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryRow<'a> {
+    pub query_type: &'a str,
+    pub num_queries: u64,
+    pub max_time: f64,
+    pub min_time: f64,
+    pub q_per_s: f64,
+    /// The rest of the report text from this row on, to find its line.
+    at: &'a str,
+}
+
+/// A whole Query Barrel Report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryBarrelReport<'a> {
+    pub client: &'a str,
+    pub connect: Option<(ConnectStats, &'a str)>,
+    pub rows: Vec<QueryRow<'a>>,
+}
+
+/// What a `super-smack` command line says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SuperSmackCommand {
+    /// The smack file's name without `.smack`: `select-key`.
+    pub test: Option<String>,
+    pub clients: Option<u32>,
+    pub rounds: Option<u64>,
+    pub driver: Option<String>,
+}
+
+/// Finds every Query Barrel Report in the lines. A report that starts but
+/// cannot be read becomes an [`Unparsed`] entry saying what was missing.
+pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unparsed>) {
+    // Reports and commands above this index belong to earlier runs.
+    let mut taken_until = 0;
+    let mut i = 0;
+    while i < lines.len() {
+        let text = lines[i].text.trim_start();
+        let starts_report = text.starts_with(REPORT_START)
+            || (text.starts_with("Query_type") && !previous_is_report_start(lines, i));
+        if !starts_report {
+            i += 1;
+            continue;
+        }
+        let end = report_end(lines, i);
+        let block = LogicalLine::join(&lines[i..end], "\n");
+        match read_report(&block) {
+            Ok((report, consumed)) => {
+                let last_line = block.line_at(consumed.saturating_sub(1));
+                let command = find_command(lines, i, taken_until);
+                runs.push(to_run(&report, &block, command, lines[i].depth, i, last_line));
+                taken_until = last_line;
+                i = last_line.max(i + 1);
+            }
+            Err(why) => {
+                unparsed.push(Unparsed {
+                    line: lines[i].number,
+                    text: block.text.lines().take(4).collect::<Vec<_>>().join("\n"),
+                    why: why.to_string(),
+                });
+                taken_until = i + 1;
+                i += 1;
+            }
+        }
+    }
+}
+
+fn previous_is_report_start(lines: &[Line<'_>], i: usize) -> bool {
+    lines[..i]
+        .iter()
+        .rev()
+        .take(3)
+        .any(|l| l.text.trim_start().starts_with(REPORT_START))
+}
+
+/// The report ends at a blank line, a change of quote depth, or where the
+/// next command or report starts.
+fn report_end(lines: &[Line<'_>], start: usize) -> usize {
+    let depth = lines[start].depth;
+    let mut end = start + 1;
+    while end < lines.len() && end - start < MAX_REPORT_LINES {
+        let line = &lines[end];
+        let text = line.text.trim_start();
+        if line.depth != depth
+            || line.is_blank()
+            || text.starts_with(REPORT_START)
+            || mentions_super_smack(text)
+        {
+            break;
+        }
+        end += 1;
+    }
+    end
+}
+
+fn mentions_super_smack(text: &str) -> bool {
+    text.split_whitespace()
+        .any(|word| basename(word).starts_with("super-smack"))
+}
+
+fn basename(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Reads a report; on success also says how many bytes of the block it used.
+fn read_report<'a>(block: &'a LogicalLine) -> Result<(QueryBarrelReport<'a>, usize), &'static str> {
+    match query_barrel_report(&block.text) {
+        Ok((rest, report)) => Ok((report, block.text.len() - rest.len())),
+        Err(_) => Err(diagnose(&block.text)),
+    }
+}
+
+/// Why a report that started could not be read.
+fn diagnose(text: &str) -> &'static str {
+    let header_at = text.find(HEADER[0]);
+    match header_at {
+        None => "super-smack Query Barrel Report without its `Query_type num_queries max_time min_time q_per_s` header (truncated paste?)",
+        Some(at) if query_header(&text[at..]).is_err() => {
+            "super-smack report header is incomplete: expected `Query_type num_queries max_time min_time q_per_s`"
+        }
+        Some(_) => "super-smack report has no complete query row: expected `QUERY_TYPE NUM_QUERIES MAX_TIME MIN_TIME Q_PER_S`",
+    }
+}
+
+/// `Query Barrel Report for client NAME`, the `connect:` line, the header and
+/// one or more rows, fields separated by any whitespace.
+pub fn query_barrel_report(input: &str) -> IResult<&str, QueryBarrelReport<'_>> {
+    let (input, client) = opt(preceded(
+        (multispace0, tag(REPORT_START), space0),
+        opt(word),
+    ))
+    .parse(input)?;
+    let (input, connect) = opt(preceded(multispace0, connect_stats)).parse(input)?;
+    let (input, _) = preceded(multispace0, query_header).parse(input)?;
+    let (input, rows) = many1(preceded(multispace1, query_row)).parse(input)?;
+    let report = QueryBarrelReport {
+        client: client.flatten().unwrap_or(""),
+        connect,
+        rows,
+    };
+    Ok((input, report))
+}
+
+/// `connect: max=46ms min=6ms avg= 25ms from 100 clients`
+fn connect_stats(input: &str) -> IResult<&str, (ConnectStats, &str)> {
+    let at = input;
+    let (input, (_, max_ms, min_ms, avg_ms, _, _, clients, _, _)) = (
+        tag("connect:"),
+        millis("max"),
+        millis("min"),
+        millis("avg"),
+        multispace1,
+        tag("from"),
+        preceded(multispace1, unsigned::<u32>),
+        multispace1,
+        alt((tag("clients"), tag("client"))),
+    )
+        .parse(input)?;
+    let stats = ConnectStats {
+        max_ms,
+        min_ms,
+        avg_ms,
+        clients,
+    };
+    Ok((input, (stats, at)))
+}
+
+/// ` max=46ms`, ` avg= 25ms`
+fn millis<'a>(name: &'static str) -> impl Parser<&'a str, Output = f64, Error = nom::error::Error<&'a str>> {
+    preceded(
+        (multispace1, tag(name), char('='), space0),
+        (decimal, tag("ms")).map(|(value, _)| value),
+    )
+}
+
+/// `Query_type num_queries max_time min_time q_per_s`, also split over lines.
+fn query_header(input: &str) -> IResult<&str, ()> {
+    let (input, _) = (
+        tag(HEADER[0]),
+        preceded(multispace1, tag(HEADER[1])),
+        preceded(multispace1, tag(HEADER[2])),
+        preceded(multispace1, tag(HEADER[3])),
+        preceded(multispace1, tag(HEADER[4])),
+    )
+        .parse(input)?;
+    Ok((input, ()))
+}
+
+/// `select_index 2000000 8 0 18624.60`
+fn query_row(input: &str) -> IResult<&str, QueryRow<'_>> {
+    let at = input;
+    let (input, (query_type, num_queries, max_time, min_time, q_per_s)) = (
+        word,
+        preceded(multispace1, unsigned::<u64>),
+        preceded(multispace1, decimal),
+        preceded(multispace1, decimal),
+        preceded(multispace1, decimal),
+    )
+        .parse(input)?;
+    // A row ends with its last number: `18624.60x` is not a row.
+    let (input, _) = peek(alt((multispace1, eof))).parse(input)?;
+    let row = QueryRow {
+        query_type,
+        num_queries,
+        max_time,
+        min_time,
+        q_per_s,
+        at,
+    };
+    Ok((input, row))
+}
+
+/// A query type or client name: `select_index`, `smacker1`.
+fn word(input: &str) -> IResult<&str, &str> {
+    let (rest, found) =
+        take_while1(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-').parse(input)?;
+    if found.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+        return Err(nom::Err::Error(nom::error::Error::new(input, nom::error::ErrorKind::Alpha)));
+    }
+    Ok((rest, found))
+}
+
+/// `18624.60`, `5`, `0.5`: plain decimals as super-smack prints them.
+fn decimal(input: &str) -> IResult<&str, f64> {
+    let (rest, text) = take_while1(|c: char| c.is_ascii_digit() || c == '.').parse(input)?;
+    let well_formed = text.starts_with(|c: char| c.is_ascii_digit()) && text.matches('.').count() <= 1;
+    match text.parse::<f64>() {
+        Ok(value) if well_formed && value.is_finite() => Ok((rest, value)),
+        _ => Err(nom::Err::Error(nom::error::Error::new(input, nom::error::ErrorKind::Float))),
+    }
+}
+
+fn unsigned<T: std::str::FromStr>(input: &str) -> IResult<&str, T> {
+    map_res(digit1, str::parse::<T>).parse(input)
+}
+
+/// Looks above a report for the command that started it: `super-smack [-d
+/// DRIVER] [PATH/]NAME.smack CLIENTS ROUNDS`, possibly wrapped.
+fn find_command(lines: &[Line<'_>], report_start: usize, taken_until: usize) -> Option<(SuperSmackCommand, String, usize)> {
+    let depth = lines[report_start].depth;
+    let lowest = report_start.saturating_sub(MAX_COMMAND_LINES).max(taken_until);
+    let mut start = None;
+    for j in (lowest..report_start).rev() {
+        let line = &lines[j];
+        if line.depth != depth {
+            break;
+        }
+        if mentions_super_smack(line.text) {
+            start = Some(j);
+            break;
+        }
+    }
+    let start = start?;
+    let window: Vec<Line<'_>> = lines[start..report_start]
+        .iter()
+        .filter(|line| !line.is_blank())
+        .copied()
+        .collect();
+    let joined = LogicalLine::join(&window, " ");
+    let from = joined
+        .text
+        .split_whitespace()
+        .position(|word| basename(word).starts_with("super-smack"))?;
+    let words: Vec<&str> = joined.text.split_whitespace().skip(from).collect();
+    let command = parse_command(&words);
+    command.test.as_ref()?;
+    Some((command, words.join(" "), start))
+}
+
+/// Reads the words of a command line, the first being `super-smack`.
+pub fn parse_command(words: &[&str]) -> SuperSmackCommand {
+    let mut command = SuperSmackCommand {
+        test: None,
+        clients: None,
+        rounds: None,
+        driver: None,
+    };
+    let mut rest = words.iter().skip(1);
+    while let Some(&word) = rest.next() {
+        if word == "-d" {
+            command.driver = rest.next().map(|d| d.to_string());
+        } else if let Some(driver) = word.strip_prefix("-d").filter(|d| !d.is_empty()) {
+            command.driver = Some(driver.to_string());
+        } else if word == "-D" {
+            rest.next();
+        } else if let Some(stem) = basename(word).strip_suffix(".smack") {
+            command.test = Some(stem.to_string());
+            command.clients = rest.next().and_then(|n| n.parse().ok());
+            command.rounds = command
+                .clients
+                .and_then(|_| rest.next())
+                .and_then(|n| n.parse().ok());
+            break;
+        }
+    }
+    command
+}
+
+fn to_run(
+    report: &QueryBarrelReport<'_>,
+    block: &LogicalLine,
+    command: Option<(SuperSmackCommand, String, usize)>,
+    depth: usize,
+    report_start: usize,
+    last_line: usize,
+) -> Run {
+    let mut results = Vec::with_capacity(report.rows.len() * 4 + 3);
+    let mut threads = None;
+    if let Some((connect, at)) = &report.connect {
+        let line = block.line_of_rest(at);
+        for (metric, value) in [("max_ms", connect.max_ms), ("min_ms", connect.min_ms), ("avg_ms", connect.avg_ms)] {
+            results.push(measurement("connect", metric, value, "ms", line));
+        }
+        threads = Some(connect.clients);
+    }
+    for row in &report.rows {
+        let line = block.line_of_rest(row.at);
+        results.push(measurement(row.query_type, "num_queries", row.num_queries as f64, "queries", line));
+        results.push(measurement(row.query_type, "max_time", row.max_time, "s", line));
+        results.push(measurement(row.query_type, "min_time", row.min_time, "s", line));
+        results.push(measurement(row.query_type, "q_per_s", row.q_per_s, "q/s", line));
+    }
+    let mut attrs = BTreeMap::new();
+    let (test, first_index, command_text) = match command {
+        Some((command, text, start)) => {
+            // The command's count is what was asked for; the report's
+            // `from N clients` is what connected. They agree in practice.
+            threads = command.clients.or(threads);
+            if let Some(driver) = command.driver {
+                attrs.insert("db_server".to_string(), driver);
+            }
+            (command.test, start, Some(text))
+        }
+        None => (None, report_start, None),
+    };
+    Run {
+        tool: Tool::SuperSmack,
+        test,
+        label: None,
+        threads,
+        attrs,
+        quote_depth: depth,
+        author: None,
+        message: None,
+        command: command_text,
+        lines: [first_index + 1, last_line],
+        results,
+    }
+}
+
+fn measurement(item: &str, metric: &str, value: f64, unit: &str, line: usize) -> Measurement {
+    Measurement {
+        item: item.to_string(),
+        metric: metric.to_string(),
+        value,
+        unit: unit.to_string(),
+        line,
+        estimated: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text;
+
+    fn runs_of(input: &str) -> (Vec<Run>, Vec<Unparsed>) {
+        let lines = text::lines(input);
+        let (mut runs, mut unparsed) = (Vec::new(), Vec::new());
+        find_runs(&lines, &mut runs, &mut unparsed);
+        (runs, unparsed)
+    }
+
+    #[test]
+    fn plain_report_with_tabs() {
+        let (runs, unparsed) = runs_of(
+            "$ super-smack -d mysql /usr/share/smacks/select-key.smack 30 10000\n\
+             Query Barrel Report for client smacker1\n\
+             connect: max=4ms  min=1ms avg= 2ms from 30 clients\n\
+             Query_type\tnum_queries\tmax_time\tmin_time\tq_per_s\n\
+             select_index\t600000\t0\t0\t22061.88\n",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        let run = &runs[0];
+        assert_eq!(run.test.as_deref(), Some("select-key"));
+        assert_eq!(run.threads, Some(30));
+        assert_eq!(run.lines, [1, 5]);
+        assert_eq!(run.value("select_index", "q_per_s"), Some(22061.88));
+        assert_eq!(run.value("select_index", "num_queries"), Some(600000.0));
+        assert_eq!(run.value("connect", "avg_ms"), Some(2.0));
+        assert_eq!(run.attrs.get("db_server").map(String::as_str), Some("mysql"));
+        let q = run.results.iter().find(|r| r.metric == "q_per_s").unwrap();
+        assert_eq!((q.line, q.unit.as_str()), (5, "q/s"));
+    }
+
+    #[test]
+    fn header_glued_to_connect_and_split_over_two_lines() {
+        let (runs, _) = runs_of(
+            ">> super-smack -d mysql select-key.smack 10 100000\n\
+             >> Query Barrel Report for client smacker1\n\
+             >> connect: max=5ms min=0ms avg= 1ms from 10 clients Query_type\n\
+             >> num_queries max_time min_time q_per_s\n\
+             >> select_index 2000000 0 0 23983.87\n\
+             >>\n",
+        );
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].quote_depth, 2);
+        assert_eq!(runs[0].threads, Some(10));
+        assert_eq!(runs[0].lines, [1, 5]);
+        assert_eq!(runs[0].value("select_index", "q_per_s"), Some(23983.87));
+        let connect = runs[0].results.iter().find(|r| r.item == "connect").unwrap();
+        assert_eq!(connect.line, 3);
+    }
+
+    #[test]
+    fn command_wrapped_after_clients_and_two_query_types() {
+        let (runs, _) = runs_of(
+            "# super-smack -d mysql /usr/local/share/super-smack/update-select.smack 10\n\
+             100000\n\
+             Query Barrel Report for client smacker\n\
+             connect: max=3ms min=0ms avg= 0ms from 10 clients\n\
+             Query_type num_queries max_time min_time q_per_s\n\
+             select_index 1000000 1 0 6468.70\n\
+             update_index 1000000 0 0 6468.70\n\
+             That is all.\n",
+        );
+        let run = &runs[0];
+        assert_eq!(run.test.as_deref(), Some("update-select"));
+        assert_eq!(run.threads, Some(10));
+        assert_eq!(run.lines, [1, 7]);
+        assert_eq!(run.value("update_index", "q_per_s"), Some(6468.70));
+        let update = run.results.iter().find(|r| r.item == "update_index").unwrap();
+        assert_eq!(update.line, 7);
+        assert!(run.command.as_deref().unwrap().ends_with("10 100000"));
+    }
+
+    #[test]
+    fn threads_from_connect_line_without_command() {
+        let (runs, _) = runs_of(
+            "Query Barrel Report for client smacker1\nconnect: max=4ms min=1ms avg= 2ms from 25 clients\n\
+             Query_type num_queries max_time min_time q_per_s\nselect_index 200000 0 0 100.5\n",
+        );
+        assert_eq!(runs[0].threads, Some(25));
+        assert_eq!(runs[0].test, None);
+    }
+
+    #[test]
+    fn rows_in_prose_are_not_runs() {
+        let (runs, unparsed) = runs_of(
+            "Adding these jumps from a baseline:\nselect_index 2000000 8 0 18624.60\nto:\nselect_index 2000000 5 0 29942.10\n",
+        );
+        assert!(runs.is_empty());
+        assert!(unparsed.is_empty());
+    }
+
+    #[test]
+    fn truncated_reports_are_near_misses() {
+        let cases = [
+            ("Query Barrel Report for client smacker1\nconnect: max=4ms min=1ms avg= 2ms from 10 clients\n", "header"),
+            (
+                "Query Barrel Report for client smacker1\nconnect: max=4ms min=1ms avg= 2ms from 10 clients\nQuery_type num_queries max_time\n",
+                "incomplete",
+            ),
+            (
+                "Query Barrel Report for client smacker1\nQuery_type num_queries max_time min_time q_per_s\nselect_index 200000 0 0\n",
+                "query row",
+            ),
+        ];
+        for (i, (input, why)) in cases.into_iter().enumerate() {
+            let (runs, unparsed) = runs_of(input);
+            assert!(runs.is_empty(), "case {i}");
+            assert_eq!(unparsed.len(), 1, "case {i}");
+            assert_eq!(unparsed[0].line, 1, "case {i}");
+            assert!(unparsed[0].why.contains(why), "case {i}: {}", unparsed[0].why);
+        }
+    }
+
+    #[test]
+    fn command_words() {
+        let words = ["super-smack", "-dpg", "x/y/select-key.smack", "100"];
+        let command = parse_command(&words);
+        assert_eq!(command.test.as_deref(), Some("select-key"));
+        assert_eq!(command.clients, Some(100));
+        assert_eq!(command.rounds, None);
+        assert_eq!(command.driver.as_deref(), Some("pg"));
+    }
+}

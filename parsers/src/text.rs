@@ -1,3 +1,354 @@
-//! Lines of mail text: quote depth, attribution, re-joining of wrapped lines.
-pub struct Line;
-pub fn logical_lines(_input: &str) -> Vec<Line> { Vec::new() }
+//! Mail text as lines: the quote depth of each line (`> `, `>>`, `> >`),
+//! attribution lines that say who wrote each depth, and logical lines that
+//! re-join what a mailer wrapped while remembering every source line.
+
+/// One physical line of the input with its quote markers taken off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Line<'a> {
+    /// 1-based line number in the input.
+    pub number: usize,
+    /// How many quote markers (`>`) preceded the text.
+    pub depth: usize,
+    /// The text after the quote markers (and the one space after them).
+    pub text: &'a str,
+}
+
+impl Line<'_> {
+    /// Blank once the quote markers are gone (`>` alone is blank too).
+    pub fn is_blank(&self) -> bool {
+        self.text.trim().is_empty()
+    }
+}
+
+/// Splits the input into lines and reads each line's quote depth.
+/// `\n` and `\r\n` both end a line.
+pub fn lines(input: &str) -> Vec<Line<'_>> {
+    if input.is_empty() {
+        return Vec::new();
+    }
+    // A final newline ends the last line; it does not start another.
+    let body = input.strip_suffix('\n').unwrap_or(input);
+    body.split('\n')
+        .enumerate()
+        .map(|(i, raw)| {
+            let raw = raw.strip_suffix('\r').unwrap_or(raw);
+            let (depth, text) = split_quote(raw);
+            Line {
+                number: i + 1,
+                depth,
+                text,
+            }
+        })
+        .collect()
+}
+
+/// Counts the quote markers at the start of a line: `>`, `>>`, `> >`, `>>>`,
+/// with up to three spaces before the first one. Returns the depth and the
+/// text after the markers, less the single space that usually follows them.
+pub fn split_quote(raw: &str) -> (usize, &str) {
+    let bytes = raw.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() && i < 3 && bytes[i] == b' ' {
+        i += 1;
+    }
+    if bytes.get(i) != Some(&b'>') {
+        return (0, raw);
+    }
+    let mut depth = 0;
+    let mut end = i;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'>' => {
+                depth += 1;
+                i += 1;
+                end = i;
+            }
+            // `> >`: a space between markers belongs to the markers only
+            // when another marker follows it.
+            b' ' | b'\t' if bytes.get(i + 1) == Some(&b'>') => i += 1,
+            _ => break,
+        }
+    }
+    let rest = &raw[end..];
+    let rest = rest.strip_prefix(' ').unwrap_or(rest);
+    (depth, rest)
+}
+
+/// Several source lines read as one: a report wrapped by a mailer, a
+/// section label split over two lines. Offsets in `text` map back to the
+/// source line they came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogicalLine {
+    pub text: String,
+    pub depth: usize,
+    /// (byte offset in `text`, 1-based source line) for each joined line.
+    starts: Vec<(usize, usize)>,
+}
+
+impl LogicalLine {
+    /// Joins lines with `separator` between them (`" "` re-joins a wrapped
+    /// line, `"\n"` keeps the line structure for a parser that wants it).
+    pub fn join(lines: &[Line<'_>], separator: &str) -> LogicalLine {
+        let mut text = String::new();
+        let mut starts = Vec::with_capacity(lines.len());
+        for (i, line) in lines.iter().enumerate() {
+            if i > 0 {
+                text.push_str(separator);
+            }
+            starts.push((text.len(), line.number));
+            text.push_str(line.text.trim_end());
+        }
+        LogicalLine {
+            text,
+            depth: lines.first().map_or(0, |line| line.depth),
+            starts,
+        }
+    }
+
+    /// The source line holding byte `offset` of the joined text.
+    pub fn line_at(&self, offset: usize) -> usize {
+        let i = self.starts.partition_point(|&(start, _)| start <= offset);
+        self.starts[i.saturating_sub(1)].1
+    }
+
+    /// The source line of the byte where `suffix` (a tail of `text`) starts.
+    pub fn line_of_rest(&self, rest: &str) -> usize {
+        self.line_at(self.text.len() - rest.len().min(self.text.len()))
+    }
+
+    pub fn first_line(&self) -> usize {
+        self.starts.first().map_or(0, |&(_, line)| line)
+    }
+
+    pub fn last_line(&self) -> usize {
+        self.starts.last().map_or(0, |&(_, line)| line)
+    }
+}
+
+/// Who wrote the quoted text that follows an attribution line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attribution {
+    pub author: String,
+    pub email: Option<String>,
+    pub date: Option<String>,
+}
+
+/// Reads an attribution line: `Michael Vince wrote:`, `On Fri, Sep 28,
+/// 2007 at 02:04:00PM -0600, Warner Losh wrote:`, `Sergey Vojtovich
+/// <svoj@mariadb.org> wrote:`, `----- Original Message ----- From: "Sven
+/// Petai" <hadara at bsd.ee>`, `From: Sven Petai` right under an
+/// `----- Original Message -----` line (pass that line as `previous`).
+pub fn attribution(text: &str, previous: Option<&str>) -> Option<Attribution> {
+    let text = text.trim();
+    if let Some(from) = original_message_from(text, previous) {
+        return from_header_author(from);
+    }
+    let head = ["wrote:", "writes:", "said:"]
+        .iter()
+        .find_map(|verb| text.strip_suffix(verb))?
+        .trim_end();
+    // "On <date>, Name wrote:": the name follows the last comma. A date
+    // part kept in front is worth keeping.
+    let (date, who) = match head.rfind(", ") {
+        Some(i) if head.starts_with("On ") || head.contains(" On ") => {
+            let date_start = head.find("On ").map_or(0, |j| j + 3);
+            (Some(head[date_start..i].trim().to_string()), &head[i + 2..])
+        }
+        Some(i) => (None, &head[i + 2..]),
+        None => (None, head),
+    };
+    let (name, email) = split_name_email(who);
+    plausible_name(&name).then(|| Attribution {
+        author: name,
+        email,
+        date,
+    })
+}
+
+fn original_message_from<'a>(text: &'a str, previous: Option<&str>) -> Option<&'a str> {
+    const MARK: &str = "----- Original Message -----";
+    if let Some(rest) = text.strip_prefix(MARK) {
+        return rest.trim_start().strip_prefix("From:");
+    }
+    if previous.is_some_and(|p| p.trim() == MARK) {
+        return text.strip_prefix("From:");
+    }
+    None
+}
+
+fn from_header_author(value: &str) -> Option<Attribution> {
+    let (name, email) = split_name_email(value);
+    let author = if name.is_empty() {
+        email.clone()?
+    } else {
+        name
+    };
+    Some(Attribution {
+        author,
+        email,
+        date: None,
+    })
+}
+
+/// `"Sven Petai" <hadara at bsd.ee>` -> (`Sven Petai`, `hadara@bsd.ee`);
+/// also `user at host (Name)` and a bare address.
+pub fn split_name_email(value: &str) -> (String, Option<String>) {
+    let value = value.trim();
+    if let (Some(open), Some(close)) = (value.find('<'), value.rfind('>')) {
+        if open < close {
+            let email = deobfuscate_address(&value[open + 1..close]);
+            let name = clean_name(&value[..open]);
+            return (name, Some(email));
+        }
+    }
+    if let (Some(open), Some(close)) = (value.find('('), value.rfind(')')) {
+        if open < close && looks_like_address(&value[..open]) {
+            let email = deobfuscate_address(&value[..open]);
+            return (clean_name(&value[open + 1..close]), Some(email));
+        }
+    }
+    if looks_like_address(value) {
+        return (String::new(), Some(deobfuscate_address(value)));
+    }
+    (clean_name(value), None)
+}
+
+fn clean_name(name: &str) -> String {
+    name.trim()
+        .trim_matches(|c| c == '"' || c == '\'')
+        .trim()
+        .to_string()
+}
+
+/// True for `user@host` and the archives' `user at host`.
+pub fn looks_like_address(value: &str) -> bool {
+    let value = value.trim();
+    let words: Vec<&str> = value.split_whitespace().collect();
+    match words.as_slice() {
+        [one] => one.contains('@') && !one.starts_with('@') && !one.ends_with('@'),
+        [user, "at", host] => !user.is_empty() && host.contains('.'),
+        _ => false,
+    }
+}
+
+/// `mv at thebeastie.org` -> `mv@thebeastie.org`.
+pub fn deobfuscate_address(value: &str) -> String {
+    value.trim().replace(" at ", "@")
+}
+
+fn plausible_name(name: &str) -> bool {
+    let words = name.split_whitespace().count();
+    (1..=5).contains(&words)
+        && name.len() <= 60
+        && name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '"')
+        && !name.contains(':')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quote_depths() {
+        let cases = [
+            ("plain text", 0, "plain text"),
+            ("> one", 1, "one"),
+            (">> two", 2, "two"),
+            ("> > two spaced", 2, "two spaced"),
+            (">>> three", 3, "three"),
+            (">", 1, ""),
+            (">>", 2, ""),
+            ("  > indented", 1, "indented"),
+            (">>  keeps inner indent", 2, " keeps inner indent"),
+            ("a > b", 0, "a > b"),
+            ("mysql> select 1;", 0, "mysql> select 1;"),
+            ("> >not-a-space", 2, "not-a-space"),
+        ];
+        for (i, (raw, depth, text)) in cases.into_iter().enumerate() {
+            assert_eq!(split_quote(raw), (depth, text), "case {i}: {raw:?}");
+        }
+    }
+
+    #[test]
+    fn lines_are_numbered_and_crlf_is_stripped() {
+        let got = lines("a\r\n> b\n>> c\n");
+        assert_eq!(got.len(), 3);
+        assert_eq!(
+            got[1],
+            Line {
+                number: 2,
+                depth: 1,
+                text: "b"
+            }
+        );
+        assert_eq!(got[2].depth, 2);
+        assert_eq!(got[0].text, "a");
+        assert_eq!(lines("no newline").len(), 1);
+        assert!(lines("").len() <= 1);
+    }
+
+    #[test]
+    fn attributions() {
+        let cases: [(&str, Option<&str>, Option<(&str, Option<&str>)>); 9] = [
+            ("Michael Vince wrote:", None, Some(("Michael Vince", None))),
+            ("Steven Hartland wrote:", None, Some(("Steven Hartland", None))),
+            (
+                "On Fri, Sep 28, 2007 at 02:04:00PM -0600, Warner Losh wrote:",
+                None,
+                Some(("Warner Losh", None)),
+            ),
+            (
+                "Sergey Vojtovich <svoj@mariadb.org> wrote:",
+                None,
+                Some(("Sergey Vojtovich", Some("svoj@mariadb.org"))),
+            ),
+            (
+                "----- Original Message ----- From: \"Sven Petai\" <hadara at bsd.ee>",
+                None,
+                Some(("Sven Petai", Some("hadara@bsd.ee"))),
+            ),
+            (
+                "From: \"Sven Petai\" <hadara at bsd.ee>",
+                Some("----- Original Message -----"),
+                Some(("Sven Petai", Some("hadara@bsd.ee"))),
+            ),
+            ("From: somebody", None, None),
+            ("This is what the manual says: it wrote:", None, None),
+            ("I think the patch we discussed last week wrote:", None, None),
+        ];
+        for (i, (text, previous, want)) in cases.into_iter().enumerate() {
+            let got = attribution(text, previous);
+            let got = got
+                .as_ref()
+                .map(|a| (a.author.as_str(), a.email.as_deref()));
+            assert_eq!(got, want, "case {i}: {text:?}");
+        }
+    }
+
+    #[test]
+    fn logical_line_maps_offsets_back() {
+        let src = lines(">> connect: max=46ms from 100 clients Query_type\n>> num_queries max_time\n");
+        let joined = LogicalLine::join(&src, " ");
+        assert_eq!(
+            joined.text,
+            "connect: max=46ms from 100 clients Query_type num_queries max_time"
+        );
+        assert_eq!(joined.depth, 2);
+        assert_eq!(joined.line_at(0), 1);
+        assert_eq!(joined.line_at(joined.text.find("num_queries").unwrap()), 2);
+        assert_eq!((joined.first_line(), joined.last_line()), (1, 2));
+        let rest = &joined.text[joined.text.find("max_time").unwrap()..];
+        assert_eq!(joined.line_of_rest(rest), 2);
+    }
+
+    #[test]
+    fn addresses() {
+        assert!(looks_like_address("mv at thebeastie.org"));
+        assert!(looks_like_address("a@b.c"));
+        assert!(!looks_like_address("look at this"));
+        assert_eq!(deobfuscate_address("mv at thebeastie.org"), "mv@thebeastie.org");
+    }
+}

@@ -1,0 +1,53 @@
+//! Every fixture under `fixtures/<tool>/<case>.txt` parses to exactly its
+//! `<case>.expected.json`. Run with `BLESS=1` to rewrite the golden files
+//! after a deliberate change, then read the diff before committing.
+
+use std::path::{Path, PathBuf};
+
+fn fixtures() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+    let mut found = Vec::new();
+    let mut stack = vec![root];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("fixtures folder") {
+            let path = entry.expect("fixture entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "txt") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn fixtures_match_their_golden_json() {
+    let bless = std::env::var_os("BLESS").is_some();
+    let mut failures = Vec::new();
+    let cases = fixtures();
+    assert!(!cases.is_empty(), "no fixtures found");
+    for case in &cases {
+        let input = std::fs::read_to_string(case).expect("fixture is UTF-8");
+        let got = serde_json::to_string_pretty(&parsers::parse(&input)).expect("Document serialises") + "\n";
+        let golden = case.with_extension("expected.json");
+        if bless {
+            std::fs::write(&golden, &got).expect("write golden file");
+            continue;
+        }
+        let want = std::fs::read_to_string(&golden)
+            .unwrap_or_else(|_| panic!("{} has no golden file; run with BLESS=1", case.display()));
+        if got != want {
+            let first_difference = got
+                .lines()
+                .zip(want.lines())
+                .enumerate()
+                .find(|(_, (g, w))| g != w)
+                .map(|(i, (g, w))| format!("line {}:\n  got:  {g}\n  want: {w}", i + 1))
+                .unwrap_or_else(|| "lengths differ".to_string());
+            failures.push(format!("{}: {first_difference}", case.display()));
+        }
+    }
+    assert!(failures.is_empty(), "golden mismatches:\n{}", failures.join("\n"));
+}
