@@ -79,19 +79,22 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
     let mut taken_until = 0;
     let mut i = 0;
     while i < lines.len() {
-        let text = lines[i].text.trim_start();
-        let starts_report = text.starts_with(REPORT_START)
-            || (text.starts_with("Query_type") && !previous_is_report_start(lines, i));
-        if !starts_report {
-            i += 1;
-            continue;
-        }
+        let text = lines[i].text;
+        // A mail that lost its line breaks glues the report to the command.
+        let offset = match text.find(REPORT_START) {
+            Some(at) => at,
+            None if text.trim_start().starts_with("Query_type") && !previous_is_report_start(lines, i) => 0,
+            None => {
+                i += 1;
+                continue;
+            }
+        };
         let end = report_end(lines, i);
         let block = LogicalLine::join(&lines[i..end], "\n");
-        match read_report(&block) {
+        match read_report(&block, offset) {
             Ok((report, consumed)) => {
                 let last_line = block.line_at(consumed.saturating_sub(1));
-                let command = find_command(lines, i, taken_until);
+                let command = command_before(lines, i, offset, taken_until);
                 runs.push(to_run(&report, &block, command, lines[i].depth, i, last_line));
                 taken_until = last_line;
                 i = last_line.max(i + 1);
@@ -147,10 +150,12 @@ fn basename(path: &str) -> &str {
 }
 
 /// Reads a report; on success also says how many bytes of the block it used.
-fn read_report<'a>(block: &'a LogicalLine) -> Result<(QueryBarrelReport<'a>, usize), &'static str> {
-    match query_barrel_report(&block.text) {
+/// `offset` is where the report starts in the block's first line.
+fn read_report(block: &LogicalLine, offset: usize) -> Result<(QueryBarrelReport<'_>, usize), &'static str> {
+    let text = block.text.get(offset..).unwrap_or_default();
+    match query_barrel_report(text) {
         Ok((rest, report)) => Ok((report, block.text.len() - rest.len())),
-        Err(_) => Err(diagnose(&block.text)),
+        Err(_) => Err(diagnose(text)),
     }
 }
 
@@ -278,6 +283,21 @@ fn unsigned<T: std::str::FromStr>(input: &str) -> IResult<&str, T> {
     map_res(digit1, str::parse::<T>).parse(input)
 }
 
+/// The command in front of a report glued to it on one line, or else above it.
+fn command_before(
+    lines: &[Line<'_>],
+    report_start: usize,
+    offset: usize,
+    taken_until: usize,
+) -> Option<(SuperSmackCommand, String, usize)> {
+    let glued = lines[report_start].text.get(..offset).unwrap_or_default();
+    if mentions_super_smack(glued) {
+        let found = Line { text: glued, ..lines[report_start] };
+        return command_in(&[found], report_start);
+    }
+    find_command(lines, report_start, taken_until)
+}
+
 /// Looks above a report for the command that started it: `super-smack [-d
 /// DRIVER] [PATH/]NAME.smack CLIENTS ROUNDS`, possibly wrapped.
 fn find_command(lines: &[Line<'_>], report_start: usize, taken_until: usize) -> Option<(SuperSmackCommand, String, usize)> {
@@ -295,11 +315,12 @@ fn find_command(lines: &[Line<'_>], report_start: usize, taken_until: usize) -> 
         }
     }
     let start = start?;
-    let window: Vec<Line<'_>> = lines[start..report_start]
-        .iter()
-        .filter(|line| !line.is_blank())
-        .copied()
-        .collect();
+    command_in(&lines[start..report_start], start)
+}
+
+/// Reads the command from the lines that hold it (blank ones skipped).
+fn command_in(lines: &[Line<'_>], start: usize) -> Option<(SuperSmackCommand, String, usize)> {
+    let window: Vec<Line<'_>> = lines.iter().filter(|line| !line.is_blank()).copied().collect();
     let joined = LogicalLine::join(&window, " ");
     let from = joined
         .text
@@ -517,6 +538,19 @@ mod tests {
             assert_eq!(unparsed[0].line, 1, "case {i}");
             assert!(unparsed[0].why.contains(why), "case {i}: {}", unparsed[0].why);
         }
+    }
+
+    #[test]
+    fn a_mail_that_lost_its_line_breaks() {
+        let (runs, unparsed) = runs_of(
+            "Results: super-smack -d mysql select-key.smack 50 1000 Query Barrel Report for client smacker1 connect: max=9ms min=0ms avg= 3ms from 50 clients Query_type num_queries max_time min_time q_per_s select_index 100000 2 0 41234.50 and that was it.\n",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].threads, Some(50));
+        assert_eq!(runs[0].test.as_deref(), Some("select-key"));
+        assert_eq!(runs[0].value("select_index", "q_per_s"), Some(41234.50));
+        assert_eq!(runs[0].lines, [1, 1]);
     }
 
     #[test]

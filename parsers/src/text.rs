@@ -108,7 +108,7 @@ impl LogicalLine {
     /// The source line holding byte `offset` of the joined text.
     pub fn line_at(&self, offset: usize) -> usize {
         let i = self.starts.partition_point(|&(start, _)| start <= offset);
-        self.starts[i.saturating_sub(1)].1
+        self.starts.get(i.saturating_sub(1)).map_or(0, |&(_, line)| line)
     }
 
     /// The source line of the byte where `suffix` (a tail of `text`) starts.
