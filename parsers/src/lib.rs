@@ -18,10 +18,14 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+pub mod bonnie;
 pub mod context;
+pub mod diskinfo;
 pub mod mail;
 pub mod metrics;
+pub mod sql_bench;
 pub mod super_smack;
+pub mod sysbench;
 pub mod text;
 
 pub use metrics::{metric_info, MetricInfo};
@@ -160,6 +164,10 @@ pub fn parse(input: &str) -> Document {
     let mut runs = Vec::new();
     let mut unparsed = Vec::new();
     super_smack::find_runs(&lines, &mut runs, &mut unparsed);
+    sysbench::find_runs(&lines, &mut runs, &mut unparsed);
+    sql_bench::find_runs(&lines, &mut runs, &mut unparsed);
+    bonnie::find_runs(&lines, &mut runs, &mut unparsed);
+    diskinfo::find_runs(&lines, &mut runs, &mut unparsed);
     context::apply(&lines, &messages, &mut runs);
     runs.sort_by_key(|run| run.lines[0]);
     dedup_runs(&mut runs);
