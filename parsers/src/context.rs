@@ -169,11 +169,14 @@ pub fn apply(lines: &[Line<'_>], messages: &Messages, runs: &mut [Run]) {
     let labels = active_labels(lines);
     for run in runs.iter_mut() {
         let index = run.lines[0].saturating_sub(1);
-        if let Some(label) = labels.get(index).and_then(Option::as_ref) {
+        // A label the tool's own parser found (a heading it knows) wins.
+        if run.label.is_none() {
+            run.label = labels.get(index).cloned().flatten();
+        }
+        if let Some(label) = &run.label {
             for (key, value) in label_attrs(label) {
                 run.attrs.entry(key).or_insert(value);
             }
-            run.label = Some(label.clone());
         }
         if let Some((m, message)) = messages.at(index) {
             run.message = Some(m);
