@@ -1,7 +1,9 @@
 //! The context around a report: section labels such as `== ULE + libthr +
-//! TSC ==` and the attributes they name, and who wrote the report.
+//! TSC ==` and the attributes they name; facts about the system from dmesg,
+//! `uname -a`, `Running tests on:` and `Server version:` lines; and who
+//! wrote the report.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::mail::Messages;
 use crate::text::{Line, LogicalLine};
@@ -66,9 +68,15 @@ pub fn label_attrs(label: &str) -> BTreeMap<String, String> {
     let mut attrs = BTreeMap::new();
     let mut patches = Vec::new();
     let mut variant = Vec::new();
-    for part in label.split(['+', ',', ';']).map(str::trim).filter(|p| !p.is_empty()) {
+    for part in label
+        .split(['+', ',', ';'])
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+    {
         if let Some((key, value)) = classify(part) {
-            attrs.entry(key.to_string()).or_insert_with(|| value.to_string());
+            attrs
+                .entry(key.to_string())
+                .or_insert_with(|| value.to_string());
             continue;
         }
         if is_patch(part) {
@@ -83,7 +91,9 @@ pub fn label_attrs(label: &str) -> BTreeMap<String, String> {
             for (word, found) in words.iter().zip(known) {
                 match found {
                     Some((key, value)) => {
-                        attrs.entry(key.to_string()).or_insert_with(|| value.to_string());
+                        attrs
+                            .entry(key.to_string())
+                            .or_insert_with(|| value.to_string());
                     }
                     None if is_patch(word) => patches.push(word),
                     None => rest.push(*word),
@@ -150,7 +160,10 @@ pub fn classify(word: &str) -> Option<(&'static str, &'static str)> {
 
 /// `libthr.so.2`, `libpthread.so` name the thread library.
 fn classify_shared_object(lower: &str) -> Option<(&'static str, &'static str)> {
-    let stem = lower.split(".so").next().filter(|_| lower.contains(".so"))?;
+    let stem = lower
+        .split(".so")
+        .next()
+        .filter(|_| lower.contains(".so"))?;
     match stem {
         "libthr" => Some(("thread_lib", "libthr")),
         "libpthread" => Some(("thread_lib", "libpthread")),
@@ -167,6 +180,17 @@ fn classify_shared_object(lower: &str) -> Option<(&'static str, &'static str)> {
 /// next label at that depth or until the quoted block it is in ends.
 pub fn apply(lines: &[Line<'_>], messages: &Messages, runs: &mut [Run]) {
     let labels = active_labels(lines);
+    let facts = if runs.is_empty() {
+        Vec::new()
+    } else {
+        facts(lines)
+    };
+    let mut facts_by_message: HashMap<usize, Vec<&Fact>> = HashMap::new();
+    for fact in &facts {
+        if let Some((m, _)) = messages.at(fact.index) {
+            facts_by_message.entry(m).or_default().push(fact);
+        }
+    }
     for run in runs.iter_mut() {
         let index = run.lines[0].saturating_sub(1);
         // A label the tool's own parser found (a heading it knows) wins.
@@ -181,8 +205,332 @@ pub fn apply(lines: &[Line<'_>], messages: &Messages, runs: &mut [Run]) {
         if let Some((m, message)) = messages.at(index) {
             run.message = Some(m);
             run.author = message.author.clone();
+            let here = facts_by_message.get(&m).map_or(&[][..], Vec::as_slice);
+            apply_facts(run, index, here);
         }
     }
+}
+
+/// Gives a run, for each key, the fact nearest to it in its message at its
+/// depth; what the run or its label already say is kept.
+fn apply_facts(run: &mut Run, index: usize, facts: &[&Fact]) {
+    let mut nearest: BTreeMap<&str, &Fact> = BTreeMap::new();
+    for fact in facts.iter().filter(|f| f.depth == run.quote_depth) {
+        let distance = fact.index.abs_diff(index);
+        let closer = nearest
+            .get(fact.key)
+            .is_none_or(|best| distance < best.index.abs_diff(index));
+        if closer {
+            nearest.insert(fact.key, fact);
+        }
+    }
+    // A machine named LINUXSMP in a FreeBSD mail is not a FreeBSD box.
+    let machine_os = run.attrs.get("machine").and_then(|m| os_in_name(m));
+    if let Some(os) = machine_os {
+        run.attrs
+            .entry("os".to_string())
+            .or_insert_with(|| os.to_string());
+    }
+    let os_conflicts = |fact: &Fact| match (run.attrs.get("os"), fact.group) {
+        (Some(os), Some(group)) => os != group,
+        _ => false,
+    };
+    let chosen: Vec<(&str, String)> = nearest
+        .into_iter()
+        .filter(|(_, fact)| !os_conflicts(fact))
+        .map(|(key, fact)| (key, fact.value.clone()))
+        .collect();
+    for (key, value) in chosen {
+        run.attrs.entry(key.to_string()).or_insert(value);
+    }
+}
+
+fn os_in_name(name: &str) -> Option<&'static str> {
+    let lower = name.to_ascii_lowercase();
+    if lower.contains("linux") {
+        Some("Linux")
+    } else if lower.contains("freebsd") {
+        Some("FreeBSD")
+    } else if lower.contains("netbsd") {
+        Some("NetBSD")
+    } else {
+        None
+    }
+}
+
+/// One thing the text says about the system the runs ran on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fact {
+    /// Index of the line it was read from.
+    pub index: usize,
+    pub depth: usize,
+    pub key: &'static str,
+    pub value: String,
+    /// The operating system an OS-specific fact belongs to (`os_version`
+    /// of FreeBSD must not land on a Linux run).
+    pub group: Option<&'static str>,
+}
+
+const OS_NAMES: [(&str, &str); 6] = [
+    ("FreeBSD", "FreeBSD"),
+    ("NetBSD", "NetBSD"),
+    ("OpenBSD", "OpenBSD"),
+    ("DragonFly", "DragonFly"),
+    ("Linux", "Linux"),
+    ("SunOS", "SunOS"),
+];
+
+/// Reads every fact the lines state: dmesg's kernel banner, `CPU:`, CPU
+/// count and memory; `uname -a`; `Running tests on:`; `Server version:`;
+/// `mysqld Ver` banners; and "running FreeBSD 6.1-PRERELEASE (i386)" in prose.
+pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
+    let mut found = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        let text = line.text.trim();
+        if text.len() < 6 || text.len() > 400 {
+            continue;
+        }
+        let mut push = |key: &'static str, value: &str, group: Option<&'static str>| {
+            let value = value.trim();
+            if !value.is_empty() && value.len() <= 120 {
+                found.push(Fact {
+                    index,
+                    depth: line.depth,
+                    key,
+                    value: value.to_string(),
+                    group,
+                });
+            }
+        };
+        if let Some(rest) = text.strip_prefix("CPU: ") {
+            // `AMD Athlon(tm) 64 X2 Dual Core Processor 4200+ (2194.52-MHz K8-class CPU)`
+            let name = match rest.rfind(" (") {
+                Some(i) if rest.ends_with(')') && rest[i..].contains("MHz") => &rest[..i],
+                _ => rest,
+            };
+            push("cpu", name, None);
+        } else if let Some(rest) = text.strip_prefix("real memory") {
+            // `real memory = 5368709120 (5120 MB)`
+            if let Some(mb) = between(rest, "(", " MB)") {
+                if mb.bytes().all(|b| b.is_ascii_digit()) {
+                    push("memory_mb", mb, None);
+                }
+            }
+        } else if text.contains("Multiprocessor System Detected:") {
+            // `FreeBSD/SMP: Multiprocessor System Detected: 2 CPUs`
+            if let Some(n) = between(text, "Detected: ", " CPUs") {
+                if n.bytes().all(|b| b.is_ascii_digit()) {
+                    push("cpus", n, None);
+                }
+            }
+        } else if let Some(rest) = text.strip_prefix("Running tests on: ") {
+            // sql-bench: `Running tests on: Linux 2.4.0 i686`
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            if let [os, version, rest @ ..] = words.as_slice() {
+                let group = os_group(os);
+                push("os", os, group);
+                push("os_version", version, group);
+                if let Some(arch) = rest.first() {
+                    push("arch", arch, None);
+                }
+            }
+        } else if let Some(rest) = text.strip_prefix("Server version:") {
+            server_version(rest, &mut push);
+        } else if let Some(banner) = kernel_banner(text) {
+            let group = os_group(banner.os);
+            push("os", banner.os, group);
+            push("os_version", banner.version, group);
+            if let Some(config) = banner.kernel_config {
+                push("kernel_config", config, group);
+            }
+            if let Some(arch) = banner.arch {
+                push("arch", arch, None);
+            }
+        } else if let Some(i) = text.find(" Ver ") {
+            // `mysqld  Ver 5.0.51a-24 for debian-linux-gnu on x86_64`
+            let program = text[..i].trim();
+            if program.ends_with("mysqld") || program.ends_with("mariadbd") {
+                if let Some(version) = text[i + 5..].split_whitespace().next() {
+                    push(
+                        "db_server",
+                        if version.contains("MariaDB") {
+                            "MariaDB"
+                        } else {
+                            "MySQL"
+                        },
+                        None,
+                    );
+                    push(
+                        "db_version",
+                        version.split('-').next().unwrap_or(version),
+                        None,
+                    );
+                }
+            }
+        } else if let Some((os, version, arch)) = os_in_prose(text) {
+            let group = os_group(os);
+            push("os", os, group);
+            push("os_version", version, group);
+            if let Some(arch) = arch {
+                push("arch", arch, None);
+            }
+        }
+    }
+    found
+}
+
+fn os_group(os: &str) -> Option<&'static str> {
+    OS_NAMES
+        .iter()
+        .find(|(name, _)| *name == os)
+        .map(|&(_, group)| group)
+}
+
+fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
+    let start = text.find(open)? + open.len();
+    let len = text[start..].find(close)?;
+    Some(&text[start..start + len])
+}
+
+/// `Server version: MySQL 3.23.32 log` (sql-bench) or `Server version:
+/// 5.0.45-log Source distribution` (the mysql client).
+fn server_version(rest: &str, push: &mut impl FnMut(&'static str, &str, Option<&'static str>)) {
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    let (server, version) = match words.as_slice() {
+        [name, version, ..] if !name.starts_with(|c: char| c.is_ascii_digit()) => (*name, *version),
+        [version, ..] => {
+            let server = if rest.contains("MariaDB") {
+                "MariaDB"
+            } else {
+                "MySQL"
+            };
+            (server, *version)
+        }
+        [] => return,
+    };
+    if version.starts_with(|c: char| c.is_ascii_digit()) {
+        push("db_server", server, None);
+        let version = version.split('-').next().unwrap_or(version);
+        push("db_version", version, None);
+    }
+}
+
+/// The kernel's own words about itself.
+#[derive(Debug, PartialEq, Eq)]
+struct KernelBanner<'a> {
+    os: &'a str,
+    version: &'a str,
+    kernel_config: Option<&'a str>,
+    arch: Option<&'a str>,
+}
+
+/// `FreeBSD 6.2-PRERELEASE #1: Thu Oct 19 02:57:52 EDT 2006` (dmesg),
+/// `FreeBSD host 6.1-STABLE FreeBSD 6.1-STABLE #0: ... :/usr/obj/usr/src/sys/GENERIC  amd64`
+/// and `Linux host 2.6.18-1 #1 SMP ... x86_64 GNU/Linux` (`uname -a`),
+/// `Linux version 2.6.18 (root@host) (gcc ...) #1 SMP ...` (Linux dmesg).
+fn kernel_banner(text: &str) -> Option<KernelBanner<'_>> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let os = *words.first()?;
+    os_group(os)?;
+    let is_version = |w: &str| w.starts_with(|c: char| c.is_ascii_digit()) && w.contains('.');
+    match words.as_slice() {
+        // Linux dmesg
+        [_, "version", version, ..] if os == "Linux" && is_version(version) => Some(KernelBanner {
+            os,
+            version,
+            kernel_config: None,
+            arch: None,
+        }),
+        // BSD dmesg: `FreeBSD 6.2-PRERELEASE #1: ...`
+        [_, version, build, ..] if is_version(version) && build.starts_with('#') => {
+            Some(KernelBanner {
+                os,
+                version,
+                kernel_config: None,
+                arch: None,
+            })
+        }
+        // uname -a
+        [_, _host, version, rest @ ..]
+            if is_version(version) && rest.iter().any(|w| w.starts_with('#')) =>
+        {
+            let last = rest.last().copied();
+            let (kernel_config, arch) = if os == "Linux" {
+                let arch = rest
+                    .iter()
+                    .rev()
+                    .find(|w| !w.contains('/') && !w.is_empty())
+                    .copied();
+                (None, arch.filter(|a| is_arch(a)))
+            } else {
+                let config = rest
+                    .iter()
+                    .find_map(|w| w.rsplit_once("/sys/").map(|(_, c)| c))
+                    .or_else(|| {
+                        rest.iter()
+                            .find_map(|w| w.rsplit_once("/compile/").map(|(_, c)| c))
+                    });
+                (config, last.filter(|a| is_arch(a)))
+            };
+            Some(KernelBanner {
+                os,
+                version,
+                kernel_config,
+                arch,
+            })
+        }
+        _ => None,
+    }
+}
+
+fn is_arch(word: &str) -> bool {
+    matches!(
+        word,
+        "i386"
+            | "i486"
+            | "i586"
+            | "i686"
+            | "amd64"
+            | "x86_64"
+            | "sparc64"
+            | "alpha"
+            | "ia64"
+            | "powerpc"
+            | "arm"
+            | "aarch64"
+            | "arm64"
+    )
+}
+
+/// `running FreeBSD 6.1-PRERELEASE (i386)`, `install of i386 FreeBSD
+/// 6.1RC1`: an OS name followed by a version number.
+fn os_in_prose(text: &str) -> Option<(&str, &str, Option<&str>)> {
+    if !(text.contains("BSD") || text.contains("Linux") || text.contains("DragonFly")) {
+        return None;
+    }
+    let words: Vec<&str> = text.split_whitespace().collect();
+    for (i, pair) in words.windows(2).enumerate() {
+        let [os, version] = pair else { continue };
+        if os_group(os).is_none() {
+            continue;
+        }
+        let version = version.trim_end_matches([',', '.', ';', ':', ')']);
+        let first_dot = version.find('.');
+        let versionlike = version.starts_with(|c: char| c.is_ascii_digit())
+            && first_dot
+                .is_some_and(|d| version[d + 1..].starts_with(|c: char| c.is_ascii_digit()))
+            && version.len() <= 24;
+        if !versionlike {
+            continue;
+        }
+        let arch = words
+            .get(i + 2)
+            .map(|w| w.trim_matches(['(', ')', ',', '.']))
+            .filter(|w| is_arch(w))
+            .or_else(|| i.checked_sub(1).map(|p| words[p]).filter(|w| is_arch(w)));
+        return Some((os, version, arch));
+    }
+    None
 }
 
 /// For each line, the section label in force at its depth.
@@ -219,27 +567,61 @@ mod tests {
     use crate::text;
 
     fn attrs(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     #[test]
     fn labels_name_attributes() {
         let cases = [
-            ("4BSD + libpthread + ACPI-Fast", attrs(&[("scheduler", "4BSD"), ("thread_lib", "libpthread"), ("timer", "ACPI-fast")])),
-            ("ULE + libthr + TSC", attrs(&[("scheduler", "ULE"), ("thread_lib", "libthr"), ("timer", "TSC")])),
+            (
+                "4BSD + libpthread + ACPI-Fast",
+                attrs(&[
+                    ("scheduler", "4BSD"),
+                    ("thread_lib", "libpthread"),
+                    ("timer", "ACPI-fast"),
+                ]),
+            ),
+            (
+                "ULE + libthr + TSC",
+                attrs(&[
+                    ("scheduler", "ULE"),
+                    ("thread_lib", "libthr"),
+                    ("timer", "TSC"),
+                ]),
+            ),
             (
                 "ULE + libthr + TSC + context_time.patch + cpu_acct_1.patch + cpu_acct_2.patch",
                 attrs(&[
                     ("scheduler", "ULE"),
                     ("thread_lib", "libthr"),
                     ("timer", "TSC"),
-                    ("patches", "context_time.patch,cpu_acct_1.patch,cpu_acct_2.patch"),
+                    (
+                        "patches",
+                        "context_time.patch,cpu_acct_1.patch,cpu_acct_2.patch",
+                    ),
                 ]),
             ),
-            ("SCHED_ULE libthr.so.2", attrs(&[("scheduler", "ULE"), ("thread_lib", "libthr")])),
+            (
+                "SCHED_ULE libthr.so.2",
+                attrs(&[("scheduler", "ULE"), ("thread_lib", "libthr")]),
+            ),
             ("update test", attrs(&[("variant", "update test")])),
-            ("4 * dualcore opteron", attrs(&[("variant", "4 * dualcore opteron")])),
-            ("ule jemalloc ZFS big box", attrs(&[("scheduler", "ULE"), ("malloc", "jemalloc"), ("fs", "ZFS"), ("variant", "big box")])),
+            (
+                "4 * dualcore opteron",
+                attrs(&[("variant", "4 * dualcore opteron")]),
+            ),
+            (
+                "ule jemalloc ZFS big box",
+                attrs(&[
+                    ("scheduler", "ULE"),
+                    ("malloc", "jemalloc"),
+                    ("fs", "ZFS"),
+                    ("variant", "big box"),
+                ]),
+            ),
         ];
         for (i, (label, want)) in cases.into_iter().enumerate() {
             assert_eq!(label_attrs(label), want, "case {i}: {label:?}");
@@ -265,11 +647,78 @@ mod tests {
     }
 
     #[test]
+    fn facts_from_dmesg_uname_and_servers() {
+        let input = "FreeBSD 6.2-PRERELEASE #1: Thu Oct 19 02:57:52 EDT 2006\n\
+            CPU: AMD Athlon(tm) 64 X2 Dual Core Processor 4200+ (2194.52-MHz K8-class CPU)\n\
+            real memory = 5368709120 (5120 MB)\n\
+            FreeBSD/SMP: Multiprocessor System Detected: 2 CPUs\n\
+            > FreeBSD fw 6.1-STABLE FreeBSD 6.1-STABLE #0: Sun May 7 12:00:00 BST 2006 root@fw:/usr/obj/usr/src/sys/SMP  amd64\n\
+            Linux db1 2.6.18-1.2798.fc6 #1 SMP Mon Oct 16 14:37:32 EDT 2006 x86_64 x86_64 x86_64 GNU/Linux\n\
+            Running tests on: Linux 2.4.0 i686\n\
+            Server version: MySQL 3.23.32 log\n\
+            Server version: 5.0.45-log Source distribution\n\
+            Dual 244, 2Gb running FreeBSD 6.1-PRERELEASE (i386)\n\
+            mysqld  Ver 5.0.51a-24 for debian-linux-gnu on x86_64\n\
+            I like FreeBSD a lot, Linux 2 much.\n";
+        let lines = text::lines(input);
+        let got: Vec<(usize, usize, &str, String)> = facts(&lines)
+            .into_iter()
+            .map(|f| (f.index, f.depth, f.key, f.value))
+            .collect();
+        let want: Vec<(usize, usize, &str, &str)> = vec![
+            (0, 0, "os", "FreeBSD"),
+            (0, 0, "os_version", "6.2-PRERELEASE"),
+            (
+                1,
+                0,
+                "cpu",
+                "AMD Athlon(tm) 64 X2 Dual Core Processor 4200+",
+            ),
+            (2, 0, "memory_mb", "5120"),
+            (3, 0, "cpus", "2"),
+            (4, 1, "os", "FreeBSD"),
+            (4, 1, "os_version", "6.1-STABLE"),
+            (4, 1, "kernel_config", "SMP"),
+            (4, 1, "arch", "amd64"),
+            (5, 0, "os", "Linux"),
+            (5, 0, "os_version", "2.6.18-1.2798.fc6"),
+            (5, 0, "arch", "x86_64"),
+            (6, 0, "os", "Linux"),
+            (6, 0, "os_version", "2.4.0"),
+            (6, 0, "arch", "i686"),
+            (7, 0, "db_server", "MySQL"),
+            (7, 0, "db_version", "3.23.32"),
+            (8, 0, "db_server", "MySQL"),
+            (8, 0, "db_version", "5.0.45"),
+            (9, 0, "os", "FreeBSD"),
+            (9, 0, "os_version", "6.1-PRERELEASE"),
+            (9, 0, "arch", "i386"),
+            (10, 0, "db_server", "MySQL"),
+            (10, 0, "db_version", "5.0.51a"),
+        ];
+        let want: Vec<(usize, usize, &str, String)> = want
+            .into_iter()
+            .map(|(i, d, k, v)| (i, d, k, v.to_string()))
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
     fn labels_apply_at_their_depth_until_the_quote_ends() {
         let input = "== A ==\nrun1\n> run2\n> == B ==\n> run3\nrun4\n> run5\n== C ==\nrun6\n";
         let lines = text::lines(input);
         let labels = active_labels(&lines);
-        let want = [None, Some("A"), None, None, Some("B"), Some("A"), None, None, Some("C")];
+        let want = [
+            None,
+            Some("A"),
+            None,
+            None,
+            Some("B"),
+            Some("A"),
+            None,
+            None,
+            Some("C"),
+        ];
         for (i, want) in want.into_iter().enumerate() {
             assert_eq!(labels[i].as_deref(), want, "line {}", i + 1);
         }

@@ -27,7 +27,13 @@ use crate::text::{Line, LogicalLine};
 use crate::{Measurement, Run, Tool, Unparsed};
 
 const REPORT_START: &str = "Query Barrel Report for client";
-const HEADER: [&str; 5] = ["Query_type", "num_queries", "max_time", "min_time", "q_per_s"];
+const HEADER: [&str; 5] = [
+    "Query_type",
+    "num_queries",
+    "max_time",
+    "min_time",
+    "q_per_s",
+];
 /// A report longer than this many lines is not one report.
 const MAX_REPORT_LINES: usize = 64;
 /// How far above a report its command line may start (it may be wrapped).
@@ -83,7 +89,11 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
         // A mail that lost its line breaks glues the report to the command.
         let offset = match text.find(REPORT_START) {
             Some(at) => at,
-            None if text.trim_start().starts_with("Query_type") && !previous_is_report_start(lines, i) => 0,
+            None if text.trim_start().starts_with("Query_type")
+                && !previous_is_report_start(lines, i) =>
+            {
+                0
+            }
             None => {
                 i += 1;
                 continue;
@@ -95,7 +105,14 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
             Ok((report, consumed)) => {
                 let last_line = block.line_at(consumed.saturating_sub(1));
                 let command = command_before(lines, i, offset, taken_until);
-                runs.push(to_run(&report, &block, command, lines[i].depth, i, last_line));
+                runs.push(to_run(
+                    &report,
+                    &block,
+                    command,
+                    lines[i].depth,
+                    i,
+                    last_line,
+                ));
                 taken_until = last_line;
                 i = last_line.max(i + 1);
             }
@@ -151,7 +168,10 @@ fn basename(path: &str) -> &str {
 
 /// Reads a report; on success also says how many bytes of the block it used.
 /// `offset` is where the report starts in the block's first line.
-fn read_report(block: &LogicalLine, offset: usize) -> Result<(QueryBarrelReport<'_>, usize), &'static str> {
+fn read_report(
+    block: &LogicalLine,
+    offset: usize,
+) -> Result<(QueryBarrelReport<'_>, usize), &'static str> {
     let text = block.text.get(offset..).unwrap_or_default();
     match query_barrel_report(text) {
         Ok((rest, report)) => Ok((report, block.text.len() - rest.len())),
@@ -215,7 +235,9 @@ fn connect_stats(input: &str) -> IResult<&str, (ConnectStats, &str)> {
 }
 
 /// ` max=46ms`, ` avg= 25ms`
-fn millis<'a>(name: &'static str) -> impl Parser<&'a str, Output = f64, Error = nom::error::Error<&'a str>> {
+fn millis<'a>(
+    name: &'static str,
+) -> impl Parser<&'a str, Output = f64, Error = nom::error::Error<&'a str>> {
     preceded(
         (multispace1, tag(name), char('='), space0),
         (decimal, tag("ms")).map(|(value, _)| value),
@@ -264,7 +286,10 @@ fn word(input: &str) -> IResult<&str, &str> {
     let (rest, found) =
         take_while1(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-').parse(input)?;
     if found.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
-        return Err(nom::Err::Error(nom::error::Error::new(input, nom::error::ErrorKind::Alpha)));
+        return Err(nom::Err::Error(nom::error::Error::new(
+            input,
+            nom::error::ErrorKind::Alpha,
+        )));
     }
     Ok((rest, found))
 }
@@ -272,10 +297,14 @@ fn word(input: &str) -> IResult<&str, &str> {
 /// `18624.60`, `5`, `0.5`: plain decimals as super-smack prints them.
 fn decimal(input: &str) -> IResult<&str, f64> {
     let (rest, text) = take_while1(|c: char| c.is_ascii_digit() || c == '.').parse(input)?;
-    let well_formed = text.starts_with(|c: char| c.is_ascii_digit()) && text.matches('.').count() <= 1;
+    let well_formed =
+        text.starts_with(|c: char| c.is_ascii_digit()) && text.matches('.').count() <= 1;
     match text.parse::<f64>() {
         Ok(value) if well_formed && value.is_finite() => Ok((rest, value)),
-        _ => Err(nom::Err::Error(nom::error::Error::new(input, nom::error::ErrorKind::Float))),
+        _ => Err(nom::Err::Error(nom::error::Error::new(
+            input,
+            nom::error::ErrorKind::Float,
+        ))),
     }
 }
 
@@ -292,7 +321,10 @@ fn command_before(
 ) -> Option<(SuperSmackCommand, String, usize)> {
     let glued = lines[report_start].text.get(..offset).unwrap_or_default();
     if mentions_super_smack(glued) {
-        let found = Line { text: glued, ..lines[report_start] };
+        let found = Line {
+            text: glued,
+            ..lines[report_start]
+        };
         return command_in(&[found], report_start);
     }
     find_command(lines, report_start, taken_until)
@@ -300,9 +332,15 @@ fn command_before(
 
 /// Looks above a report for the command that started it: `super-smack [-d
 /// DRIVER] [PATH/]NAME.smack CLIENTS ROUNDS`, possibly wrapped.
-fn find_command(lines: &[Line<'_>], report_start: usize, taken_until: usize) -> Option<(SuperSmackCommand, String, usize)> {
+fn find_command(
+    lines: &[Line<'_>],
+    report_start: usize,
+    taken_until: usize,
+) -> Option<(SuperSmackCommand, String, usize)> {
     let depth = lines[report_start].depth;
-    let lowest = report_start.saturating_sub(MAX_COMMAND_LINES).max(taken_until);
+    let lowest = report_start
+        .saturating_sub(MAX_COMMAND_LINES)
+        .max(taken_until);
     let mut start = None;
     for j in (lowest..report_start).rev() {
         let line = &lines[j];
@@ -320,7 +358,11 @@ fn find_command(lines: &[Line<'_>], report_start: usize, taken_until: usize) -> 
 
 /// Reads the command from the lines that hold it (blank ones skipped).
 fn command_in(lines: &[Line<'_>], start: usize) -> Option<(SuperSmackCommand, String, usize)> {
-    let window: Vec<Line<'_>> = lines.iter().filter(|line| !line.is_blank()).copied().collect();
+    let window: Vec<Line<'_>> = lines
+        .iter()
+        .filter(|line| !line.is_blank())
+        .copied()
+        .collect();
     let joined = LogicalLine::join(&window, " ");
     let from = joined
         .text
@@ -373,17 +415,45 @@ fn to_run(
     let mut threads = None;
     if let Some((connect, at)) = &report.connect {
         let line = block.line_of_rest(at);
-        for (metric, value) in [("max_ms", connect.max_ms), ("min_ms", connect.min_ms), ("avg_ms", connect.avg_ms)] {
+        for (metric, value) in [
+            ("max_ms", connect.max_ms),
+            ("min_ms", connect.min_ms),
+            ("avg_ms", connect.avg_ms),
+        ] {
             results.push(measurement("connect", metric, value, "ms", line));
         }
         threads = Some(connect.clients);
     }
     for row in &report.rows {
         let line = block.line_of_rest(row.at);
-        results.push(measurement(row.query_type, "num_queries", row.num_queries as f64, "queries", line));
-        results.push(measurement(row.query_type, "max_time", row.max_time, "s", line));
-        results.push(measurement(row.query_type, "min_time", row.min_time, "s", line));
-        results.push(measurement(row.query_type, "q_per_s", row.q_per_s, "q/s", line));
+        results.push(measurement(
+            row.query_type,
+            "num_queries",
+            row.num_queries as f64,
+            "queries",
+            line,
+        ));
+        results.push(measurement(
+            row.query_type,
+            "max_time",
+            row.max_time,
+            "s",
+            line,
+        ));
+        results.push(measurement(
+            row.query_type,
+            "min_time",
+            row.min_time,
+            "s",
+            line,
+        ));
+        results.push(measurement(
+            row.query_type,
+            "q_per_s",
+            row.q_per_s,
+            "q/s",
+            line,
+        ));
     }
     let mut attrs = BTreeMap::new();
     let (test, first_index, command_text) = match command {
@@ -392,7 +462,7 @@ fn to_run(
             // `from N clients` is what connected. They agree in practice.
             threads = command.clients.or(threads);
             if let Some(driver) = command.driver {
-                attrs.insert("db_server".to_string(), driver);
+                attrs.insert("db_server".to_string(), db_server_of_driver(&driver));
             }
             (command.test, start, Some(text))
         }
@@ -410,6 +480,15 @@ fn to_run(
         command: command_text,
         lines: [first_index + 1, last_line],
         results,
+    }
+}
+
+/// super-smack's `-d` names a client driver; the attr names the server.
+fn db_server_of_driver(driver: &str) -> String {
+    match driver.to_ascii_lowercase().as_str() {
+        "mysql" => "MySQL".to_string(),
+        "pg" | "pgsql" | "postgres" | "postgresql" => "PostgreSQL".to_string(),
+        _ => driver.to_string(),
     }
 }
 
@@ -453,7 +532,10 @@ mod tests {
         assert_eq!(run.value("select_index", "q_per_s"), Some(22061.88));
         assert_eq!(run.value("select_index", "num_queries"), Some(600000.0));
         assert_eq!(run.value("connect", "avg_ms"), Some(2.0));
-        assert_eq!(run.attrs.get("db_server").map(String::as_str), Some("mysql"));
+        assert_eq!(
+            run.attrs.get("db_server").map(String::as_str),
+            Some("MySQL")
+        );
         let q = run.results.iter().find(|r| r.metric == "q_per_s").unwrap();
         assert_eq!((q.line, q.unit.as_str()), (5, "q/s"));
     }
@@ -473,7 +555,11 @@ mod tests {
         assert_eq!(runs[0].threads, Some(10));
         assert_eq!(runs[0].lines, [1, 5]);
         assert_eq!(runs[0].value("select_index", "q_per_s"), Some(23983.87));
-        let connect = runs[0].results.iter().find(|r| r.item == "connect").unwrap();
+        let connect = runs[0]
+            .results
+            .iter()
+            .find(|r| r.item == "connect")
+            .unwrap();
         assert_eq!(connect.line, 3);
     }
 
@@ -494,7 +580,11 @@ mod tests {
         assert_eq!(run.threads, Some(10));
         assert_eq!(run.lines, [1, 7]);
         assert_eq!(run.value("update_index", "q_per_s"), Some(6468.70));
-        let update = run.results.iter().find(|r| r.item == "update_index").unwrap();
+        let update = run
+            .results
+            .iter()
+            .find(|r| r.item == "update_index")
+            .unwrap();
         assert_eq!(update.line, 7);
         assert!(run.command.as_deref().unwrap().ends_with("10 100000"));
     }
@@ -536,7 +626,11 @@ mod tests {
             assert!(runs.is_empty(), "case {i}");
             assert_eq!(unparsed.len(), 1, "case {i}");
             assert_eq!(unparsed[0].line, 1, "case {i}");
-            assert!(unparsed[0].why.contains(why), "case {i}: {}", unparsed[0].why);
+            assert!(
+                unparsed[0].why.contains(why),
+                "case {i}: {}",
+                unparsed[0].why
+            );
         }
     }
 
