@@ -1,0 +1,288 @@
+//! The subcommands of Contract 4: serve, ingest, parse, export (and demo).
+
+use std::collections::BTreeSet;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+
+use crate::compare::{CompareQuery, NONE};
+use crate::config::{Command, Config, DemoArgs, ExportArgs, IngestArgs, ParseArgs, ServeArgs};
+use crate::ingest;
+use crate::store::{self, ExportFilter, ExportRow};
+use crate::web;
+
+/// Runs one subcommand. Errors carry context for each step; `main` prints
+/// the chain.
+pub fn run(config: Config) -> anyhow::Result<ExitCode> {
+    match config.command {
+        Command::Serve(args) => serve(args),
+        Command::Ingest(args) => ingest_paths(args),
+        Command::Parse(args) => parse(args),
+        Command::Export(args) => export(args),
+        Command::Demo(args) => demo(args),
+    }
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
+fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let state = web::AppState::open(&args.db.db, &args.web.static_dir)
+        .with_context(|| format!("opening {}", args.db.db.display()))?;
+    runtime()?.block_on(web::serve(state, args.web.listen))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn ingest_paths(args: IngestArgs) -> anyhow::Result<ExitCode> {
+    let mut conn =
+        store::open(&args.db.db).with_context(|| format!("opening {}", args.db.db.display()))?;
+    let files = ingest::collect_input_files(&args.paths)?;
+    let (mut added, mut known, mut failed) = (0, 0, 0);
+    let mut out = std::io::stdout().lock();
+    for file in &files {
+        match ingest::ingest_file(&mut conn, file) {
+            Ok(done) if done.created => {
+                added += 1;
+                writeln!(
+                    out,
+                    "{}: submission {} ({} runs, {} near misses)",
+                    file.display(),
+                    done.submission_id,
+                    done.runs,
+                    done.unparsed
+                )?;
+            }
+            Ok(done) => {
+                known += 1;
+                writeln!(out, "{}: already stored as submission {}", file.display(), done.submission_id)?;
+            }
+            Err(error) => {
+                failed += 1;
+                eprintln!("error: {error:#}");
+            }
+        }
+    }
+    writeln!(out, "{added} added, {known} already stored, {failed} failed")?;
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn read_input(path: &Path) -> anyhow::Result<String> {
+    let bytes = if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("reading standard input")?;
+        bytes
+    } else {
+        std::fs::read(path).with_context(|| format!("reading {}", path.display()))?
+    };
+    Ok(ingest::decode_input(&bytes).with_context(|| format!("reading {}", path.display()))?)
+}
+
+fn parse(args: ParseArgs) -> anyhow::Result<ExitCode> {
+    let text = read_input(&args.path)?;
+    let document = parsers::parse(&text);
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &document).context("writing JSON")?;
+        writeln!(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    writeln!(
+        out,
+        "{} messages, {} runs, {} near misses",
+        document.messages.len(),
+        document.runs.len(),
+        document.unparsed.len()
+    )?;
+    for run in &document.runs {
+        let mut line = format!("lines {}-{}  {}", run.lines[0], run.lines[1], run.tool);
+        if let Some(test) = &run.test {
+            line.push_str(&format!(" {test}"));
+        }
+        if let Some(threads) = run.threads {
+            line.push_str(&format!("  threads={threads}"));
+        }
+        if let Some(label) = &run.label {
+            line.push_str(&format!("  [{label}]"));
+        }
+        for result in &run.results {
+            line.push_str(&format!("  {} {}={}", result.item, result.metric, result.value));
+        }
+        writeln!(out, "{line}")?;
+    }
+    for near_miss in &document.unparsed {
+        writeln!(out, "near miss at line {}: {}", near_miss.line, near_miss.why)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
+    if !args.csv {
+        bail!("choose an output format: --csv");
+    }
+    // The same names and checks as /compare's query string.
+    let mut pairs = Vec::new();
+    for (key, value) in [
+        ("tool", &args.tool),
+        ("test", &args.test),
+        ("item", &args.item),
+        ("metric", &args.metric),
+    ] {
+        if let Some(value) = value {
+            pairs.push((key.to_owned(), value.clone()));
+        }
+    }
+    pairs.extend(args.wheres.iter().map(|w| ("where".to_owned(), w.clone())));
+    let query = CompareQuery::from_pairs(pairs)?;
+    query.resolve()?;
+
+    let conn = store::open(&args.db.db).with_context(|| format!("opening {}", args.db.db.display()))?;
+    let filter = ExportFilter {
+        tool: query.tool.clone(),
+        test: query.test.clone(),
+        item: query.item.clone(),
+        metric: query.metric.clone(),
+    };
+    let rows: Vec<ExportRow> = store::export_rows(&conn, &filter)
+        .context("reading the results")?
+        .into_iter()
+        .filter(|row| matches_wheres(row, &query.wheres))
+        .collect();
+    write_export_csv(std::io::stdout().lock(), &rows)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+const EXPORT_COLUMNS: [&str; 18] = [
+    "submission_id",
+    "source_name",
+    "run_id",
+    "tool",
+    "test",
+    "label",
+    "threads",
+    "quote_depth",
+    "author",
+    "command",
+    "first_line",
+    "last_line",
+    "item",
+    "metric",
+    "value",
+    "unit",
+    "line",
+    "estimated",
+];
+
+fn export_key_value(row: &ExportRow, key: &str) -> Option<String> {
+    match key {
+        "label" => row.label.clone(),
+        "author" => row.author.clone(),
+        "submission" => Some(row.submission_id.to_string()),
+        "test" => row.test.clone(),
+        _ => row.attrs.get(key).cloned(),
+    }
+}
+
+fn matches_wheres(row: &ExportRow, wheres: &[(String, String)]) -> bool {
+    let keys: BTreeSet<&str> = wheres.iter().map(|(k, _)| k.as_str()).collect();
+    keys.into_iter().all(|key| {
+        let have = export_key_value(row, key);
+        let have = have.as_deref().unwrap_or(NONE);
+        wheres
+            .iter()
+            .filter(|(k, _)| k == key)
+            .any(|(_, wanted)| wanted.eq_ignore_ascii_case(have))
+    })
+}
+
+/// One row per result: the run's fields, then one column per attribute
+/// key found in the rows (sorted; `attr_` prefixed if it would clash).
+pub fn write_export_csv(out: impl Write, rows: &[ExportRow]) -> anyhow::Result<()> {
+    let attr_keys: BTreeSet<&str> = rows
+        .iter()
+        .flat_map(|row| row.attrs.keys().map(String::as_str))
+        .collect();
+    let mut writer = csv::Writer::from_writer(out);
+    let mut header: Vec<String> = EXPORT_COLUMNS.iter().map(|c| c.to_string()).collect();
+    header.extend(attr_keys.iter().map(|key| {
+        if EXPORT_COLUMNS.contains(key) {
+            format!("attr_{key}")
+        } else {
+            key.to_string()
+        }
+    }));
+    writer.write_record(&header)?;
+    let text = |value: &Option<String>| value.clone().unwrap_or_default();
+    for row in rows {
+        let mut record = vec![
+            row.submission_id.to_string(),
+            text(&row.source_name),
+            row.run_id.to_string(),
+            row.tool.clone(),
+            text(&row.test),
+            text(&row.label),
+            row.threads.map(|t| t.to_string()).unwrap_or_default(),
+            row.quote_depth.to_string(),
+            text(&row.author),
+            text(&row.command),
+            row.first_line.to_string(),
+            row.last_line.to_string(),
+            row.item.clone(),
+            row.metric.clone(),
+            row.value.to_string(),
+            row.unit.clone(),
+            row.line.to_string(),
+            u8::from(row.estimated).to_string(),
+        ];
+        record.extend(attr_keys.iter().map(|key| row.attrs.get(*key).cloned().unwrap_or_default()));
+        writer.write_record(&record)?;
+    }
+    writer.flush()?;
+    Ok(())
+}
+
+fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
+    std::fs::create_dir_all(&args.data_dir)
+        .with_context(|| format!("creating {}", args.data_dir.display()))?;
+    let db = args.data_dir.join("benchlog-demo.db");
+    // Fresh every time, so the demo shows the current parsers' reading of
+    // the current fixtures.
+    for suffix in ["", "-wal", "-shm"] {
+        let path = PathBuf::from(format!("{}{suffix}", db.display()));
+        if path.exists() {
+            std::fs::remove_file(&path).with_context(|| format!("removing {}", path.display()))?;
+        }
+    }
+    let mut conn = store::open(&db).with_context(|| format!("opening {}", db.display()))?;
+    let files: Vec<PathBuf> = ingest::collect_input_files(std::slice::from_ref(&args.fixtures))?
+        .into_iter()
+        .filter(|path| path.extension().is_some_and(|ext| ext == "txt"))
+        .collect();
+    let mut runs = 0;
+    for file in &files {
+        let done = ingest::ingest_file(&mut conn, file)?;
+        runs += done.runs;
+    }
+    drop(conn);
+    tracing::info!(
+        "demo database {} holds {} example logs ({runs} runs) from {}",
+        db.display(),
+        files.len(),
+        args.fixtures.display()
+    );
+    let state = web::AppState::open(&db, &args.web.static_dir)
+        .with_context(|| format!("opening {}", db.display()))?;
+    runtime()?.block_on(web::serve(state, args.web.listen))?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,131 @@
+//! The command line (Contract 4). Every option can also come from the
+//! environment, which is how a service manager usually configures a server.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// benchlog: a results database and comparison dashboard for benchmark
+/// output posted to mailing lists.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+pub struct Config {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the web dashboard.
+    Serve(ServeArgs),
+    /// Store files (and folders, recursively) in the database.
+    Ingest(IngestArgs),
+    /// Parse one input and print what was found; nothing is stored.
+    Parse(ParseArgs),
+    /// Print stored results as CSV, one row per result.
+    Export(ExportArgs),
+    /// Serve the dashboard on a fresh database holding the example logs.
+    Demo(DemoArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DbArgs {
+    /// The SQLite database; created and migrated on open.
+    #[arg(long, env = "BENCHLOG_DB", default_value = "benchlog.db")]
+    pub db: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct WebArgs {
+    /// Address to listen on.
+    #[arg(long, env = "BENCHLOG_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+    /// Folder of the stylesheets served at /static.
+    #[arg(long, env = "BENCHLOG_STATIC_DIR", default_value_os_t = default_static_dir())]
+    pub static_dir: PathBuf,
+}
+
+/// `static/` next to the sources when run from a checkout, else `./static`.
+fn default_static_dir() -> PathBuf {
+    source_or_cwd("static")
+}
+
+/// A folder of the checkout the binary was built from, if it still exists
+/// (so `cargo run` works from anywhere), else the same name in the working
+/// directory.
+fn source_or_cwd(name: &str) -> PathBuf {
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(name);
+    if source.is_dir() {
+        source
+    } else {
+        PathBuf::from(name)
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    #[command(flatten)]
+    pub web: WebArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct IngestArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// Files or folders; folders are read recursively, `.gz` files unpacked.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ParseArgs {
+    /// The file to parse, or `-` for standard input.
+    pub path: PathBuf,
+    /// Print the whole Document as JSON (Contract 1) instead of a summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// Write CSV (the only format so far).
+    #[arg(long)]
+    pub csv: bool,
+    /// Only this tool's results (super-smack, sysbench, sql-bench, bonnie, diskinfo).
+    #[arg(long)]
+    pub tool: Option<String>,
+    /// Only runs of this test (e.g. select-key).
+    #[arg(long)]
+    pub test: Option<String>,
+    /// Only this item (e.g. select_index).
+    #[arg(long)]
+    pub item: Option<String>,
+    /// Only this metric (e.g. q_per_s).
+    #[arg(long)]
+    pub metric: Option<String>,
+    /// Only runs whose attribute has this value, as ATTR:VALUE; repeat to
+    /// narrow further (the same ATTR twice means either value).
+    #[arg(long = "where", value_name = "ATTR:VALUE")]
+    pub wheres: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    #[command(flatten)]
+    pub web: WebArgs,
+    /// Where the demo database goes; it is recreated on every start.
+    #[arg(long, env = "BENCHLOG_DEMO_DIR", default_value = "demo-data")]
+    pub data_dir: PathBuf,
+    /// The example logs to load (every *.txt below it).
+    #[arg(long, env = "BENCHLOG_FIXTURES", default_value_os_t = default_fixtures_dir())]
+    pub fixtures: PathBuf,
+}
+
+fn default_fixtures_dir() -> PathBuf {
+    source_or_cwd("fixtures")
+}

@@ -1,0 +1,260 @@
+//! From input bytes to stored rows: the one place that knows both the
+//! parsers' [`Document`] and the database's rows.
+//!
+//! A submission is written in one transaction, so a failure leaves nothing
+//! behind, and the SHA-256 of its text makes the same text twice one
+//! submission.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use flate2::read::MultiGzDecoder;
+use parsers::Document;
+use rusqlite::{Connection, TransactionBehavior};
+use sha2::{Digest, Sha256};
+
+use crate::store;
+
+/// Inputs larger than this (after gunzip) are refused; the largest real
+/// archive month is a few MB.
+pub const MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Why some bytes cannot be a submission. These are the user's to fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InputError {
+    #[error("the input is empty (or only white space)")]
+    Empty,
+    #[error("the input looks binary (it contains NUL bytes); benchlog reads text, or text compressed with gzip")]
+    Binary,
+    #[error("the input looks gzip-compressed but could not be unpacked: {0}")]
+    BadGzip(String),
+    #[error("the input is larger than {} MB", MAX_INPUT_BYTES / 1024 / 1024)]
+    TooLarge,
+}
+
+/// Turns uploaded or read bytes into text: gunzips `.gz` content, takes
+/// UTF-8 when valid and windows-1252 otherwise (the charset of most old
+/// list mail), drops a byte-order mark, and refuses empty or binary input.
+pub fn decode_input(bytes: &[u8]) -> Result<String, InputError> {
+    let unpacked;
+    let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        MultiGzDecoder::new(bytes)
+            .take(MAX_INPUT_BYTES + 1)
+            .read_to_end(&mut out)
+            .map_err(|e| InputError::BadGzip(e.to_string()))?;
+        unpacked = out;
+        &unpacked[..]
+    } else {
+        bytes
+    };
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(InputError::TooLarge);
+    }
+    if bytes.contains(&0) {
+        return Err(InputError::Binary);
+    }
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_owned(),
+        Err(_) => encoding_rs::WINDOWS_1252.decode(bytes).0.into_owned(),
+    };
+    let text = text.strip_prefix('\u{feff}').map(str::to_owned).unwrap_or(text);
+    if text.trim().is_empty() {
+        return Err(InputError::Empty);
+    }
+    Ok(text)
+}
+
+/// Hex SHA-256 of a submission's text: its identity.
+pub fn sha256_hex(text: &str) -> String {
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
+/// What storing one input did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ingested {
+    pub submission_id: i64,
+    /// False when the same text was already stored: nothing was added.
+    pub created: bool,
+    pub runs: usize,
+    pub unparsed: usize,
+}
+
+/// Parses `text` and stores it, unless the same text is already stored.
+pub fn ingest_text(conn: &mut Connection, source_name: Option<&str>, text: &str) -> anyhow::Result<Ingested> {
+    let sha256 = sha256_hex(text);
+    if let Some(id) = store::find_submission_by_sha256(conn, &sha256)? {
+        return Ok(existing(id));
+    }
+    let document = parsers::parse(text);
+    ingest_document(conn, source_name, text, &document)
+}
+
+fn existing(submission_id: i64) -> Ingested {
+    Ingested {
+        submission_id,
+        created: false,
+        runs: 0,
+        unparsed: 0,
+    }
+}
+
+/// Stores `text` and its parsed `document` in one transaction.
+pub fn ingest_document(
+    conn: &mut Connection,
+    source_name: Option<&str>,
+    text: &str,
+    document: &Document,
+) -> anyhow::Result<Ingested> {
+    let sha256 = sha256_hex(text);
+    // IMMEDIATE takes the write lock now, so two uploads of the same text
+    // cannot both pass the "already stored?" check.
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .context("starting the transaction")?;
+    if let Some(id) = store::find_submission_by_sha256(&tx, &sha256)? {
+        return Ok(existing(id));
+    }
+    let first = document.messages.first();
+    let submission_id = store::insert_submission(
+        &tx,
+        &store::NewSubmission {
+            text,
+            sha256: &sha256,
+            source_name,
+            author: first.and_then(|m| m.author.as_deref()),
+            date: first.and_then(|m| m.date.as_deref()),
+            subject: first.and_then(|m| m.subject.as_deref()),
+        },
+    )
+    .context("storing the submission")?;
+
+    for (idx, message) in document.messages.iter().enumerate() {
+        store::insert_message(
+            &tx,
+            submission_id,
+            &store::NewMessage {
+                idx,
+                author: message.author.as_deref(),
+                email: message.email.as_deref(),
+                date: message.date.as_deref(),
+                subject: message.subject.as_deref(),
+                message_id: message.message_id.as_deref(),
+                in_reply_to: message.in_reply_to.as_deref(),
+                lines: message.lines,
+            },
+        )
+        .with_context(|| format!("storing message {idx}"))?;
+    }
+
+    for (idx, run) in document.runs.iter().enumerate() {
+        let run_id = store::insert_run(
+            &tx,
+            submission_id,
+            &store::NewRun {
+                idx,
+                message_idx: run.message,
+                tool: run.tool.name(),
+                test: run.test.as_deref(),
+                label: run.label.as_deref(),
+                threads: run.threads,
+                quote_depth: run.quote_depth,
+                author: run.author.as_deref(),
+                command: run.command.as_deref(),
+                lines: run.lines,
+            },
+        )
+        .with_context(|| format!("storing run {idx} (lines {}-{})", run.lines[0], run.lines[1]))?;
+        for (key, value) in &run.attrs {
+            store::insert_run_attr(&tx, run_id, key, value)
+                .with_context(|| format!("storing attribute {key} of run {idx}"))?;
+        }
+        for result in &run.results {
+            if !result.value.is_finite() {
+                bail!(
+                    "run {idx} (line {}): {} {} is not a finite number ({})",
+                    result.line,
+                    result.item,
+                    result.metric,
+                    result.value
+                );
+            }
+            store::insert_result(
+                &tx,
+                run_id,
+                &store::NewResult {
+                    item: &result.item,
+                    metric: &result.metric,
+                    value: result.value,
+                    unit: &result.unit,
+                    line: result.line,
+                    estimated: result.estimated,
+                },
+            )
+            .with_context(|| format!("storing {} {} of run {idx}", result.item, result.metric))?;
+        }
+    }
+
+    for near_miss in &document.unparsed {
+        store::insert_unparsed(&tx, submission_id, near_miss.line, &near_miss.text, &near_miss.why)
+            .with_context(|| format!("storing the near miss at line {}", near_miss.line))?;
+    }
+    tx.commit().context("committing the submission")?;
+    Ok(Ingested {
+        submission_id,
+        created: true,
+        runs: document.runs.len(),
+        unparsed: document.unparsed.len(),
+    })
+}
+
+/// Reads, decodes and stores one file; its file name becomes the source name.
+pub fn ingest_file(conn: &mut Connection, path: &Path) -> anyhow::Result<Ingested> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = decode_input(&bytes).with_context(|| format!("reading {}", path.display()))?;
+    let name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned());
+    ingest_text(conn, name.as_deref(), &text).with_context(|| format!("storing {}", path.display()))
+}
+
+/// The files to ingest for the given paths: files as given, folders walked
+/// recursively in name order, skipping hidden entries and the parsers'
+/// golden `.json` files that sit next to fixtures.
+pub fn collect_input_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in paths {
+        let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
+        if meta.is_dir() {
+            walk(path, &mut files)?;
+        } else {
+            files.push(path.clone());
+        }
+    }
+    Ok(files)
+}
+
+fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+    let mut entries = std::fs::read_dir(dir)
+        .with_context(|| format!("listing {}", dir.display()))?
+        .collect::<Result<Vec<_>, _>>()
+        .with_context(|| format!("listing {}", dir.display()))?;
+    entries.sort_by_key(|entry| entry.file_name());
+    for entry in entries {
+        let path = entry.path();
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let kind = entry
+            .file_type()
+            .with_context(|| format!("reading {}", path.display()))?;
+        if kind.is_dir() {
+            walk(&path, files)?;
+        } else if path.extension().is_none_or(|ext| ext != "json") {
+            files.push(path);
+        }
+    }
+    Ok(())
+}

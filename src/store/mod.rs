@@ -1,0 +1,123 @@
+//! The results database: opening and migrating it, and plain synchronous
+//! functions over `&Connection` / `&Transaction`. The schema lives only in
+//! `migrations/`; this module knows rows, not the parsers' types (that
+//! bridge is `crate::ingest`).
+
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::Connection;
+
+mod compare;
+mod export;
+mod submissions;
+
+pub use compare::{choices, metric_rows, Choices, MetricFilter, MetricRow};
+pub use export::{export_rows, ExportFilter, ExportRow};
+pub use submissions::*;
+
+/// The migrations, in order. Entry `i` moves a database from
+/// `user_version = i` to `i + 1`. Never edit one that has landed; add a new one.
+const MIGRATIONS: &[(&str, &str)] = &[(
+    "0001_init",
+    include_str!("../../migrations/0001_init.sql"),
+)];
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(transparent)]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("the database is at schema version {found}, newer than this benchlog knows ({known}); use a newer benchlog")]
+    TooNew { found: i64, known: i64 },
+    #[error("migration {name} failed: {source}")]
+    Migration {
+        name: &'static str,
+        source: rusqlite::Error,
+    },
+}
+
+/// Opens (creating if needed) the database at `path` and brings its schema
+/// up to date.
+pub fn open(path: &Path) -> Result<Connection, StoreError> {
+    let mut conn = Connection::open(path)?;
+    configure(&conn)?;
+    migrate(&mut conn)?;
+    Ok(conn)
+}
+
+/// Settings every connection needs. WAL lets the dashboard read while an
+/// ingest writes; the busy timeout makes concurrent writers wait instead of
+/// failing at once.
+fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(Duration::from_secs(10))?;
+    // journal_mode answers with the mode now in force, hence the _and_check.
+    conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    Ok(())
+}
+
+/// The schema version this build of benchlog writes.
+pub fn schema_version_known() -> i64 {
+    MIGRATIONS.len() as i64
+}
+
+/// The schema version recorded in the database (`PRAGMA user_version`).
+pub fn schema_version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.pragma_query_value(None, "user_version", |row| row.get(0))
+}
+
+/// Applies every migration the database has not seen yet, each in its own
+/// transaction together with the bump of `user_version`, so a failed
+/// migration leaves the database at the previous version.
+pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    let found = schema_version(conn)?;
+    let known = schema_version_known();
+    if found > known {
+        return Err(StoreError::TooNew { found, known });
+    }
+    for (version, (name, sql)) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)
+            .and_then(|()| tx.pragma_update(None, "user_version", version as i64 + 1))
+            .map_err(|source| StoreError::Migration { name, source })?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+/// Answers while the database does: `SELECT 1`.
+pub fn ping(conn: &Connection) -> rusqlite::Result<()> {
+    conn.query_row("SELECT 1", [], |row| row.get::<_, i64>(0))
+        .map(|_| ())
+}
+
+/// Row counts of every table, for tests and the command line's summaries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Counts {
+    pub submissions: i64,
+    pub messages: i64,
+    pub runs: i64,
+    pub run_attrs: i64,
+    pub results: i64,
+    pub unparsed: i64,
+}
+
+pub fn counts(conn: &Connection) -> rusqlite::Result<Counts> {
+    conn.query_row(
+        "SELECT (SELECT count(*) FROM submissions), (SELECT count(*) FROM messages),
+                (SELECT count(*) FROM runs), (SELECT count(*) FROM run_attrs),
+                (SELECT count(*) FROM results), (SELECT count(*) FROM unparsed)",
+        [],
+        |row| {
+            Ok(Counts {
+                submissions: row.get(0)?,
+                messages: row.get(1)?,
+                runs: row.get(2)?,
+                run_attrs: row.get(3)?,
+                results: row.get(4)?,
+                unparsed: row.get(5)?,
+            })
+        },
+    )
+}

@@ -1,0 +1,329 @@
+//! Submissions and everything read from them: writing one (inside the
+//! caller's transaction) and reading it back for the pages.
+
+use std::collections::BTreeMap;
+
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+
+/// A submission about to be stored.
+#[derive(Debug, Clone, Copy)]
+pub struct NewSubmission<'a> {
+    pub text: &'a str,
+    pub sha256: &'a str,
+    pub source_name: Option<&'a str>,
+    pub author: Option<&'a str>,
+    pub date: Option<&'a str>,
+    pub subject: Option<&'a str>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct NewMessage<'a> {
+    pub idx: usize,
+    pub author: Option<&'a str>,
+    pub email: Option<&'a str>,
+    pub date: Option<&'a str>,
+    pub subject: Option<&'a str>,
+    pub message_id: Option<&'a str>,
+    pub in_reply_to: Option<&'a str>,
+    pub lines: [usize; 2],
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct NewRun<'a> {
+    pub idx: usize,
+    pub message_idx: Option<usize>,
+    pub tool: &'a str,
+    pub test: Option<&'a str>,
+    pub label: Option<&'a str>,
+    pub threads: Option<u32>,
+    pub quote_depth: usize,
+    pub author: Option<&'a str>,
+    pub command: Option<&'a str>,
+    pub lines: [usize; 2],
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct NewResult<'a> {
+    pub item: &'a str,
+    pub metric: &'a str,
+    pub value: f64,
+    pub unit: &'a str,
+    pub line: usize,
+    pub estimated: bool,
+}
+
+/// The id of the submission whose text has this SHA-256, if stored.
+pub fn find_submission_by_sha256(conn: &Connection, sha256: &str) -> rusqlite::Result<Option<i64>> {
+    conn.query_row(
+        "SELECT id FROM submissions WHERE sha256 = ?1",
+        [sha256],
+        |row| row.get(0),
+    )
+    .optional()
+}
+
+pub fn insert_submission(tx: &Transaction, new: &NewSubmission) -> rusqlite::Result<i64> {
+    tx.execute(
+        "INSERT INTO submissions (text, sha256, source_name, author, date, subject)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![new.text, new.sha256, new.source_name, new.author, new.date, new.subject],
+    )?;
+    Ok(tx.last_insert_rowid())
+}
+
+pub fn insert_message(tx: &Transaction, submission_id: i64, new: &NewMessage) -> rusqlite::Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO messages (submission_id, idx, author, email, date, subject, message_id,
+                               in_reply_to, first_line, last_line)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?
+    .execute(params![
+        submission_id,
+        new.idx as i64,
+        new.author,
+        new.email,
+        new.date,
+        new.subject,
+        new.message_id,
+        new.in_reply_to,
+        new.lines[0] as i64,
+        new.lines[1] as i64,
+    ])?;
+    Ok(())
+}
+
+pub fn insert_run(tx: &Transaction, submission_id: i64, new: &NewRun) -> rusqlite::Result<i64> {
+    tx.prepare_cached(
+        "INSERT INTO runs (submission_id, idx, message_idx, tool, test, label, threads,
+                           quote_depth, author, command, first_line, last_line)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+    )?
+    .execute(params![
+        submission_id,
+        new.idx as i64,
+        new.message_idx.map(|i| i as i64),
+        new.tool,
+        new.test,
+        new.label,
+        new.threads,
+        new.quote_depth as i64,
+        new.author,
+        new.command,
+        new.lines[0] as i64,
+        new.lines[1] as i64,
+    ])?;
+    Ok(tx.last_insert_rowid())
+}
+
+pub fn insert_run_attr(tx: &Transaction, run_id: i64, key: &str, value: &str) -> rusqlite::Result<()> {
+    tx.prepare_cached("INSERT INTO run_attrs (run_id, key, value) VALUES (?1, ?2, ?3)")?
+        .execute(params![run_id, key, value])?;
+    Ok(())
+}
+
+pub fn insert_result(tx: &Transaction, run_id: i64, new: &NewResult) -> rusqlite::Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO results (run_id, item, metric, value, unit, line, estimated)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?
+    .execute(params![
+        run_id,
+        new.item,
+        new.metric,
+        new.value,
+        new.unit,
+        new.line as i64,
+        new.estimated,
+    ])?;
+    Ok(())
+}
+
+pub fn insert_unparsed(tx: &Transaction, submission_id: i64, line: usize, text: &str, why: &str) -> rusqlite::Result<()> {
+    tx.prepare_cached("INSERT INTO unparsed (submission_id, line, text, why) VALUES (?1, ?2, ?3, ?4)")?
+        .execute(params![submission_id, line as i64, text, why])?;
+    Ok(())
+}
+
+/// One line of the home page's list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubmissionSummary {
+    pub id: i64,
+    pub source_name: Option<String>,
+    pub author: Option<String>,
+    pub date: Option<String>,
+    pub subject: Option<String>,
+    pub created_at: String,
+    pub runs: i64,
+    pub tools: Vec<String>,
+}
+
+/// Submissions, newest first, at most `limit`.
+pub fn list_submissions(conn: &Connection, limit: usize) -> rusqlite::Result<Vec<SubmissionSummary>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT s.id, s.source_name, s.author, s.date, s.subject, s.created_at,
+                (SELECT count(*) FROM runs r WHERE r.submission_id = s.id),
+                (SELECT group_concat(tool, ' ') FROM
+                    (SELECT DISTINCT tool FROM runs r WHERE r.submission_id = s.id ORDER BY tool))
+         FROM submissions s ORDER BY s.id DESC LIMIT ?1",
+    )?;
+    let rows = stmt.query_map([limit as i64], |row| {
+        let tools: Option<String> = row.get(7)?;
+        Ok(SubmissionSummary {
+            id: row.get(0)?,
+            source_name: row.get(1)?,
+            author: row.get(2)?,
+            date: row.get(3)?,
+            subject: row.get(4)?,
+            created_at: row.get(5)?,
+            runs: row.get(6)?,
+            tools: tools
+                .map(|t| t.split(' ').map(str::to_owned).collect())
+                .unwrap_or_default(),
+        })
+    })?;
+    rows.collect()
+}
+
+/// A stored submission with its verbatim text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Submission {
+    pub id: i64,
+    pub text: String,
+    pub sha256: String,
+    pub source_name: Option<String>,
+    pub author: Option<String>,
+    pub date: Option<String>,
+    pub subject: Option<String>,
+    pub created_at: String,
+}
+
+pub fn get_submission(conn: &Connection, id: i64) -> rusqlite::Result<Option<Submission>> {
+    conn.query_row(
+        "SELECT id, text, sha256, source_name, author, date, subject, created_at
+         FROM submissions WHERE id = ?1",
+        [id],
+        |row| {
+            Ok(Submission {
+                id: row.get(0)?,
+                text: row.get(1)?,
+                sha256: row.get(2)?,
+                source_name: row.get(3)?,
+                author: row.get(4)?,
+                date: row.get(5)?,
+                subject: row.get(6)?,
+                created_at: row.get(7)?,
+            })
+        },
+    )
+    .optional()
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredResult {
+    pub item: String,
+    pub metric: String,
+    pub value: f64,
+    pub unit: String,
+    pub line: usize,
+    pub estimated: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredRun {
+    pub id: i64,
+    pub idx: usize,
+    pub message_idx: Option<usize>,
+    pub tool: String,
+    pub test: Option<String>,
+    pub label: Option<String>,
+    pub threads: Option<u32>,
+    pub quote_depth: usize,
+    pub author: Option<String>,
+    pub command: Option<String>,
+    pub lines: [usize; 2],
+    pub attrs: BTreeMap<String, String>,
+    pub results: Vec<StoredResult>,
+}
+
+/// Every run of a submission in text order, with attrs and results: three
+/// queries however many runs there are.
+pub fn runs_of_submission(conn: &Connection, submission_id: i64) -> rusqlite::Result<Vec<StoredRun>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, idx, message_idx, tool, test, label, threads, quote_depth, author, command,
+                first_line, last_line
+         FROM runs WHERE submission_id = ?1 ORDER BY idx",
+    )?;
+    let mut runs: Vec<StoredRun> = stmt
+        .query_map([submission_id], |row| {
+            Ok(StoredRun {
+                id: row.get(0)?,
+                idx: row.get::<_, i64>(1)? as usize,
+                message_idx: row.get::<_, Option<i64>>(2)?.map(|i| i as usize),
+                tool: row.get(3)?,
+                test: row.get(4)?,
+                label: row.get(5)?,
+                threads: row.get(6)?,
+                quote_depth: row.get::<_, i64>(7)? as usize,
+                author: row.get(8)?,
+                command: row.get(9)?,
+                lines: [row.get::<_, i64>(10)? as usize, row.get::<_, i64>(11)? as usize],
+                attrs: BTreeMap::new(),
+                results: Vec::new(),
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let position: std::collections::HashMap<i64, usize> =
+        runs.iter().enumerate().map(|(i, run)| (run.id, i)).collect();
+
+    let mut stmt = conn.prepare_cached(
+        "SELECT a.run_id, a.key, a.value FROM run_attrs a JOIN runs r ON r.id = a.run_id
+         WHERE r.submission_id = ?1",
+    )?;
+    let mut rows = stmt.query([submission_id])?;
+    while let Some(row) = rows.next()? {
+        if let Some(&i) = position.get(&row.get::<_, i64>(0)?) {
+            runs[i].attrs.insert(row.get(1)?, row.get(2)?);
+        }
+    }
+
+    let mut stmt = conn.prepare_cached(
+        "SELECT x.run_id, x.item, x.metric, x.value, x.unit, x.line, x.estimated
+         FROM results x JOIN runs r ON r.id = x.run_id
+         WHERE r.submission_id = ?1 ORDER BY x.id",
+    )?;
+    let mut rows = stmt.query([submission_id])?;
+    while let Some(row) = rows.next()? {
+        if let Some(&i) = position.get(&row.get::<_, i64>(0)?) {
+            runs[i].results.push(StoredResult {
+                item: row.get(1)?,
+                metric: row.get(2)?,
+                value: row.get(3)?,
+                unit: row.get(4)?,
+                line: row.get::<_, i64>(5)? as usize,
+                estimated: row.get(6)?,
+            });
+        }
+    }
+    Ok(runs)
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredUnparsed {
+    pub line: usize,
+    pub text: String,
+    pub why: String,
+}
+
+pub fn unparsed_of_submission(conn: &Connection, submission_id: i64) -> rusqlite::Result<Vec<StoredUnparsed>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT line, text, why FROM unparsed WHERE submission_id = ?1 ORDER BY line, id",
+    )?;
+    let rows = stmt.query_map([submission_id], |row| {
+        Ok(StoredUnparsed {
+            line: row.get::<_, i64>(0)? as usize,
+            text: row.get(1)?,
+            why: row.get(2)?,
+        })
+    })?;
+    rows.collect()
+}
