@@ -60,7 +60,12 @@ fn ingest_paths(args: IngestArgs) -> anyhow::Result<ExitCode> {
             }
             Ok(done) => {
                 known += 1;
-                writeln!(out, "{}: already stored as submission {}", file.display(), done.submission_id)?;
+                writeln!(
+                    out,
+                    "{}: already stored as submission {}",
+                    file.display(),
+                    done.submission_id
+                )?;
             }
             Err(error) => {
                 failed += 1;
@@ -68,7 +73,10 @@ fn ingest_paths(args: IngestArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    writeln!(out, "{added} added, {known} already stored, {failed} failed")?;
+    writeln!(
+        out,
+        "{added} added, {known} already stored, {failed} failed"
+    )?;
     Ok(if failed == 0 {
         ExitCode::SUCCESS
     } else {
@@ -117,12 +125,19 @@ fn parse(args: ParseArgs) -> anyhow::Result<ExitCode> {
             line.push_str(&format!("  [{label}]"));
         }
         for result in &run.results {
-            line.push_str(&format!("  {} {}={}", result.item, result.metric, result.value));
+            line.push_str(&format!(
+                "  {} {}={}",
+                result.item, result.metric, result.value
+            ));
         }
         writeln!(out, "{line}")?;
     }
     for near_miss in &document.unparsed {
-        writeln!(out, "near miss at line {}: {}", near_miss.line, near_miss.why)?;
+        writeln!(
+            out,
+            "near miss at line {}: {}",
+            near_miss.line, near_miss.why
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -147,7 +162,8 @@ fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let query = CompareQuery::from_pairs(pairs)?;
     query.resolve()?;
 
-    let conn = store::open(&args.db.db).with_context(|| format!("opening {}", args.db.db.display()))?;
+    let conn =
+        store::open(&args.db.db).with_context(|| format!("opening {}", args.db.db.display()))?;
     let filter = ExportFilter {
         tool: query.tool.clone(),
         test: query.test.clone(),
@@ -245,7 +261,11 @@ pub fn write_export_csv(out: impl Write, rows: &[ExportRow]) -> anyhow::Result<(
             row.line.to_string(),
             u8::from(row.estimated).to_string(),
         ];
-        record.extend(attr_keys.iter().map(|key| row.attrs.get(*key).cloned().unwrap_or_default()));
+        record.extend(
+            attr_keys
+                .iter()
+                .map(|key| row.attrs.get(*key).cloned().unwrap_or_default()),
+        );
         writer.write_record(&record)?;
     }
     writer.flush()?;

@@ -48,7 +48,9 @@ impl CompareQuery {
         Self::from_pairs(pairs)
     }
 
-    pub fn from_pairs(pairs: impl IntoIterator<Item = (String, String)>) -> Result<Self, QueryError> {
+    pub fn from_pairs(
+        pairs: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Self, QueryError> {
         let mut query = CompareQuery::default();
         for (key, value) in pairs {
             let value = value.trim().to_owned();
@@ -129,7 +131,10 @@ impl CompareQuery {
                 Some(tool) => Some(tool),
                 None => {
                     let known: Vec<&str> = Tool::ALL.iter().map(|t| t.name()).collect();
-                    return fail(format!("unknown tool {name:?}; choose one of {}", known.join(", ")));
+                    return fail(format!(
+                        "unknown tool {name:?}; choose one of {}",
+                        known.join(", ")
+                    ));
                 }
             },
         };
@@ -145,7 +150,10 @@ impl CompareQuery {
             },
         };
         if self.x_axis() != "threads" {
-            return fail(format!("x={} is not supported; the x axis can be threads", self.x_axis()));
+            return fail(format!(
+                "x={} is not supported; the x axis can be threads",
+                self.x_axis()
+            ));
         }
         match (tool, metric) {
             (Some(tool), Some(metric)) => Ok(Some(Resolved { tool, metric })),
@@ -233,7 +241,11 @@ pub struct Comparison {
 
 /// Reads and groups the data of a resolved query: a bounded number of
 /// queries however much is stored.
-pub fn compare(conn: &rusqlite::Connection, query: &CompareQuery, resolved: Resolved) -> rusqlite::Result<Comparison> {
+pub fn compare(
+    conn: &rusqlite::Connection,
+    query: &CompareQuery,
+    resolved: Resolved,
+) -> rusqlite::Result<Comparison> {
     let filter = MetricFilter {
         tool: resolved.tool.name().to_owned(),
         metric: resolved.metric.name.to_owned(),
@@ -397,8 +409,17 @@ impl Comparison {
         header.extend(key_columns.iter().cloned());
         header.extend(
             [
-                "tool", "test", "item", "metric", "threads", "value", "unit", "label", "author",
-                "submission_id", "run_id",
+                "tool",
+                "test",
+                "item",
+                "metric",
+                "threads",
+                "value",
+                "unit",
+                "label",
+                "author",
+                "submission_id",
+                "run_id",
             ]
             .map(str::to_owned),
         );

@@ -59,7 +59,10 @@ pub fn decode_input(bytes: &[u8]) -> Result<String, InputError> {
         Ok(text) => text.to_owned(),
         Err(_) => encoding_rs::WINDOWS_1252.decode(bytes).0.into_owned(),
     };
-    let text = text.strip_prefix('\u{feff}').map(str::to_owned).unwrap_or(text);
+    let text = text
+        .strip_prefix('\u{feff}')
+        .map(str::to_owned)
+        .unwrap_or(text);
     if text.trim().is_empty() {
         return Err(InputError::Empty);
     }
@@ -82,7 +85,11 @@ pub struct Ingested {
 }
 
 /// Parses `text` and stores it, unless the same text is already stored.
-pub fn ingest_text(conn: &mut Connection, source_name: Option<&str>, text: &str) -> anyhow::Result<Ingested> {
+pub fn ingest_text(
+    conn: &mut Connection,
+    source_name: Option<&str>,
+    text: &str,
+) -> anyhow::Result<Ingested> {
     let sha256 = sha256_hex(text);
     if let Some(id) = store::find_submission_by_sha256(conn, &sha256)? {
         return Ok(existing(id));
@@ -165,7 +172,12 @@ pub fn ingest_document(
                 lines: run.lines,
             },
         )
-        .with_context(|| format!("storing run {idx} (lines {}-{})", run.lines[0], run.lines[1]))?;
+        .with_context(|| {
+            format!(
+                "storing run {idx} (lines {}-{})",
+                run.lines[0], run.lines[1]
+            )
+        })?;
         for (key, value) in &run.attrs {
             store::insert_run_attr(&tx, run_id, key, value)
                 .with_context(|| format!("storing attribute {key} of run {idx}"))?;
@@ -197,8 +209,14 @@ pub fn ingest_document(
     }
 
     for near_miss in &document.unparsed {
-        store::insert_unparsed(&tx, submission_id, near_miss.line, &near_miss.text, &near_miss.why)
-            .with_context(|| format!("storing the near miss at line {}", near_miss.line))?;
+        store::insert_unparsed(
+            &tx,
+            submission_id,
+            near_miss.line,
+            &near_miss.text,
+            &near_miss.why,
+        )
+        .with_context(|| format!("storing the near miss at line {}", near_miss.line))?;
     }
     tx.commit().context("committing the submission")?;
     Ok(Ingested {
@@ -225,7 +243,8 @@ pub fn ingest_file(conn: &mut Connection, path: &Path) -> anyhow::Result<Ingeste
 pub fn collect_input_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for path in paths {
-        let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
+        let meta =
+            std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
         if meta.is_dir() {
             walk(path, &mut files)?;
         } else {

@@ -1,1 +1,7 @@
+//! benchlog's integration tests: one binary, a module per feature.
 
+mod cli;
+mod ingest;
+mod store;
+mod support;
+mod web;

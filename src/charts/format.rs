@@ -23,6 +23,23 @@ pub fn format_number(value: f64) -> String {
     trim(format!("{value:.4}"))
 }
 
+/// Tick labels for an axis whose largest value is `axis_max`: in thousands
+/// (`5k`, `10k`, `15k`) or millions throughout once the axis reaches ten
+/// thousand or ten million, so one axis never mixes `5000` with `10k`.
+pub fn format_tick(value: f64, axis_max: f64) -> String {
+    let magnitude = axis_max.abs();
+    if value == 0.0 {
+        return "0".to_owned();
+    }
+    if magnitude >= 1e7 {
+        return format!("{}M", trim(format!("{:.2}", value / 1e6)));
+    }
+    if magnitude >= 1e4 {
+        return format!("{}k", trim(format!("{:.2}", value / 1e3)));
+    }
+    format_number(value)
+}
+
 /// At most two decimals are needed to say it.
 fn is_round(value: f64) -> bool {
     ((value * 100.0).round() - value * 100.0).abs() < 1e-6
@@ -65,5 +82,16 @@ mod tests {
         for (index, (value, want)) in cases.into_iter().enumerate() {
             assert_eq!(format_number(value), want, "case {index}: {value}");
         }
+    }
+
+    #[test]
+    fn ticks_share_one_scale_per_axis() {
+        use super::format_tick;
+        assert_eq!(format_tick(5000.0, 30000.0), "5k");
+        assert_eq!(format_tick(12500.0, 30000.0), "12.5k");
+        assert_eq!(format_tick(0.0, 30000.0), "0");
+        assert_eq!(format_tick(5000.0, 8000.0), "5000");
+        assert_eq!(format_tick(2.5e7, 3e7), "25M");
+        assert_eq!(format_tick(10.0, 100.0), "10");
     }
 }

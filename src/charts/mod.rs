@@ -12,7 +12,7 @@ use plotters::style::{register_font, FontStyle};
 
 mod format;
 
-pub use format::format_number;
+pub use format::{format_number, format_tick};
 
 /// DejaVu Sans, from Debian's fonts-dejavu-core (see fonts/DejaVuSans.copyright).
 static DEJAVU_SANS: &[u8] = include_bytes!("../../fonts/DejaVuSans.ttf");
@@ -70,7 +70,11 @@ pub struct LineChart {
 }
 
 impl LineChart {
-    pub fn new(title: impl Into<String>, x_title: impl Into<String>, y_title: impl Into<String>) -> Self {
+    pub fn new(
+        title: impl Into<String>,
+        x_title: impl Into<String>,
+        y_title: impl Into<String>,
+    ) -> Self {
         LineChart {
             title: title.into(),
             x_title: x_title.into(),
@@ -133,7 +137,8 @@ pub fn render_svg(chart: &LineChart) -> Result<String, ChartError> {
     register_fonts();
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (chart.width, chart.height)).into_drawing_area();
+        let root =
+            SVGBackend::with_string(&mut svg, (chart.width, chart.height)).into_drawing_area();
         draw(&root, chart)?;
         root.present().map_err(|e| ChartError(e.to_string()))?;
     }
@@ -169,7 +174,10 @@ const TEXT: RGBColor = RGBColor(0x22, 0x22, 0x22);
 const GRID: RGBColor = RGBColor(0xE4, 0xE4, 0xE4);
 const GRID_BOLD: RGBColor = RGBColor(0xCC, 0xCC, 0xCC);
 
-fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &LineChart) -> Result<(), ChartError>
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &LineChart,
+) -> Result<(), ChartError>
 where
     DB::ErrorType: 'static,
 {
@@ -189,17 +197,22 @@ where
     }
 
     let (x_range, y_range) = ranges(all().copied());
-    let (plot_area, legend_area) = root.split_horizontally(chart.width.saturating_sub(LEGEND_WIDTH));
+    let (plot_area, legend_area) =
+        root.split_horizontally(chart.width.saturating_sub(LEGEND_WIDTH));
 
     let mut cartesian = ChartBuilder::on(&plot_area)
         .caption(&chart.title, (FONT, 18).into_font().color(&TEXT))
         .margin(12)
         .x_label_area_size(48)
         .y_label_area_size(72)
-        .build_cartesian_2d(x_range, y_range)
+        .build_cartesian_2d(x_range.clone(), y_range.clone())
         .map_err(fail)?;
-    let x_format = |v: &f64| format_number(*v);
-    let y_format = |v: &f64| format_number(*v);
+    let (x_max, y_max) = (
+        x_range.end.abs().max(x_range.start.abs()),
+        y_range.end.abs().max(y_range.start.abs()),
+    );
+    let x_format = move |v: &f64| format_tick(*v, x_max);
+    let y_format = move |v: &f64| format_tick(*v, y_max);
     cartesian
         .configure_mesh()
         .x_desc(chart.x_title.as_str())
@@ -209,6 +222,7 @@ where
         .label_style((FONT, 13).into_font().color(&TEXT))
         .axis_desc_style((FONT, 14).into_font().color(&TEXT))
         .light_line_style(GRID)
+        .max_light_lines(1)
         .bold_line_style(GRID_BOLD)
         .axis_style(TEXT)
         .draw()
@@ -221,12 +235,9 @@ where
             .draw_series(LineSeries::new(summary.iter().map(|s| (s.x, s.mean)), line))
             .map_err(fail)?;
         cartesian
-            .draw_series(
-                summary
-                    .iter()
-                    .filter(|s| s.max > s.min)
-                    .map(|s| PathElement::new(vec![(s.x, s.min), (s.x, s.max)], colour.stroke_width(1))),
-            )
+            .draw_series(summary.iter().filter(|s| s.max > s.min).map(|s| {
+                PathElement::new(vec![(s.x, s.min), (s.x, s.max)], colour.stroke_width(1))
+            }))
             .map_err(fail)?;
         cartesian
             .draw_series(summary.iter().map(|s| marker(index, (s.x, s.mean), colour)))
@@ -262,13 +273,24 @@ fn draw_legend<DB: DrawingBackend>(
     let top = 48;
     let (_, height) = area.dim_in_pixel();
     let fits = ((height as i32 - top - 40) / row_height).max(1) as usize;
-    let shown = if chart.series.len() > fits { fits - 1 } else { chart.series.len() };
+    let shown = if chart.series.len() > fits {
+        fits - 1
+    } else {
+        chart.series.len()
+    };
     for (index, series) in chart.series.iter().take(shown).enumerate() {
         let y = top + index as i32 * row_height;
         let colour = PALETTE[index % PALETTE.len()];
-        area.draw(&PathElement::new(vec![(4, y), (32, y)], colour.stroke_width(2)))?;
+        area.draw(&PathElement::new(
+            vec![(4, y), (32, y)],
+            colour.stroke_width(2),
+        ))?;
         area.draw(&marker(index, (18, y), colour))?;
-        area.draw(&Text::new(shorten(&series.name, 26), (40, y - 7), style.clone()))?;
+        area.draw(&Text::new(
+            shorten(&series.name, 26),
+            (40, y - 7),
+            style.clone(),
+        ))?;
     }
     if shown < chart.series.len() {
         let y = top + shown as i32 * row_height;
@@ -291,7 +313,9 @@ fn shorten(name: &str, max_chars: usize) -> String {
 /// Axis ranges with some air around the data. Throughput and times are
 /// never negative, so y starts at zero then: a chart that starts at 18000
 /// makes a 5% difference look like a doubling.
-fn ranges(summaries: impl Iterator<Item = Summary>) -> (std::ops::Range<f64>, std::ops::Range<f64>) {
+fn ranges(
+    summaries: impl Iterator<Item = Summary>,
+) -> (std::ops::Range<f64>, std::ops::Range<f64>) {
     let (mut x_min, mut x_max) = (f64::INFINITY, f64::NEG_INFINITY);
     let (mut y_min, mut y_max) = (f64::INFINITY, f64::NEG_INFINITY);
     for s in summaries {
@@ -325,16 +349,28 @@ mod tests {
     fn summarise_groups_repeats_by_x() {
         let summary = summarise(&[(100.0, 3.0), (10.0, 1.0), (100.0, 5.0)]);
         assert_eq!(summary.len(), 2);
-        assert_eq!((summary[0].x, summary[0].mean, summary[0].count), (10.0, 1.0, 1));
         assert_eq!(
-            (summary[1].x, summary[1].mean, summary[1].min, summary[1].max),
+            (summary[0].x, summary[0].mean, summary[0].count),
+            (10.0, 1.0, 1)
+        );
+        assert_eq!(
+            (
+                summary[1].x,
+                summary[1].mean,
+                summary[1].min,
+                summary[1].max
+            ),
             (100.0, 4.0, 3.0, 5.0)
         );
     }
 
     #[test]
     fn svg_has_the_titles_and_legend() {
-        let mut chart = LineChart::new("q_per_s of select_index", "threads", "queries per second (q/s)");
+        let mut chart = LineChart::new(
+            "q_per_s of select_index",
+            "threads",
+            "queries per second (q/s)",
+        );
         chart.series.push(ChartSeries {
             name: "ULE / libthr".into(),
             points: vec![(10.0, 30128.44), (100.0, 28581.18)],
@@ -343,7 +379,10 @@ mod tests {
         assert!(svg.starts_with("<svg"), "{}", &svg[..80]);
         assert!(svg.contains("queries per second (q/s)"));
         assert!(svg.contains("ULE / libthr"));
-        assert!(svg.contains("30k"), "y ticks are formatted by format_number");
+        assert!(
+            svg.contains("30k"),
+            "y ticks are formatted by format_number"
+        );
     }
 
     #[test]

@@ -18,10 +18,8 @@ pub use submissions::*;
 
 /// The migrations, in order. Entry `i` moves a database from
 /// `user_version = i` to `i + 1`. Never edit one that has landed; add a new one.
-const MIGRATIONS: &[(&str, &str)] = &[(
-    "0001_init",
-    include_str!("../../migrations/0001_init.sql"),
-)];
+const MIGRATIONS: &[(&str, &str)] =
+    &[("0001_init", include_str!("../../migrations/0001_init.sql"))];
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

@@ -66,12 +66,23 @@ pub fn insert_submission(tx: &Transaction, new: &NewSubmission) -> rusqlite::Res
     tx.execute(
         "INSERT INTO submissions (text, sha256, source_name, author, date, subject)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![new.text, new.sha256, new.source_name, new.author, new.date, new.subject],
+        params![
+            new.text,
+            new.sha256,
+            new.source_name,
+            new.author,
+            new.date,
+            new.subject
+        ],
     )?;
     Ok(tx.last_insert_rowid())
 }
 
-pub fn insert_message(tx: &Transaction, submission_id: i64, new: &NewMessage) -> rusqlite::Result<()> {
+pub fn insert_message(
+    tx: &Transaction,
+    submission_id: i64,
+    new: &NewMessage,
+) -> rusqlite::Result<()> {
     tx.prepare_cached(
         "INSERT INTO messages (submission_id, idx, author, email, date, subject, message_id,
                                in_reply_to, first_line, last_line)
@@ -115,7 +126,12 @@ pub fn insert_run(tx: &Transaction, submission_id: i64, new: &NewRun) -> rusqlit
     Ok(tx.last_insert_rowid())
 }
 
-pub fn insert_run_attr(tx: &Transaction, run_id: i64, key: &str, value: &str) -> rusqlite::Result<()> {
+pub fn insert_run_attr(
+    tx: &Transaction,
+    run_id: i64,
+    key: &str,
+    value: &str,
+) -> rusqlite::Result<()> {
     tx.prepare_cached("INSERT INTO run_attrs (run_id, key, value) VALUES (?1, ?2, ?3)")?
         .execute(params![run_id, key, value])?;
     Ok(())
@@ -138,9 +154,17 @@ pub fn insert_result(tx: &Transaction, run_id: i64, new: &NewResult) -> rusqlite
     Ok(())
 }
 
-pub fn insert_unparsed(tx: &Transaction, submission_id: i64, line: usize, text: &str, why: &str) -> rusqlite::Result<()> {
-    tx.prepare_cached("INSERT INTO unparsed (submission_id, line, text, why) VALUES (?1, ?2, ?3, ?4)")?
-        .execute(params![submission_id, line as i64, text, why])?;
+pub fn insert_unparsed(
+    tx: &Transaction,
+    submission_id: i64,
+    line: usize,
+    text: &str,
+    why: &str,
+) -> rusqlite::Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO unparsed (submission_id, line, text, why) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![submission_id, line as i64, text, why])?;
     Ok(())
 }
 
@@ -158,7 +182,10 @@ pub struct SubmissionSummary {
 }
 
 /// Submissions, newest first, at most `limit`.
-pub fn list_submissions(conn: &Connection, limit: usize) -> rusqlite::Result<Vec<SubmissionSummary>> {
+pub fn list_submissions(
+    conn: &Connection,
+    limit: usize,
+) -> rusqlite::Result<Vec<SubmissionSummary>> {
     let mut stmt = conn.prepare_cached(
         "SELECT s.id, s.source_name, s.author, s.date, s.subject, s.created_at,
                 (SELECT count(*) FROM runs r WHERE r.submission_id = s.id),
@@ -247,7 +274,10 @@ pub struct StoredRun {
 
 /// Every run of a submission in text order, with attrs and results: three
 /// queries however many runs there are.
-pub fn runs_of_submission(conn: &Connection, submission_id: i64) -> rusqlite::Result<Vec<StoredRun>> {
+pub fn runs_of_submission(
+    conn: &Connection,
+    submission_id: i64,
+) -> rusqlite::Result<Vec<StoredRun>> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, idx, message_idx, tool, test, label, threads, quote_depth, author, command,
                 first_line, last_line
@@ -266,14 +296,20 @@ pub fn runs_of_submission(conn: &Connection, submission_id: i64) -> rusqlite::Re
                 quote_depth: row.get::<_, i64>(7)? as usize,
                 author: row.get(8)?,
                 command: row.get(9)?,
-                lines: [row.get::<_, i64>(10)? as usize, row.get::<_, i64>(11)? as usize],
+                lines: [
+                    row.get::<_, i64>(10)? as usize,
+                    row.get::<_, i64>(11)? as usize,
+                ],
                 attrs: BTreeMap::new(),
                 results: Vec::new(),
             })
         })?
         .collect::<rusqlite::Result<_>>()?;
-    let position: std::collections::HashMap<i64, usize> =
-        runs.iter().enumerate().map(|(i, run)| (run.id, i)).collect();
+    let position: std::collections::HashMap<i64, usize> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, run)| (run.id, i))
+        .collect();
 
     let mut stmt = conn.prepare_cached(
         "SELECT a.run_id, a.key, a.value FROM run_attrs a JOIN runs r ON r.id = a.run_id
@@ -314,7 +350,10 @@ pub struct StoredUnparsed {
     pub why: String,
 }
 
-pub fn unparsed_of_submission(conn: &Connection, submission_id: i64) -> rusqlite::Result<Vec<StoredUnparsed>> {
+pub fn unparsed_of_submission(
+    conn: &Connection,
+    submission_id: i64,
+) -> rusqlite::Result<Vec<StoredUnparsed>> {
     let mut stmt = conn.prepare_cached(
         "SELECT line, text, why FROM unparsed WHERE submission_id = ?1 ORDER BY line, id",
     )?;

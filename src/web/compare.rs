@@ -24,7 +24,9 @@ pub fn router() -> Router<AppState> {
 }
 
 fn parse_query(raw: Option<String>) -> Result<CompareQuery, AppError> {
-    Ok(CompareQuery::from_query_string(raw.as_deref().unwrap_or(""))?)
+    Ok(CompareQuery::from_query_string(
+        raw.as_deref().unwrap_or(""),
+    )?)
 }
 
 /// Reads the data of a query whose tool and metric are given.
@@ -80,7 +82,10 @@ async fn csv(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Result<R
     Ok(typed("text/csv; charset=utf-8", bytes))
 }
 
-async fn json(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
+async fn json(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, AppError> {
     let comparison = load(&state, parse_query(raw)?).await?;
     let body = serde_json::to_string_pretty(&comparison)
         .map_err(|e| AppError::Internal(anyhow::Error::new(e).context("writing JSON")))?;
@@ -135,7 +140,10 @@ struct RowView {
     link: String,
 }
 
-async fn page(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Result<ComparePage, AppError> {
+async fn page(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+) -> Result<ComparePage, AppError> {
     let query = parse_query(raw)?;
     let resolved = query.resolve()?;
     let tool = resolved.map(|r| r.tool.name().to_owned()).or_else(|| {
@@ -206,7 +214,10 @@ fn choice_list(values: &[String], chosen: Option<&str>, any: Option<&str>) -> Ve
 }
 
 fn form_view(query: &CompareQuery, choices: &Choices) -> FormView {
-    let tools: Vec<String> = parsers::Tool::ALL.iter().map(|t| t.name().to_owned()).collect();
+    let tools: Vec<String> = parsers::Tool::ALL
+        .iter()
+        .map(|t| t.name().to_owned())
+        .collect();
     let mut tool_choices = choice_list(&tools, query.tool.as_deref(), Some("choose…"));
     for choice in &mut tool_choices {
         if let Some((_, runs)) = choices.tools.iter().find(|(name, _)| *name == choice.value) {
@@ -218,7 +229,11 @@ fn form_view(query: &CompareQuery, choices: &Choices) -> FormView {
     by_keys.extend(query.by.iter().cloned());
     by_keys.sort();
     by_keys.dedup();
-    let mut wheres: Vec<String> = query.wheres.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+    let mut wheres: Vec<String> = query
+        .wheres
+        .iter()
+        .map(|(k, v)| format!("{k}:{v}"))
+        .collect();
     wheres.push(String::new());
     FormView {
         tools: tool_choices,

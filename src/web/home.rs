@@ -27,7 +27,12 @@ struct HomePage {
 
 async fn home(State(state): State<AppState>) -> Result<HomePage, AppError> {
     let (submissions, choices) = state
-        .with_conn(|conn| Ok((store::list_submissions(conn, LIST_LIMIT)?, store::choices(conn, None)?)))
+        .with_conn(|conn| {
+            Ok((
+                store::list_submissions(conn, LIST_LIMIT)?,
+                store::choices(conn, None)?,
+            ))
+        })
         .await?;
     Ok(HomePage {
         title: "benchlog",

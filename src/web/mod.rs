@@ -133,7 +133,9 @@ pub async fn serve(state: AppState, addr: SocketAddr) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("listening on {addr}"))?;
-    let local = listener.local_addr().context("reading the listening address")?;
+    let local = listener
+        .local_addr()
+        .context("reading the listening address")?;
     // axum leaves Nagle's algorithm on; small responses would then wait for
     // a delayed ACK (about 40 ms each).
     let listener = listener.tap_io(|tcp| {

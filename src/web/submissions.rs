@@ -60,7 +60,10 @@ struct LineView {
     run: Option<usize>,
 }
 
-async fn show(State(state): State<AppState>, Path(id): Path<String>) -> Result<SubmissionPage, AppError> {
+async fn show(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<SubmissionPage, AppError> {
     let id: i64 = id
         .parse()
         .map_err(|_| AppError::bad_request(format!("{id:?} is not a submission number.")))?;

@@ -1,0 +1,190 @@
+//! The built binary, as users and scripts call it (Contract 4).
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use crate::support::{repo_path, SEED_000};
+
+fn benchlog(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_benchlog"))
+        .args(args)
+        .env_remove("BENCHLOG_DB")
+        .output()
+        .unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "benchlog failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+#[test]
+fn parse_json_gives_contract_1() {
+    let seed = repo_path(SEED_000);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&benchlog(&[
+        "parse",
+        seed.to_str().unwrap(),
+        "--json",
+    ])))
+    .unwrap();
+    let runs = json["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 17);
+    let ule = runs
+        .iter()
+        .find(|r| r["label"] == "ULE + libthr + TSC" && r["threads"] == 100)
+        .expect("the ULE + libthr + TSC run with 100 clients");
+    assert_eq!(ule["tool"], "super-smack");
+    assert_eq!(ule["quote_depth"], 2);
+    assert_eq!(ule["author"], "Steven Hartland");
+    assert_eq!(ule["attrs"]["scheduler"], "ULE");
+    let q_per_s = ule["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["item"] == "select_index" && r["metric"] == "q_per_s")
+        .unwrap();
+    assert_eq!(q_per_s["value"], 28581.18);
+    assert!(json["messages"].as_array().is_some() && json["unparsed"].as_array().is_some());
+}
+
+#[test]
+fn parse_reads_standard_input_and_summarises() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_benchlog"))
+        .args(["parse", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            b"super-smack -d mysql select-key.smack 10 10000\n\
+              Query Barrel Report for client smacker1\n\
+              connect: max=4ms min=1ms avg= 2ms from 10 clients\n\
+              Query_type num_queries max_time min_time q_per_s\n\
+              select_index 200000 0 0 22061.88\n",
+        )
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let text = stdout(&output);
+    assert!(text.contains("1 runs"), "{text}");
+    assert!(text.contains("threads=10"), "{text}");
+    assert!(text.contains("q_per_s=22061.88"), "{text}");
+}
+
+#[test]
+fn parse_refuses_binary_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("core");
+    std::fs::write(&path, b"\x7fELF\x00\x00").unwrap();
+    let output = benchlog(&["parse", path.to_str().unwrap()]);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("binary"));
+}
+
+#[test]
+fn ingest_then_export_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cli.db");
+    let db = db.to_str().unwrap();
+    let fixtures = repo_path("fixtures");
+
+    let first = stdout(&benchlog(&[
+        "ingest",
+        "--db",
+        db,
+        fixtures.to_str().unwrap(),
+    ]));
+    assert!(
+        first.contains("seed-000-freebsd-mysql-smp.txt: submission 1 (17 runs"),
+        "{first}"
+    );
+    let again = stdout(&benchlog(&[
+        "ingest",
+        "--db",
+        db,
+        fixtures.to_str().unwrap(),
+    ]));
+    assert!(again.contains("already stored as submission 1"), "{again}");
+    assert!(again.contains("0 added"), "{again}");
+
+    let csv = stdout(&benchlog(&["export", "--db", db, "--csv"]));
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    for column in [
+        "tool",
+        "test",
+        "label",
+        "threads",
+        "item",
+        "metric",
+        "value",
+        "unit",
+        "scheduler",
+        "thread_lib",
+    ] {
+        assert!(
+            header.contains(&column),
+            "missing column {column}: {header:?}"
+        );
+    }
+    // One row per result: 17 runs, each with connect and query rows.
+    let rows: Vec<&str> = lines.collect();
+    assert!(rows.len() > 17 * 4, "{} rows", rows.len());
+    assert!(csv.contains(",18624.6,"), "{csv}");
+
+    let filtered = stdout(&benchlog(&[
+        "export",
+        "--db",
+        db,
+        "--csv",
+        "--tool",
+        "super-smack",
+        "--metric",
+        "q_per_s",
+        "--item",
+        "select_index",
+        "--where",
+        "scheduler:ULE",
+    ]));
+    let rows: Vec<&str> = filtered.lines().skip(1).collect();
+    assert_eq!(rows.len(), 4, "{filtered}");
+    assert!(rows.iter().all(|row| row.contains(",ULE,")), "{filtered}");
+
+    // The database can also come from BENCHLOG_DB.
+    let from_env = Command::new(env!("CARGO_BIN_EXE_benchlog"))
+        .args(["export", "--csv", "--metric", "q_per_s"])
+        .env("BENCHLOG_DB", db)
+        .output()
+        .unwrap();
+    assert!(stdout(&from_env).contains(",28581.18,"));
+}
+
+#[test]
+fn export_explains_mistakes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cli.db");
+    let db = db.to_str().unwrap();
+    for (args, message) in [
+        (vec!["export", "--db", db], "--csv"),
+        (
+            vec!["export", "--db", db, "--csv", "--tool", "nosuchtool"],
+            "unknown tool",
+        ),
+        (
+            vec!["export", "--db", db, "--csv", "--where", "scheduler"],
+            "where=",
+        ),
+    ] {
+        let output = benchlog(&args);
+        assert!(!output.status.success(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
+}

@@ -1,0 +1,191 @@
+//! The schema and the store's round trip.
+
+use std::collections::BTreeMap;
+
+use benchlog::store::{self, StoreError};
+use parsers::{Document, Measurement, Message, Run, Tool, Unparsed};
+
+use crate::support::fresh_db;
+
+#[test]
+fn migrations_apply_to_an_empty_database() {
+    let (_dir, path, conn) = fresh_db();
+    assert_eq!(
+        store::schema_version(&conn).unwrap(),
+        store::schema_version_known()
+    );
+    let mut tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .unwrap()
+        .query_map([], |row| row.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    tables.retain(|t| !t.starts_with("sqlite_"));
+    assert_eq!(
+        tables,
+        [
+            "messages",
+            "results",
+            "run_attrs",
+            "runs",
+            "submissions",
+            "unparsed"
+        ]
+    );
+    let journal: String = conn
+        .pragma_query_value(None, "journal_mode", |r| r.get(0))
+        .unwrap();
+    assert_eq!(journal, "wal");
+    let foreign_keys: i64 = conn
+        .pragma_query_value(None, "foreign_keys", |r| r.get(0))
+        .unwrap();
+    assert_eq!(foreign_keys, 1);
+    drop(conn);
+    // Opening again migrates nothing and keeps the version.
+    let again = store::open(&path).unwrap();
+    assert_eq!(
+        store::schema_version(&again).unwrap(),
+        store::schema_version_known()
+    );
+}
+
+#[test]
+fn a_newer_database_is_refused() {
+    let (_dir, path, conn) = fresh_db();
+    conn.pragma_update(None, "user_version", 99).unwrap();
+    drop(conn);
+    match store::open(&path) {
+        Err(StoreError::TooNew { found: 99, .. }) => {}
+        other => panic!("expected TooNew, got {:?}", other.map(|_| ())),
+    }
+}
+
+/// A Document built by hand, so the store is tested apart from the parsers.
+pub fn hand_made_document() -> Document {
+    let measurement = |item: &str, metric: &str, value: f64, unit: &str, line: usize| Measurement {
+        item: item.into(),
+        metric: metric.into(),
+        value,
+        unit: unit.into(),
+        line,
+        estimated: false,
+    };
+    let run = |threads: u32, label: &str, scheduler: &str, q_per_s: f64, first: usize| Run {
+        tool: Tool::SuperSmack,
+        test: Some("select-key".into()),
+        label: Some(label.into()),
+        threads: Some(threads),
+        attrs: BTreeMap::from([
+            ("scheduler".to_owned(), scheduler.to_owned()),
+            ("thread_lib".to_owned(), "libthr".to_owned()),
+        ]),
+        quote_depth: 2,
+        author: Some("Steven Hartland".into()),
+        message: Some(0),
+        command: Some(format!(
+            "super-smack -d mysql select-key.smack {threads} 10000"
+        )),
+        lines: [first, first + 4],
+        results: vec![
+            measurement("connect", "avg_ms", 23.0, "ms", first + 2),
+            measurement("select_index", "q_per_s", q_per_s, "q/s", first + 4),
+        ],
+    };
+    Document {
+        messages: vec![Message {
+            author: Some("Steven Hartland".into()),
+            email: Some("steven@example.org".into()),
+            date: Some("Thu Apr 20 09:46:56 UTC 2006".into()),
+            subject: Some("mysql performance".into()),
+            message_id: None,
+            in_reply_to: None,
+            lines: [1, 20],
+            ..Message::default()
+        }],
+        runs: vec![
+            run(100, "ULE + libthr", "ULE", 28581.18, 2),
+            run(10, "4BSD + libthr", "4BSD", 26841.07, 8),
+        ],
+        unparsed: vec![Unparsed {
+            line: 15,
+            text: "select_index 2000000 8 0".into(),
+            why: "a result row without its report header".into(),
+        }],
+    }
+}
+
+#[test]
+fn a_submission_round_trips() {
+    let (_dir, _path, mut conn) = fresh_db();
+    let text = "hand made\n".repeat(20);
+    let document = hand_made_document();
+    let stored =
+        benchlog::ingest::ingest_document(&mut conn, Some("hand.txt"), &text, &document).unwrap();
+    assert!(stored.created);
+    assert_eq!(stored.runs, 2);
+
+    let submission = store::get_submission(&conn, stored.submission_id)
+        .unwrap()
+        .unwrap();
+    assert_eq!(submission.text, text);
+    assert_eq!(submission.sha256, benchlog::ingest::sha256_hex(&text));
+    assert_eq!(submission.source_name.as_deref(), Some("hand.txt"));
+    assert_eq!(submission.author.as_deref(), Some("Steven Hartland"));
+    assert_eq!(submission.subject.as_deref(), Some("mysql performance"));
+    assert_eq!(
+        submission.date.as_deref(),
+        Some("Thu Apr 20 09:46:56 UTC 2006")
+    );
+
+    let runs = store::runs_of_submission(&conn, stored.submission_id).unwrap();
+    assert_eq!(runs.len(), 2);
+    for (run, want) in runs.iter().zip(&document.runs) {
+        assert_eq!(run.tool, want.tool.name());
+        assert_eq!(run.test, want.test);
+        assert_eq!(run.label, want.label);
+        assert_eq!(run.threads, want.threads);
+        assert_eq!(run.quote_depth, want.quote_depth);
+        assert_eq!(run.author, want.author);
+        assert_eq!(run.command, want.command);
+        assert_eq!(run.lines, want.lines);
+        assert_eq!(run.message_idx, want.message);
+        assert_eq!(run.attrs, want.attrs);
+        let results: Vec<(String, String, f64, String, usize)> = run
+            .results
+            .iter()
+            .map(|r| {
+                (
+                    r.item.clone(),
+                    r.metric.clone(),
+                    r.value,
+                    r.unit.clone(),
+                    r.line,
+                )
+            })
+            .collect();
+        let wanted: Vec<(String, String, f64, String, usize)> = want
+            .results
+            .iter()
+            .map(|r| {
+                (
+                    r.item.clone(),
+                    r.metric.clone(),
+                    r.value,
+                    r.unit.clone(),
+                    r.line,
+                )
+            })
+            .collect();
+        assert_eq!(results, wanted);
+    }
+    let unparsed = store::unparsed_of_submission(&conn, stored.submission_id).unwrap();
+    assert_eq!(unparsed.len(), 1);
+    assert_eq!(unparsed[0].line, 15);
+    assert_eq!(unparsed[0].why, "a result row without its report header");
+
+    let listed = store::list_submissions(&conn, 10).unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].runs, 2);
+    assert_eq!(listed[0].tools, ["super-smack"]);
+}

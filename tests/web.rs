@@ -1,0 +1,358 @@
+//! The dashboard through its router, with no socket: `app(state).oneshot`.
+
+use axum::body::Body;
+use axum::http::{header, Request, StatusCode};
+use axum::response::Response;
+use benchlog::store;
+use benchlog::web::{app, AppState};
+use http_body_util::BodyExt;
+use tower::ServiceExt;
+
+use crate::support::{seed_000, test_state};
+
+const COMPARE_QUERY: &str =
+    "tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=scheduler&by=thread_lib";
+
+async fn send(state: &AppState, request: Request<Body>) -> Response {
+    app(state.clone()).oneshot(request).await.unwrap()
+}
+
+async fn get(state: &AppState, uri: &str) -> (StatusCode, String, String) {
+    let response = send(state, Request::get(uri).body(Body::empty()).unwrap()).await;
+    let status = response.status();
+    let content_type = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (
+        status,
+        content_type,
+        String::from_utf8_lossy(&bytes).into_owned(),
+    )
+}
+
+fn form(text: &str) -> Request<Body> {
+    let body = serde_urlencoded::to_string([("text", text)]).unwrap();
+    Request::post("/upload")
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from(body))
+        .unwrap()
+}
+
+const BOUNDARY: &str = "benchlog-test-boundary";
+
+/// A multipart body with the given (field, file name, bytes) parts.
+fn multipart(parts: &[(&str, Option<&str>, &[u8])]) -> Request<Body> {
+    let mut body = Vec::new();
+    for (field, file_name, bytes) in parts {
+        body.extend_from_slice(format!("--{BOUNDARY}\r\n").as_bytes());
+        match file_name {
+            Some(name) => body.extend_from_slice(
+                format!(
+                    "Content-Disposition: form-data; name=\"{field}\"; filename=\"{name}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+                )
+                .as_bytes(),
+            ),
+            None => body.extend_from_slice(
+                format!("Content-Disposition: form-data; name=\"{field}\"\r\n\r\n").as_bytes(),
+            ),
+        }
+        body.extend_from_slice(bytes);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
+    Request::post("/upload")
+        .header(
+            header::CONTENT_TYPE,
+            format!("multipart/form-data; boundary={BOUNDARY}"),
+        )
+        .body(Body::from(body))
+        .unwrap()
+}
+
+fn location(response: &Response) -> String {
+    response
+        .headers()
+        .get(header::LOCATION)
+        .expect("a redirect has a Location")
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+async fn upload_seed(state: &AppState) -> String {
+    let response = send(state, form(&seed_000())).await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    location(&response)
+}
+
+fn counts(state_db: &std::path::Path) -> store::Counts {
+    store::counts(&store::open(state_db).unwrap()).unwrap()
+}
+
+#[tokio::test]
+async fn every_page_answers() {
+    let (_dir, _db, state) = test_state();
+    // An empty database first: nothing may fail for lack of data.
+    for uri in ["/", "/compare", "/compare?tool=super-smack", "/healthz"] {
+        let (status, _, body) = get(&state, uri).await;
+        assert_eq!(status, StatusCode::OK, "{uri}: {body}");
+    }
+    let submission = upload_seed(&state).await;
+    let pages = [
+        ("/", "text/html"),
+        (submission.as_str(), "text/html"),
+        ("/compare", "text/html"),
+        (&format!("/compare?{COMPARE_QUERY}"), "text/html"),
+        (&format!("/compare.svg?{COMPARE_QUERY}"), "image/svg+xml"),
+        (&format!("/compare.png?{COMPARE_QUERY}"), "image/png"),
+        (&format!("/compare.csv?{COMPARE_QUERY}"), "text/csv"),
+        (
+            &format!("/compare.json?{COMPARE_QUERY}"),
+            "application/json",
+        ),
+        ("/healthz", "text/plain"),
+        ("/static/style.css", "text/css"),
+    ];
+    for (uri, content_type) in pages {
+        let (status, got_type, body) = get(&state, uri).await;
+        assert_eq!(status, StatusCode::OK, "{uri}: {body}");
+        assert!(got_type.starts_with(content_type), "{uri}: {got_type}");
+    }
+}
+
+#[tokio::test]
+async fn the_home_page_lists_submissions_and_has_the_upload_form() {
+    let (_dir, _db, state) = test_state();
+    let (_, _, empty) = get(&state, "/").await;
+    assert!(empty.contains(r#"action="/upload""#));
+    assert!(empty.contains(r#"name="text""#) && empty.contains(r#"name="file""#));
+    upload_seed(&state).await;
+    let (_, _, body) = get(&state, "/").await;
+    assert!(
+        body.contains("mysql performance on 4 * dualcore opteron"),
+        "{body}"
+    );
+    assert!(body.contains(r#"href="/submissions/1""#));
+}
+
+#[tokio::test]
+async fn bad_uploads_are_refused_and_store_nothing() {
+    let (_dir, db, state) = test_state();
+    let cases: Vec<(&str, Request<Body>, &str)> = vec![
+        ("empty text", form(""), "Nothing to store"),
+        ("white space", form(" \n\t \n"), "Nothing to store"),
+        ("no parts", multipart(&[]), "Nothing to store"),
+        (
+            "empty file part",
+            multipart(&[("text", None, b""), ("file", Some(""), b"")]),
+            "Nothing to store",
+        ),
+        (
+            "binary file",
+            multipart(&[(
+                "file",
+                Some("mysqld.core"),
+                b"\x7fELF\x02\x01\x01\x00\x00\x00",
+            )]),
+            "looks binary",
+        ),
+        (
+            "binary next to good text",
+            multipart(&[
+                ("text", None, seed_000().as_bytes()),
+                ("file", Some("a.bin"), b"\x00\x01\x02"),
+            ]),
+            "a.bin",
+        ),
+        (
+            "not a form",
+            Request::post("/upload")
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from("{}"))
+                .unwrap(),
+            "as a form",
+        ),
+    ];
+    for (index, (name, request, message)) in cases.into_iter().enumerate() {
+        let response = send(&state, request).await;
+        let status = response.status();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        let body = String::from_utf8_lossy(&body);
+        assert_eq!(
+            status,
+            StatusCode::BAD_REQUEST,
+            "case {index} ({name}): {body}"
+        );
+        assert!(body.contains(message), "case {index} ({name}): {body}");
+    }
+    assert_eq!(counts(&db), store::Counts::default());
+}
+
+#[tokio::test]
+async fn an_upload_larger_than_the_limit_is_refused() {
+    let (_dir, db, state) = test_state();
+    let big = vec![b'a'; benchlog::web::MAX_BODY_BYTES + 1024];
+    let response = send(&state, multipart(&[("file", Some("big.txt"), &big)])).await;
+    assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(counts(&db).submissions, 0);
+}
+
+#[tokio::test]
+async fn uploading_seed_000_shows_its_runs() {
+    let (_dir, db, state) = test_state();
+    let location = upload_seed(&state).await;
+    assert_eq!(location, "/submissions/1");
+    // The same text again goes to the same submission.
+    assert_eq!(upload_seed(&state).await, location);
+    assert_eq!(counts(&db).submissions, 1);
+
+    let (status, _, page) = get(&state, &location).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(page.contains("Runs found (17)"), "{page}");
+    for needle in [
+        "ULE + libthr + TSC",
+        "28581.18",
+        "Steven Hartland",
+        r#"id="run-17""#,
+        // The raw text is there with line anchors, and recognised lines link to their run.
+        r#"id="L130""#,
+        r##"href="#run-11""##,
+        "/compare?tool=super-smack",
+    ] {
+        assert!(page.contains(needle), "missing {needle:?}");
+    }
+    let (status, _, _) = get(&state, "/submissions/999").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _, _) = get(&state, "/submissions/abc").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn uploading_files_by_multipart() {
+    let (_dir, db, state) = test_state();
+    let seed = seed_000();
+    let other = "super-smack -d mysql select-key.smack 10 10000\nQuery Barrel Report for client smacker1\nconnect: max=4ms min=1ms avg= 2ms from 10 clients\nQuery_type num_queries max_time min_time q_per_s\nselect_index 200000 0 0 22061.88\n";
+    let response = send(
+        &state,
+        multipart(&[
+            ("text", None, b""),
+            ("file", Some("seed-000.txt"), seed.as_bytes()),
+            ("file", Some("short.txt"), other.as_bytes()),
+        ]),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&response), "/submissions/1");
+    let counts = counts(&db);
+    assert_eq!(counts.submissions, 2);
+    assert_eq!(counts.runs, 18);
+    let (_, _, home) = get(&state, "/").await;
+    assert!(
+        home.contains("short.txt"),
+        "the file name is the source name"
+    );
+}
+
+#[tokio::test]
+async fn compare_draws_one_series_per_attribute_combination() {
+    let (_dir, _db, state) = test_state();
+    upload_seed(&state).await;
+
+    let (status, _, json) = get(&state, &format!("/compare.json?{COMPARE_QUERY}")).await;
+    assert_eq!(status, StatusCode::OK);
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let series = json["series"].as_array().unwrap();
+    let names: Vec<&str> = series.iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(series.len(), 6, "series: {names:?}");
+    assert!(names.contains(&"ULE / libthr"), "{names:?}");
+    assert_eq!(json["unit"], "q/s");
+
+    let (_, _, svg) = get(&state, &format!("/compare.svg?{COMPARE_QUERY}")).await;
+    assert!(svg.starts_with("<svg"));
+    for name in &names {
+        assert!(svg.contains(name), "the legend names {name:?}");
+    }
+    assert!(
+        svg.contains("queries per second (q/s)"),
+        "the y axis says what and in which unit"
+    );
+
+    let (_, _, csv) = get(&state, &format!("/compare.csv?{COMPARE_QUERY}")).await;
+    assert!(csv.starts_with("series,scheduler,thread_lib,"), "{csv}");
+    assert!(csv.contains(",18624.6,"), "{csv}");
+    assert!(csv.contains(",28581.18,"), "{csv}");
+
+    let (_, _, page) = get(&state, &format!("/compare?{COMPARE_QUERY}")).await;
+    assert!(page.contains("<svg"), "the chart is inline");
+    assert!(page.contains("18624.6"), "the numbers are in a table");
+    let escaped = COMPARE_QUERY.replace('&', "&amp;");
+    for link in [
+        "/compare.csv?",
+        "/compare.svg?",
+        "/compare.png?",
+        "/compare.json?",
+    ] {
+        assert!(
+            page.contains(&format!("{link}{escaped}")),
+            "missing link {link}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn compare_filters_with_where_and_is_stable() {
+    let (_dir, _db, state) = test_state();
+    upload_seed(&state).await;
+    let query = format!("{COMPARE_QUERY}&where=scheduler:ULE");
+    let (_, _, csv) = get(&state, &format!("/compare.csv?{query}")).await;
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert!(!rows.is_empty());
+    assert!(
+        rows.iter().all(|row| row.starts_with("ULE / libthr,")),
+        "{csv}"
+    );
+    assert!(csv.contains(",28581.18,"));
+    assert!(!csv.contains(",18624.6,"));
+    // A shared link shows the same chart for the same data.
+    let (_, _, first) = get(&state, &format!("/compare.svg?{query}")).await;
+    let (_, _, second) = get(&state, &format!("/compare.svg?{query}")).await;
+    assert_eq!(first, second);
+}
+
+#[tokio::test]
+async fn compare_explains_bad_queries() {
+    let (_dir, _db, state) = test_state();
+    let cases = [
+        ("/compare?tool=nosuchtool&metric=q_per_s", "unknown tool"),
+        (
+            "/compare.csv?tool=super-smack&metric=speed",
+            "unknown metric",
+        ),
+        ("/compare.svg?tool=super-smack", "metric= is required"),
+        ("/compare.json?metric=q_per_s", "tool= is required"),
+        (
+            "/compare?tool=super-smack&metric=q_per_s&where=ULE",
+            "needs the form where=",
+        ),
+        ("/compare?tool=super-smack&metric=q_per_s&x=time", "x axis"),
+        (
+            "/compare?tool=super-smack&colour=red",
+            "unknown query parameter",
+        ),
+    ];
+    for (index, (uri, message)) in cases.into_iter().enumerate() {
+        let (status, _, body) = get(&state, uri).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "case {index} {uri}");
+        assert!(body.contains(message), "case {index} {uri}: {body}");
+    }
+}
+
+#[tokio::test]
+async fn healthz_answers_while_the_database_does() {
+    let (_dir, _db, state) = test_state();
+    let (status, _, body) = get(&state, "/healthz").await;
+    assert_eq!((status, body.as_str()), (StatusCode::OK, "ok\n"));
+}
