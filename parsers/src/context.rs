@@ -195,7 +195,7 @@ pub fn apply(lines: &[Line<'_>], messages: &Messages, runs: &mut [Run]) {
         let index = run.lines[0].saturating_sub(1);
         // A label the tool's own parser found (a heading it knows) wins.
         if run.label.is_none() {
-            run.label = labels.get(index).cloned().flatten();
+            run.label = labels.at(index).map(str::to_string);
         }
         if let Some(label) = &run.label {
             for (key, value) in label_attrs(label) {
@@ -316,7 +316,9 @@ pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
                     push("memory_mb", mb, None);
                 }
             }
-        } else if text.contains("Multiprocessor System Detected:") {
+        } else if text.as_bytes().first().is_some_and(u8::is_ascii_uppercase)
+            && finders::SMP.find(text.as_bytes()).is_some()
+        {
             // `FreeBSD/SMP: Multiprocessor System Detected: 2 CPUs`
             if let Some(n) = between(text, "Detected: ", " CPUs") {
                 if n.bytes().all(|b| b.is_ascii_digit()) {
@@ -346,7 +348,7 @@ pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
             if let Some(arch) = banner.arch {
                 push("arch", arch, None);
             }
-        } else if let Some(i) = text.find(" Ver ") {
+        } else if let Some(i) = finders::VER.find(text.as_bytes()) {
             // `mysqld  Ver 5.0.51a-24 for debian-linux-gnu on x86_64`
             let program = text[..i].trim();
             if program.ends_with("mysqld") || program.ends_with("mariadbd") {
@@ -377,6 +379,19 @@ pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
         }
     }
     found
+}
+
+/// Substring searchers built once: most lines are prose and must cost little.
+mod finders {
+    use std::sync::LazyLock;
+
+    use memchr::memmem::Finder;
+
+    pub static BSD: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("BSD"));
+    pub static LINUX: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("Linux"));
+    pub static VER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(" Ver "));
+    pub static SMP: LazyLock<Finder<'static>> =
+        LazyLock::new(|| Finder::new("Multiprocessor System Detected:"));
 }
 
 fn os_group(os: &str) -> Option<&'static str> {
@@ -429,6 +444,13 @@ struct KernelBanner<'a> {
 /// and `Linux host 2.6.18-1 #1 SMP ... x86_64 GNU/Linux` (`uname -a`),
 /// `Linux version 2.6.18 (root@host) (gcc ...) #1 SMP ...` (Linux dmesg).
 fn kernel_banner(text: &str) -> Option<KernelBanner<'_>> {
+    // Cheap first: almost no line starts with an OS name.
+    let first = *text.as_bytes().first()?;
+    if !matches!(first, b'F' | b'N' | b'O' | b'D' | b'L' | b'S')
+        || !OS_NAMES.iter().any(|(name, _)| text.starts_with(name))
+    {
+        return None;
+    }
     let words: Vec<&str> = text.split_whitespace().collect();
     let os = *words.first()?;
     os_group(os)?;
@@ -505,7 +527,9 @@ fn is_arch(word: &str) -> bool {
 /// `running FreeBSD 6.1-PRERELEASE (i386)`, `install of i386 FreeBSD
 /// 6.1RC1`: an OS name followed by a version number.
 fn os_in_prose(text: &str) -> Option<(&str, &str, Option<&str>)> {
-    if !(text.contains("BSD") || text.contains("Linux") || text.contains("DragonFly")) {
+    if !(finders::BSD.find(text.as_bytes()).is_some()
+        || finders::LINUX.find(text.as_bytes()).is_some())
+    {
         return None;
     }
     let words: Vec<&str> = text.split_whitespace().collect();
@@ -534,8 +558,10 @@ fn os_in_prose(text: &str) -> Option<(&str, &str, Option<&str>)> {
 }
 
 /// For each line, the section label in force at its depth.
-fn active_labels(lines: &[Line<'_>]) -> Vec<Option<String>> {
-    let mut in_force: Vec<Option<String>> = Vec::new();
+fn active_labels(lines: &[Line<'_>]) -> ActiveLabels {
+    let mut labels = Vec::new();
+    // in_force[d]: index into `labels` of the label in force at depth d.
+    let mut in_force: Vec<Option<u32>> = Vec::new();
     let mut per_line = Vec::with_capacity(lines.len());
     let mut i = 0;
     while i < lines.len() {
@@ -547,18 +573,35 @@ fn active_labels(lines: &[Line<'_>]) -> Vec<Option<String>> {
         if in_force.len() <= line.depth {
             in_force.resize(line.depth + 1, None);
         }
-        if let Some(label) = section_label(lines, i) {
-            in_force[line.depth] = Some(label.label);
-            for _ in i..=label.end {
-                per_line.push(None);
-            }
+        let found = if line.text.trim_start().starts_with(['=', '*']) {
+            section_label(lines, i)
+        } else {
+            None
+        };
+        if let Some(label) = found {
+            in_force[line.depth] = u32::try_from(labels.len()).ok();
+            labels.push(label.label);
+            per_line.resize(per_line.len() + (label.end + 1 - i), None);
             i = label.end + 1;
             continue;
         }
-        per_line.push(in_force[line.depth].clone());
+        per_line.push(in_force[line.depth]);
         i += 1;
     }
-    per_line
+    ActiveLabels { labels, per_line }
+}
+
+/// The section label in force on each line, without a copy per line.
+struct ActiveLabels {
+    labels: Vec<String>,
+    per_line: Vec<Option<u32>>,
+}
+
+impl ActiveLabels {
+    fn at(&self, index: usize) -> Option<&str> {
+        let label = (*self.per_line.get(index)?)?;
+        self.labels.get(label as usize).map(String::as_str)
+    }
 }
 
 #[cfg(test)]
@@ -720,7 +763,7 @@ mod tests {
             Some("C"),
         ];
         for (i, want) in want.into_iter().enumerate() {
-            assert_eq!(labels[i].as_deref(), want, "line {}", i + 1);
+            assert_eq!(labels.at(i), want, "line {}", i + 1);
         }
     }
 }

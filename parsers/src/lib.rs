@@ -14,6 +14,7 @@
 //! assert_eq!(doc.runs[0].value("select_index", "q_per_s"), Some(22061.88));
 //! ```
 
+use std::collections::hash_map::{Entry, HashMap};
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -183,23 +184,45 @@ pub fn parse(input: &str) -> Document {
 /// least-quoted occurrence.
 fn dedup_runs(runs: &mut Vec<Run>) {
     let mut kept: Vec<Run> = Vec::with_capacity(runs.len());
+    let mut seen: HashMap<RunKey, usize> = HashMap::with_capacity(runs.len());
     for run in runs.drain(..) {
-        let same = kept.iter().position(|other| same_run(other, &run));
-        match same {
-            Some(i) if kept[i].quote_depth > run.quote_depth => kept[i] = run,
-            Some(_) => {}
-            None => kept.push(run),
+        match seen.entry(RunKey::of(&run)) {
+            Entry::Occupied(at) => {
+                let i = *at.get();
+                if kept[i].quote_depth > run.quote_depth {
+                    kept[i] = run;
+                }
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(kept.len());
+                kept.push(run);
+            }
         }
     }
     *runs = kept;
 }
 
-fn same_run(a: &Run, b: &Run) -> bool {
-    a.tool == b.tool
-        && a.test == b.test
-        && a.threads == b.threads
-        && a.results.len() == b.results.len()
-        && a.results.iter().zip(&b.results).all(|(x, y)| {
-            x.item == y.item && x.metric == y.metric && x.value.to_bits() == y.value.to_bits()
-        })
+/// What makes two runs the same run: the tool, the test, the threads and
+/// every number with its name, bit for bit.
+#[derive(PartialEq, Eq, Hash)]
+struct RunKey {
+    tool: Tool,
+    test: Option<String>,
+    threads: Option<u32>,
+    results: Vec<(String, String, u64)>,
+}
+
+impl RunKey {
+    fn of(run: &Run) -> RunKey {
+        RunKey {
+            tool: run.tool,
+            test: run.test.clone(),
+            threads: run.threads,
+            results: run
+                .results
+                .iter()
+                .map(|r| (r.item.clone(), r.metric.clone(), r.value.to_bits()))
+                .collect(),
+        }
+    }
 }

@@ -87,7 +87,7 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
     while i < lines.len() {
         let text = lines[i].text;
         // A mail that lost its line breaks glues the report to the command.
-        let offset = match text.find(REPORT_START) {
+        let offset = match report_start_finder().find(text.as_bytes()) {
             Some(at) => at,
             None if text.trim_start().starts_with("Query_type")
                 && !previous_is_report_start(lines, i) =>
@@ -127,6 +127,12 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
             }
         }
     }
+}
+
+fn report_start_finder() -> &'static memchr::memmem::Finder<'static> {
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(REPORT_START));
+    &FINDER
 }
 
 fn previous_is_report_start(lines: &[Line<'_>], i: usize) -> bool {

@@ -16,7 +16,7 @@ pub struct Line<'a> {
 impl Line<'_> {
     /// Blank once the quote markers are gone (`>` alone is blank too).
     pub fn is_blank(&self) -> bool {
-        self.text.trim().is_empty()
+        self.text.bytes().all(|b| b.is_ascii_whitespace())
     }
 }
 
@@ -108,7 +108,9 @@ impl LogicalLine {
     /// The source line holding byte `offset` of the joined text.
     pub fn line_at(&self, offset: usize) -> usize {
         let i = self.starts.partition_point(|&(start, _)| start <= offset);
-        self.starts.get(i.saturating_sub(1)).map_or(0, |&(_, line)| line)
+        self.starts
+            .get(i.saturating_sub(1))
+            .map_or(0, |&(_, line)| line)
     }
 
     /// The source line of the byte where `suffix` (a tail of `text`) starts.
@@ -294,7 +296,11 @@ mod tests {
     fn attributions() {
         let cases: [(&str, Option<&str>, Option<(&str, Option<&str>)>); 9] = [
             ("Michael Vince wrote:", None, Some(("Michael Vince", None))),
-            ("Steven Hartland wrote:", None, Some(("Steven Hartland", None))),
+            (
+                "Steven Hartland wrote:",
+                None,
+                Some(("Steven Hartland", None)),
+            ),
             (
                 "On Fri, Sep 28, 2007 at 02:04:00PM -0600, Warner Losh wrote:",
                 None,
@@ -317,7 +323,11 @@ mod tests {
             ),
             ("From: somebody", None, None),
             ("This is what the manual says: it wrote:", None, None),
-            ("I think the patch we discussed last week wrote:", None, None),
+            (
+                "I think the patch we discussed last week wrote:",
+                None,
+                None,
+            ),
         ];
         for (i, (text, previous, want)) in cases.into_iter().enumerate() {
             let got = attribution(text, previous);
@@ -330,7 +340,8 @@ mod tests {
 
     #[test]
     fn logical_line_maps_offsets_back() {
-        let src = lines(">> connect: max=46ms from 100 clients Query_type\n>> num_queries max_time\n");
+        let src =
+            lines(">> connect: max=46ms from 100 clients Query_type\n>> num_queries max_time\n");
         let joined = LogicalLine::join(&src, " ");
         assert_eq!(
             joined.text,
@@ -349,6 +360,9 @@ mod tests {
         assert!(looks_like_address("mv at thebeastie.org"));
         assert!(looks_like_address("a@b.c"));
         assert!(!looks_like_address("look at this"));
-        assert_eq!(deobfuscate_address("mv at thebeastie.org"), "mv@thebeastie.org");
+        assert_eq!(
+            deobfuscate_address("mv at thebeastie.org"),
+            "mv@thebeastie.org"
+        );
     }
 }
