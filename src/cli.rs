@@ -94,7 +94,7 @@ fn read_input(path: &Path) -> anyhow::Result<String> {
     } else {
         std::fs::read(path).with_context(|| format!("reading {}", path.display()))?
     };
-    Ok(ingest::decode_input(&bytes).with_context(|| format!("reading {}", path.display()))?)
+    ingest::decode_input(&bytes).with_context(|| format!("reading {}", path.display()))
 }
 
 fn parse(args: ParseArgs) -> anyhow::Result<ExitCode> {

@@ -93,24 +93,24 @@ fn ingest_then_export_csv() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("cli.db");
     let db = db.to_str().unwrap();
-    let fixtures = repo_path("fixtures");
+    // A folder of its own (fixtures/ grows), nested to check the recursion,
+    // with a golden .json beside the log as in fixtures/.
+    let logs = dir.path().join("logs");
+    std::fs::create_dir_all(logs.join("super-smack")).unwrap();
+    std::fs::copy(repo_path(SEED_000), logs.join("super-smack/seed-000.txt")).unwrap();
+    std::fs::write(logs.join("super-smack/seed-000.expected.json"), "{}").unwrap();
+    let logs = logs.to_str().unwrap();
 
-    let first = stdout(&benchlog(&[
-        "ingest",
-        "--db",
-        db,
-        fixtures.to_str().unwrap(),
-    ]));
+    let first = stdout(&benchlog(&["ingest", "--db", db, logs]));
     assert!(
-        first.contains("seed-000-freebsd-mysql-smp.txt: submission 1 (17 runs"),
+        first.contains("seed-000.txt: submission 1 (17 runs"),
         "{first}"
     );
-    let again = stdout(&benchlog(&[
-        "ingest",
-        "--db",
-        db,
-        fixtures.to_str().unwrap(),
-    ]));
+    assert!(
+        first.contains("1 added, 0 already stored, 0 failed"),
+        "{first}"
+    );
+    let again = stdout(&benchlog(&["ingest", "--db", db, logs]));
     assert!(again.contains("already stored as submission 1"), "{again}");
     assert!(again.contains("0 added"), "{again}");
 
