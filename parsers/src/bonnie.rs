@@ -1,8 +1,363 @@
-//! bonnie output. (Being written.)
+//! Bonnie and bonnie++ results, as printed and as mailers wrap them.
+//!
+//! Three shapes are read:
+//!
+//! * Tim Bray's classic Bonnie table (`Machine    MB K/sec %CPU ...`), one
+//!   row per machine, often wrapped onto a second line:
+//!
+//!   ```text
+//!                 -------Sequential Output-------- ---Sequential Input-- --Random--
+//!                 -Per Char- --Block--- -Rewrite-- -Per Char- --Block--- --Seeks---
+//!   Machine    MB K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU  /sec %CPU
+//!   amd64SMP 5000 110199 72.8 110363 26.0 34922  9.7 77879 69.9 123349 17.3 729.0  2.5
+//!   ```
+//!
+//! * bonnie++'s human tables (1.0x, 1.9x, 2.x, and bon_csv2txt's rendering):
+//!   an I/O table and a file-creation table, values with `k`/`m`/`g`
+//!   suffixes, `+++++` where a phase ran too fast to measure, blank columns
+//!   for phases skipped (`-f`), and from 1.92 on a `Latency` line under each
+//!   row.
+//! * bonnie++'s CSV lines. The first field tells the format: 1.0x lines
+//!   start with the machine name (27 fields); 1.9x and 2.x lines start with
+//!   the CSV format version and the bonnie++ version (`1.98,2.00a,host,...`)
+//!   and have 46 (1.92-1.95), 48 (1.96, 1.97) or 50 (1.98 on) fields.
+//!
+//! A table followed by its CSV line is one run with the CSV's values: the
+//! CSV holds the exact numbers (bonnie++ 2.00a even prints wrong file
+//! creation rates in its table).
+//!
+//! Results use Contract 2's names. A phase bonnie++ could not measure
+//! (`+++++`, `+++`) or did not run (blank) is absent, never zero. Rates of
+//! the throughput phases are in KB/s (`409m` is 409 × 1024), seeks and file
+//! operations per second, latencies in microseconds. The attr `size` is
+//! the test file size with its unit as bonnie++ prints it (`2G`, `300M`);
+//! classic Bonnie prints megabytes under its `MB` column, kept as `5000M`.
+
+mod csv;
+mod table;
+
+use std::collections::BTreeMap;
 
 use crate::text::Line;
-use crate::{Run, Unparsed};
+use crate::{metric_info, Measurement, Run, Tool, Unparsed};
 
-/// Finds every bonnie report in the lines; reports that start but break off
-/// become [`Unparsed`] entries.
-pub fn find_runs(_lines: &[Line<'_>], _runs: &mut Vec<Run>, _unparsed: &mut Vec<Unparsed>) {}
+/// The twelve phases of a bonnie++ run, in the order bonnie++ prints them,
+/// with the metric their rate is reported in.
+pub const PHASES: [(&str, &str); 12] = [
+    ("seq_output_char", "kb_per_s"),
+    ("seq_output_block", "kb_per_s"),
+    ("seq_output_rewrite", "kb_per_s"),
+    ("seq_input_char", "kb_per_s"),
+    ("seq_input_block", "kb_per_s"),
+    ("random_seeks", "per_s"),
+    ("seq_create", "per_s"),
+    ("seq_stat", "per_s"),
+    ("seq_delete", "per_s"),
+    ("random_create", "per_s"),
+    ("random_stat", "per_s"),
+    ("random_delete", "per_s"),
+];
+
+/// Index of the first file-creation phase in [`PHASES`].
+const FILE_PHASES: usize = 6;
+
+/// What one phase measured; `None` where bonnie++ printed nothing usable.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Phase {
+    rate: Option<f64>,
+    cpu: Option<f64>,
+    latency_us: Option<f64>,
+    /// 1-based source line of the rate (and CPU) column.
+    line: usize,
+    /// 1-based source line of the latency.
+    latency_line: usize,
+}
+
+/// Which program printed the report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flavour {
+    Classic,
+    PlusPlus,
+}
+
+/// One bonnie run as read from a table row or a CSV line.
+#[derive(Debug, Clone, PartialEq)]
+struct Report {
+    flavour: Flavour,
+    version: Option<String>,
+    machine: Option<String>,
+    size: Option<String>,
+    chunk_size: Option<String>,
+    concurrency: Option<String>,
+    files: Option<String>,
+    phases: [Phase; 12],
+    /// 1-based first and last source lines.
+    lines: [usize; 2],
+    depth: usize,
+}
+
+impl Report {
+    fn new(flavour: Flavour, depth: usize, line: usize) -> Report {
+        Report {
+            flavour,
+            version: None,
+            machine: None,
+            size: None,
+            chunk_size: None,
+            concurrency: None,
+            files: None,
+            phases: [Phase::default(); 12],
+            lines: [line, line],
+            depth,
+        }
+    }
+
+    fn has_results(&self) -> bool {
+        self.phases
+            .iter()
+            .any(|p| p.rate.is_some() || p.cpu.is_some() || p.latency_us.is_some())
+    }
+
+    /// Takes the CSV's exact values and names, keeping this report's extent.
+    fn take_values_from(&mut self, csv: Report) {
+        self.phases = csv.phases;
+        self.machine = csv.machine.or(self.machine.take());
+        self.version = csv.version.or(self.version.take());
+        self.size = csv.size.or(self.size.take());
+        self.chunk_size = csv.chunk_size.or(self.chunk_size.take());
+        self.concurrency = csv.concurrency.or(self.concurrency.take());
+        // bonnie++ 2.00a writes the directory count into the CSV's chunk
+        // size column; the table's `2:4096:1024/2` says it right.
+        self.files = self.files.take().or(csv.files);
+        self.lines = [
+            self.lines[0].min(csv.lines[0]),
+            self.lines[1].max(csv.lines[1]),
+        ];
+    }
+
+    fn into_run(self) -> Option<Run> {
+        if !self.has_results() {
+            return None;
+        }
+        let mut results = Vec::new();
+        for (phase, (item, rate_metric)) in self.phases.iter().zip(PHASES) {
+            let mut push = |metric: &str, value: Option<f64>, line: usize| {
+                if let Some(value) = value.filter(|v| v.is_finite()) {
+                    results.push(Measurement {
+                        item: item.to_string(),
+                        metric: metric.to_string(),
+                        value,
+                        unit: metric_info(metric).map_or("", |m| m.unit).to_string(),
+                        line,
+                        estimated: false,
+                    });
+                }
+            };
+            push(rate_metric, phase.rate, phase.line);
+            push("cpu_pct", phase.cpu, phase.line);
+            push("latency_us", phase.latency_us, phase.latency_line);
+        }
+        let mut attrs = BTreeMap::new();
+        let mut set = |key: &str, value: Option<String>| {
+            if let Some(value) = value.filter(|v| !v.is_empty()) {
+                attrs.insert(key.to_string(), value);
+            }
+        };
+        set("machine", self.machine);
+        set("size", self.size);
+        set("chunk_size", self.chunk_size);
+        set("files", self.files);
+        set("tool_version", self.version);
+        // One process is bonnie++'s default; only a chosen -c is worth keeping.
+        set("concurrency", self.concurrency.filter(|c| c != "1"));
+        let test = match self.flavour {
+            Flavour::Classic => "bonnie",
+            Flavour::PlusPlus => "bonnie++",
+        };
+        Some(Run {
+            tool: Tool::Bonnie,
+            test: Some(test.to_string()),
+            label: None,
+            threads: None,
+            attrs,
+            quote_depth: self.depth,
+            author: None,
+            message: None,
+            command: None,
+            lines: self.lines,
+            results,
+        })
+    }
+}
+
+/// Finds every Bonnie and bonnie++ report in the lines. Tables and CSV
+/// lines that start but cannot be read become [`Unparsed`] entries.
+pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unparsed>) {
+    // Lines below this index belong to a report already read.
+    let mut taken_until = 0;
+    let mut i = 0;
+    while i < lines.len() {
+        let text = lines[i].text;
+        if text.contains("%CP") {
+            if let Some(found) = table::read_block(lines, i, taken_until) {
+                match found {
+                    Ok(block) => {
+                        runs.extend(block.reports.into_iter().filter_map(Report::into_run));
+                        taken_until = block.end;
+                        i = block.end.max(i + 1);
+                    }
+                    Err(miss) => {
+                        unparsed.push(miss);
+                        i += 1;
+                    }
+                }
+                continue;
+            }
+        } else if csv::may_be_record(text) {
+            if let Some(found) = csv::read_record(lines, i) {
+                match found {
+                    Ok((report, end)) => {
+                        runs.extend(report.into_run());
+                        taken_until = end;
+                        i = end.max(i + 1);
+                    }
+                    Err(miss) => {
+                        unparsed.push(miss);
+                        i += 1;
+                    }
+                }
+                continue;
+            }
+        }
+        i += 1;
+    }
+}
+
+/// A rate or CPU figure as bonnie prints it: `110199`, `72.8`, `3261k`,
+/// `409m`, `1.2g`. `+++++` and `+++` (too fast to measure) are `Some(None)`;
+/// anything else is not a cell.
+fn cell(token: &str) -> Option<Option<f64>> {
+    if token == "+++++" || token == "+++" {
+        return Some(None);
+    }
+    let (digits, scale) = match token.as_bytes().last()? {
+        b'k' => (&token[..token.len() - 1], 1.0),
+        b'm' => (&token[..token.len() - 1], 1024.0),
+        b'g' => (&token[..token.len() - 1], 1024.0 * 1024.0),
+        _ => (token, 1.0),
+    };
+    decimal(digits)
+        .map(|v| Some(v * scale))
+        .filter(|v| v.is_some_and(f64::is_finite))
+}
+
+/// A plain decimal: digits with at most one point, finite.
+fn decimal(text: &str) -> Option<f64> {
+    let well_formed = !text.is_empty()
+        && text.len() <= 24
+        && text.starts_with(|c: char| c.is_ascii_digit())
+        && text.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && text.bytes().filter(|&b| b == b'.').count() <= 1;
+    if !well_formed {
+        return None;
+    }
+    text.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// A latency as bonnie++ prints it (`6356us`, `408ms`, `2s`) in microseconds.
+fn latency_us(token: &str) -> Option<f64> {
+    let (digits, scale) = if let Some(d) = token.strip_suffix("us") {
+        (d, 1.0)
+    } else if let Some(d) = token.strip_suffix("ms") {
+        (d, 1000.0)
+    } else if let Some(d) = token.strip_suffix('s') {
+        (d, 1_000_000.0)
+    } else {
+        return None;
+    };
+    decimal(digits).map(|v| v * scale).filter(|v| v.is_finite())
+}
+
+/// A test file size as bonnie++ prints it: `2G`, `300M`, `1G:32k`,
+/// `64M::8192:5` (bon_csv2txt joins size, chunk, seeks and seekers).
+fn is_size(token: &str) -> bool {
+    let head = token.split(':').next().unwrap_or_default();
+    let digits = head.trim_end_matches(['K', 'M', 'G', 'T']);
+    !digits.is_empty()
+        && digits.len() < head.len()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && token
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b':')
+}
+
+/// The size alone, and the chunk size when one is given (`1G:32k`).
+fn split_size(token: &str) -> (String, Option<String>) {
+    let mut parts = token.split(':');
+    let size = parts.next().unwrap_or_default().to_string();
+    let chunk = parts.next().filter(|c| !c.is_empty()).map(str::to_string);
+    (size, chunk)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells() {
+        let cases: [(&str, Option<Option<f64>>); 12] = [
+            ("110199", Some(Some(110199.0))),
+            ("72.8", Some(Some(72.8))),
+            ("3261k", Some(Some(3261.0))),
+            ("409m", Some(Some(409.0 * 1024.0))),
+            ("12.5m", Some(Some(12.5 * 1024.0))),
+            ("1.2g", Some(Some(1.2 * 1024.0 * 1024.0))),
+            ("+++++", Some(None)),
+            ("+++", Some(None)),
+            ("1e999", None),
+            ("99999999999999999999", Some(Some(1e20))),
+            ("1.2.3", None),
+            ("-5", None),
+        ];
+        for (i, (token, want)) in cases.into_iter().enumerate() {
+            assert_eq!(cell(token), want, "case {i}: {token:?}");
+        }
+    }
+
+    #[test]
+    fn latencies() {
+        let cases = [
+            ("6356us", Some(6356.0)),
+            ("408ms", Some(408_000.0)),
+            ("2s", Some(2_000_000.0)),
+            ("12", None),
+            ("us", None),
+            ("+++++", None),
+        ];
+        for (i, (token, want)) in cases.into_iter().enumerate() {
+            assert_eq!(latency_us(token), want, "case {i}: {token:?}");
+        }
+    }
+
+    #[test]
+    fn sizes() {
+        let cases = [
+            ("2G", true),
+            ("300M", true),
+            ("1G:32k", true),
+            ("64M::8192:5", true),
+            ("5000", false),
+            ("G", false),
+            ("16", false),
+            ("benchbox", false),
+        ];
+        for (i, (token, want)) in cases.into_iter().enumerate() {
+            assert_eq!(is_size(token), want, "case {i}: {token:?}");
+        }
+        assert_eq!(
+            split_size("1G:32k"),
+            ("1G".to_string(), Some("32k".to_string()))
+        );
+        assert_eq!(split_size("64M::8192:5"), ("64M".to_string(), None));
+    }
+}

@@ -1,0 +1,325 @@
+//! Seed 001's classic Bonnie table value by value, and the key values of
+//! the bonnie++ fixtures: tables, CSV lines of each format version, and a
+//! table with its CSV line read as one run.
+
+use parsers::{parse, Document, Run, Tool};
+
+fn fixture(name: &str) -> Document {
+    let path = format!(
+        "{}/../fixtures/bonnie/{name}.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    parse(&std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("fixture {path}")))
+}
+
+fn bonnie_runs(doc: &Document) -> Vec<&Run> {
+    doc.runs.iter().filter(|r| r.tool == Tool::Bonnie).collect()
+}
+
+fn attr<'a>(run: &'a Run, key: &str) -> Option<&'a str> {
+    run.attrs.get(key).map(String::as_str)
+}
+
+fn unit_of<'a>(run: &'a Run, item: &str, metric: &str) -> Option<(&'a str, usize)> {
+    run.results
+        .iter()
+        .find(|m| m.item == item && m.metric == metric)
+        .map(|m| (m.unit.as_str(), m.line))
+}
+
+const ITEMS: [&str; 6] = [
+    "seq_output_char",
+    "seq_output_block",
+    "seq_output_rewrite",
+    "seq_input_char",
+    "seq_input_block",
+    "random_seeks",
+];
+
+#[test]
+fn seed_001_has_three_classic_bonnie_runs() {
+    let doc = fixture("seed-001-freebsd-vs-linux-rt-database");
+    let runs = bonnie_runs(&doc);
+    assert_eq!(runs.len(), 3);
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    // (machine, 12 figures in print order, last line of the wrapped row)
+    let want: [(&str, [f64; 12], usize); 3] = [
+        (
+            "amd64SMP",
+            [
+                110199.0, 72.8, 110363.0, 26.0, 34922.0, 9.7, 77879.0, 69.9, 123349.0, 17.3, 729.0,
+                2.5,
+            ],
+            33,
+        ),
+        (
+            "amd64UP",
+            [
+                111557.0, 68.6, 114372.0, 20.9, 25162.0, 4.8, 98951.0, 88.1, 124080.0, 14.7, 720.7,
+                1.9,
+            ],
+            35,
+        ),
+        (
+            "LINUXSMP",
+            [
+                91132.0, 91.4, 103707.0, 43.9, 61248.0, 17.4, 50721.0, 92.5, 139426.0, 11.4, 926.0,
+                0.7,
+            ],
+            37,
+        ),
+    ];
+    for (run, (machine, figures, last)) in runs.iter().zip(want) {
+        assert_eq!(attr(run, "machine"), Some(machine));
+        assert_eq!(attr(run, "size"), Some("5000M"), "{machine}");
+        assert_eq!(run.test.as_deref(), Some("bonnie"), "{machine}");
+        assert_eq!(run.threads, None, "{machine}");
+        assert_eq!(run.quote_depth, 0);
+        assert_eq!(run.lines, [27, last], "{machine}");
+        assert_eq!(
+            run.results.len(),
+            12,
+            "{machine}: no latency in classic Bonnie"
+        );
+        for (k, item) in ITEMS.iter().enumerate() {
+            let rate_metric = if *item == "random_seeks" {
+                "per_s"
+            } else {
+                "kb_per_s"
+            };
+            assert_eq!(
+                run.value(item, rate_metric),
+                Some(figures[2 * k]),
+                "{machine} {item}"
+            );
+            assert_eq!(
+                run.value(item, "cpu_pct"),
+                Some(figures[2 * k + 1]),
+                "{machine} {item} cpu"
+            );
+        }
+        assert_eq!(run.author.as_deref(), Some("Mike Tancsa"));
+    }
+    let smp = runs[0];
+    assert_eq!(
+        unit_of(smp, "seq_output_char", "kb_per_s"),
+        Some(("KB/s", 32))
+    );
+    assert_eq!(unit_of(smp, "seq_input_block", "cpu_pct"), Some(("%", 33)));
+    assert_eq!(unit_of(smp, "random_seeks", "per_s").map(|u| u.1), Some(33));
+}
+
+#[test]
+fn table_followed_by_its_csv_is_one_run_with_the_csv_values() {
+    let doc = fixture("bonnie++-2.00a-table-and-its-csv-are-one-run");
+    let runs = bonnie_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    let run = runs[0];
+    assert_eq!(run.test.as_deref(), Some("bonnie++"));
+    assert_eq!(attr(run, "tool_version"), Some("2.00a"));
+    assert_eq!(attr(run, "machine"), Some("dbhost"));
+    assert_eq!(attr(run, "size"), Some("256M"));
+    assert_eq!(attr(run, "files"), Some("64"));
+    assert_eq!(run.lines, [7, 17]);
+    // The table says 65536 files/s; the CSV's exact figure wins.
+    assert_eq!(run.value("seq_create", "per_s"), Some(32546.0));
+    assert_eq!(run.value("random_delete", "per_s"), Some(122312.0));
+    assert_eq!(run.value("seq_output_char", "kb_per_s"), Some(3613.0));
+    // +++++ is absent, never zero.
+    assert_eq!(run.value("seq_output_block", "kb_per_s"), None);
+    assert_eq!(run.value("seq_output_block", "cpu_pct"), None);
+    assert_eq!(run.value("random_seeks", "per_s"), None);
+    assert_eq!(run.value("seq_output_block", "latency_us"), Some(8230.0));
+    assert_eq!(unit_of(run, "seq_create", "latency_us"), Some(("us", 17)));
+}
+
+#[test]
+fn fast_mode_blank_columns_are_absent() {
+    let doc = fixture("bonnie++-2.00a-fast-mode-blank-columns");
+    let run = bonnie_runs(&doc)[0];
+    assert_eq!(run.value("seq_output_char", "latency_us"), None);
+    assert_eq!(run.value("seq_input_char", "latency_us"), None);
+    assert_eq!(run.value("seq_output_block", "latency_us"), Some(2645.0));
+    assert_eq!(run.value("random_seeks", "latency_us"), Some(7372.0));
+    assert!(
+        run.results.iter().all(|m| m.metric == "latency_us"),
+        "every rate was +++++"
+    );
+}
+
+#[test]
+fn csv_format_versions() {
+    // (fixture, runs, machine, size, seq_output_char kb/s, seeks, latency of block writes)
+    let cases = [
+        (
+            "bonnie++-2.00a-quiet-csv-only",
+            1,
+            "benchbox",
+            Some("64M"),
+            Some(3596.0),
+            None,
+            Some(4098.0),
+        ),
+        (
+            "bonnie++-2.00a-x2-concurrency-csv-with-header",
+            2,
+            "dbhost",
+            Some("128M"),
+            Some(3846.0),
+            None,
+            Some(341.0),
+        ),
+        (
+            "bonnie++-1.96-concurrency-and-ms-latency",
+            1,
+            "tank",
+            Some("4G"),
+            Some(601.0),
+            Some(1204.0),
+            Some(512_000.0),
+        ),
+        (
+            "bonnie++-1.92a-wrapped-46-field-csv",
+            1,
+            "sparky",
+            Some("1248M"),
+            Some(81.0),
+            Some(271.3),
+            Some(2_601_000.0),
+        ),
+        (
+            "bonnie++-1.03-quoted-and-wrapped",
+            1,
+            "pokey",
+            Some("2G"),
+            Some(29870.0),
+            Some(212.4),
+            None,
+        ),
+        (
+            "bonnie++-2.00a-file-tests-only",
+            1,
+            "benchbox",
+            None,
+            None,
+            None,
+            None,
+        ),
+    ];
+    for (i, (name, count, machine, size, putc, seeks, block_latency)) in
+        cases.into_iter().enumerate()
+    {
+        let doc = fixture(name);
+        let runs = bonnie_runs(&doc);
+        assert_eq!(runs.len(), count, "case {i} {name}");
+        assert!(
+            doc.unparsed.is_empty(),
+            "case {i} {name}: {:?}",
+            doc.unparsed
+        );
+        let run = runs[0];
+        assert_eq!(attr(run, "machine"), Some(machine), "case {i} {name}");
+        assert_eq!(attr(run, "size"), size, "case {i} {name}");
+        assert_eq!(
+            run.value("seq_output_char", "kb_per_s"),
+            putc,
+            "case {i} {name}"
+        );
+        assert_eq!(run.value("random_seeks", "per_s"), seeks, "case {i} {name}");
+        assert_eq!(
+            run.value("seq_output_block", "latency_us"),
+            block_latency,
+            "case {i} {name}"
+        );
+    }
+}
+
+#[test]
+fn concurrency_and_file_parameters_become_attrs() {
+    let doc = fixture("bonnie++-2.00a-x2-concurrency-csv-with-header");
+    let runs = bonnie_runs(&doc);
+    assert!(runs.iter().all(|r| attr(r, "concurrency") == Some("2")));
+    assert_eq!(runs[1].value("seq_create", "per_s"), Some(6532.0));
+    let doc = fixture("bonnie++-2.00a-files-max-min-dirs");
+    let run = bonnie_runs(&doc)[0];
+    assert_eq!(attr(run, "files"), Some("2:4096:1024/2"));
+    assert_eq!(
+        attr(run, "concurrency"),
+        None,
+        "the default of one is not kept"
+    );
+    assert_eq!(run.value("seq_delete", "per_s"), Some(1785.0));
+}
+
+#[test]
+fn quoted_and_wrapped_1_03_run() {
+    let doc = fixture("bonnie++-1.03-quoted-and-wrapped");
+    let run = bonnie_runs(&doc)[0];
+    assert_eq!(run.quote_depth, 1);
+    assert_eq!(run.lines, [6, 23]);
+    assert_eq!(attr(run, "tool_version"), Some("1.03"));
+    assert_eq!(attr(run, "files"), Some("16"));
+    assert_eq!(run.value("random_delete", "per_s"), Some(9377.0));
+    assert_eq!(run.value("random_delete", "cpu_pct"), Some(93.0));
+    assert_eq!(run.value("seq_stat", "per_s"), None);
+}
+
+#[test]
+fn bon_csv2txt_zero_k_under_plus_cpu_is_absent() {
+    let doc = fixture("bon-csv2txt-renders-plus-as-0k");
+    let runs = bonnie_runs(&doc);
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0].value("seq_output_block", "kb_per_s"), None);
+    assert_eq!(runs[0].value("seq_output_char", "kb_per_s"), Some(3613.0));
+    assert_eq!(runs[0].value("random_delete", "per_s"), Some(122312.0));
+    assert_eq!(attr(runs[1], "files"), Some("2:4096:1024:2"));
+    assert_eq!(runs[1].value("seq_delete", "per_s"), Some(1785.0));
+}
+
+#[test]
+fn classic_rows_are_runs_of_their_own() {
+    let doc = fixture("bonnie-classic-two-machines");
+    let runs = bonnie_runs(&doc);
+    assert_eq!(runs.len(), 2);
+    assert_eq!(
+        attr(runs[1], "machine"),
+        Some("ufs-asyn"),
+        "Bonnie prints eight characters"
+    );
+    assert_eq!(runs[1].value("seq_output_block", "kb_per_s"), Some(41290.0));
+    assert_eq!(runs[1].value("random_seeks", "cpu_pct"), Some(1.6));
+}
+
+#[test]
+fn truncated_table_is_a_near_miss_not_a_run() {
+    let doc = fixture("truncated-table-is-a-near-miss");
+    assert!(bonnie_runs(&doc).is_empty());
+    assert_eq!(doc.unparsed.len(), 1);
+    assert_eq!(doc.unparsed[0].line, 5);
+}
+
+#[test]
+fn other_tools_fixtures_hold_no_bonnie_runs() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures");
+    for dir in std::fs::read_dir(root).expect("fixtures").flatten() {
+        if dir.file_name() == "bonnie" {
+            continue;
+        }
+        for file in std::fs::read_dir(dir.path())
+            .expect("tool folder")
+            .flatten()
+        {
+            let path = file.path();
+            if path.extension().is_some_and(|e| e == "txt") {
+                let doc = parse(&std::fs::read_to_string(&path).expect("UTF-8 fixture"));
+                assert!(bonnie_runs(&doc).is_empty(), "{}", path.display());
+                assert!(
+                    doc.unparsed.iter().all(|u| !u.why.contains("onnie")),
+                    "{}: {:?}",
+                    path.display(),
+                    doc.unparsed
+                );
+            }
+        }
+    }
+}
