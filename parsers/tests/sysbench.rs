@@ -1,0 +1,295 @@
+//! sysbench seeds and captured runs, checked value by value: seed 002's
+//! one-line summaries in a mail that lost its line breaks (quoted again
+//! further down: 9 runs, not 18), seed 003's script without results, and
+//! real sysbench 1.0.20 output of several modes.
+
+use parsers::{parse, Document, Run, Tool};
+
+fn fixture(name: &str) -> Document {
+    let path = format!(
+        "{}/../fixtures/sysbench/{name}.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    parse(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}")))
+}
+
+fn sysbench_runs(doc: &Document) -> Vec<&Run> {
+    doc.runs
+        .iter()
+        .filter(|r| r.tool == Tool::Sysbench)
+        .collect()
+}
+
+/// (label, threads, qps, tps, queries, qps_per_thread, total_time_s)
+type SummaryRow<'a> = (Option<&'a str>, Option<u32>, f64, f64, f64, f64, f64);
+
+fn total(run: &Run, metric: &str) -> Option<f64> {
+    run.value("total", metric)
+}
+
+#[test]
+fn seed_002_nine_summaries_under_three_headings() {
+    let doc = fixture("seed-002-mariadb-mutexes-lost-line-breaks");
+    let runs = sysbench_runs(&doc);
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    let got: Vec<SummaryRow> = runs
+        .iter()
+        .map(|r| {
+            (
+                r.label.as_deref(),
+                r.threads,
+                total(r, "qps").unwrap(),
+                total(r, "tps").unwrap(),
+                total(r, "queries").unwrap(),
+                total(r, "qps_per_thread").unwrap(),
+                total(r, "total_time_s").unwrap(),
+            )
+        })
+        .collect();
+    let original = Some("Original");
+    let slow = Some("slow LOCK_open");
+    let both = Some("slow LOCK_open + THR_LOCK::mutex");
+    let want = vec![
+        (
+            original,
+            Some(64),
+            191678.0,
+            13691.0,
+            11500723.0,
+            2994.0,
+            60.0,
+        ),
+        (
+            original,
+            Some(64),
+            183061.0,
+            13075.0,
+            10983665.0,
+            2860.0,
+            60.0,
+        ),
+        (
+            original,
+            Some(64),
+            184672.0,
+            13190.0,
+            11080325.0,
+            2885.0,
+            60.0,
+        ),
+        (slow, Some(64), 215806.0, 15414.0, 12948365.0, 3371.0, 60.0),
+        (slow, Some(64), 219859.0, 15704.0, 13191584.0, 3435.0, 60.0),
+        (slow, Some(64), 217510.0, 15536.0, 13050647.0, 3398.0, 60.0),
+        (both, Some(64), 264386.0, 18884.0, 15863174.0, 4131.0, 60.0),
+        (both, Some(64), 262699.0, 18764.0, 15761944.0, 4104.0, 60.0),
+        (both, Some(64), 262887.0, 18777.0, 15773239.0, 4107.0, 60.0),
+    ];
+    assert_eq!(got, want);
+    // The first occurrence is kept: the mail's own text on line 2.
+    assert!(
+        runs.iter().all(|r| r.lines == [2, 2]),
+        "{:?}",
+        runs.iter().map(|r| r.lines).collect::<Vec<_>>()
+    );
+    let units: Vec<(&str, &str)> = runs[0]
+        .results
+        .iter()
+        .map(|m| (m.metric.as_str(), m.unit.as_str()))
+        .collect();
+    assert_eq!(
+        units,
+        [
+            ("qps", "q/s"),
+            ("qps_per_thread", "q/s"),
+            ("tps", "tx/s"),
+            ("queries", "queries"),
+            ("total_time_s", "s")
+        ]
+    );
+}
+
+#[test]
+fn seed_003_script_and_dmesg_give_nothing() {
+    let doc = fixture("seed-003-script-and-dmesg-no-results");
+    assert!(sysbench_runs(&doc).is_empty());
+    assert!(
+        doc.unparsed.iter().all(|u| !u.why.contains("sysbench")),
+        "{:?}",
+        doc.unparsed
+    );
+}
+
+#[test]
+fn oltp_read_only_with_its_command_line() {
+    let doc = fixture("1.0-oltp-read-only-command-line");
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    let run = runs[0];
+    assert_eq!(run.test.as_deref(), Some("oltp_read_only"));
+    assert_eq!(run.threads, Some(4));
+    assert_eq!(
+        run.attrs.get("tool_version").map(String::as_str),
+        Some("1.0.20")
+    );
+    assert_eq!(run.lines, [1, 37]);
+    assert_eq!(total(run, "read_queries"), Some(196672.0));
+    assert_eq!(total(run, "other_queries"), Some(28096.0));
+    assert_eq!(total(run, "transactions"), Some(14048.0));
+    assert_eq!(total(run, "tps"), Some(2806.10));
+    assert_eq!(total(run, "qps"), Some(44897.68));
+    assert_eq!(total(run, "total_time_s"), Some(5.0041));
+    assert_eq!(total(run, "latency_p95_ms"), Some(2.81));
+    assert_eq!(total(run, "latency_sum_ms"), Some(19981.60));
+    let tps = run.results.iter().find(|m| m.metric == "tps").unwrap();
+    assert_eq!((tps.line, tps.unit.as_str()), (19, "tx/s"));
+}
+
+#[test]
+fn report_interval_lines_are_items_of_the_same_run() {
+    let doc = fixture("1.0-oltp-read-write-report-interval");
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    let run = runs[0];
+    assert_eq!(run.threads, Some(2));
+    assert_eq!(run.value("t=1s", "tps"), Some(758.17));
+    assert_eq!(run.value("t=2s", "qps"), Some(12440.71));
+    assert_eq!(run.value("t=3s", "reads_per_s"), Some(7981.06));
+    assert_eq!(run.value("t=4s", "latency_p95_ms"), Some(4.82));
+    assert_eq!(run.value("t=5s", "tps"), None);
+    assert_eq!(total(run, "tps"), Some(654.66));
+    assert_eq!(total(run, "ignored_errors"), Some(4.0));
+    let first = run.results.iter().find(|m| m.item == "t=1s").unwrap();
+    assert_eq!(first.line, 14);
+}
+
+#[test]
+fn histogram_is_skipped_and_percentile_99_named() {
+    let doc = fixture("1.0-oltp-point-select-histogram-skipped");
+    let run = sysbench_runs(&doc)[0];
+    assert_eq!(run.test.as_deref(), Some("oltp_point_select"));
+    assert_eq!(run.threads, Some(8));
+    assert!(run.results.iter().all(|m| m.item == "total"));
+    assert_eq!(total(run, "tps"), Some(61023.35));
+    assert_eq!(run.results.first().map(|m| m.line), Some(381));
+    let doc = fixture("1.0-oltp-read-write-percentile-99");
+    let run = sysbench_runs(&doc)[0];
+    assert_eq!(total(run, "latency_p99_ms"), Some(16.71));
+    assert_eq!(total(run, "latency_p95_ms"), None);
+}
+
+#[test]
+fn loop_with_thread_markers_gives_one_run_per_count() {
+    let doc = fixture("1.0-oltp-point-select-thread-loop-markers");
+    let runs = sysbench_runs(&doc);
+    let threads: Vec<Option<u32>> = runs.iter().map(|r| r.threads).collect();
+    assert_eq!(threads, [Some(1), Some(2), Some(4)]);
+    assert_eq!(runs[0].lines[0], 1, "the marker starts the first run");
+    assert!(runs
+        .iter()
+        .all(|r| total(r, "tps").is_some() && total(r, "events").is_some()));
+}
+
+#[test]
+fn non_oltp_modes() {
+    let cpu = fixture("1.0-cpu-events-per-second");
+    let run = sysbench_runs(&cpu)[0];
+    assert_eq!((run.test.as_deref(), run.threads), (Some("cpu"), Some(2)));
+    assert_eq!(total(run, "events_per_s"), Some(2258.08));
+    assert_eq!(total(run, "events"), Some(11297.0));
+
+    let memory = fixture("1.0-memory-total-operations-mib");
+    let run = sysbench_runs(&memory)[0];
+    assert_eq!(run.test.as_deref(), Some("memory"));
+    assert_eq!(total(run, "operations"), Some(24505355.0));
+    assert_eq!(total(run, "ops_per_s"), Some(4899827.59));
+    assert_eq!(total(run, "transferred_mib"), Some(23931.01));
+    assert_eq!(total(run, "mib_per_s"), Some(4784.99));
+
+    let both = fixture("1.0-threads-and-mutex-general-statistics-only");
+    let runs = sysbench_runs(&both);
+    let tests: Vec<Option<&str>> = runs.iter().map(|r| r.test.as_deref()).collect();
+    assert_eq!(tests, [Some("threads"), Some("mutex")]);
+    assert_eq!(total(runs[1], "latency_max_ms"), Some(492.73));
+
+    let fileio = fixture("1.0-fileio-rndrw-file-operations-throughput");
+    let run = sysbench_runs(&fileio)[0];
+    assert_eq!(run.test.as_deref(), Some("fileio"));
+    assert_eq!(total(run, "reads_per_s"), Some(4282.19));
+    assert_eq!(total(run, "fsyncs_per_s"), Some(9184.77));
+    assert_eq!(total(run, "written_mib_per_s"), Some(44.61));
+
+    let seqwr = fixture("1.0-fileio-seqwr-report-interval");
+    let run = sysbench_runs(&seqwr)[0];
+    assert_eq!(run.value("t=2s", "written_mib_per_s"), Some(23.37));
+    assert_eq!(run.value("t=3s", "fsyncs_per_s"), Some(1174.05));
+    assert_eq!(run.value("t=1s", "latency_p95_ms"), Some(4.028));
+}
+
+#[test]
+fn generation_04_and_05_reports() {
+    let doc = fixture("0.4.12-oltp-read-only-continued-command");
+    let run = sysbench_runs(&doc)[0];
+    assert_eq!((run.test.as_deref(), run.threads), (Some("oltp"), Some(16)));
+    assert_eq!(
+        run.attrs.get("tool_version").map(String::as_str),
+        Some("0.4.12")
+    );
+    assert_eq!(total(run, "tps"), Some(20905.98));
+    assert_eq!(total(run, "rw_requests_per_s"), Some(292683.79));
+    assert_eq!(total(run, "deadlocks"), Some(0.0));
+    assert_eq!(total(run, "latency_p95_ms"), Some(1.19));
+    assert_eq!(
+        total(run, "latency_sum_ms"),
+        Some(959431.7),
+        "0.4 prints this sum in seconds"
+    );
+    assert!(run
+        .command
+        .as_deref()
+        .unwrap()
+        .ends_with("--oltp-read-only=on run"));
+
+    let doc = fixture("0.4.12-fileio-rndrw-sizes-in-mb-and-gb");
+    let run = sysbench_runs(&doc)[0];
+    assert_eq!(run.test.as_deref(), Some("fileio"));
+    assert_eq!(total(run, "reads"), Some(61230.0));
+    assert_eq!(total(run, "total_ops"), Some(232610.0));
+    assert_eq!(total(run, "read_mib"), Some(956.72));
+    assert_eq!(
+        total(run, "transferred_mib"),
+        Some(1.5572 * 1024.0),
+        "1.5572Gb"
+    );
+    assert_eq!(total(run, "requests_per_s"), Some(1700.43));
+
+    let doc = fixture("0.5-oltp-report-interval-quoted-wrapped-72");
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    let run = runs[0];
+    assert_eq!(
+        (run.test.as_deref(), run.threads, run.quote_depth),
+        (Some("oltp"), Some(8), 1)
+    );
+    assert_eq!(
+        run.attrs.get("tool_version").map(String::as_str),
+        Some("0.5")
+    );
+    assert_eq!(run.author.as_deref(), Some("Axel Schwenke"));
+    // An interval line wrapped between `writes/s:` and its value.
+    assert_eq!(run.value("t=10s", "writes_per_s"), Some(4128.48));
+    assert_eq!(run.value("t=60s", "latency_p99_ms"), Some(4.97));
+    assert_eq!(total(run, "latency_p99_ms"), Some(10.98));
+    assert_eq!(total(run, "tps"), Some(1037.46));
+}
+
+#[test]
+fn reports_that_break_off_are_reported_not_dropped() {
+    let doc = fixture("near-miss-reports-that-break-off");
+    assert!(sysbench_runs(&doc).is_empty());
+    let misses: Vec<(usize, bool)> = doc
+        .unparsed
+        .iter()
+        .map(|u| (u.line, u.why.contains("transactions: N (X per sec.)")))
+        .collect();
+    assert_eq!(misses, [(18, true), (22, true)]);
+}
