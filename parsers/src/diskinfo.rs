@@ -112,9 +112,39 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
             i += 1;
             continue;
         }
+        let before = runs.len();
         let end = read_report(lines, i, taken_until, runs, unparsed);
+        share_command(runs, before);
         taken_until = end;
         i = end.max(i + 1);
+    }
+}
+
+/// `diskinfo -ct ada0 ada1` prints one report per disk under one command:
+/// a report without a command line of its own takes the previous report's
+/// command when that command names its device.
+fn share_command(runs: &mut [Run], new: usize) {
+    let Some((previous, added)) = new
+        .checked_sub(1)
+        .and_then(|p| runs.get_mut(p..))
+        .and_then(|r| r.split_first_mut())
+    else {
+        return;
+    };
+    let (Some(command), Some(run)) = (previous.command.as_ref(), added.first_mut()) else {
+        return;
+    };
+    if previous.tool != Tool::Diskinfo || run.command.is_some() {
+        return;
+    }
+    let named = run.attrs.get("device").is_some_and(|device| {
+        command
+            .split_whitespace()
+            .skip(1)
+            .any(|w| w == device || w.strip_prefix("/dev/") == Some(device))
+    });
+    if named {
+        run.command = Some(command.clone());
     }
 }
 

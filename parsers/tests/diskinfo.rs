@@ -1,0 +1,228 @@
+//! Seed 001's `diskinfo -t /dev/da0s1` value by value, and the key values
+//! of the diskinfo fixtures (6.x to 14.x output, -c, -i, -S, quoting).
+
+use parsers::{parse, Document, Run, Tool};
+
+fn read(path: &str) -> Document {
+    let path = format!("{}/../fixtures/{path}.txt", env!("CARGO_MANIFEST_DIR"));
+    parse(&std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("fixture {path}")))
+}
+
+fn diskinfo_runs(doc: &Document) -> Vec<&Run> {
+    doc.runs
+        .iter()
+        .filter(|r| r.tool == Tool::Diskinfo)
+        .collect()
+}
+
+fn attr<'a>(run: &'a Run, key: &str) -> Option<&'a str> {
+    run.attrs.get(key).map(String::as_str)
+}
+
+#[test]
+fn seed_001_has_one_complete_diskinfo_run() {
+    let doc = read("bonnie/seed-001-freebsd-vs-linux-rt-database");
+    let runs = diskinfo_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    let run = runs[0];
+    assert_eq!(run.lines, [67, 86]);
+    assert_eq!(run.threads, None);
+    assert_eq!(run.quote_depth, 0);
+    assert_eq!(run.command.as_deref(), Some("diskinfo -t /dev/da0s1"));
+    assert_eq!(run.author.as_deref(), Some("Mike Tancsa"));
+    for (key, value) in [
+        ("device", "/dev/da0s1"),
+        ("sectorsize", "512"),
+        ("mediasize_bytes", "159973438464"),
+        ("mediasize_sectors", "312448122"),
+        ("cylinders", "19448"),
+        ("heads", "255"),
+        ("sectors", "63"),
+    ] {
+        assert_eq!(attr(run, key), Some(value), "{key}");
+    }
+    // The transfer-rate part is all there: seven seeks and three rates.
+    let want = [
+        ("seek_full_stroke", "ms", 5.760, "ms", 76),
+        ("seek_half_stroke", "ms", 5.821, "ms", 77),
+        ("seek_quarter_stroke", "ms", 12.703, "ms", 78),
+        ("seek_short_forward", "ms", 3.353, "ms", 79),
+        ("seek_short_backward", "ms", 7.341, "ms", 80),
+        ("seq_outer", "ms", 0.176, "ms", 81),
+        ("seq_inner", "ms", 0.184, "ms", 82),
+        ("transfer_outside", "kb_per_s", 138007.0, "KB/s", 84),
+        ("transfer_middle", "kb_per_s", 118238.0, "KB/s", 85),
+        ("transfer_inside", "kb_per_s", 65345.0, "KB/s", 86),
+    ];
+    let got: Vec<(&str, &str, f64, &str, usize)> = run
+        .results
+        .iter()
+        .map(|m| {
+            (
+                m.item.as_str(),
+                m.metric.as_str(),
+                m.value,
+                m.unit.as_str(),
+                m.line,
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn key_values_of_each_fixture() {
+    // (fixture, runs, device, item, metric, value)
+    let cases = [
+        (
+            "freebsd-6-diskinfo-t-chs-header",
+            1,
+            "ad4",
+            "transfer_inside",
+            "kb_per_s",
+            30607.0,
+        ),
+        (
+            "freebsd-13-diskinfo-t-trim-rotation-attachment",
+            1,
+            "/dev/ada1",
+            "seek_full_stroke",
+            "ms",
+            32.924,
+        ),
+        (
+            "diskinfo-c-command-overhead",
+            1,
+            "da0",
+            "command_overhead",
+            "ms",
+            0.231,
+        ),
+        (
+            "diskinfo-i-async-random-reads-nvme",
+            1,
+            "nvd0",
+            "async_random_reads",
+            "iops",
+            100398.0,
+        ),
+        (
+            "diskinfo-wS-sync-random-writes-slog",
+            1,
+            "/dev/da3",
+            "sync_random_writes_8192k",
+            "mib_per_s",
+            757.9,
+        ),
+        (
+            "diskinfo-quoted-tabs-expanded-and-wrapped",
+            1,
+            "/dev/mfid0",
+            "transfer_middle",
+            "kb_per_s",
+            229762.0,
+        ),
+        (
+            "diskinfo-ct-two-disks-one-command",
+            2,
+            "ada0",
+            "command_overhead",
+            "ms",
+            0.052,
+        ),
+    ];
+    for (i, (name, count, device, item, metric, value)) in cases.into_iter().enumerate() {
+        let doc = read(&format!("diskinfo/{name}"));
+        let runs = diskinfo_runs(&doc);
+        assert_eq!(runs.len(), count, "case {i} {name}");
+        assert!(
+            doc.unparsed.is_empty(),
+            "case {i} {name}: {:?}",
+            doc.unparsed
+        );
+        assert_eq!(attr(runs[0], "device"), Some(device), "case {i} {name}");
+        assert_eq!(runs[0].value(item, metric), Some(value), "case {i} {name}");
+        assert_eq!(runs[0].test.as_deref(), Some("diskinfo"), "case {i} {name}");
+    }
+}
+
+#[test]
+fn newer_headers_give_disk_attrs() {
+    let doc = read("diskinfo/freebsd-13-diskinfo-t-trim-rotation-attachment");
+    let run = diskinfo_runs(&doc)[0];
+    assert_eq!(attr(run, "description"), Some("WDC WD40EFRX-68N32N0"));
+    assert_eq!(attr(run, "ident"), Some("WD-WCC7K1234567"));
+    assert_eq!(attr(run, "attachment"), Some("ahcich1"));
+    assert_eq!(attr(run, "trim"), Some("No"));
+    assert_eq!(attr(run, "rotation_rate"), Some("5400"));
+    assert_eq!(attr(run, "stripesize"), Some("4096"));
+    assert_eq!(run.results.len(), 10);
+    let doc = read("diskinfo/diskinfo-i-async-random-reads-nvme");
+    let run = diskinfo_runs(&doc)[0];
+    assert_eq!(run.value("async_random_reads_4k", "iops"), Some(95873.0));
+    assert_eq!(run.value("async_random_reads_1024k", "iops"), Some(1037.0));
+    assert_eq!(attr(run, "rotation_rate"), Some("0"));
+}
+
+#[test]
+fn quoted_wrapped_lines_keep_their_depth_and_line() {
+    let doc = read("diskinfo/diskinfo-quoted-tabs-expanded-and-wrapped");
+    let run = diskinfo_runs(&doc)[0];
+    assert_eq!(run.quote_depth, 1);
+    assert_eq!(run.author.as_deref(), Some("Pat Admin"));
+    assert_eq!(run.lines, [4, 30]);
+    let inside = run
+        .results
+        .iter()
+        .find(|m| m.item == "transfer_inside")
+        .unwrap();
+    assert_eq!((inside.value, inside.line), (170316.0, 29));
+}
+
+#[test]
+fn two_disks_under_one_command() {
+    let doc = read("diskinfo/diskinfo-ct-two-disks-one-command");
+    let runs = diskinfo_runs(&doc);
+    assert_eq!(attr(runs[1], "device"), Some("ada1"));
+    assert_eq!(runs[1].command.as_deref(), Some("diskinfo -ct ada0 ada1"));
+    assert_eq!(runs[1].value("seek_full_stroke", "ms"), Some(0.44));
+    assert!(runs[0].lines[1] < runs[1].lines[0]);
+}
+
+#[test]
+fn truncated_seek_times_are_a_near_miss_not_a_run() {
+    let doc = read("diskinfo/truncated-seek-times-is-a-near-miss");
+    assert!(diskinfo_runs(&doc).is_empty());
+    assert_eq!(doc.unparsed.len(), 1);
+    assert_eq!(doc.unparsed[0].line, 14);
+    assert!(
+        doc.unparsed[0].why.contains("seq_inner"),
+        "{}",
+        doc.unparsed[0].why
+    );
+}
+
+#[test]
+fn other_tools_fixtures_hold_no_diskinfo_runs() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures");
+    for dir in std::fs::read_dir(root).expect("fixtures").flatten() {
+        if dir.file_name() == "diskinfo" || dir.file_name() == "bonnie" {
+            continue;
+        }
+        for file in std::fs::read_dir(dir.path())
+            .expect("tool folder")
+            .flatten()
+        {
+            let path = file.path();
+            if path.extension().is_some_and(|e| e == "txt") {
+                let doc = parse(&std::fs::read_to_string(&path).expect("UTF-8 fixture"));
+                assert!(diskinfo_runs(&doc).is_empty(), "{}", path.display());
+                assert!(
+                    doc.unparsed.iter().all(|u| !u.why.contains("diskinfo")),
+                    "{}",
+                    path.display()
+                );
+            }
+        }
+    }
+}
