@@ -54,14 +54,16 @@ fn corpus() -> String {
     let fixtures = fixtures();
     let mut out = String::with_capacity(TARGET_BYTES + (1 << 20));
     let mut n = 0usize;
+    let mut block = 0usize;
     while out.len() < TARGET_BYTES {
         for _ in 0..600 {
             out.push_str(PROSE[n % PROSE.len()]);
             out.push('\n');
             n += 1;
         }
-        if let Some(fixture) = fixtures.get(n % fixtures.len().max(1)) {
-            let quote = ["", "> ", ">> "][n % 3];
+        block += 1;
+        if let Some(fixture) = fixtures.get(block % fixtures.len().max(1)) {
+            let quote = ["", "> ", ">> "][(block / fixtures.len().max(1)) % 3];
             for line in fixture.lines() {
                 out.push_str(quote);
                 out.push_str(line);

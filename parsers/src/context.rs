@@ -185,10 +185,13 @@ pub fn apply(lines: &[Line<'_>], messages: &Messages, runs: &mut [Run]) {
     } else {
         facts(lines)
     };
-    let mut facts_by_message: HashMap<usize, Vec<&Fact>> = HashMap::new();
+    // (message, depth) -> key -> facts in line order, so that a run finds
+    // the nearest fact of each key by binary search, however many there are.
+    let mut facts_by_place: HashMap<(usize, usize), BTreeMap<&str, Vec<&Fact>>> = HashMap::new();
     for fact in &facts {
         if let Some((m, _)) = messages.at(fact.index) {
-            facts_by_message.entry(m).or_default().push(fact);
+            let by_key = facts_by_place.entry((m, fact.depth)).or_default();
+            by_key.entry(fact.key).or_default().push(fact);
         }
     }
     for run in runs.iter_mut() {
@@ -205,25 +208,27 @@ pub fn apply(lines: &[Line<'_>], messages: &Messages, runs: &mut [Run]) {
         if let Some((m, message)) = messages.at(index) {
             run.message = Some(m);
             run.author = message.author.clone();
-            let here = facts_by_message.get(&m).map_or(&[][..], Vec::as_slice);
-            apply_facts(run, index, here);
+            if let Some(by_key) = facts_by_place.get(&(m, run.quote_depth)) {
+                apply_facts(run, index, by_key);
+            }
         }
     }
 }
 
 /// Gives a run, for each key, the fact nearest to it in its message at its
 /// depth; what the run or its label already say is kept.
-fn apply_facts(run: &mut Run, index: usize, facts: &[&Fact]) {
-    let mut nearest: BTreeMap<&str, &Fact> = BTreeMap::new();
-    for fact in facts.iter().filter(|f| f.depth == run.quote_depth) {
-        let distance = fact.index.abs_diff(index);
-        let closer = nearest
-            .get(fact.key)
-            .is_none_or(|best| distance < best.index.abs_diff(index));
-        if closer {
-            nearest.insert(fact.key, fact);
-        }
-    }
+fn apply_facts(run: &mut Run, index: usize, by_key: &BTreeMap<&str, Vec<&Fact>>) {
+    let nearest = by_key.iter().filter_map(|(&key, facts)| {
+        let after = facts.partition_point(|f| f.index < index);
+        let before = after.checked_sub(1).and_then(|i| facts.get(i));
+        let closest = match (before, facts.get(after)) {
+            (Some(b), Some(a)) if a.index - index < index - b.index => a,
+            (Some(b), _) => b,
+            (None, a) => a?,
+        };
+        Some((key, *closest))
+    });
+    let nearest: Vec<(&str, &Fact)> = nearest.collect();
     // A machine named LINUXSMP in a FreeBSD mail is not a FreeBSD box.
     let machine_os = run.attrs.get("machine").and_then(|m| os_in_name(m));
     if let Some(os) = machine_os {
@@ -309,6 +314,16 @@ pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
                 _ => rest,
             };
             push("cpu", name, None);
+        } else if let Some(rest) = text.strip_prefix("model name") {
+            // Linux /proc/cpuinfo: `model name\t: Intel(R) Xeon(R) CPU E5-2670 0 @ 2.60GHz`
+            if let Some((_, name)) = rest.split_once(':') {
+                push("cpu", &name.split_whitespace().collect::<Vec<_>>().join(" "), None);
+            }
+        } else if let Some(rest) = text.strip_prefix("MemTotal:") {
+            // Linux /proc/meminfo: `MemTotal:        8167848 kB`
+            if let Some(kb) = rest.trim().strip_suffix("kB").and_then(|kb| kb.trim().parse::<u64>().ok()) {
+                push("memory_mb", &(kb / 1024).to_string(), None);
+            }
         } else if let Some(rest) = text.strip_prefix("real memory") {
             // `real memory = 5368709120 (5120 MB)`
             if let Some(mb) = between(rest, "(", " MB)") {
@@ -702,7 +717,9 @@ mod tests {
             Server version: 5.0.45-log Source distribution\n\
             Dual 244, 2Gb running FreeBSD 6.1-PRERELEASE (i386)\n\
             mysqld  Ver 5.0.51a-24 for debian-linux-gnu on x86_64\n\
-            I like FreeBSD a lot, Linux 2 much.\n";
+            I like FreeBSD a lot, Linux 2 much.\n\
+            model name\t: Intel(R) Xeon(R)  CPU E5-2670 0 @ 2.60GHz\n\
+            MemTotal:        8167848 kB\n";
         let lines = text::lines(input);
         let got: Vec<(usize, usize, &str, String)> = facts(&lines)
             .into_iter()
@@ -738,6 +755,8 @@ mod tests {
             (9, 0, "arch", "i386"),
             (10, 0, "db_server", "MySQL"),
             (10, 0, "db_version", "5.0.51a"),
+            (12, 0, "cpu", "Intel(R) Xeon(R) CPU E5-2670 0 @ 2.60GHz"),
+            (13, 0, "memory_mb", "7976"),
         ];
         let want: Vec<(usize, usize, &str, String)> = want
             .into_iter()
