@@ -37,12 +37,17 @@ struct RunView {
     first_line: usize,
     last_line: usize,
     attrs: String,
-    values: Vec<ValueView>,
+    /// Values grouped by item, in the order printed.
+    values: Vec<ItemValues>,
     compare_url: Option<String>,
 }
 
-struct ValueView {
+struct ItemValues {
     item: String,
+    values: Vec<ValueView>,
+}
+
+struct ValueView {
     metric: String,
     value: String,
     unit: String,
@@ -117,20 +122,30 @@ fn run_view(submission_id: i64, number: usize, run: &StoredRun) -> RunView {
             .map(|(k, v)| format!("{k}={v}"))
             .collect::<Vec<_>>()
             .join(", "),
-        values: run
-            .results
-            .iter()
-            .map(|r| ValueView {
-                item: r.item.clone(),
-                metric: r.metric.clone(),
-                value: r.value.to_string(),
-                unit: r.unit.clone(),
-                line: r.line,
-                estimated: r.estimated,
-            })
-            .collect(),
+        values: group_by_item(run),
         compare_url: compare_url(submission_id, run),
     }
+}
+
+fn group_by_item(run: &StoredRun) -> Vec<ItemValues> {
+    let mut groups: Vec<ItemValues> = Vec::new();
+    for r in &run.results {
+        let value = ValueView {
+            metric: r.metric.clone(),
+            value: r.value.to_string(),
+            unit: r.unit.clone(),
+            line: r.line,
+            estimated: r.estimated,
+        };
+        match groups.iter_mut().find(|g| g.item == r.item) {
+            Some(group) => group.values.push(value),
+            None => groups.push(ItemValues {
+                item: r.item.clone(),
+                values: vec![value],
+            }),
+        }
+    }
+    groups
 }
 
 /// A comparison that shows this run among the submission's others: its
