@@ -80,7 +80,12 @@ pub fn messages(lines: &[Line<'_>]) -> Messages {
 
 /// The message a line at depth `d` belongs to; quoted text with no
 /// attribution before it gets a message of its own with no author.
-fn owner(current: &mut Vec<Option<usize>>, messages: &mut Vec<Message>, d: usize, line: &Line<'_>) -> usize {
+fn owner(
+    current: &mut Vec<Option<usize>>,
+    messages: &mut Vec<Message>,
+    d: usize,
+    line: &Line<'_>,
+) -> usize {
     if current.len() <= d {
         current.resize(d + 1, None);
     }
@@ -89,7 +94,13 @@ fn owner(current: &mut Vec<Option<usize>>, messages: &mut Vec<Message>, d: usize
     }
     if line.is_blank() {
         // A bare `>` line between two quotes is nobody's text.
-        return current[..d].iter().rev().flatten().next().copied().unwrap_or(0);
+        return current[..d]
+            .iter()
+            .rev()
+            .flatten()
+            .next()
+            .copied()
+            .unwrap_or(0);
     }
     let m = messages.len();
     messages.push(Message {
@@ -120,9 +131,7 @@ fn header_field(text: &str) -> Option<(&str, &str)> {
     let (name, value) = text.split_once(':')?;
     let valid = !name.is_empty()
         && name.len() <= 40
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
     valid.then_some((name, value))
 }
 
@@ -176,7 +185,11 @@ fn rfc822_headers(lines: &[Line<'_>]) -> Option<(Message, usize)> {
         match name.as_str() {
             "from" => {
                 let (author, email) = text::split_name_email(&value);
-                message.author = if author.is_empty() { email.clone() } else { Some(author) };
+                message.author = if author.is_empty() {
+                    email.clone()
+                } else {
+                    Some(author)
+                };
                 message.email = email;
             }
             "subject" => message.subject = Some(value),
@@ -195,7 +208,9 @@ fn archive_page_head(lines: &[Line<'_>]) -> Option<(Message, usize)> {
     let [subject, author, address, date, ..] = lines else {
         return None;
     };
-    let all_top = [subject, author, address, date].iter().all(|l| l.depth == 0 && !l.is_blank());
+    let all_top = [subject, author, address, date]
+        .iter()
+        .all(|l| l.depth == 0 && !l.is_blank());
     if !all_top || !text::looks_like_address(address.text) || !looks_like_date(date.text) {
         return None;
     }
@@ -218,7 +233,10 @@ fn looks_like_date(text: &str) -> bool {
     });
     let has_clock = text.split_whitespace().any(|w| {
         let parts: Vec<&str> = w.split(':').collect();
-        parts.len() >= 2 && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        parts.len() >= 2
+            && parts
+                .iter()
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
     });
     has_year && has_clock && text.len() < 80
 }
@@ -275,13 +293,28 @@ mod tests {
         let (all, per_line) = authors(input);
         assert_eq!(
             per_line,
-            [None, None, Some("You"), Some("You"), Some("Him"), Some("You"), Some("Him"), Some("Her"), Some("Her"), Some("Her"), None]
-                .map(|a| a.map(String::from))
+            [
+                None,
+                None,
+                Some("You"),
+                Some("You"),
+                Some("Him"),
+                Some("You"),
+                Some("Him"),
+                Some("Her"),
+                Some("Her"),
+                Some("Her"),
+                None
+            ]
+            .map(|a| a.map(String::from))
         );
         assert_eq!(all.len(), 4, "{all:?}");
         let lines = text::lines(input);
         let her = &messages(&lines).messages[3];
-        assert_eq!((her.date.as_deref(), her.subject.as_deref(), her.quote_depth), (Some("Tuesday"), Some("s"), 3));
+        assert_eq!(
+            (her.date.as_deref(), her.subject.as_deref(), her.quote_depth),
+            (Some("Tuesday"), Some("s"), 3)
+        );
         assert_eq!(her.email.as_deref(), Some("her@x.org"));
     }
 

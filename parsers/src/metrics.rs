@@ -37,7 +37,12 @@ pub const METRICS: &[MetricInfo] = &[
     // sysbench
     info("tps", "tx/s", true, "transactions per second"),
     info("qps", "q/s", true, "queries per second"),
-    info("qps_per_thread", "q/s", true, "queries per second per thread"),
+    info(
+        "qps_per_thread",
+        "q/s",
+        true,
+        "queries per second per thread",
+    ),
     info("transactions", "tx", true, "transactions"),
     info("queries", "queries", true, "queries"),
     info("read_queries", "queries", true, "read queries"),
@@ -55,7 +60,12 @@ pub const METRICS: &[MetricInfo] = &[
     info("latency_p99_ms", "ms", false, "99th percentile latency"),
     info("latency_sum_ms", "ms", false, "summed latency"),
     info("rw_requests", "requests", true, "read/write requests"),
-    info("rw_requests_per_s", "requests/s", true, "read/write requests per second"),
+    info(
+        "rw_requests_per_s",
+        "requests/s",
+        true,
+        "read/write requests per second",
+    ),
     info("other_ops", "ops", true, "other operations"),
     info("deadlocks", "deadlocks", false, "deadlocks"),
     info("reads_per_s", "reads/s", true, "reads per second"),

@@ -31,7 +31,9 @@ fn fixtures_match_their_golden_json() {
     assert!(!cases.is_empty(), "no fixtures found");
     for case in &cases {
         let input = std::fs::read_to_string(case).expect("fixture is UTF-8");
-        let got = serde_json::to_string_pretty(&parsers::parse(&input)).expect("Document serialises") + "\n";
+        let got = serde_json::to_string_pretty(&parsers::parse(&input))
+            .expect("Document serialises")
+            + "\n";
         let golden = case.with_extension("expected.json");
         if let Some(filter) = &bless {
             if filter == "1" || case.to_string_lossy().contains(filter.as_str()) {
@@ -52,5 +54,9 @@ fn fixtures_match_their_golden_json() {
             failures.push(format!("{}: {first_difference}", case.display()));
         }
     }
-    assert!(failures.is_empty(), "golden mismatches:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "golden mismatches:\n{}",
+        failures.join("\n")
+    );
 }

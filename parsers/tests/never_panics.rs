@@ -8,12 +8,24 @@ fn check_invariants(input: &str) {
     let doc = parsers::parse(input);
     let line_count = input.split('\n').count();
     for run in &doc.runs {
-        assert!(run.lines[0] >= 1 && run.lines[0] <= run.lines[1], "{:?}", run.lines);
-        assert!(run.lines[1] <= line_count, "{:?} past {line_count}", run.lines);
+        assert!(
+            run.lines[0] >= 1 && run.lines[0] <= run.lines[1],
+            "{:?}",
+            run.lines
+        );
+        assert!(
+            run.lines[1] <= line_count,
+            "{:?} past {line_count}",
+            run.lines
+        );
         assert!(!run.results.is_empty());
         for result in &run.results {
             assert!(result.value.is_finite());
-            assert!((run.lines[0]..=run.lines[1]).contains(&result.line), "{result:?} outside {:?}", run.lines);
+            assert!(
+                (run.lines[0]..=run.lines[1]).contains(&result.line),
+                "{result:?} outside {:?}",
+                run.lines
+            );
         }
         if let Some(m) = run.message {
             assert!(m < doc.messages.len());
@@ -41,7 +53,10 @@ fn mutated_seed() -> impl Strategy<Value = String> {
                 }
                 2 => {
                     let line = &mut lines[at];
-                    let cut = (0..=cut.min(line.len())).rev().find(|&c| line.is_char_boundary(c)).unwrap_or(0);
+                    let cut = (0..=cut.min(line.len()))
+                        .rev()
+                        .find(|&c| line.is_char_boundary(c))
+                        .unwrap_or(0);
                     line.truncate(cut);
                 }
                 _ => lines[at] = format!("> {}", lines[at]),

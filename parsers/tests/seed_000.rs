@@ -4,7 +4,10 @@
 use parsers::{parse, Document, Run, Tool};
 
 fn seed() -> Document {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/super-smack/seed-000-freebsd-mysql-smp.txt");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/super-smack/seed-000-freebsd-mysql-smp.txt"
+    );
     parse(&std::fs::read_to_string(path).expect("seed 000 fixture"))
 }
 
@@ -52,23 +55,65 @@ fn threads_labels_depths_and_authors_of_every_run() {
         .runs
         .iter()
         .map(|r| {
-            let q = r.results.iter().find(|m| m.metric == "q_per_s").unwrap().value;
-            (r.lines[0], r.threads, r.quote_depth, r.author.as_deref(), r.label.as_deref(), q)
+            let q = r
+                .results
+                .iter()
+                .find(|m| m.metric == "q_per_s")
+                .unwrap()
+                .value;
+            (
+                r.lines[0],
+                r.threads,
+                r.quote_depth,
+                r.author.as_deref(),
+                r.label.as_deref(),
+                q,
+            )
         })
         .collect();
     let mv = Some("Michael Vince");
     let sh = Some("Steven Hartland");
-    let patched_ule = Some("ULE + libthr + TSC + context_time.patch + cpu_acct_1.patch + cpu_acct_2.patch");
-    let patched_4bsd = Some("4BSD + libthr + TSC + context_time.patch + cpu_acct_1.patch + cpu_acct_2.patch");
+    let patched_ule =
+        Some("ULE + libthr + TSC + context_time.patch + cpu_acct_1.patch + cpu_acct_2.patch");
+    let patched_4bsd =
+        Some("4BSD + libthr + TSC + context_time.patch + cpu_acct_1.patch + cpu_acct_2.patch");
     let want = vec![
         (20, Some(10), 1, mv, None, 22061.88),
         (34, Some(10), 1, mv, None, 25601.49),
         (45, Some(10), 0, mv, None, 19234.02),
         (52, Some(10), 0, mv, None, 16583.43),
-        (91, Some(100), 2, sh, Some("4BSD + libpthread + ACPI-Fast"), 18624.60),
-        (97, Some(10), 2, sh, Some("4BSD + libpthread + ACPI-Fast"), 23983.87),
-        (104, Some(100), 2, sh, Some("4BSD + libthr + ACPI-Fast"), 22413.39),
-        (110, Some(10), 2, sh, Some("4BSD + libthr + ACPI-Fast"), 26841.07),
+        (
+            91,
+            Some(100),
+            2,
+            sh,
+            Some("4BSD + libpthread + ACPI-Fast"),
+            18624.60,
+        ),
+        (
+            97,
+            Some(10),
+            2,
+            sh,
+            Some("4BSD + libpthread + ACPI-Fast"),
+            23983.87,
+        ),
+        (
+            104,
+            Some(100),
+            2,
+            sh,
+            Some("4BSD + libthr + ACPI-Fast"),
+            22413.39,
+        ),
+        (
+            110,
+            Some(10),
+            2,
+            sh,
+            Some("4BSD + libthr + ACPI-Fast"),
+            26841.07,
+        ),
         (117, Some(100), 2, sh, Some("4BSD + libthr + TSC"), 23428.03),
         (123, Some(10), 2, sh, Some("4BSD + libthr + TSC"), 26403.95),
         (130, Some(100), 2, sh, Some("ULE + libthr + TSC"), 28581.18),
@@ -86,12 +131,18 @@ fn threads_labels_depths_and_authors_of_every_run() {
 fn wrapped_label_gives_patches_and_update_select_gives_two_rows() {
     let doc = seed();
     let patched = doc.runs.iter().find(|r| r.lines[0] == 144).unwrap();
-    assert_eq!(attr(patched, "patches"), Some("context_time.patch,cpu_acct_1.patch,cpu_acct_2.patch"));
+    assert_eq!(
+        attr(patched, "patches"),
+        Some("context_time.patch,cpu_acct_1.patch,cpu_acct_2.patch")
+    );
     assert_eq!(attr(patched, "scheduler"), Some("ULE"));
     let update = doc.runs.iter().find(|r| r.lines[0] == 171).unwrap();
     assert_eq!(update.test.as_deref(), Some("update-select"));
     assert_eq!(update.value("update_index", "q_per_s"), Some(6468.70));
-    assert_eq!(update.value("select_index", "num_queries"), Some(1_000_000.0));
+    assert_eq!(
+        update.value("select_index", "num_queries"),
+        Some(1_000_000.0)
+    );
     assert_eq!(update.lines, [171, 176]);
     let acpi = doc.runs.iter().find(|r| r.lines[0] == 91).unwrap();
     assert_eq!(attr(acpi, "timer"), Some("ACPI-fast"));
@@ -108,15 +159,30 @@ fn messages_and_their_authors() {
     let top = &doc.messages[0];
     assert_eq!(top.author.as_deref(), Some("Michael Vince"));
     assert_eq!(top.email.as_deref(), Some("mv@thebeastie.org"));
-    assert_eq!(top.subject.as_deref(), Some("mysql performance on 4 * dualcore opteron"));
+    assert_eq!(
+        top.subject.as_deref(),
+        Some("mysql performance on 4 * dualcore opteron")
+    );
     assert_eq!(top.date.as_deref(), Some("Thu Apr 20 09:46:56 UTC 2006"));
-    let authors: Vec<(Option<&str>, usize)> = doc.messages.iter().map(|m| (m.author.as_deref(), m.quote_depth)).collect();
+    let authors: Vec<(Option<&str>, usize)> = doc
+        .messages
+        .iter()
+        .map(|m| (m.author.as_deref(), m.quote_depth))
+        .collect();
     assert_eq!(
         authors,
-        [(Some("Michael Vince"), 0), (Some("Michael Vince"), 1), (Some("Steven Hartland"), 2), (Some("Sven Petai"), 3)]
+        [
+            (Some("Michael Vince"), 0),
+            (Some("Michael Vince"), 1),
+            (Some("Steven Hartland"), 2),
+            (Some("Sven Petai"), 3)
+        ]
     );
     let sven = &doc.messages[3];
-    assert_eq!(sven.date.as_deref(), Some("Tuesday, April 04, 2006 5:42 PM"));
+    assert_eq!(
+        sven.date.as_deref(),
+        Some("Tuesday, April 04, 2006 5:42 PM")
+    );
     assert_eq!(sven.email.as_deref(), Some("hadara@bsd.ee"));
     let steven_runs = doc.runs.iter().filter(|r| r.message == Some(2)).count();
     assert_eq!(steven_runs, 13);
