@@ -224,6 +224,18 @@ async fn uploading_seed_000_shows_its_runs() {
     ] {
         assert!(page.contains(needle), "missing {needle:?}");
     }
+    // Each run's compare link is a ready chart of this submission.
+    let start = page.find(r#"href="/compare?"#).unwrap() + r#"href=""#.len();
+    let link = page[start..start + page[start..].find('"').unwrap()].replace("&#38;", "&");
+    let link = link.replace("&amp;", "&");
+    assert!(link.contains("where=submission%3A1"), "{link}");
+    let (status, _, chart) = get(&state, &link).await;
+    assert_eq!(status, StatusCode::OK, "{link}: {chart}");
+    assert!(
+        chart.contains("<svg") && chart.contains("22061.88"),
+        "{link}"
+    );
+
     let (status, _, _) = get(&state, "/submissions/999").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     let (status, _, _) = get(&state, "/submissions/abc").await;

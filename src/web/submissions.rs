@@ -94,7 +94,7 @@ async fn show(
     let runs = runs
         .iter()
         .enumerate()
-        .map(|(index, run)| run_view(submission.id, index + 1, run))
+        .map(|(index, run)| run_view(submission.id, index + 1, run, &runs))
         .collect();
     Ok(SubmissionPage {
         title,
@@ -105,7 +105,7 @@ async fn show(
     })
 }
 
-fn run_view(submission_id: i64, number: usize, run: &StoredRun) -> RunView {
+fn run_view(submission_id: i64, number: usize, run: &StoredRun, all: &[StoredRun]) -> RunView {
     RunView {
         number,
         tool: run.tool.clone(),
@@ -123,7 +123,7 @@ fn run_view(submission_id: i64, number: usize, run: &StoredRun) -> RunView {
             .collect::<Vec<_>>()
             .join(", "),
         values: group_by_item(run),
-        compare_url: compare_url(submission_id, run),
+        compare_url: compare_url(submission_id, run, all),
     }
 }
 
@@ -149,21 +149,38 @@ fn group_by_item(run: &StoredRun) -> Vec<ItemValues> {
 }
 
 /// A comparison that shows this run among the submission's others: its
-/// headline metric against threads, split by the attributes it has.
-fn compare_url(submission_id: i64, run: &StoredRun) -> Option<String> {
-    let headline = run
-        .results
-        .iter()
-        .find(|r| {
-            r.item != "connect"
-                && parsers::metric_info(&r.metric).is_some_and(|info| info.higher_is_better)
-        })
-        .or_else(|| run.results.first())?;
-    let by: Vec<String> = if run.attrs.is_empty() {
-        vec!["label".to_owned()]
-    } else {
-        run.attrs.keys().cloned().collect()
+/// headline metric against threads, one line per combination of the
+/// attributes that tell this submission's runs of the tool apart (or per
+/// label when none do).
+fn compare_url(submission_id: i64, run: &StoredRun, all: &[StoredRun]) -> Option<String> {
+    // The headline is a rate where there is one (q_per_s rather than
+    // num_queries), else any higher-is-better number, else the first.
+    let rate = |r: &&store::StoredResult| {
+        parsers::metric_info(&r.metric)
+            .is_some_and(|info| info.higher_is_better && info.unit.ends_with("/s"))
     };
+    let better = |r: &&store::StoredResult| {
+        parsers::metric_info(&r.metric).is_some_and(|info| info.higher_is_better)
+    };
+    let measured = || run.results.iter().filter(|r| r.item != "connect");
+    let headline = measured()
+        .find(rate)
+        .or_else(|| measured().find(better))
+        .or_else(|| run.results.first())?;
+    let siblings: Vec<&StoredRun> = all.iter().filter(|other| other.tool == run.tool).collect();
+    let mut by: Vec<String> = run
+        .attrs
+        .keys()
+        .filter(|key| {
+            siblings
+                .iter()
+                .any(|other| other.attrs.get(*key) != run.attrs.get(*key))
+        })
+        .cloned()
+        .collect();
+    if by.is_empty() {
+        by.push("label".to_owned());
+    }
     let query = CompareQuery {
         tool: Some(run.tool.clone()),
         test: run.test.clone(),
