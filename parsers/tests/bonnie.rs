@@ -323,3 +323,42 @@ fn other_tools_fixtures_hold_no_bonnie_runs() {
         }
     }
 }
+
+/// Every fixture of both disk tools cut after each line, and each line cut
+/// at each character: parsing returns, and what it returns stays inside
+/// the text with finite values.
+#[test]
+fn cut_fixtures_never_panic() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures");
+    for tool in ["bonnie", "diskinfo"] {
+        for file in std::fs::read_dir(format!("{root}/{tool}"))
+            .expect("tool folder")
+            .flatten()
+        {
+            let path = file.path();
+            if !path.extension().is_some_and(|e| e == "txt") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("UTF-8 fixture");
+            let lines: Vec<&str> = text.lines().take(120).collect();
+            for cut in 0..lines.len() {
+                let mut prefix = lines[..cut].join("\n");
+                let last = lines[cut];
+                for (at, _) in last.char_indices().step_by(7) {
+                    let input = format!("{prefix}\n{}", &last[..at]);
+                    let doc = parse(&input);
+                    let count = input.split('\n').count();
+                    for run in &doc.runs {
+                        assert!(
+                            run.lines[0] >= 1
+                                && run.lines[0] <= run.lines[1]
+                                && run.lines[1] <= count
+                        );
+                        assert!(run.results.iter().all(|m| m.value.is_finite()));
+                    }
+                }
+                prefix.push('\n');
+            }
+        }
+    }
+}
