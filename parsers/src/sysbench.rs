@@ -47,6 +47,8 @@ use crate::{metric_info, Measurement, Run, Tool, Unparsed};
 /// A report longer than this many lines is not one report (600 interval
 /// lines and a histogram still fit).
 const MAX_REPORT_LINES: usize = 2000;
+/// Lines joined for a first reading of a report.
+const SHORT_BLOCK_LINES: usize = 64;
 /// How far above a report its header (banner, threads, command) may be.
 const MAX_HEADER_LINES: usize = 60;
 /// Text that starts a report, found with a plain substring search.
@@ -183,19 +185,20 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
     let mut i = 0;
     while i < lines.len() {
         let text = lines[i].text;
-        if text.contains(SUMMARY_MARK) {
-            i = summaries(lines, i, runs, unparsed);
-            taken_until = i;
-            continue;
-        }
-        let Some(offset) = anchor(text) else {
-            i += 1;
-            continue;
+        let offset = match start_in(text) {
+            None => {
+                i += 1;
+                continue;
+            }
+            Some(Start::Summaries) => {
+                i = summaries(lines, i, runs, unparsed);
+                taken_until = i;
+                continue;
+            }
+            Some(Start::Report(offset)) => offset,
         };
-        let end = block_end(lines, i);
-        let block = LogicalLine::join(&lines[i..end], "\n");
-        let body = block.text.get(offset..).unwrap_or_default();
-        let (rest, elements) = report_elements(body);
+        let block = report_block(lines, i, offset);
+        let (rest, elements) = report_elements(block.text.get(offset..).unwrap_or_default());
         let consumed = block.text.len() - rest.len();
         let used = block.text.get(..consumed).unwrap_or_default().trim_end();
         let last_line = block
@@ -215,7 +218,7 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
                 ));
             }
             // A heading word inside a sentence is not a report.
-            Err(_) if offset > 0 && !text.get(..offset).unwrap_or_default().trim().is_empty() => {}
+            Err(_) if !text.get(..offset).unwrap_or_default().trim().is_empty() => {}
             Err(why) => unparsed.push(Unparsed {
                 line: lines[i].number,
                 text: block.text.lines().take(4).collect::<Vec<_>>().join("\n"),
@@ -227,25 +230,55 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
     }
 }
 
-/// Where a report starts in a line: a section heading, or an interval line.
-fn anchor(text: &str) -> Option<usize> {
-    let trimmed = text.trim_start();
-    // A histogram starts a report: the header above it is the run's.
-    if trimmed.starts_with(HISTOGRAM_START) {
-        return Some(text.len() - trimmed.len());
+/// Joins the lines a report may span. Most reports end within a few dozen
+/// lines, so a short block is tried first and the long one (600 interval
+/// lines, a histogram) joined only when the report runs to its end.
+fn report_block(lines: &[Line<'_>], start: usize, offset: usize) -> LogicalLine {
+    let full_end = block_end(lines, start);
+    let short_end = full_end.min(start + SHORT_BLOCK_LINES);
+    let short = LogicalLine::join(&lines[start..short_end], "\n");
+    if short_end == full_end {
+        return short;
     }
-    memchr_colon(text)?;
-    if let Some(at) = ANCHORS.iter().filter_map(|a| text.find(a)).min() {
-        return Some(at);
+    let (rest, _) = report_elements(short.text.get(offset..).unwrap_or_default());
+    if rest.trim().is_empty() {
+        LogicalLine::join(&lines[start..full_end], "\n")
+    } else {
+        short
     }
-    if trimmed.starts_with('[') && interval_line(trimmed).is_ok() {
-        return Some(text.len() - trimmed.len());
-    }
-    None
 }
 
-fn memchr_colon(text: &str) -> Option<usize> {
-    text.as_bytes().iter().position(|&b| b == b':')
+/// What starts at a line: a report (at a byte offset) or one-line summaries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Start {
+    Report(usize),
+    Summaries,
+}
+
+/// The cheap test every line goes through: a first-byte check for interval
+/// and histogram lines, then the text before each colon against the anchors.
+fn start_in(text: &str) -> Option<Start> {
+    let trimmed = text.trim_start();
+    match trimmed.as_bytes().first() {
+        Some(b'[') if interval_line(trimmed).is_ok() => {
+            return Some(Start::Report(text.len() - trimmed.len()))
+        }
+        // A histogram starts a report: the header above it is the run's.
+        Some(b'L') if trimmed.starts_with(HISTOGRAM_START) => {
+            return Some(Start::Report(text.len() - trimmed.len()));
+        }
+        _ => {}
+    }
+    for (colon, _) in text.match_indices(':') {
+        let head = text.get(..=colon)?;
+        if head.ends_with(SUMMARY_MARK) {
+            return Some(Start::Summaries);
+        }
+        if let Some(anchor) = ANCHORS.iter().find(|a| head.ends_with(*a)) {
+            return Some(Start::Report(head.len() - anchor.len()));
+        }
+    }
+    None
 }
 
 /// The block a report may span: lines at the report's quote depth (blank

@@ -293,3 +293,72 @@ fn reports_that_break_off_are_reported_not_dropped() {
         .collect();
     assert_eq!(misses, [(18, true), (22, true)]);
 }
+
+mod mangled {
+    use proptest::prelude::*;
+
+    const FIXTURES: [&str; 4] = [
+        include_str!("../../fixtures/sysbench/1.0-oltp-read-write-report-interval.txt"),
+        include_str!("../../fixtures/sysbench/0.5-oltp-report-interval-quoted-wrapped-72.txt"),
+        include_str!("../../fixtures/sysbench/0.4.12-fileio-rndrw-sizes-in-mb-and-gb.txt"),
+        include_str!("../../fixtures/sysbench/seed-002-mariadb-mutexes-lost-line-breaks.txt"),
+    ];
+
+    /// A fixture with lines dropped, cut short, quoted, glued to the next
+    /// one, or a number replaced by one too large to be finite.
+    fn mangled() -> impl Strategy<Value = String> {
+        (
+            0..FIXTURES.len(),
+            prop::collection::vec((0..2000usize, 0..5u8, 0..120usize), 1..30),
+        )
+            .prop_map(|(f, edits)| {
+                let mut lines: Vec<String> = FIXTURES[f].lines().map(String::from).collect();
+                for (at, kind, cut) in edits {
+                    let at = at % lines.len().max(1);
+                    match kind {
+                        0 if lines.len() > 1 => {
+                            lines.remove(at);
+                        }
+                        1 => {
+                            let line = &mut lines[at];
+                            let cut = (0..=cut.min(line.len()))
+                                .rev()
+                                .find(|&c| line.is_char_boundary(c))
+                                .unwrap_or(0);
+                            line.truncate(cut);
+                        }
+                        2 => lines[at] = format!("> {}", lines[at]),
+                        3 if at + 1 < lines.len() => {
+                            let next = lines.remove(at + 1);
+                            lines[at] = format!("{} {next}", lines[at]);
+                        }
+                        _ => {
+                            lines[at] = lines[at].replacen("0", "99999999999999999999999.9e999", 1)
+                        }
+                    }
+                }
+                lines.join("\n")
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn parse_returns_finite_values_inside_the_input(input in mangled()) {
+            let doc = parsers::parse(&input);
+            let line_count = input.split('\n').count();
+            for run in &doc.runs {
+                prop_assert!(run.lines[0] >= 1 && run.lines[0] <= run.lines[1] && run.lines[1] <= line_count);
+                prop_assert!(!run.results.is_empty());
+                for m in &run.results {
+                    prop_assert!(m.value.is_finite());
+                    prop_assert!((run.lines[0]..=run.lines[1]).contains(&m.line), "{m:?} outside {:?}", run.lines);
+                }
+            }
+            for miss in &doc.unparsed {
+                prop_assert!(miss.line >= 1 && miss.line <= line_count);
+            }
+        }
+    }
+}
