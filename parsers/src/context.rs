@@ -317,11 +317,19 @@ pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
         } else if let Some(rest) = text.strip_prefix("model name") {
             // Linux /proc/cpuinfo: `model name\t: Intel(R) Xeon(R) CPU E5-2670 0 @ 2.60GHz`
             if let Some((_, name)) = rest.split_once(':') {
-                push("cpu", &name.split_whitespace().collect::<Vec<_>>().join(" "), None);
+                push(
+                    "cpu",
+                    &name.split_whitespace().collect::<Vec<_>>().join(" "),
+                    None,
+                );
             }
         } else if let Some(rest) = text.strip_prefix("MemTotal:") {
             // Linux /proc/meminfo: `MemTotal:        8167848 kB`
-            if let Some(kb) = rest.trim().strip_suffix("kB").and_then(|kb| kb.trim().parse::<u64>().ok()) {
+            if let Some(kb) = rest
+                .trim()
+                .strip_suffix("kB")
+                .and_then(|kb| kb.trim().parse::<u64>().ok())
+            {
                 push("memory_mb", &(kb / 1024).to_string(), None);
             }
         } else if let Some(rest) = text.strip_prefix("real memory") {

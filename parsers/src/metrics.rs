@@ -103,7 +103,19 @@ pub const METRICS: &[MetricInfo] = &[
 
 /// Unit and direction of a metric, or `None` for a name benchlog does not know.
 pub fn metric_info(name: &str) -> Option<&'static MetricInfo> {
-    METRICS.iter().find(|m| m.name == name)
+    METRICS
+        .iter()
+        .find(|m| m.name == name)
+        .or_else(|| is_latency_percentile(name).then_some(&LATENCY_PERCENTILE))
+}
+
+/// sysbench prints whichever percentile it was asked for: `latency_p90_ms`.
+static LATENCY_PERCENTILE: MetricInfo = info("latency_pNN_ms", "ms", false, "percentile latency");
+
+fn is_latency_percentile(name: &str) -> bool {
+    name.strip_prefix("latency_p")
+        .and_then(|rest| rest.strip_suffix("_ms"))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 #[cfg(test)]
@@ -134,5 +146,7 @@ mod tests {
         assert!(metric_info("q_per_s").unwrap().higher_is_better);
         assert!(!metric_info("wallclock_s").unwrap().higher_is_better);
         assert!(metric_info("no_such_metric").is_none());
+        assert_eq!(metric_info("latency_p90_ms").map(|m| m.unit), Some("ms"));
+        assert!(metric_info("latency_p_ms").is_none());
     }
 }

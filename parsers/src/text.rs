@@ -160,7 +160,10 @@ pub fn attribution(text: &str, previous: Option<&str>) -> Option<Attribution> {
         None => (None, head),
     };
     let (name, email) = split_name_email(who);
-    plausible_name(&name).then(|| Attribution {
+    if !plausible_name(&name) {
+        return None;
+    }
+    Some(Attribution {
         author: name,
         email,
         date,
@@ -294,7 +297,8 @@ mod tests {
 
     #[test]
     fn attributions() {
-        let cases: [(&str, Option<&str>, Option<(&str, Option<&str>)>); 9] = [
+        type Want<'a> = Option<(&'a str, Option<&'a str>)>;
+        let cases: [(&str, Option<&str>, Want); 9] = [
             ("Michael Vince wrote:", None, Some(("Michael Vince", None))),
             (
                 "Steven Hartland wrote:",

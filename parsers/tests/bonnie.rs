@@ -336,7 +336,7 @@ fn cut_fixtures_never_panic() {
             .flatten()
         {
             let path = file.path();
-            if !path.extension().is_some_and(|e| e == "txt") {
+            if path.extension().is_none_or(|e| e != "txt") {
                 continue;
             }
             let text = std::fs::read_to_string(&path).expect("UTF-8 fixture");

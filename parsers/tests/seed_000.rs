@@ -51,7 +51,9 @@ fn ule_libthr_tsc_at_100_clients() {
 #[test]
 fn threads_labels_depths_and_authors_of_every_run() {
     let doc = seed();
-    let got: Vec<(usize, Option<u32>, usize, Option<&str>, Option<&str>, f64)> = doc
+    /// first line, threads, quote depth, author, label, q_per_s
+    type Row<'a> = (usize, Option<u32>, usize, Option<&'a str>, Option<&'a str>, f64);
+    let got: Vec<Row> = doc
         .runs
         .iter()
         .map(|r| {
