@@ -177,7 +177,11 @@ enum Outcome {
 
 /// The cheap test every line goes through: can a report start here?
 fn anchor(text: &str) -> Option<Anchor> {
-    let t = text.trim_start();
+    let blanks = text
+        .bytes()
+        .take_while(|b| *b == b' ' || *b == b'\t')
+        .count();
+    let t = &text[blanks..];
     match t.as_bytes().first()? {
         b'B' if t.starts_with("Benchmark DBD suit") => Some(Anchor::Summary),
         b'D' if t.starts_with("Date of test:") => Some(Anchor::Summary),
@@ -343,15 +347,17 @@ fn is_entry_without_times(t: &str) -> bool {
 }
 
 /// The text after `NAME:` when the line starts with a test name and a colon.
+/// Byte by byte: most lines of prose stop at their first space.
 fn entry_rest(t: &str) -> Option<&str> {
-    let colon = t.find(':')?;
-    let name = &t[..colon];
-    let plausible = !name.is_empty()
-        && name.len() <= 40
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    plausible.then(|| t[colon + 1..].trim_start())
+    let name_len = t
+        .bytes()
+        .take(41)
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_')
+        .count();
+    if name_len == 0 || name_len > 40 || t.as_bytes().get(name_len) != Some(&b':') {
+        return None;
+    }
+    Some(t[name_len + 1..].trim_start())
 }
 
 /// The summary's status lines between the test lines and the table.

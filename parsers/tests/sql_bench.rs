@@ -59,28 +59,21 @@ fn seed_004_gives_one_run_per_kernel() {
     let doc = parsed("seed-004-linux-2.4-vs-2.2-smp");
     assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
     assert_eq!(doc.runs.len(), 2);
-    let kernels: Vec<(Option<&str>, Option<&str>, Option<&str>, Option<&str>)> = doc
+    let kernels: Vec<[Option<&str>; 4]> = doc
         .runs
         .iter()
-        .map(|r| {
-            (
-                attr(r, "os"),
-                attr(r, "os_version"),
-                attr(r, "arch"),
-                attr(r, "db_version"),
-            )
-        })
+        .map(|r| ["os", "os_version", "arch", "db_version"].map(|k| attr(r, k)))
         .collect();
     assert_eq!(
         kernels,
         [
-            (Some("Linux"), Some("2.4.0"), Some("i686"), Some("3.23.32")),
-            (
+            [Some("Linux"), Some("2.4.0"), Some("i686"), Some("3.23.32")],
+            [
                 Some("Linux"),
                 Some("2.2.16-22smp"),
                 Some("i686"),
                 Some("3.23.32")
-            ),
+            ],
         ]
     );
     for run in &doc.runs {
