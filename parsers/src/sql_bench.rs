@@ -55,7 +55,7 @@ const MAX_SUMMARY_LINES: usize = 600;
 const MAX_LOG_LINES: usize = 1000;
 /// Lines without a `Time for` line that a test log may hold in a row
 /// (its own progress messages, `Note: Query took longer ...`, blanks).
-const MAX_LOG_GAP: usize = 10;
+const MAX_LOG_GAP: usize = 16;
 /// A wrapped `Total time` line or table row spans at most this many lines.
 const MAX_WRAPPED_LINES: usize = 4;
 /// Blank lines in a row that end a summary.
@@ -861,7 +861,9 @@ fn broken(problem: Problem, next: usize) -> Outcome {
 
 /// The lines a wrapped line may use: from `start` to before a blank line,
 /// a change of depth, or a line that `starts_another` says begins the next
-/// record.
+/// record. A replier's mailer that re-wraps a quoted line leaves the rest
+/// without its `>`: a less quoted line that reads like the rest of a time
+/// (`7.09 CPU)`) still belongs to it.
 fn wrapped_window(
     lines: &[Line<'_>],
     start: usize,
@@ -871,7 +873,9 @@ fn wrapped_window(
     let mut end = start + 1;
     while end < lines.len() && end - start < MAX_WRAPPED_LINES {
         let line = &lines[end];
-        if line.depth != depth || line.is_blank() || starts_another(line.text.trim()) {
+        let t = line.text.trim();
+        let rewrapped = line.depth < depth && looks_like_continuation(t);
+        if (line.depth != depth && !rewrapped) || line.is_blank() || starts_another(t) {
             break;
         }
         end += 1;
@@ -1513,6 +1517,25 @@ mod tests {
                 unparsed[0].why
             );
         }
+    }
+
+    #[test]
+    fn quoted_line_rewrapped_without_its_marker() {
+        let (runs, unparsed) = runs_of(
+            "> ATIS: Total time: 26 wallclock secs ( 4.84 usr 2.25 sys + 0.00 cusr 0.00 csys =\n\
+             7.09 CPU)\n\
+             > alter-table: Total time: 143 wallclock secs ( 0.10 usr 0.03 sys + 0.00 cusr\n\
+             0.00 csys = 0.13 CPU)\n\
+             > seconds usr sys cpu tests\n\
+             > TOTALS 169.00 4.94 2.28 7.22 1234\n",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].quote_depth, 1);
+        assert_eq!(runs[0].value("test-ATIS", "cpu_s"), Some(7.09));
+        assert_eq!(runs[0].value("test-alter-table", "cpu_s"), Some(0.13));
+        assert_eq!(runs[0].value("TOTALS", "tests"), Some(1234.0));
+        assert_eq!(runs[0].lines, [1, 6]);
     }
 
     #[test]
