@@ -291,7 +291,14 @@ const OS_NAMES: [(&str, &str); 6] = [
 pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
     let mut found = Vec::new();
     for (index, line) in lines.iter().enumerate() {
-        let text = line.text.trim();
+        // Every fact starts with a letter; most prose lines are rejected by
+        // their first byte before any trimming or searching.
+        let text = line.text.trim_start();
+        let starts_a_fact = text.as_bytes().first().is_some_and(u8::is_ascii_alphabetic);
+        if !starts_a_fact {
+            continue;
+        }
+        let text = text.trim_end();
         if text.len() < 6 || text.len() > 400 {
             continue;
         }

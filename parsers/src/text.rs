@@ -141,7 +141,16 @@ pub struct Attribution {
 /// Petai" <hadara at bsd.ee>`, `From: Sven Petai` right under an
 /// `----- Original Message -----` line (pass that line as `previous`).
 pub fn attribution(text: &str, previous: Option<&str>) -> Option<Attribution> {
-    let text = text.trim();
+    // Cheap first: an attribution ends with a colon or follows the
+    // Original Message mark, or is that mark itself.
+    let end = text.trim_end();
+    let candidate = end.ends_with(':')
+        || end.trim_start().starts_with("-----")
+        || previous.is_some_and(|p| p.trim_start().starts_with("-----"));
+    if !candidate {
+        return None;
+    }
+    let text = end.trim_start();
     if let Some(from) = original_message_from(text, previous) {
         return from_header_author(from);
     }
