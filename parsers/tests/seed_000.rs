@@ -52,7 +52,14 @@ fn ule_libthr_tsc_at_100_clients() {
 fn threads_labels_depths_and_authors_of_every_run() {
     let doc = seed();
     /// first line, threads, quote depth, author, label, q_per_s
-    type Row<'a> = (usize, Option<u32>, usize, Option<&'a str>, Option<&'a str>, f64);
+    type Row<'a> = (
+        usize,
+        Option<u32>,
+        usize,
+        Option<&'a str>,
+        Option<&'a str>,
+        f64,
+    );
     let got: Vec<Row> = doc
         .runs
         .iter()
