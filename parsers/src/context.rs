@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::mail::Messages;
 use crate::text::{Line, LogicalLine};
-use crate::Run;
+use crate::{Run, Tool};
 
 /// A section label line (or lines) such as `== 4BSD + libthr + TSC ==`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -194,6 +194,21 @@ pub fn apply(lines: &[Line<'_>], messages: &Messages, runs: &mut [Run]) {
             by_key.entry(fact.key).or_default().push(fact);
         }
     }
+    // Where the runs start in each (message, depth): a remark in prose
+    // describes the next run after it, not the ones before.
+    let mut run_starts: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
+    for run in runs.iter() {
+        let index = run.lines[0].saturating_sub(1);
+        if let Some((m, _)) = messages.at(index) {
+            run_starts
+                .entry((m, run.quote_depth))
+                .or_default()
+                .push(index);
+        }
+    }
+    for starts in run_starts.values_mut() {
+        starts.sort_unstable();
+    }
     for run in runs.iter_mut() {
         let index = run.lines[0].saturating_sub(1);
         // A label the tool's own parser found (a heading it knows) wins.
@@ -208,17 +223,39 @@ pub fn apply(lines: &[Line<'_>], messages: &Messages, runs: &mut [Run]) {
         if let Some((m, message)) = messages.at(index) {
             run.message = Some(m);
             run.author = message.author.clone();
-            if let Some(by_key) = facts_by_place.get(&(m, run.quote_depth)) {
-                apply_facts(run, index, by_key);
+            let place = (m, run.quote_depth);
+            let previous_run = run_starts.get(&place).and_then(|starts| {
+                let at = starts.partition_point(|&start| start < index);
+                at.checked_sub(1).map(|i| starts[i])
+            });
+            if let Some(by_key) = facts_by_place.get(&place) {
+                apply_facts(run, index, previous_run, by_key);
             }
         }
     }
 }
 
 /// Gives a run, for each key, the fact nearest to it in its message at its
-/// depth; what the run or its label already say is kept.
-fn apply_facts(run: &mut Run, index: usize, by_key: &BTreeMap<&str, Vec<&Fact>>) {
-    let nearest = by_key.iter().filter_map(|(&key, facts)| {
+/// depth (a remark in prose: the last one between the previous run and
+/// this one); what the run or its label already say is kept.
+fn apply_facts(
+    run: &mut Run,
+    index: usize,
+    previous_run: Option<usize>,
+    by_key: &BTreeMap<&str, Vec<&Fact>>,
+) {
+    // A thread library says nothing about a disk benchmark.
+    let disk_tool = matches!(run.tool, Tool::Bonnie | Tool::Diskinfo);
+    let relevant = by_key
+        .iter()
+        .filter(|(&key, _)| !(disk_tool && key == "thread_lib"));
+    let nearest = relevant.filter_map(|(&key, facts)| {
+        if facts.first().is_some_and(|f| f.remark) {
+            let before = facts.partition_point(|f| f.index < index);
+            let last = facts.get(before.checked_sub(1)?)?;
+            let after_previous_run = previous_run.is_none_or(|p| last.index > p);
+            return after_previous_run.then_some((key, *last));
+        }
         let after = facts.partition_point(|f| f.index < index);
         let before = after.checked_sub(1).and_then(|i| facts.get(i));
         let closest = match (before, facts.get(after)) {
@@ -274,6 +311,9 @@ pub struct Fact {
     /// The operating system an OS-specific fact belongs to (`os_version`
     /// of FreeBSD must not land on a Linux run).
     pub group: Option<&'static str>,
+    /// A remark in prose ("without libthr it is slower") rather than what
+    /// the system printed: it describes the next run only.
+    pub remark: bool,
 }
 
 const OS_NAMES: [(&str, &str); 6] = [
@@ -311,6 +351,7 @@ pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
                     key,
                     value: value.to_string(),
                     group,
+                    remark: key == "thread_lib",
                 });
             }
         };
@@ -407,8 +448,60 @@ pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
                 push("arch", arch, None);
             }
         }
+        if let Some(thread_lib) = thread_lib_in_prose(text) {
+            push("thread_lib", thread_lib, None);
+        }
     }
     found
+}
+
+/// The thread library a line says was used: "After enabling libthr",
+/// libmap.conf's `libpthread.so.2 libthr.so.2` (the last one replaces the
+/// first), and "without libthr" (the other library of the pair).
+fn thread_lib_in_prose(text: &str) -> Option<&'static str> {
+    let bytes = text.as_bytes();
+    let worth_reading = finders::THR.find(bytes).is_some()
+        || finders::KSE.find(bytes).is_some()
+        || finders::NPTL.find(bytes).is_some();
+    if !worth_reading {
+        return None;
+    }
+    let mut mentions: Vec<(&'static str, bool, bool)> = Vec::new();
+    let mut previous = "";
+    for word in text
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | '"' | '\'' | ';' | '+'))
+    {
+        let word = word.trim_end_matches(['.', '!', '?', ':']);
+        if word.is_empty() {
+            continue;
+        }
+        if let Some(("thread_lib", lib)) = classify(word).filter(|_| word.len() > 3) {
+            let negated = matches!(
+                previous.to_ascii_lowercase().as_str(),
+                "without" | "no" | "not" | "disabling" | "disabled"
+            );
+            mentions.push((lib, negated, word.contains(".so")));
+        }
+        previous = word;
+    }
+    let (lib, negated, _) = match mentions.as_slice() {
+        [] => return None,
+        [one] => *one,
+        // libmap.conf: the library on the right replaces the one on the left.
+        many if many.iter().all(|&(_, _, shared_object)| shared_object) => *many.last()?,
+        many if many.iter().all(|&(lib, _, _)| lib == many[0].0) => many[0],
+        _ => return None,
+    };
+    if !negated {
+        return Some(lib);
+    }
+    match lib {
+        "libthr" => Some("libpthread"),
+        "libpthread" | "KSE" => Some("libthr"),
+        "NPTL" => Some("LinuxThreads"),
+        "LinuxThreads" => Some("NPTL"),
+        _ => None,
+    }
 }
 
 /// Substring searchers built once: most lines are prose and must cost little.
@@ -417,6 +510,9 @@ mod finders {
 
     use memchr::memmem::Finder;
 
+    pub static THR: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("thr"));
+    pub static KSE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("KSE"));
+    pub static NPTL: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("NPTL"));
     pub static BSD: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("BSD"));
     pub static LINUX: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("Linux"));
     pub static VER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(" Ver "));
@@ -778,6 +874,29 @@ mod tests {
             .map(|(i, d, k, v)| (i, d, k, v.to_string()))
             .collect();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn thread_libraries_in_prose() {
+        let cases = [
+            (
+                "After enabling libthr it does jump by about 3,600 on a generic SMP",
+                Some("libthr"),
+            ),
+            (
+                "With this below in my /etc/libmap.conf for libthr and a MySQL restart",
+                Some("libthr"),
+            ),
+            ("libpthread.so.2 libthr.so.2", Some("libthr")),
+            ("And without libthr its even slower", Some("libpthread")),
+            ("I compared libthr and libpthread here", None),
+            ("threads through three thrilling threads", None),
+            ("I used libmap.conf to use libthr.so.2.", Some("libthr")),
+            ("NPTL is the default on 2.6 kernels", Some("NPTL")),
+        ];
+        for (i, (text, want)) in cases.into_iter().enumerate() {
+            assert_eq!(thread_lib_in_prose(text), want, "case {i}: {text:?}");
+        }
     }
 
     #[test]

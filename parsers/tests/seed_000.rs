@@ -196,3 +196,20 @@ fn messages_and_their_authors() {
     let steven_runs = doc.runs.iter().filter(|r| r.message == Some(2)).count();
     assert_eq!(steven_runs, 13);
 }
+
+#[test]
+fn prose_remarks_describe_the_next_run_only() {
+    let doc = seed();
+    let thread_lib = |first_line: usize| {
+        let run = doc.runs.iter().find(|r| r.lines[0] == first_line).unwrap();
+        attr(run, "thread_lib").map(str::to_string)
+    };
+    // "After enabling libthr" and the libmap.conf lines precede runs 1 and 2.
+    assert_eq!(thread_lib(20).as_deref(), Some("libthr"));
+    assert_eq!(thread_lib(34).as_deref(), Some("libthr"));
+    // Nothing is said before the third; "without libthr" precedes the fourth.
+    assert_eq!(thread_lib(45), None);
+    assert_eq!(thread_lib(52).as_deref(), Some("libpthread"));
+    // "The biggest increases coming from libthr" is about earlier runs.
+    assert_eq!(thread_lib(171), None);
+}
