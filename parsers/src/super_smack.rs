@@ -83,6 +83,8 @@ pub struct SuperSmackCommand {
 pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unparsed>) {
     // Reports and commands above this index belong to earlier runs.
     let mut taken_until = 0;
+    // The command of a shell loop whose reports follow one another.
+    let mut loop_reports: Option<(SuperSmackCommand, String, usize)> = None;
     let mut i = 0;
     while i < lines.len() {
         let text = lines[i].text;
@@ -104,7 +106,16 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
         match read_report(&block, offset) {
             Ok((report, consumed)) => {
                 let last_line = block.line_at(consumed.saturating_sub(1));
-                let command = command_before(lines, i, offset, taken_until);
+                let mut command = command_before(lines, i, offset, taken_until);
+                if command.is_none() {
+                    command = loop_command(&loop_reports, lines, i, taken_until);
+                }
+                // `for i in 1 4 16; do super-smack ... $i 10000; done` prints
+                // one report per pass under one command line.
+                loop_reports = command
+                    .as_ref()
+                    .filter(|(c, _, _)| c.test.is_some() && c.clients.is_none())
+                    .cloned();
                 runs.push(to_run(
                     &report,
                     &block,
@@ -133,6 +144,21 @@ fn report_start_finder() -> &'static memchr::memmem::Finder<'static> {
     static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(REPORT_START));
     &FINDER
+}
+
+/// The loop's command for a report that follows the previous report of the
+/// loop directly (nothing but blank lines between them).
+fn loop_command(
+    loop_reports: &Option<(SuperSmackCommand, String, usize)>,
+    lines: &[Line<'_>],
+    report_start: usize,
+    taken_until: usize,
+) -> Option<(SuperSmackCommand, String, usize)> {
+    let (command, text, _) = loop_reports.as_ref()?;
+    let gap = lines.get(taken_until..report_start)?;
+    gap.iter()
+        .all(|line| line.is_blank())
+        .then(|| (command.clone(), text.clone(), report_start))
 }
 
 fn previous_is_report_start(lines: &[Line<'_>], i: usize) -> bool {
@@ -651,6 +677,39 @@ mod tests {
         assert_eq!(runs[0].test.as_deref(), Some("select-key"));
         assert_eq!(runs[0].value("select_index", "q_per_s"), Some(41234.50));
         assert_eq!(runs[0].lines, [1, 1]);
+    }
+
+    #[test]
+    fn reports_of_a_shell_loop_share_its_command() {
+        let (runs, _) = runs_of(
+            "for i in 1 4; do super-smack -d mysql select-key.smack $i 100; done\n\
+             Query Barrel Report for client smacker1\n\
+             connect: max=0ms min=0ms avg= 0ms from 1 clients\n\
+             Query_type num_queries max_time min_time q_per_s\n\
+             select_index 200 0 0 9120.11\n\
+             Query Barrel Report for client smacker1\n\
+             connect: max=1ms min=0ms avg= 0ms from 4 clients\n\
+             Query_type num_queries max_time min_time q_per_s\n\
+             select_index 800 0 0 21544.87\n\
+             \n\
+             Later, by hand:\n\
+             Query Barrel Report for client smacker1\n\
+             connect: max=1ms min=0ms avg= 0ms from 8 clients\n\
+             Query_type num_queries max_time min_time q_per_s\n\
+             select_index 800 0 0 1.5\n",
+        );
+        let got: Vec<(Option<&str>, Option<u32>, [usize; 2])> = runs
+            .iter()
+            .map(|r| (r.test.as_deref(), r.threads, r.lines))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Some("select-key"), Some(1), [1, 5]),
+                (Some("select-key"), Some(4), [6, 9]),
+                (None, Some(8), [12, 15])
+            ]
+        );
     }
 
     #[test]
