@@ -149,6 +149,7 @@ pub fn ingest_document(
                 subject: message.subject.as_deref(),
                 message_id: message.message_id.as_deref(),
                 in_reply_to: message.in_reply_to.as_deref(),
+                quote_depth: message.quote_depth,
                 lines: message.lines,
             },
         )

@@ -1,8 +1,13 @@
 //! benchlog's integration tests: one binary, a module per feature.
 
+mod browse;
 mod cli;
 mod golden_cli;
+mod home;
+mod http;
 mod ingest;
+mod review;
 mod store;
 mod support;
+mod upload;
 mod web;

@@ -257,7 +257,8 @@ async fn uploading_files_by_multipart() {
     )
     .await;
     assert_eq!(response.status(), StatusCode::SEE_OTHER);
-    assert_eq!(location(&response), "/submissions/1");
+    // The first one's review, which lists the others.
+    assert_eq!(location(&response), "/submissions/1?uploaded=1,2");
     let counts = counts(&db);
     assert_eq!(counts.submissions, 2);
     assert_eq!(counts.runs, 18);

@@ -8,18 +8,27 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
+mod browse;
 mod compare;
+mod edits;
 mod export;
 mod submissions;
 
+pub use browse::*;
 pub use compare::{choices, metric_rows, Choices, MetricFilter, MetricRow};
+pub use edits::*;
 pub use export::{export_rows, ExportFilter, ExportRow};
 pub use submissions::*;
 
 /// The migrations, in order. Entry `i` moves a database from
 /// `user_version = i` to `i + 1`. Never edit one that has landed; add a new one.
-const MIGRATIONS: &[(&str, &str)] =
-    &[("0001_init", include_str!("../../migrations/0001_init.sql"))];
+const MIGRATIONS: &[(&str, &str)] = &[
+    ("0001_init", include_str!("../../migrations/0001_init.sql")),
+    (
+        "0002_edits_and_search",
+        include_str!("../../migrations/0002_edits_and_search.sql"),
+    ),
+];
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

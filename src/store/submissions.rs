@@ -25,6 +25,7 @@ pub struct NewMessage<'a> {
     pub subject: Option<&'a str>,
     pub message_id: Option<&'a str>,
     pub in_reply_to: Option<&'a str>,
+    pub quote_depth: usize,
     pub lines: [usize; 2],
 }
 
@@ -85,8 +86,8 @@ pub fn insert_message(
 ) -> rusqlite::Result<()> {
     tx.prepare_cached(
         "INSERT INTO messages (submission_id, idx, author, email, date, subject, message_id,
-                               in_reply_to, first_line, last_line)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                               in_reply_to, first_line, last_line, quote_depth)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     )?
     .execute(params![
         submission_id,
@@ -99,6 +100,7 @@ pub fn insert_message(
         new.in_reply_to,
         new.lines[0] as i64,
         new.lines[1] as i64,
+        new.quote_depth as i64,
     ])?;
     Ok(())
 }

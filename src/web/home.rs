@@ -1,4 +1,6 @@
-//! `/`: the stored submissions, newest first, and the upload form.
+//! `/`: what the database holds (runs and submissions per tool), the
+//! upload form, the comparisons the data holds, each with a small chart,
+//! and the newest submissions.
 
 use askama::Template;
 use askama_web::WebTemplate;
@@ -6,11 +8,15 @@ use axum::extract::State;
 use axum::routing::get;
 use axum::Router;
 
-use super::{AppError, AppState};
-use crate::store::{self, SubmissionSummary};
+use super::{ready, AppError, AppState};
+use crate::charts;
+use crate::store::{self, SubmissionSummary, ToolCount};
 
-/// The list is capped; older submissions stay reachable by id.
-const LIST_LIMIT: usize = 500;
+/// Newest submissions listed; the rest are on /submissions.
+const RECENT: usize = 10;
+
+/// Ready comparisons drawn; each submission page links its own.
+const READY: usize = 12;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/", get(home))
@@ -20,24 +26,74 @@ pub fn router() -> Router<AppState> {
 #[template(path = "home/index.html")]
 struct HomePage {
     title: &'static str,
-    submissions: Vec<SubmissionSummary>,
-    tools: Vec<(String, i64)>,
+    counts: Vec<ToolCount>,
+    total_runs: i64,
+    total_submissions: i64,
+    recent: Vec<SubmissionSummary>,
+    ready: Vec<ReadyView>,
     max_upload_mb: usize,
 }
 
+struct ReadyView {
+    url: String,
+    submission_id: i64,
+    submission: String,
+    what: String,
+    by: String,
+    runs: usize,
+    svg: String,
+}
+
+/// Seven queries and at most twelve small charts, whatever is stored.
 async fn home(State(state): State<AppState>) -> Result<HomePage, AppError> {
-    let (submissions, choices) = state
+    let (counts, total_submissions, recent, ready) = state
         .with_conn(|conn| {
+            let groups = store::ready_groups(conn, READY)?;
+            let mut ready = Vec::new();
+            for group in &groups {
+                let Some(comparison) = ready::headline_comparison(group.submission_id, &group.runs)
+                else {
+                    continue;
+                };
+                let svg = charts::render_svg(&ready::small_chart(&comparison, &group.runs))?;
+                ready.push(ReadyView {
+                    url: comparison.url.clone(),
+                    submission_id: group.submission_id,
+                    submission: group
+                        .subject
+                        .clone()
+                        .or_else(|| group.source_name.clone())
+                        .unwrap_or_else(|| format!("submission {}", group.submission_id)),
+                    what: format!(
+                        "{} {} of {}",
+                        comparison.test.as_deref().unwrap_or(&comparison.tool),
+                        comparison.metric,
+                        comparison.item
+                    ),
+                    by: if comparison.by.is_empty() {
+                        "all runs".to_owned()
+                    } else {
+                        format!("by {}", comparison.by.join(", "))
+                    },
+                    runs: comparison.runs,
+                    svg,
+                });
+            }
             Ok((
-                store::list_submissions(conn, LIST_LIMIT)?,
-                store::choices(conn, None)?,
+                store::tool_counts(conn)?,
+                store::submission_count(conn)?,
+                store::list_submissions(conn, RECENT)?,
+                ready,
             ))
         })
         .await?;
     Ok(HomePage {
         title: "benchlog",
-        submissions,
-        tools: choices.tools,
+        total_runs: counts.iter().map(|c| c.runs).sum(),
+        counts,
+        total_submissions,
+        recent,
+        ready,
         max_upload_mb: super::MAX_BODY_BYTES / 1024 / 1024,
     })
 }

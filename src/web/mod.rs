@@ -24,6 +24,9 @@ mod compare;
 mod error;
 mod health;
 mod home;
+mod ready;
+mod review;
+mod runs;
 mod submissions;
 mod upload;
 
@@ -109,6 +112,8 @@ pub fn app(state: AppState) -> Router {
         .merge(home::router())
         .merge(upload::router())
         .merge(submissions::router())
+        .merge(review::router())
+        .merge(runs::router())
         .merge(compare::router())
         .merge(health::router())
         .nest_service("/static", static_files)

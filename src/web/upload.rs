@@ -1,7 +1,9 @@
-//! `POST /upload`: pasted text (`text`) or one or more files (`file`), as
-//! multipart or urlencoded form. Everything is checked before anything is
-//! stored; then each input becomes a submission and the answer redirects
-//! to the first.
+//! `POST /upload`: pasted text (`text`) or one or more files (`file`:
+//! `.txt`, `.log`, `.gz`, ...), as multipart or urlencoded form. Everything
+//! is checked before anything is stored; then each input becomes a
+//! submission (or finds the one already holding the same text) and the
+//! answer redirects to the first one's review, which lists the others when
+//! there were several (`?uploaded=ID,ID,...`).
 
 use axum::extract::{FromRequest, Multipart, Request, State};
 use axum::http::header::CONTENT_TYPE;
@@ -60,6 +62,16 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Redir
             Some(name) => format!("The file {name:?}"),
             None => "The pasted text".to_owned(),
         };
+        // A .gz that is not gzip would otherwise be stored as text.
+        let gz_name = part
+            .file_name
+            .as_deref()
+            .is_some_and(|name| name.to_ascii_lowercase().ends_with(".gz"));
+        if gz_name && !part.bytes.starts_with(&[0x1f, 0x8b]) {
+            return Err(AppError::bad_request(format!(
+                "{what} is named .gz but is not gzip-compressed; upload it as it is (renamed to .txt) or compress it with gzip."
+            )));
+        }
         match ingest::decode_input(&part.bytes) {
             Ok(text) => texts.push((part.file_name.unwrap_or_else(|| "paste".to_owned()), text)),
             // An empty text box next to a chosen file is not a mistake.
@@ -74,17 +86,29 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Redir
         ));
     }
 
-    let first = state
+    let ids = state
         .with_conn(move |conn| {
-            let mut first = None;
+            let mut ids: Vec<i64> = Vec::new();
             for (name, text) in &texts {
                 let stored = ingest::ingest_text(conn, Some(name), text)?;
-                first.get_or_insert(stored.submission_id);
+                if !ids.contains(&stored.submission_id) {
+                    ids.push(stored.submission_id);
+                }
             }
-            first.ok_or_else(|| AppError::bad_request("Nothing to store."))
+            Ok(ids)
         })
         .await?;
-    Ok(Redirect::to(&format!("/submissions/{first}")))
+    match ids.as_slice() {
+        [] => Err(AppError::bad_request("Nothing to store.")),
+        [only] => Ok(Redirect::to(&format!("/submissions/{only}"))),
+        [first, ..] => {
+            let list: Vec<String> = ids.iter().map(i64::to_string).collect();
+            Ok(Redirect::to(&format!(
+                "/submissions/{first}?uploaded={}",
+                list.join(",")
+            )))
+        }
+    }
 }
 
 async fn read_multipart(request: Request, state: &AppState) -> Result<Vec<Part>, AppError> {

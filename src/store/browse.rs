@@ -1,0 +1,439 @@
+//! Reads for browsing: submissions searched and filtered, the runs table,
+//! counts per tool, a submission's messages, and the groups of runs that
+//! make a ready comparison. Every function runs a fixed number of
+//! statements, however much is stored.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rusqlite::types::Value;
+use rusqlite::{params, params_from_iter, Connection};
+
+use super::{StoredResult, StoredRun, SubmissionSummary};
+
+/// How many runs and submissions a tool has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCount {
+    pub tool: String,
+    pub runs: i64,
+    pub submissions: i64,
+}
+
+pub fn tool_counts(conn: &Connection) -> rusqlite::Result<Vec<ToolCount>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT tool, count(*), count(DISTINCT submission_id) FROM runs
+         GROUP BY tool ORDER BY tool",
+    )?;
+    let rows = stmt.query_map([], |row| {
+        Ok(ToolCount {
+            tool: row.get(0)?,
+            runs: row.get(1)?,
+            submissions: row.get(2)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// The number of stored submissions.
+pub fn submission_count(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("SELECT count(*) FROM submissions", [], |row| row.get(0))
+}
+
+/// Which submissions `/submissions` lists.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SubmissionSearch {
+    /// Words to find in the source name, author, subject or text.
+    pub q: Option<String>,
+    /// Only submissions with a run of this tool.
+    pub tool: Option<String>,
+    pub limit: usize,
+    pub offset: usize,
+}
+
+/// The full-text query for what a person typed: each word a phrase of its
+/// letters and digits (the way the index splits text), the last token of
+/// each a prefix, all required. None when nothing searchable was typed.
+/// Quoting every token keeps FTS5's own syntax (AND, NEAR, `*`, `:`) out of
+/// reach, so no input can make the query fail.
+pub fn fts_query(typed: &str) -> Option<String> {
+    let phrases: Vec<String> = typed
+        .split_whitespace()
+        .filter_map(|word| {
+            let tokens: Vec<&str> = word
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|t| !t.is_empty())
+                .collect();
+            (!tokens.is_empty()).then(|| format!("\"{}\"*", tokens.join(" ")))
+        })
+        .collect();
+    (!phrases.is_empty()).then(|| phrases.join(" "))
+}
+
+/// Submissions matching `search`, newest first: one query.
+pub fn search_submissions(
+    conn: &Connection,
+    search: &SubmissionSearch,
+) -> rusqlite::Result<Vec<SubmissionSummary>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT s.id, s.source_name, s.author, s.date, s.subject, s.created_at,
+                (SELECT count(*) FROM runs r WHERE r.submission_id = s.id),
+                (SELECT group_concat(tool, ' ') FROM
+                    (SELECT DISTINCT tool FROM runs r WHERE r.submission_id = s.id ORDER BY tool))
+         FROM submissions s
+         WHERE (?1 IS NULL OR s.id IN
+                   (SELECT rowid FROM submissions_fts WHERE submissions_fts MATCH ?1))
+           AND (?2 IS NULL OR EXISTS
+                   (SELECT 1 FROM runs r WHERE r.submission_id = s.id AND r.tool = ?2))
+         ORDER BY s.id DESC LIMIT ?3 OFFSET ?4",
+    )?;
+    let q = search.q.as_deref().and_then(fts_query);
+    let rows = stmt.query_map(
+        params![q, search.tool, search.limit as i64, search.offset as i64],
+        summary_from_row,
+    )?;
+    rows.collect()
+}
+
+/// A mail found in a submission.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredMessage {
+    pub idx: usize,
+    pub author: Option<String>,
+    pub email: Option<String>,
+    pub date: Option<String>,
+    pub subject: Option<String>,
+    /// None for messages stored before quote depths were kept.
+    pub quote_depth: Option<usize>,
+    pub lines: [usize; 2],
+}
+
+pub fn messages_of_submission(
+    conn: &Connection,
+    submission_id: i64,
+) -> rusqlite::Result<Vec<StoredMessage>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT idx, author, email, date, subject, quote_depth, first_line, last_line
+         FROM messages WHERE submission_id = ?1 ORDER BY idx",
+    )?;
+    let rows = stmt.query_map([submission_id], |row| {
+        Ok(StoredMessage {
+            idx: row.get::<_, i64>(0)? as usize,
+            author: row.get(1)?,
+            email: row.get(2)?,
+            date: row.get(3)?,
+            subject: row.get(4)?,
+            quote_depth: row.get::<_, Option<i64>>(5)?.map(|d| d as usize),
+            lines: [
+                row.get::<_, i64>(6)? as usize,
+                row.get::<_, i64>(7)? as usize,
+            ],
+        })
+    })?;
+    rows.collect()
+}
+
+/// Which runs the runs table shows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunSearch {
+    pub tool: Option<String>,
+    pub test: Option<String>,
+    /// `(attribute, value)`: several values of one attribute mean any of
+    /// them, different attributes must all hold (as on /compare). Besides
+    /// run attributes, `label`, `author`, `test` and `submission` work; the
+    /// value `(none)` matches runs without the attribute.
+    pub wheres: Vec<(String, String)>,
+    pub limit: usize,
+    pub offset: usize,
+}
+
+/// A run with the submission it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunListing {
+    pub submission_id: i64,
+    pub subject: Option<String>,
+    pub source_name: Option<String>,
+    pub run: StoredRun,
+}
+
+const NONE_VALUE: &str = "(none)";
+
+/// The SQL condition of one attribute's wanted values, and its parameters.
+fn where_condition(key: &str, wanted: &[&str], params: &mut Vec<Value>) -> String {
+    let none = wanted.iter().any(|w| w.eq_ignore_ascii_case(NONE_VALUE));
+    let values: Vec<&str> = wanted
+        .iter()
+        .copied()
+        .filter(|w| !w.eq_ignore_ascii_case(NONE_VALUE))
+        .collect();
+    let marks = vec!["?"; values.len()].join(", ");
+    let column = match key {
+        "label" => Some("r.label"),
+        "author" => Some("r.author"),
+        "test" => Some("r.test"),
+        "submission" => Some("CAST(r.submission_id AS TEXT)"),
+        _ => None,
+    };
+    let mut alternatives = Vec::new();
+    match column {
+        Some(column) => {
+            if !values.is_empty() {
+                alternatives.push(format!("{column} COLLATE NOCASE IN ({marks})"));
+                params.extend(values.iter().map(|v| Value::Text((*v).to_owned())));
+            }
+            if none {
+                alternatives.push(format!("{column} IS NULL"));
+            }
+        }
+        None => {
+            if !values.is_empty() {
+                alternatives.push(format!(
+                    "EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_id = r.id AND a.key = ? \
+                     AND a.value COLLATE NOCASE IN ({marks}))"
+                ));
+                params.push(Value::Text(key.to_owned()));
+                params.extend(values.iter().map(|v| Value::Text((*v).to_owned())));
+            }
+            if none {
+                alternatives.push(
+                    "NOT EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_id = r.id AND a.key = ?)"
+                        .to_owned(),
+                );
+                params.push(Value::Text(key.to_owned()));
+            }
+        }
+    }
+    format!("({})", alternatives.join(" OR "))
+}
+
+/// Runs matching `search`, newest first, with attributes and results:
+/// three queries.
+pub fn search_runs(conn: &Connection, search: &RunSearch) -> rusqlite::Result<Vec<RunListing>> {
+    let mut sql = String::from(
+        "SELECT r.id, r.idx, r.message_idx, r.tool, r.test, r.label, r.threads, r.quote_depth,
+                r.author, r.command, r.first_line, r.last_line,
+                r.submission_id, s.subject, s.source_name
+         FROM runs r JOIN submissions s ON s.id = r.submission_id
+         WHERE (?1 IS NULL OR r.tool = ?1) AND (?2 IS NULL OR r.test = ?2)",
+    );
+    let mut values: Vec<Value> = vec![
+        search.tool.clone().map_or(Value::Null, Value::Text),
+        search.test.clone().map_or(Value::Null, Value::Text),
+    ];
+    let mut by_key: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (key, value) in &search.wheres {
+        by_key.entry(key).or_default().push(value);
+    }
+    for (key, wanted) in &by_key {
+        sql.push_str(" AND ");
+        sql.push_str(&where_condition(key, wanted, &mut values));
+    }
+    sql.push_str(" ORDER BY r.id DESC LIMIT ? OFFSET ?");
+    values.push(Value::Integer(search.limit as i64));
+    values.push(Value::Integer(search.offset as i64));
+
+    let mut stmt = conn.prepare(&sql)?;
+    let mut listings: Vec<RunListing> = stmt
+        .query_map(params_from_iter(values), |row| {
+            Ok(RunListing {
+                submission_id: row.get(12)?,
+                subject: row.get(13)?,
+                source_name: row.get(14)?,
+                run: run_from_row(row)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut runs: Vec<&mut StoredRun> = listings.iter_mut().map(|l| &mut l.run).collect();
+    fill_attrs_and_results(conn, &mut runs)?;
+    Ok(listings)
+}
+
+/// The columns `id, idx, message_idx, tool, test, label, threads,
+/// quote_depth, author, command, first_line, last_line` of a run.
+fn run_from_row(row: &rusqlite::Row) -> rusqlite::Result<StoredRun> {
+    Ok(StoredRun {
+        id: row.get(0)?,
+        idx: row.get::<_, i64>(1)? as usize,
+        message_idx: row.get::<_, Option<i64>>(2)?.map(|i| i as usize),
+        tool: row.get(3)?,
+        test: row.get(4)?,
+        label: row.get(5)?,
+        threads: row.get(6)?,
+        quote_depth: row.get::<_, i64>(7)? as usize,
+        author: row.get(8)?,
+        command: row.get(9)?,
+        lines: [
+            row.get::<_, i64>(10)? as usize,
+            row.get::<_, i64>(11)? as usize,
+        ],
+        attrs: BTreeMap::new(),
+        results: Vec::new(),
+    })
+}
+
+/// Loads the attributes and results of the given runs: two queries.
+fn fill_attrs_and_results(conn: &Connection, runs: &mut [&mut StoredRun]) -> rusqlite::Result<()> {
+    if runs.is_empty() {
+        return Ok(());
+    }
+    let position: HashMap<i64, usize> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, run)| (run.id, i))
+        .collect();
+    let ids: Vec<i64> = runs.iter().map(|run| run.id).collect();
+    let marks = vec!["?"; runs.len()].join(", ");
+
+    let mut stmt = conn.prepare(&format!(
+        "SELECT run_id, key, value FROM run_attrs WHERE run_id IN ({marks})"
+    ))?;
+    let mut rows = stmt.query(params_from_iter(&ids))?;
+    while let Some(row) = rows.next()? {
+        if let Some(&i) = position.get(&row.get::<_, i64>(0)?) {
+            runs[i].attrs.insert(row.get(1)?, row.get(2)?);
+        }
+    }
+
+    let mut stmt = conn.prepare(&format!(
+        "SELECT run_id, item, metric, value, unit, line, estimated FROM results
+         WHERE run_id IN ({marks}) ORDER BY id"
+    ))?;
+    let mut rows = stmt.query(params_from_iter(&ids))?;
+    while let Some(row) = rows.next()? {
+        if let Some(&i) = position.get(&row.get::<_, i64>(0)?) {
+            runs[i].results.push(StoredResult {
+                item: row.get(1)?,
+                metric: row.get(2)?,
+                value: row.get(3)?,
+                unit: row.get(4)?,
+                line: row.get::<_, i64>(5)? as usize,
+                estimated: row.get(6)?,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Every attribute name in use, for the runs table's filter form.
+pub fn attr_keys(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached("SELECT DISTINCT key FROM run_attrs ORDER BY key")?;
+    let rows = stmt.query_map([], |row| row.get(0))?;
+    rows.collect()
+}
+
+/// One group of runs a ready comparison draws: a submission's runs of one
+/// tool and test.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunGroup {
+    pub submission_id: i64,
+    pub subject: Option<String>,
+    pub source_name: Option<String>,
+    pub tool: String,
+    pub test: Option<String>,
+    /// The group's runs (with attributes and results), in text order.
+    pub runs: Vec<StoredRun>,
+}
+
+/// The newest `limit` groups (a submission's runs of one tool and test)
+/// that were run at several thread counts in several configurations
+/// (label and attributes): the comparisons the data holds. Four queries.
+pub fn ready_groups(conn: &Connection, limit: usize) -> rusqlite::Result<Vec<RunGroup>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT r.submission_id, r.tool, r.test, s.subject, s.source_name
+         FROM runs r JOIN submissions s ON s.id = r.submission_id
+         WHERE r.threads IS NOT NULL
+         GROUP BY r.submission_id, r.tool, r.test
+         HAVING count(DISTINCT r.threads) > 1
+            AND count(DISTINCT coalesce(r.label, '') || char(31) ||
+                  coalesce((SELECT group_concat(a.key || '=' || a.value, char(30) ORDER BY a.key)
+                            FROM run_attrs a WHERE a.run_id = r.id), '')) > 1
+         ORDER BY r.submission_id DESC, r.tool, r.test
+         LIMIT ?1",
+    )?;
+    let mut groups: Vec<RunGroup> = stmt
+        .query_map([limit as i64], |row| {
+            Ok(RunGroup {
+                submission_id: row.get(0)?,
+                tool: row.get(1)?,
+                test: row.get(2)?,
+                subject: row.get(3)?,
+                source_name: row.get(4)?,
+                runs: Vec::new(),
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    if groups.is_empty() {
+        return Ok(groups);
+    }
+
+    let mut submissions: Vec<i64> = groups.iter().map(|g| g.submission_id).collect();
+    submissions.dedup();
+    let marks = vec!["?"; submissions.len()].join(", ");
+    let mut stmt = conn.prepare(&format!(
+        "SELECT id, idx, message_idx, tool, test, label, threads, quote_depth, author, command,
+                first_line, last_line, submission_id
+         FROM runs WHERE submission_id IN ({marks}) AND threads IS NOT NULL
+         ORDER BY submission_id, idx"
+    ))?;
+    let mut found: Vec<(i64, StoredRun)> = stmt
+        .query_map(params_from_iter(&submissions), |row| {
+            Ok((row.get(12)?, run_from_row(row)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    {
+        let mut runs: Vec<&mut StoredRun> = found.iter_mut().map(|(_, run)| run).collect();
+        fill_attrs_and_results(conn, &mut runs)?;
+    }
+    let index: HashMap<(i64, String, Option<String>), usize> = groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| ((g.submission_id, g.tool.clone(), g.test.clone()), i))
+        .collect();
+    for (submission_id, run) in found {
+        if let Some(&i) = index.get(&(submission_id, run.tool.clone(), run.test.clone())) {
+            groups[i].runs.push(run);
+        }
+    }
+    Ok(groups)
+}
+
+/// The submissions with these ids, in the order given: one query.
+pub fn submissions_by_ids(
+    conn: &Connection,
+    ids: &[i64],
+) -> rusqlite::Result<Vec<SubmissionSummary>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let marks = vec!["?"; ids.len()].join(", ");
+    let mut stmt = conn.prepare(&format!(
+        "SELECT s.id, s.source_name, s.author, s.date, s.subject, s.created_at,
+                (SELECT count(*) FROM runs r WHERE r.submission_id = s.id),
+                (SELECT group_concat(tool, ' ') FROM
+                    (SELECT DISTINCT tool FROM runs r WHERE r.submission_id = s.id ORDER BY tool))
+         FROM submissions s WHERE s.id IN ({marks})"
+    ))?;
+    let found: Vec<SubmissionSummary> = stmt
+        .query_map(params_from_iter(ids), summary_from_row)?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(ids
+        .iter()
+        .filter_map(|id| found.iter().find(|s| s.id == *id).cloned())
+        .collect())
+}
+
+/// The columns `id, source_name, author, date, subject, created_at, runs,
+/// tools` of a submission's summary.
+fn summary_from_row(row: &rusqlite::Row) -> rusqlite::Result<SubmissionSummary> {
+    let tools: Option<String> = row.get(7)?;
+    Ok(SubmissionSummary {
+        id: row.get(0)?,
+        source_name: row.get(1)?,
+        author: row.get(2)?,
+        date: row.get(3)?,
+        subject: row.get(4)?,
+        created_at: row.get(5)?,
+        runs: row.get(6)?,
+        tools: tools
+            .map(|t| t.split(' ').map(str::to_owned).collect())
+            .unwrap_or_default(),
+    })
+}

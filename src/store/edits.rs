@@ -1,0 +1,186 @@
+//! People's corrections of a run's label and attributes.
+//!
+//! The value in force is written where every reader already looks
+//! (`runs.label`, `run_attrs`), so comparisons group by it with no change to
+//! their queries. The first time a field is edited, what the parser had
+//! found is kept in `run_edits`; an edit back to that value, or an undo,
+//! removes the row again. A field is "edited" exactly while it has a row.
+
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+
+/// Which field of a run an edit touches.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RunField {
+    Label,
+    Attr(String),
+}
+
+impl RunField {
+    /// The `(field, key)` columns of `run_edits`.
+    fn columns(&self) -> (&'static str, &str) {
+        match self {
+            RunField::Label => ("label", ""),
+            RunField::Attr(key) => ("attr", key),
+        }
+    }
+}
+
+/// An edited field of a run and what the parser had found there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunEdit {
+    pub run_id: i64,
+    pub field: RunField,
+    /// None when the parser found nothing there (the edit added it).
+    pub parsed_value: Option<String>,
+    pub edited_at: String,
+}
+
+/// Every edit of the runs of a submission: one query.
+pub fn edits_of_submission(
+    conn: &Connection,
+    submission_id: i64,
+) -> rusqlite::Result<Vec<RunEdit>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT e.run_id, e.field, e.key, e.parsed_value, e.edited_at
+         FROM run_edits e JOIN runs r ON r.id = e.run_id
+         WHERE r.submission_id = ?1 ORDER BY r.idx, e.field DESC, e.key",
+    )?;
+    let rows = stmt.query_map([submission_id], |row| {
+        let field: String = row.get(1)?;
+        let key: String = row.get(2)?;
+        Ok(RunEdit {
+            run_id: row.get(0)?,
+            field: if field == "label" {
+                RunField::Label
+            } else {
+                RunField::Attr(key)
+            },
+            parsed_value: row.get(3)?,
+            edited_at: row.get(4)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// The value in force of a field (`runs.label` or `run_attrs`).
+fn current_value(
+    tx: &Transaction,
+    run_id: i64,
+    field: &RunField,
+) -> rusqlite::Result<Option<String>> {
+    match field {
+        RunField::Label => tx
+            .prepare_cached("SELECT label FROM runs WHERE id = ?1")?
+            .query_row([run_id], |row| row.get(0))
+            .optional()
+            .map(Option::flatten),
+        RunField::Attr(key) => tx
+            .prepare_cached("SELECT value FROM run_attrs WHERE run_id = ?1 AND key = ?2")?
+            .query_row(params![run_id, key], |row| row.get(0))
+            .optional(),
+    }
+}
+
+fn write_value(
+    tx: &Transaction,
+    run_id: i64,
+    field: &RunField,
+    value: Option<&str>,
+) -> rusqlite::Result<()> {
+    match (field, value) {
+        (RunField::Label, value) => {
+            tx.prepare_cached("UPDATE runs SET label = ?2 WHERE id = ?1")?
+                .execute(params![run_id, value])?;
+        }
+        (RunField::Attr(key), Some(value)) => {
+            tx.prepare_cached(
+                "INSERT INTO run_attrs (run_id, key, value) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value",
+            )?
+            .execute(params![run_id, key, value])?;
+        }
+        (RunField::Attr(key), None) => {
+            tx.prepare_cached("DELETE FROM run_attrs WHERE run_id = ?1 AND key = ?2")?
+                .execute(params![run_id, key])?;
+        }
+    }
+    Ok(())
+}
+
+/// Sets a field of a run (None removes an attribute or clears the label),
+/// keeping the parser's original. Returns whether anything changed.
+pub fn set_run_field(
+    tx: &Transaction,
+    run_id: i64,
+    field: &RunField,
+    value: Option<&str>,
+) -> rusqlite::Result<bool> {
+    let current = current_value(tx, run_id, field)?;
+    if current.as_deref() == value {
+        return Ok(false);
+    }
+    let (column, key) = field.columns();
+    // Only the first edit records the original: later ones keep it.
+    tx.prepare_cached(
+        "INSERT INTO run_edits (run_id, field, key, parsed_value) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (run_id, field, key) DO UPDATE
+         SET edited_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')",
+    )?
+    .execute(params![run_id, column, key, current])?;
+    write_value(tx, run_id, field, value)?;
+    // Edited back to what the parser found: no longer an edit.
+    tx.prepare_cached(
+        "DELETE FROM run_edits WHERE run_id = ?1 AND field = ?2 AND key = ?3
+           AND parsed_value IS ?4",
+    )?
+    .execute(params![run_id, column, key, value])?;
+    Ok(true)
+}
+
+/// Puts back what the parser found in an edited field. Returns false when
+/// the field was not edited.
+pub fn undo_run_edit(tx: &Transaction, run_id: i64, field: &RunField) -> rusqlite::Result<bool> {
+    let (column, key) = field.columns();
+    let parsed: Option<Option<String>> = tx
+        .prepare_cached(
+            "SELECT parsed_value FROM run_edits WHERE run_id = ?1 AND field = ?2 AND key = ?3",
+        )?
+        .query_row(params![run_id, column, key], |row| row.get(0))
+        .optional()?;
+    let Some(parsed) = parsed else {
+        return Ok(false);
+    };
+    write_value(tx, run_id, field, parsed.as_deref())?;
+    tx.prepare_cached("DELETE FROM run_edits WHERE run_id = ?1 AND field = ?2 AND key = ?3")?
+        .execute(params![run_id, column, key])?;
+    Ok(true)
+}
+
+/// `(id, idx, message_idx)` of every run of a submission, in text order;
+/// None when there is no such submission.
+pub fn run_ids_of_submission(
+    conn: &Connection,
+    submission_id: i64,
+) -> rusqlite::Result<Option<Vec<(i64, usize, Option<usize>)>>> {
+    let exists: Option<i64> = conn
+        .query_row(
+            "SELECT id FROM submissions WHERE id = ?1",
+            [submission_id],
+            |row| row.get(0),
+        )
+        .optional()?;
+    if exists.is_none() {
+        return Ok(None);
+    }
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, idx, message_idx FROM runs WHERE submission_id = ?1 ORDER BY idx",
+    )?;
+    let rows = stmt.query_map([submission_id], |row| {
+        Ok((
+            row.get(0)?,
+            row.get::<_, i64>(1)? as usize,
+            row.get::<_, Option<i64>>(2)?.map(|m| m as usize),
+        ))
+    })?;
+    rows.collect::<rusqlite::Result<_>>().map(Some)
+}

@@ -1,0 +1,280 @@
+//! Ready comparisons: links to `/compare` that show a submission's runs of
+//! one tool, test and item against each other, split by the attributes
+//! that tell those runs apart. Pure: runs in, queries (and chart series)
+//! out; the submission page and the home page share it.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::charts::{ChartSeries, LineChart};
+use crate::compare::{CompareQuery, NONE};
+use crate::store::{StoredResult, StoredRun};
+
+/// Attributes in the order a reader cares about them: the knobs people
+/// turn between runs first, the facts of the machine last. A `by` lists
+/// its keys in this order, and the least interesting go first when a
+/// smaller set splits the runs just as well.
+const ATTR_INTEREST: [&str; 20] = [
+    "scheduler",
+    "thread_lib",
+    "timer",
+    "malloc",
+    "fs",
+    "patches",
+    "kernel_config",
+    "storage_engine",
+    "variant",
+    "os",
+    "os_version",
+    "distro",
+    "db_server",
+    "db_version",
+    "machine",
+    "cpu",
+    "cpus",
+    "memory_mb",
+    "arch",
+    "tool_version",
+];
+
+/// Rank of an attribute in [`ATTR_INTEREST`]; attributes people added
+/// themselves rank just after `variant`.
+fn interest(key: &str) -> (usize, &str) {
+    match ATTR_INTEREST.iter().position(|k| *k == key) {
+        Some(rank) => (rank * 2, key),
+        None => (8 * 2 + 1, key),
+    }
+}
+
+/// One ready comparison.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadyComparison {
+    pub tool: String,
+    pub test: Option<String>,
+    pub item: String,
+    pub metric: String,
+    pub by: Vec<String>,
+    pub query: CompareQuery,
+    /// `/compare?...`
+    pub url: String,
+    pub runs: usize,
+}
+
+/// The value of a `by` key for a run, as `/compare` reads it.
+fn key_value<'a>(run: &'a StoredRun, key: &str) -> Option<&'a str> {
+    match key {
+        "label" => run.label.as_deref(),
+        "author" => run.author.as_deref(),
+        "test" => run.test.as_deref(),
+        _ => run.attrs.get(key).map(String::as_str),
+    }
+}
+
+fn configurations(runs: &[&StoredRun], keys: &[&str]) -> usize {
+    runs.iter()
+        .map(|run| keys.iter().map(|k| key_value(run, k)).collect::<Vec<_>>())
+        .collect::<BTreeSet<_>>()
+        .len()
+}
+
+/// The attributes to split `runs` by: those whose values differ among
+/// them, less any that the others already imply (os when os_version
+/// differs too, say), in order of interest. `label` when no attribute
+/// differs but labels do; nothing when the runs are all alike.
+pub fn distinguishing_keys(runs: &[&StoredRun]) -> Vec<String> {
+    let all_keys: BTreeSet<&str> = runs
+        .iter()
+        .flat_map(|run| run.attrs.keys().map(String::as_str))
+        .collect();
+    let mut keys: Vec<&str> = all_keys
+        .into_iter()
+        .filter(|key| {
+            let first = runs.first().and_then(|run| key_value(run, key));
+            runs.iter().any(|run| key_value(run, key) != first)
+        })
+        .collect();
+    keys.sort_by_key(|key| interest(key));
+    if keys.is_empty() {
+        return if configurations(runs, &["label"]) > 1 {
+            vec!["label".to_owned()]
+        } else {
+            Vec::new()
+        };
+    }
+    let wanted = configurations(runs, &keys);
+    for key in keys.clone().iter().rev() {
+        let fewer: Vec<&str> = keys.iter().copied().filter(|k| k != key).collect();
+        if !fewer.is_empty() && configurations(runs, &fewer) == wanted {
+            keys = fewer;
+        }
+    }
+    keys.into_iter().map(str::to_owned).collect()
+}
+
+/// The metric that stands for an item: a rate where there is one
+/// (q_per_s rather than num_queries), else any higher-is-better number,
+/// else the first printed.
+fn headline_metric<'a>(results: impl Iterator<Item = &'a StoredResult> + Clone) -> Option<&'a str> {
+    let info = |r: &&StoredResult| parsers::metric_info(&r.metric);
+    let rate = |r: &&StoredResult| {
+        info(r).is_some_and(|info| info.higher_is_better && info.unit.ends_with("/s"))
+    };
+    let better = |r: &&StoredResult| info(r).is_some_and(|info| info.higher_is_better);
+    results
+        .clone()
+        .find(rate)
+        .or_else(|| results.clone().find(better))
+        .or_else(|| results.clone().next())
+        .map(|r| r.metric.as_str())
+}
+
+/// Items worth a comparison of their own, in the order printed: sysbench's
+/// interim `t=10s` lines only when there is nothing else.
+fn items_of(runs: &[&StoredRun]) -> Vec<String> {
+    let mut items: Vec<String> = Vec::new();
+    for result in runs.iter().flat_map(|run| &run.results) {
+        if !items.contains(&result.item) {
+            items.push(result.item.clone());
+        }
+    }
+    if items.iter().any(|item| !item.starts_with("t=")) {
+        items.retain(|item| !item.starts_with("t="));
+    }
+    items
+}
+
+fn ready(
+    submission_id: i64,
+    runs: &[&StoredRun],
+    by: &[String],
+    item: &str,
+) -> Option<ReadyComparison> {
+    let first = runs.first()?;
+    let metric = headline_metric(
+        runs.iter()
+            .flat_map(|run| &run.results)
+            .filter(|r| r.item == item),
+    )?;
+    let with_threads = runs.iter().any(|run| run.threads.is_some());
+    let query = CompareQuery {
+        tool: Some(first.tool.clone()),
+        test: first.test.clone(),
+        item: Some(item.to_owned()),
+        metric: Some(metric.to_owned()),
+        x: with_threads.then(|| "threads".to_owned()),
+        by: by.to_vec(),
+        wheres: vec![("submission".to_owned(), submission_id.to_string())],
+    };
+    Some(ReadyComparison {
+        tool: first.tool.clone(),
+        test: first.test.clone(),
+        item: item.to_owned(),
+        metric: metric.to_owned(),
+        by: by.to_vec(),
+        url: format!("/compare?{}", query.to_query_string()),
+        query,
+        runs: runs
+            .iter()
+            .filter(|run| run.results.iter().any(|r| r.item == item))
+            .count(),
+    })
+}
+
+/// Runs grouped by tool and test, in the order they first appear.
+fn groups(runs: &[StoredRun]) -> Vec<Vec<&StoredRun>> {
+    let mut groups: Vec<Vec<&StoredRun>> = Vec::new();
+    for run in runs {
+        match groups
+            .iter_mut()
+            .find(|g| g[0].tool == run.tool && g[0].test == run.test)
+        {
+            Some(group) => group.push(run),
+            None => groups.push(vec![run]),
+        }
+    }
+    groups
+}
+
+/// Most items a test gets links for; sql-bench prints dozens.
+const MAX_ITEMS_PER_TEST: usize = 12;
+
+/// Every comparison of a submission's runs: one per tool, test and item.
+pub fn submission_comparisons(submission_id: i64, runs: &[StoredRun]) -> Vec<ReadyComparison> {
+    let mut out = Vec::new();
+    for group in groups(runs) {
+        let by = distinguishing_keys(&group);
+        for item in items_of(&group).iter().take(MAX_ITEMS_PER_TEST) {
+            out.extend(ready(submission_id, &group, &by, item));
+        }
+    }
+    out
+}
+
+/// The one comparison that stands for a group of runs (a submission's runs
+/// of one tool and test): its first item other than `connect`.
+pub fn headline_comparison(submission_id: i64, runs: &[StoredRun]) -> Option<ReadyComparison> {
+    let group: Vec<&StoredRun> = runs.iter().collect();
+    let items = items_of(&group);
+    let item = items
+        .iter()
+        .find(|item| *item != "connect")
+        .or_else(|| items.first())?;
+    ready(submission_id, &group, &distinguishing_keys(&group), item)
+}
+
+/// The small chart of a ready comparison, grouped as `/compare` groups
+/// it: a series per combination of the `by` values.
+pub fn small_chart(comparison: &ReadyComparison, runs: &[StoredRun]) -> LineChart {
+    let mut series: BTreeMap<Vec<String>, Vec<(f64, f64)>> = BTreeMap::new();
+    for run in runs {
+        let Some(threads) = run.threads else { continue };
+        let values: Vec<String> = comparison
+            .by
+            .iter()
+            .map(|key| key_value(run, key).unwrap_or(NONE).to_owned())
+            .collect();
+        for result in &run.results {
+            if result.item == comparison.item && result.metric == comparison.metric {
+                series
+                    .entry(values.clone())
+                    .or_default()
+                    .push((f64::from(threads), result.value));
+            }
+        }
+    }
+    let unit = parsers::metric_info(&comparison.metric)
+        .map(|info| format!("{} ({})", info.title, info.unit))
+        .unwrap_or_else(|| comparison.metric.clone());
+    let title = match &comparison.test {
+        Some(test) => format!("{test}: {}", comparison.item),
+        None => format!("{}: {}", comparison.tool, comparison.item),
+    };
+    let mut chart = LineChart::new(title, "threads", unit);
+    chart.width = 560;
+    chart.height = 300;
+    chart.series = series
+        .into_iter()
+        .map(|(values, points)| ChartSeries {
+            name: if values.is_empty() {
+                "all runs".to_owned()
+            } else {
+                values.join(" / ")
+            },
+            points,
+        })
+        .collect();
+    chart
+}
+
+/// The number that stands for a run: its first item other than `connect`,
+/// by that item's headline metric.
+pub fn run_headline(run: &StoredRun) -> Option<&StoredResult> {
+    let group = [run];
+    let items = items_of(&group);
+    let item = items
+        .iter()
+        .find(|item| *item != "connect")
+        .or_else(|| items.first())?;
+    let of_item = run.results.iter().filter(|r| &r.item == item);
+    let metric = headline_metric(of_item.clone())?;
+    of_item.clone().find(|r| r.metric == metric)
+}

@@ -1,0 +1,94 @@
+//! Requests to the dashboard through its router, with no socket, for the
+//! page tests: `app(state).oneshot(request)`.
+
+use axum::body::Body;
+use axum::http::{header, Request, StatusCode};
+use axum::response::Response;
+use benchlog::web::{app, AppState};
+use http_body_util::BodyExt;
+use tower::ServiceExt;
+
+pub async fn send(state: &AppState, request: Request<Body>) -> Response {
+    app(state.clone()).oneshot(request).await.unwrap()
+}
+
+/// Status and body of a response, the body as text.
+pub async fn read(response: Response) -> (StatusCode, String) {
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (status, String::from_utf8_lossy(&bytes).into_owned())
+}
+
+pub async fn get(state: &AppState, uri: &str) -> (StatusCode, String) {
+    read(send(state, Request::get(uri).body(Body::empty()).unwrap()).await).await
+}
+
+/// A urlencoded POST of `pairs` to `uri`.
+pub fn post_form(uri: &str, pairs: &[(&str, &str)]) -> Request<Body> {
+    let body = serde_urlencoded::to_string(pairs).unwrap();
+    Request::post(uri)
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from(body))
+        .unwrap()
+}
+
+const BOUNDARY: &str = "benchlog-page-test-boundary";
+
+/// A multipart upload with the given (field, file name, bytes) parts.
+pub fn multipart(parts: &[(&str, Option<&str>, &[u8])]) -> Request<Body> {
+    let mut body = Vec::new();
+    for (field, file_name, bytes) in parts {
+        body.extend_from_slice(format!("--{BOUNDARY}\r\n").as_bytes());
+        let disposition = match file_name {
+            Some(name) => format!(
+                "Content-Disposition: form-data; name=\"{field}\"; filename=\"{name}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+            ),
+            None => format!("Content-Disposition: form-data; name=\"{field}\"\r\n\r\n"),
+        };
+        body.extend_from_slice(disposition.as_bytes());
+        body.extend_from_slice(bytes);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
+    Request::post("/upload")
+        .header(
+            header::CONTENT_TYPE,
+            format!("multipart/form-data; boundary={BOUNDARY}"),
+        )
+        .body(Body::from(body))
+        .unwrap()
+}
+
+/// The redirect target of a response that must be a 303.
+pub fn see_other(response: &Response) -> String {
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    response
+        .headers()
+        .get(header::LOCATION)
+        .expect("a redirect has a Location")
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// Pastes `text` into the upload form; returns the submission's address.
+pub async fn paste(state: &AppState, text: &str) -> String {
+    see_other(&send(state, post_form("/upload", &[("text", text)])).await)
+}
+
+/// The `href`s of links with this class, as a browser reads them (askama
+/// writes `&` in attributes as `&#38;`).
+pub fn links_with_class(page: &str, class: &str) -> Vec<String> {
+    let needle = format!(r#"class="{class}" href=""#);
+    page.match_indices(&needle)
+        .map(|(at, _)| {
+            let start = at + needle.len();
+            let end = start + page[start..].find('"').unwrap();
+            page[start..end].replace("&#38;", "&").replace("&amp;", "&")
+        })
+        .collect()
+}
+
+pub fn fixture(relative: &str) -> String {
+    std::fs::read_to_string(crate::support::repo_path(relative)).unwrap()
+}

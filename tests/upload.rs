@@ -1,0 +1,108 @@
+//! Uploading through the front page's form: several files at once, gzip,
+//! broken gzip, and the same text twice.
+
+use std::io::Write;
+
+use benchlog::store;
+use flate2::write::GzEncoder;
+use flate2::Compression;
+
+use crate::http::{fixture, get, multipart, paste, read, see_other, send};
+use crate::support::{seed_000, test_state};
+
+const BONNIE: &str = "fixtures/bonnie/bonnie-classic-two-machines.txt";
+
+fn gzip(text: &str) -> Vec<u8> {
+    let mut encoder = GzEncoder::new(Vec::new(), Compression::default());
+    encoder.write_all(text.as_bytes()).unwrap();
+    encoder.finish().unwrap()
+}
+
+fn counts(db: &std::path::Path) -> store::Counts {
+    store::counts(&store::open(db).unwrap()).unwrap()
+}
+
+#[tokio::test]
+async fn several_files_become_several_submissions() {
+    let (_dir, db, state) = test_state();
+    let short = "super-smack -d mysql select-key.smack 10 10000\nQuery Barrel Report for client smacker1\nconnect: max=4ms min=1ms avg= 2ms from 10 clients\nQuery_type num_queries max_time min_time q_per_s\nselect_index 200000 0 0 22061.88\n";
+    let seed = seed_000();
+    let bonnie_gz = gzip(&fixture(BONNIE));
+    let response = send(
+        &state,
+        multipart(&[
+            ("text", None, b""),
+            ("file", Some("seed-000.txt"), seed.as_bytes()),
+            ("file", Some("short.log"), short.as_bytes()),
+            ("file", Some("bonnie.txt.gz"), &bonnie_gz),
+        ]),
+    )
+    .await;
+    let location = see_other(&response);
+    assert_eq!(location, "/submissions/1?uploaded=1,2,3");
+    let stored = counts(&db);
+    assert_eq!(stored.submissions, 3);
+
+    let (status, page) = get(&state, &location).await;
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("3 inputs uploaded"), "{page}");
+    for name in ["seed-000.txt", "short.log", "bonnie.txt.gz"] {
+        assert!(page.contains(name), "the notice lists {name}");
+    }
+    // The gzipped file was unpacked: its runs are bonnie's.
+    let (_, third) = get(&state, "/submissions/3").await;
+    assert!(third.contains("seq_output_block"), "{third}");
+}
+
+#[tokio::test]
+async fn broken_gzip_is_refused_and_nothing_is_stored() {
+    let (_dir, db, state) = test_state();
+    let good = gzip(&fixture(BONNIE));
+    let truncated = &good[..good.len() / 2];
+    let cases: [(&str, Vec<(&str, Option<&str>, &[u8])>, &str); 3] = [
+        (
+            "truncated",
+            vec![
+                ("file", Some("seed.txt"), seed_000().leak().as_bytes()),
+                ("file", Some("cut.gz"), truncated),
+            ],
+            "cut.gz",
+        ),
+        (
+            "not gzip at all",
+            vec![("file", Some("plain.log.gz"), b"Version 1.03 plain text\n")],
+            "not gzip-compressed",
+        ),
+        (
+            "corrupt body",
+            vec![(
+                "file",
+                Some("noise.gz"),
+                &[
+                    0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0xff, 0xff, 0xff, 0xff, 0xff,
+                ],
+            )],
+            "could not be unpacked",
+        ),
+    ];
+    for (index, (name, parts, message)) in cases.into_iter().enumerate() {
+        let (status, body) = read(send(&state, multipart(&parts)).await).await;
+        assert_eq!(status, 400, "case {index} ({name}): {body}");
+        assert!(body.contains(message), "case {index} ({name}): {body}");
+    }
+    assert_eq!(counts(&db), store::Counts::default());
+}
+
+#[tokio::test]
+async fn the_same_text_twice_lands_on_the_existing_submission() {
+    let (_dir, db, state) = test_state();
+    let first = paste(&state, &seed_000()).await;
+    assert_eq!(first, "/submissions/1");
+    assert_eq!(paste(&state, &seed_000()).await, first);
+    // As a file (any name, gzipped or not) it is still the same text.
+    let gz = gzip(&seed_000());
+    let again = see_other(&send(&state, multipart(&[("file", Some("again.gz"), &gz)])).await);
+    assert_eq!(again, first);
+    assert_eq!(counts(&db).submissions, 1);
+    assert_eq!(counts(&db).runs, 17);
+}
