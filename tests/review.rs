@@ -232,7 +232,9 @@ async fn bad_edits_are_refused_and_change_nothing() {
     let long_key = "k".repeat(41);
     let long_value = "v".repeat(201);
     let key_field = format!("attr.{long_key}");
-    let cases: Vec<(&str, Vec<(&str, &str)>, &str)> = vec![
+    // (what, form, what the answer says)
+    type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, &'a str);
+    let cases: Vec<Case> = vec![
         ("no target", vec![("attr.scheduler", "ULE")], "which runs"),
         (
             "no such run",

@@ -59,7 +59,9 @@ async fn broken_gzip_is_refused_and_nothing_is_stored() {
     let (_dir, db, state) = test_state();
     let good = gzip(&fixture(BONNIE));
     let truncated = &good[..good.len() / 2];
-    let cases: [(&str, Vec<(&str, Option<&str>, &[u8])>, &str); 3] = [
+    // (what, parts, what the answer says)
+    type Case<'a> = (&'a str, Vec<(&'a str, Option<&'a str>, &'a [u8])>, &'a str);
+    let cases: [Case; 3] = [
         (
             "truncated",
             vec![

@@ -156,12 +156,21 @@ pub fn undo_run_edit(tx: &Transaction, run_id: i64, field: &RunField) -> rusqlit
     Ok(true)
 }
 
-/// `(id, idx, message_idx)` of every run of a submission, in text order;
-/// None when there is no such submission.
-pub fn run_ids_of_submission(
+/// Where a run sits in its submission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunPlace {
+    pub id: i64,
+    /// 0-based position in the text.
+    pub idx: usize,
+    pub message_idx: Option<usize>,
+}
+
+/// Every run of a submission, in text order; None when there is no such
+/// submission.
+pub fn run_places(
     conn: &Connection,
     submission_id: i64,
-) -> rusqlite::Result<Option<Vec<(i64, usize, Option<usize>)>>> {
+) -> rusqlite::Result<Option<Vec<RunPlace>>> {
     let exists: Option<i64> = conn
         .query_row(
             "SELECT id FROM submissions WHERE id = ?1",
@@ -176,11 +185,11 @@ pub fn run_ids_of_submission(
         "SELECT id, idx, message_idx FROM runs WHERE submission_id = ?1 ORDER BY idx",
     )?;
     let rows = stmt.query_map([submission_id], |row| {
-        Ok((
-            row.get(0)?,
-            row.get::<_, i64>(1)? as usize,
-            row.get::<_, Option<i64>>(2)?.map(|m| m as usize),
-        ))
+        Ok(RunPlace {
+            id: row.get(0)?,
+            idx: row.get::<_, i64>(1)? as usize,
+            message_idx: row.get::<_, Option<i64>>(2)?.map(|m| m as usize),
+        })
     })?;
     rows.collect::<rusqlite::Result<_>>().map(Some)
 }

@@ -12,7 +12,7 @@ use axum::Router;
 
 use super::{AppError, AppState};
 use crate::compare::PSEUDO_ATTRS;
-use crate::store::{self, RunField};
+use crate::store::{self, RunField, RunPlace};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -167,17 +167,17 @@ fn parse_edit(pairs: Vec<(String, String)>) -> Result<Edit, AppError> {
     })
 }
 
-/// The ids and anchors of the runs a target names, or a message saying it
+/// The ids of the runs a target names, or a message saying it
 /// names none.
-fn target_runs(runs: &[(i64, usize, Option<usize>)], target: Target) -> Result<Vec<i64>, AppError> {
+fn target_runs(runs: &[RunPlace], target: Target) -> Result<Vec<i64>, AppError> {
     let chosen: Vec<i64> = runs
         .iter()
-        .filter(|(_, idx, message)| match target {
-            Target::Run(n) => *idx == n,
-            Target::Message(m) => *message == Some(m),
+        .filter(|run| match target {
+            Target::Run(n) => run.idx == n,
+            Target::Message(m) => run.message_idx == Some(m),
             Target::All => true,
         })
-        .map(|(id, _, _)| *id)
+        .map(|run| run.id)
         .collect();
     if chosen.is_empty() {
         return Err(bad(match target {
@@ -207,7 +207,7 @@ async fn edit(
     let changed = state
         .with_conn(move |conn| {
             let tx = conn.transaction()?;
-            let runs = store::run_ids_of_submission(&tx, id)?
+            let runs = store::run_places(&tx, id)?
                 .ok_or_else(|| AppError::NotFound(format!("There is no submission {id}.")))?;
             let mut changed = 0;
             for run_id in target_runs(&runs, edit.target)? {
@@ -264,7 +264,7 @@ async fn undo(
     state
         .with_conn(move |conn| {
             let tx = conn.transaction()?;
-            let runs = store::run_ids_of_submission(&tx, id)?
+            let runs = store::run_places(&tx, id)?
                 .ok_or_else(|| AppError::NotFound(format!("There is no submission {id}.")))?;
             let run_id = target_runs(&runs, Target::Run(run))?[0];
             if !store::undo_run_edit(&tx, run_id, &field)? {
