@@ -326,3 +326,40 @@ async fn bad_edits_are_refused_and_change_nothing() {
     assert_eq!(status, 404);
     assert_eq!(editable_state(&conn), before);
 }
+
+#[tokio::test]
+async fn each_marked_line_links_to_the_run_it_belongs_to() {
+    let (_dir, _db, state) = test_state();
+    // Two bonnie rows under one shared header: lines 4-6 are both runs'
+    // header, line 7 is the first run's row, line 8 the second's.
+    let location = paste(
+        &state,
+        &fixture("fixtures/bonnie/bonnie-classic-two-machines.txt"),
+    )
+    .await;
+    let (_, page) = get(&state, &location).await;
+    let line = |n: usize| {
+        let start = page.find(&format!(r#"id="L{n}""#)).unwrap();
+        page[start..start + page[start..].find("</div>").unwrap()].to_owned()
+    };
+    assert!(
+        line(5).contains(r##"href="#run-1">run 1</a><a class="tag" href="#run-2">run 2</a>"##),
+        "{}",
+        line(5)
+    );
+    assert!(
+        line(7).contains(r##"href="#run-1""##) && !line(7).contains("run-2"),
+        "{}",
+        line(7)
+    );
+    assert!(
+        line(8).contains(r##"href="#run-2""##) && !line(8).contains("run-1"),
+        "{}",
+        line(8)
+    );
+    assert!(
+        !line(10).contains("class=\"tag\""),
+        "prose is not marked: {}",
+        line(10)
+    );
+}

@@ -259,8 +259,8 @@ struct LineView {
     /// "value" (a number was read here), "run" (inside a run), "miss" (a
     /// near miss) or "".
     class: &'static str,
-    /// The run this line belongs to (1-based), if any.
-    run: Option<usize>,
+    /// The runs this line belongs to (1-based).
+    runs: Vec<usize>,
     /// The near miss at this line (1-based, as in `miss-N`), if any.
     miss: Option<usize>,
 }
@@ -504,7 +504,7 @@ fn line_views(text: &str, runs: &[StoredRun], unparsed: &[StoredUnparsed]) -> Ve
             number: index + 1,
             text: text.to_owned(),
             class: "",
-            run: None,
+            runs: Vec::new(),
             miss: None,
         })
         .collect();
@@ -514,20 +514,34 @@ fn line_views(text: &str, runs: &[StoredRun], unparsed: &[StoredUnparsed]) -> Ve
             line.miss.get_or_insert(index + 1);
         }
     }
+    // A line a value was read from belongs to that run alone; the other
+    // lines of a run's span (a table header, say) may be shared by several.
+    let mut value_of: Vec<Option<usize>> = vec![None; lines.len()];
     for (index, run) in runs.iter().enumerate() {
-        for number in run.lines[0]..=run.lines[1] {
-            if let Some(line) = lines.get_mut(number.wrapping_sub(1)) {
-                line.run = Some(index + 1);
-                if line.class.is_empty() {
-                    line.class = "run";
-                }
+        for result in &run.results {
+            if let Some(slot) = value_of.get_mut(result.line.wrapping_sub(1)) {
+                slot.get_or_insert(index + 1);
             }
         }
-        for result in &run.results {
-            if let Some(line) = lines.get_mut(result.line.wrapping_sub(1)) {
-                line.class = "value";
-                line.run = Some(index + 1);
+    }
+    for (index, run) in runs.iter().enumerate() {
+        for number in run.lines[0]..=run.lines[1] {
+            let Some(line) = lines.get_mut(number.wrapping_sub(1)) else {
+                continue;
+            };
+            if value_of[number - 1].is_some() {
+                continue;
             }
+            line.runs.push(index + 1);
+            if line.class.is_empty() {
+                line.class = "run";
+            }
+        }
+    }
+    for (line, run) in lines.iter_mut().zip(value_of) {
+        if let Some(run) = run {
+            line.class = "value";
+            line.runs = vec![run];
         }
     }
     lines
