@@ -51,7 +51,7 @@ async fn the_review_page_shows_messages_runs_and_the_marked_text() {
         "Sven Petai",
         // Every run, with its quote depth and lines, linking to the text ...
         "Runs found (17)",
-        r##"<a href="#L130">130–134</a>"##,
+        r##"<a href="#L130"><span class="narrow-only">lines </span>130–134</a>"##,
         // ... and every recognised line linking back to its run.
         r##"<a class="tag" href="#run-11">run 11</a>"##,
         // The run's message.

@@ -44,7 +44,8 @@ struct RunRow {
     test: String,
     label: String,
     threads: String,
-    attrs: String,
+    /// Each with the address of the runs sharing it.
+    attrs: Vec<(String, String, String)>,
     author: String,
     quote_depth: usize,
     first_line: usize,
@@ -205,9 +206,12 @@ fn run_row(listing: &RunListing) -> RunRow {
         attrs: run
             .attrs
             .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(", "),
+            .map(|(k, v)| {
+                let filter = serde_urlencoded::to_string([("where", format!("{k}:{v}"))])
+                    .unwrap_or_default();
+                (k.clone(), v.clone(), format!("/runs?{filter}"))
+            })
+            .collect(),
         author: run.author.clone().unwrap_or_default(),
         quote_depth: run.quote_depth,
         first_line: run.lines[0],
