@@ -1,0 +1,608 @@
+//! End to end in a real browser: headless Chromium, driven through
+//! WebDriver (chromedriver), uses the real `benchlog serve` binary on
+//! 127.0.0.1 the way a person would: paste a mail, review what was found,
+//! draw the comparison by scheduler and thread library, download the CSV.
+//!
+//! Without /usr/bin/chromedriver the test is skipped, unless `CI` is set:
+//! then a missing browser is a failure. Screenshots go to
+//! `BENCHLOG_SCREENSHOT_DIR` when it is set (`docs` refreshes the README's
+//! pictures), else below the target directory, so that running the tests
+//! never changes tracked files.
+
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, ensure, Context, Result};
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{json, Value};
+use tempfile::TempDir;
+
+use crate::support::seed_000;
+
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+const CHROMIUM: &str = "/usr/bin/chromium";
+const WIDTH: u32 = 1280;
+const HEIGHT: u32 = 900;
+/// How long to wait for a process to answer or an element to appear. Long,
+/// because CI machines are slow and shared; polling returns as soon as the
+/// thing is there.
+const PATIENCE: Duration = Duration::from_secs(60);
+const POLL: Duration = Duration::from_millis(100);
+
+/// The series of seed 000's select_index q/s by scheduler and thread
+/// library that carry names; three more hold the runs that lack one or both.
+const NAMED_SERIES: [&str; 3] = ["4BSD / libpthread", "4BSD / libthr", "ULE / libthr"];
+
+#[tokio::test]
+async fn browser_pastes_seed_000_and_compares_schedulers() -> Result<()> {
+    if let Some(missing) = [CHROMEDRIVER, CHROMIUM]
+        .into_iter()
+        .find(|path| !Path::new(path).exists())
+    {
+        if std::env::var_os("CI").is_some() {
+            bail!("CI is set but {missing} is missing: apt-get install chromium chromium-driver");
+        }
+        println!("skipped: {missing} is not installed (apt-get install chromium chromium-driver)");
+        return Ok(());
+    }
+
+    let temp = tempfile::tempdir()?;
+    let server = Server::start(&temp)?;
+    let driver = ChromeDriver::start()?;
+    let client = driver.session(&temp).await?;
+
+    let shots = screenshot_dir()?;
+    let outcome = walk_through(&client, &server.url, &shots).await;
+    if outcome.is_err() {
+        // What the browser showed when it went wrong, for whoever reads the log.
+        if let Ok(png) = client.screenshot().await {
+            let _ = std::fs::write(shots.join("e2e-failure.png"), png);
+        }
+        if let Ok(url) = client.current_url().await {
+            eprintln!("the browser was at {url}");
+        }
+    }
+    // Closing the session quits Chromium; the guards then stop chromedriver
+    // and the server, also when the walk-through failed.
+    let closed = client.close().await;
+    outcome?;
+    closed.context("closing the browser session")?;
+    println!("screenshots in {}", shots.display());
+    Ok(())
+}
+
+/// The user's path through the dashboard, checking each page on the way.
+async fn walk_through(client: &Client, base: &str, shots: &Path) -> Result<()> {
+    // Home: paste seed 000 and store it.
+    client.goto(base).await?;
+    let paste = find_first(
+        client,
+        &["#paste", "textarea[name=\"text\"]"],
+        "the paste box",
+    )
+    .await?;
+    // Typing 17 KB key by key is slow; set the value as a paste would.
+    client
+        .execute(
+            "const [box, text] = arguments; box.value = text; \
+             box.dispatchEvent(new Event('input', { bubbles: true }));",
+            vec![serde_json::to_value(&paste)?, json!(seed_000())],
+        )
+        .await?;
+    let upload = find_first(
+        client,
+        &[
+            "#upload-submit",
+            "form[action^=\"/upload\"] button:not([type=\"button\"]):not([type=\"reset\"])",
+            "form[action^=\"/upload\"] input[type=\"submit\"]",
+        ],
+        "the upload form's submit button",
+    )
+    .await?;
+    upload.click().await?;
+
+    // The submission page: every run of the mail is listed.
+    wait_for_url(client, "/submissions/").await?;
+    let runs = wait_until(
+        client,
+        "the submission page to list its runs",
+        |client| async move {
+            let count = run_rows(&client).await?;
+            Ok((count > 0).then_some(count))
+        },
+    )
+    .await?;
+    ensure!(
+        runs == 17,
+        "the submission page lists {runs} runs, expected 17"
+    );
+    save_screenshot(client, shots, "submission.png").await?;
+
+    // The comparison by scheduler and thread library.
+    open_scheduler_comparison(client).await?;
+    let legend = wait_until(client, "the chart's legend", |client| async move {
+        let texts = svg_texts(&client).await?;
+        let entries: Vec<String> = texts.into_iter().filter(|t| t.contains(" / ")).collect();
+        Ok((!entries.is_empty()).then_some(entries))
+    })
+    .await?;
+    let mut series = legend.clone();
+    series.sort();
+    series.dedup();
+    ensure!(
+        series.len() == 6,
+        "the chart shows {} series, expected 6: {series:?}",
+        series.len()
+    );
+    for name in NAMED_SERIES {
+        ensure!(
+            series.iter().any(|s| s == name),
+            "the legend lacks {name:?}: {series:?}"
+        );
+    }
+    save_screenshot(client, shots, "compare.png").await?;
+
+    // The CSV behind the page's link, fetched by the browser.
+    let csv_link = find_first(
+        client,
+        &["a[href^=\"/compare.csv\"]", "a[href*=\"compare.csv?\"]"],
+        "the CSV link",
+    )
+    .await?;
+    let href = csv_link
+        .prop("href")
+        .await?
+        .ok_or_else(|| anyhow!("the CSV link has no href"))?;
+    ensure!(
+        href.contains("by=scheduler") && href.contains("by=thread_lib"),
+        "the CSV link asks for another query: {href}"
+    );
+    let csv = client
+        .execute_async(
+            "const [href, done] = arguments; \
+             fetch(href).then(r => r.ok ? r.text() : 'HTTP ' + r.status).then(done, e => done(String(e)));",
+            vec![json!(href)],
+        )
+        .await?;
+    let csv = csv.as_str().unwrap_or_default();
+    ensure!(
+        csv.lines()
+            .next()
+            .is_some_and(|header| header.contains("scheduler") && header.contains("thread_lib")),
+        "the CSV has a column per by-attribute: {csv:.300}"
+    );
+    ensure!(
+        csv.contains("18624.6"),
+        "the CSV lacks 18624.6: {csv:.2000}"
+    );
+
+    // Home again, now with the submission on it.
+    find_first(client, &["a[href=\"/\"]"], "a link home")
+        .await?
+        .click()
+        .await?;
+    wait_for_url_path(client, "/").await?;
+    find_first(
+        client,
+        &["a[href^=\"/submissions/\"]"],
+        "the stored submission on the home page",
+    )
+    .await?;
+    save_screenshot(client, shots, "home.png").await?;
+    Ok(())
+}
+
+/// Follows a ready link to the comparison by exactly scheduler and thread
+/// library if the submission page offers one; otherwise opens a comparison
+/// of the submission's runs and sets the form as a user would.
+async fn open_scheduler_comparison(client: &Client) -> Result<()> {
+    let links = client
+        .find_all(Locator::Css("a[href*=\"/compare?\"]"))
+        .await?;
+    let mut first_compare = None;
+    for link in links {
+        let Some(href) = link.prop("href").await? else {
+            continue;
+        };
+        let mut by = query_values(&href, "by");
+        by.sort();
+        if by == ["scheduler", "thread_lib"] && query_values(&href, "item") == ["select_index"] {
+            link.click().await?;
+            return wait_for_url(client, "/compare?").await;
+        }
+        first_compare.get_or_insert(link);
+    }
+
+    match first_compare {
+        Some(link) => link.click().await?,
+        None => {
+            // No link from the submission: the navigation's compare page,
+            // where the tool comes first.
+            find_first(client, &["a[href=\"/compare\"]"], "the Compare link")
+                .await?
+                .click()
+                .await?;
+            let tool = find_first(
+                client,
+                &["form[action^=\"/compare\"] select[name=\"tool\"]"],
+                "the tool choice",
+            )
+            .await?;
+            tool.select_by_value("super-smack").await?;
+            submit_compare_form(client).await?;
+        }
+    }
+    wait_for_url(client, "/compare?").await?;
+
+    let form = "form[action^=\"/compare\"]";
+    let item = find_first(
+        client,
+        &[&format!("{form} select[name=\"item\"]")],
+        "the item choice",
+    )
+    .await?;
+    item.select_by_value("select_index").await?;
+    let metric = find_first(
+        client,
+        &[&format!("{form} select[name=\"metric\"]")],
+        "the metric choice",
+    )
+    .await?;
+    metric.select_by_value("q_per_s").await?;
+    find_first(
+        client,
+        &[&format!("{form} input[name=\"by\"][value=\"scheduler\"]")],
+        "the scheduler box",
+    )
+    .await?;
+    for checkbox in client
+        .find_all(Locator::Css(&format!(
+            "{form} input[type=\"checkbox\"][name=\"by\"]"
+        )))
+        .await?
+    {
+        let value = checkbox.attr("value").await?.unwrap_or_default();
+        let wanted = value == "scheduler" || value == "thread_lib";
+        if checkbox.is_selected().await? != wanted {
+            checkbox.click().await?;
+        }
+    }
+    submit_compare_form(client).await?;
+    wait_until(
+        client,
+        "the comparison by scheduler and thread library",
+        |client| async move {
+            let url = client.current_url().await?;
+            let url = url.as_str();
+            Ok((url.contains("by=scheduler") && url.contains("by=thread_lib")).then_some(()))
+        },
+    )
+    .await
+}
+
+async fn submit_compare_form(client: &Client) -> Result<()> {
+    let before = client.current_url().await?;
+    find_first(
+        client,
+        &[
+            "form[action^=\"/compare\"] button:not([type=\"button\"]):not([type=\"reset\"])",
+            "form[action^=\"/compare\"] input[type=\"submit\"]",
+        ],
+        "the compare form's submit button",
+    )
+    .await?
+    .click()
+    .await?;
+    wait_until(client, "the compare form's answer", |client| {
+        let before = before.clone();
+        async move { Ok((client.current_url().await? != before).then_some(())) }
+    })
+    .await
+}
+
+/// How many runs the submission page lists: its rows are anchored as
+/// `run-N`.
+async fn run_rows(client: &Client) -> Result<usize> {
+    let count = client
+        .execute(
+            "return new Set(Array.from(document.querySelectorAll('[id^=\"run-\"]'))\
+               .map(e => e.id).filter(id => /^run-\\d+$/.test(id))).size;",
+            vec![],
+        )
+        .await?;
+    Ok(count.as_u64().unwrap_or(0) as usize)
+}
+
+/// The text of every `<text>` element of the page's inline SVG charts.
+async fn svg_texts(client: &Client) -> Result<Vec<String>> {
+    let texts = client
+        .execute(
+            "return Array.from(document.querySelectorAll('svg text')).map(t => t.textContent.trim());",
+            vec![],
+        )
+        .await?;
+    Ok(serde_json::from_value(texts)?)
+}
+
+/// The values of one query parameter of a URL (plain names: no decoding
+/// needed for the parameters looked at here).
+fn query_values(url: &str, name: &str) -> Vec<String> {
+    let query = url.split_once('?').map_or("", |(_, q)| q);
+    let query = query.split('#').next().unwrap_or_default();
+    query
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .filter(|(key, _)| *key == name)
+        .map(|(_, value)| value.to_owned())
+        .collect()
+}
+
+/// The first element matching one of `selectors`, tried in order, waiting
+/// until one appears.
+async fn find_first(
+    client: &Client,
+    selectors: &[&str],
+    what: &str,
+) -> Result<fantoccini::elements::Element> {
+    let selectors: Vec<String> = selectors.iter().map(|s| s.to_string()).collect();
+    wait_until(client, what, |client| {
+        let selectors = selectors.clone();
+        async move {
+            for selector in &selectors {
+                if let Some(found) = client
+                    .find_all(Locator::Css(selector))
+                    .await?
+                    .into_iter()
+                    .next()
+                {
+                    return Ok(Some(found));
+                }
+            }
+            Ok(None)
+        }
+    })
+    .await
+}
+
+async fn wait_for_url(client: &Client, part: &str) -> Result<()> {
+    wait_until(client, &format!("a page at {part}"), |client| async move {
+        Ok(client
+            .current_url()
+            .await?
+            .as_str()
+            .contains(part)
+            .then_some(()))
+    })
+    .await
+}
+
+async fn wait_for_url_path(client: &Client, path: &str) -> Result<()> {
+    wait_until(client, &format!("the page {path}"), |client| async move {
+        Ok((client.current_url().await?.path() == path).then_some(()))
+    })
+    .await
+}
+
+/// Polls `check` until it gives a value, for at most [`PATIENCE`].
+async fn wait_until<T, F, Fut>(client: &Client, what: &str, mut check: F) -> Result<T>
+where
+    F: FnMut(Client) -> Fut,
+    Fut: std::future::Future<Output = Result<Option<T>>>,
+{
+    let start = Instant::now();
+    loop {
+        let last = match check(client.clone()).await {
+            Ok(Some(found)) => return Ok(found),
+            Ok(None) => None,
+            // A page still loading can answer a command with an error.
+            Err(error) => Some(error),
+        };
+        if start.elapsed() > PATIENCE {
+            let why = last.map(|e| format!(": {e:#}")).unwrap_or_default();
+            bail!("gave up waiting for {what} after {PATIENCE:?}{why}");
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+async fn save_screenshot(client: &Client, dir: &Path, name: &str) -> Result<()> {
+    // Fonts and the chart are in the page once it has loaded; let layout settle.
+    client
+        .execute_async(
+            "const done = arguments[0]; document.fonts.ready.then(() => requestAnimationFrame(() => done(true)));",
+            vec![],
+        )
+        .await?;
+    let png = client.screenshot().await?;
+    ensure!(
+        png.starts_with(b"\x89PNG"),
+        "the screenshot {name} is not a PNG"
+    );
+    std::fs::write(dir.join(name), png).with_context(|| format!("writing {name}"))?;
+    Ok(())
+}
+
+fn screenshot_dir() -> Result<PathBuf> {
+    let dir = match std::env::var_os("BENCHLOG_SCREENSHOT_DIR") {
+        Some(dir) => Path::new(env!("CARGO_MANIFEST_DIR")).join(dir),
+        None => Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots"),
+    };
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    Ok(dir)
+}
+
+/// A port that was free a moment ago.
+fn free_port() -> Result<u16> {
+    Ok(TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?
+        .local_addr()?
+        .port())
+}
+
+/// Waits until `GET path` on the port answers 200.
+fn wait_for_http_ok(port: u16, path: &str, child: &mut Child, what: &str) -> Result<()> {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait()? {
+            bail!("{what} exited before it answered: {status}");
+        }
+        if http_status(port, path).is_ok_and(|status| status == 200) {
+            return Ok(());
+        }
+        if start.elapsed() > PATIENCE {
+            bail!("{what} did not answer GET {path} on port {port} within {PATIENCE:?}");
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
+fn http_status(port: u16, path: &str) -> Result<u16> {
+    let mut stream = TcpStream::connect((Ipv4Addr::LOCALHOST, port))?;
+    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut head = [0u8; 12];
+    stream.read_exact(&mut head)?;
+    let status = std::str::from_utf8(&head[9..12])?.parse()?;
+    Ok(status)
+}
+
+/// A child process that is stopped when the guard goes out of scope,
+/// whether the test passed or not.
+struct Guard {
+    child: Child,
+    /// The child leads its own process group (chromedriver and the browsers
+    /// it starts); the whole group is stopped.
+    group: bool,
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        if self.group {
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", self.child.id())])
+                .stderr(Stdio::null())
+                .status();
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The real `benchlog serve` on a free port with a fresh database.
+struct Server {
+    url: String,
+    _process: Guard,
+}
+
+impl Server {
+    fn start(temp: &TempDir) -> Result<Self> {
+        let port = free_port()?;
+        let child = Command::new(env!("CARGO_BIN_EXE_benchlog"))
+            .arg("serve")
+            .arg("--db")
+            .arg(temp.path().join("e2e.db"))
+            .args(["--listen", &format!("127.0.0.1:{port}")])
+            .env_remove("BENCHLOG_DB")
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .spawn()
+            .context("starting benchlog serve")?;
+        let mut process = Guard {
+            child,
+            group: false,
+        };
+        wait_for_http_ok(port, "/healthz", &mut process.child, "benchlog serve")?;
+        Ok(Server {
+            url: format!("http://127.0.0.1:{port}/"),
+            _process: process,
+        })
+    }
+}
+
+/// chromedriver on a free port.
+struct ChromeDriver {
+    url: String,
+    _process: Guard,
+}
+
+impl ChromeDriver {
+    fn start() -> Result<Self> {
+        use std::os::unix::process::CommandExt;
+
+        let port = free_port()?;
+        let child = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .process_group(0)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("starting chromedriver")?;
+        let mut process = Guard { child, group: true };
+        wait_for_http_ok(port, "/status", &mut process.child, "chromedriver")?;
+        Ok(ChromeDriver {
+            url: format!("http://127.0.0.1:{port}"),
+            _process: process,
+        })
+    }
+
+    /// A headless Chromium session with a profile of its own.
+    async fn session(&self, temp: &TempDir) -> Result<Client> {
+        let profile = temp.path().join("chromium-profile");
+        let args: Vec<String> = [
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--force-device-scale-factor=1",
+        ]
+        .into_iter()
+        .map(str::to_owned)
+        .chain([
+            format!("--window-size={WIDTH},{HEIGHT}"),
+            format!("--user-data-dir={}", profile.display()),
+        ])
+        .collect();
+        let capabilities: serde_json::Map<String, Value> = serde_json::from_value(json!({
+            "browserName": "chrome",
+            "goog:chromeOptions": { "binary": CHROMIUM, "args": args },
+        }))?;
+        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(capabilities)
+            .connect(&self.url)
+            .await
+            .with_context(|| format!("starting {CHROMIUM} through chromedriver at {}", self.url))?;
+        set_viewport(&client, WIDTH, HEIGHT).await?;
+        Ok(client)
+    }
+}
+
+/// Sizes the window so that the page itself (what a screenshot shows) is
+/// `width` × `height`: the window size includes the browser's own frame.
+async fn set_viewport(client: &Client, width: u32, height: u32) -> Result<()> {
+    client.set_window_size(width, height).await?;
+    let inner = client
+        .execute("return [window.innerWidth, window.innerHeight];", vec![])
+        .await?;
+    let inner: (u32, u32) = serde_json::from_value(inner)?;
+    if inner != (width, height) {
+        let frame = (
+            width.saturating_sub(inner.0),
+            height.saturating_sub(inner.1),
+        );
+        client
+            .set_window_size(width + frame.0, height + frame.1)
+            .await?;
+    }
+    Ok(())
+}
