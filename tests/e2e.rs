@@ -202,19 +202,31 @@ async fn open_scheduler_comparison(client: &Client) -> Result<()> {
     let links = client
         .find_all(Locator::Css("a[href*=\"/compare?\"]"))
         .await?;
-    let mut first_compare = None;
+    // Failing an exact link, the closest: a ready comparison (the page's
+    // own suggestion) of the same item and metric.
+    let mut closest: Option<(u8, fantoccini::elements::Element)> = None;
     for link in links {
         let Some(href) = link.prop("href").await? else {
             continue;
         };
         let mut by = query_values(&href, "by");
         by.sort();
-        if by == ["scheduler", "thread_lib"] && query_values(&href, "item") == ["select_index"] {
+        let same_values = query_values(&href, "item") == ["select_index"]
+            && query_values(&href, "metric") == ["q_per_s"];
+        if by == ["scheduler", "thread_lib"] && same_values {
             link.click().await?;
             return wait_for_url(client, "/compare?").await;
         }
-        first_compare.get_or_insert(link);
+        let ready = link
+            .attr("class")
+            .await?
+            .is_some_and(|class| class.split_whitespace().any(|c| c == "ready-compare"));
+        let score = u8::from(ready) * 2 + u8::from(same_values);
+        if closest.as_ref().is_none_or(|(best, _)| score > *best) {
+            closest = Some((score, link));
+        }
     }
+    let first_compare = closest.map(|(_, link)| link);
 
     match first_compare {
         Some(link) => link.click().await?,
