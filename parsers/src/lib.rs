@@ -23,6 +23,7 @@ pub mod bonnie;
 pub mod context;
 pub mod diskinfo;
 pub mod mail;
+pub mod mbox;
 pub mod metrics;
 pub mod sql_bench;
 pub mod super_smack;

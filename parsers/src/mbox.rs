@@ -1,0 +1,730 @@
+//! Mail as list archives keep it: mbox files (a month of a list, as
+//! pipermail offers it for download) and single RFC 822 messages. Bytes go
+//! in; out come the messages, decoded (MIME parts, quoted-printable,
+//! base64, charsets) by `mail-parser` and rendered as plain text with a
+//! short header block on top, which [`crate::parse`] then reads like any
+//! pasted mail.
+//!
+//! ```
+//! let mbox = b"From mv at example.org  Thu Apr 20 09:46:56 2006\n\
+//!              From: mv at example.org (Michael Vince)\n\
+//!              Subject: smp\n\
+//!              Message-ID: <1@example.org>\n\
+//!              \n\
+//!              hello\n";
+//! assert_eq!(parsers::mbox::detect(Some("2006-April.txt"), mbox), parsers::mbox::Kind::Mbox);
+//! let raw: Vec<&[u8]> = parsers::mbox::split(mbox).collect();
+//! let mail = parsers::mbox::decode(raw[0]).unwrap();
+//! assert_eq!(mail.author.as_deref(), Some("Michael Vince"));
+//! assert_eq!(mail.email.as_deref(), Some("mv@example.org"));
+//! assert!(mail.text.starts_with("From: Michael Vince <mv@example.org>\n"));
+//! ```
+
+use std::borrow::Cow;
+
+use mail_parser::{Encoding, HeaderValue, MessageParser, MessagePart, MimeHeaders, PartType};
+
+use crate::text;
+
+/// What a file holds, judged by its content (and, for single messages,
+/// its name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Messages one after the other, each under a `From ` envelope line.
+    Mbox,
+    /// One RFC 822 message with MIME headers (an `.eml` file).
+    Message,
+    /// Anything else: a paste, a log, an archive page copied as text.
+    Text,
+}
+
+/// Tells an mbox (first line `From ` followed by header fields) and a
+/// single MIME message (`.eml`, or headers that declare MIME) from text.
+/// A paste that merely starts with `From:`/`Subject:` lines stays text, so
+/// it is stored exactly as pasted.
+pub fn detect(file_name: Option<&str>, bytes: &[u8]) -> Kind {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let mut lines = bytes.split(|&b| b == b'\n').map(trim_cr);
+    let first = lines.next().unwrap_or_default();
+    if first.starts_with(b"From ") {
+        return match lines.next() {
+            Some(second) if header_name(second).is_some() => Kind::Mbox,
+            _ => Kind::Text,
+        };
+    }
+    let named_eml = file_name.is_some_and(|name| {
+        let name = name.to_ascii_lowercase();
+        name.ends_with(".eml") || name.ends_with(".eml.gz")
+    });
+    let mut known = 0;
+    let mut mime = false;
+    for line in std::iter::once(first).chain(lines).take(200) {
+        if line.is_empty() {
+            break;
+        }
+        if line[0] == b' ' || line[0] == b'\t' {
+            continue;
+        }
+        let Some(name) = header_name(line) else {
+            return Kind::Text;
+        };
+        let name = name.to_ascii_lowercase();
+        match name.as_slice() {
+            b"from" | b"subject" | b"date" | b"message-id" => known += 1,
+            b"mime-version"
+            | b"content-type"
+            | b"content-transfer-encoding"
+            | b"received"
+            | b"return-path"
+            | b"delivered-to" => mime = true,
+            _ => {}
+        }
+    }
+    if known >= 1 && (mime || named_eml) {
+        Kind::Message
+    } else {
+        Kind::Text
+    }
+}
+
+fn trim_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// `Name:` at the start of a header line.
+fn header_name(line: &[u8]) -> Option<&[u8]> {
+    let colon = line.iter().position(|&b| b == b':')?;
+    let name = &line[..colon];
+    let valid = !name.is_empty()
+        && name.len() <= 76
+        && name.iter().all(|&b| b.is_ascii_graphic() && b != b':');
+    valid.then_some(name)
+}
+
+/// The raw messages of an mbox, without their `From ` envelope lines.
+///
+/// A message starts at a `From ` line that follows a blank line (or opens
+/// the file) and reads like an envelope (`From sender date` with a clock
+/// time). Archives do not always escape `From ` at the start of a body
+/// line, so a looser rule would cut messages in two.
+pub fn split(mbox: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut starts = Vec::new();
+    if mbox.starts_with(b"From ") {
+        starts.push(0);
+    }
+    for found in memchr::memmem::find_iter(mbox, b"\nFrom ") {
+        let line_start = found + 1;
+        let before = &mbox[..found];
+        let after_blank = before.ends_with(b"\n") || before.ends_with(b"\n\r") || found == 0;
+        if after_blank && is_envelope(line_of(mbox, line_start)) {
+            starts.push(line_start);
+        }
+    }
+    let ends: Vec<usize> = starts.iter().skip(1).copied().chain([mbox.len()]).collect();
+    starts
+        .into_iter()
+        .zip(ends)
+        .filter_map(move |(start, end)| {
+            let chunk = &mbox[start..end];
+            let body_start = memchr::memchr(b'\n', chunk).map_or(chunk.len(), |i| i + 1);
+            let message = trim_trailing_blank(&chunk[body_start..]);
+            (!message.is_empty()).then_some(message)
+        })
+}
+
+fn line_of(bytes: &[u8], start: usize) -> &[u8] {
+    let rest = &bytes[start..];
+    let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+    &rest[..end]
+}
+
+/// `From mv at thebeastie.org  Thu Apr 20 09:46:56 2006`,
+/// `From MAILER-DAEMON Fri Jul  8 12:08:34 2011`: a sender and a time.
+fn is_envelope(line: &[u8]) -> bool {
+    let Some(rest) = line.strip_prefix(b"From ") else {
+        return false;
+    };
+    if rest.first().is_none_or(|b| b.is_ascii_whitespace()) || line.len() > 200 {
+        return false;
+    }
+    rest.windows(5).any(|w| {
+        w[0].is_ascii_digit()
+            && w[1].is_ascii_digit()
+            && w[2] == b':'
+            && w[3].is_ascii_digit()
+            && w[4].is_ascii_digit()
+    })
+}
+
+fn trim_trailing_blank(bytes: &[u8]) -> &[u8] {
+    let end = bytes
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(0, |i| i + 1);
+    // Keep the last line's newline: the message ends where its text ends.
+    let end = if end < bytes.len() && bytes[end] == b'\n' {
+        end + 1
+    } else {
+        end
+    };
+    &bytes[..end]
+}
+
+/// One message, decoded.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MailMessage {
+    /// The sender's name, or the address when the name is missing.
+    pub author: Option<String>,
+    /// The sender's address, with archive obfuscation (`user at host`) undone.
+    pub email: Option<String>,
+    /// The `Date:` header as written.
+    pub date: Option<String>,
+    /// The date as seconds since 1970 (UTC), when it could be read.
+    pub timestamp: Option<i64>,
+    pub subject: Option<String>,
+    /// Message ids without their angle brackets.
+    pub message_id: Option<String>,
+    pub in_reply_to: Option<String>,
+    /// The thread's earlier messages, oldest first, as the `References:`
+    /// header lists them.
+    pub references: Vec<String>,
+    /// Names of the text attachments whose text is part of [`Self::text`].
+    pub attachments: Vec<String>,
+    /// The message as text: a header block (`From:`, `Date:`, `Subject:`,
+    /// `Message-ID:`, `In-Reply-To:`, `References:`), a blank line, the
+    /// decoded body, then each text attachment under a `--- attachment:
+    /// NAME ---` line.
+    pub text: String,
+}
+
+/// Why a message could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MailError {
+    #[error("the message is empty")]
+    Empty,
+    #[error("no mail headers (From, Date, Subject or Message-ID) at the top of the message")]
+    NoHeaders,
+    #[error("the message could not be read as RFC 822 mail")]
+    Unreadable,
+    #[error("the decoded message is binary (it contains NUL bytes)")]
+    Binary,
+}
+
+/// Decodes one raw RFC 822 message (as [`split`] gives them).
+pub fn decode(raw: &[u8]) -> Result<MailMessage, MailError> {
+    if raw.iter().all(u8::is_ascii_whitespace) {
+        return Err(MailError::Empty);
+    }
+    let message = MessageParser::new()
+        .parse(raw)
+        .ok_or(MailError::Unreadable)?;
+    let known_header = message.headers().iter().any(|h| {
+        matches!(
+            h.name().to_ascii_lowercase().as_str(),
+            "from" | "date" | "subject" | "message-id"
+        )
+    });
+    if !known_header {
+        return Err(MailError::NoHeaders);
+    }
+
+    let mut mail = MailMessage::default();
+    if let Some(from) = header_text(&message, "From") {
+        let (name, email) = sender(&from);
+        mail.author = if name.is_empty() {
+            email.clone()
+        } else {
+            Some(name)
+        };
+        mail.email = email;
+    }
+    mail.date = header_text(&message, "Date").map(|d| d.trim().to_string());
+    mail.timestamp = message
+        .date()
+        .filter(|d| d.is_valid())
+        .map(|d| d.to_timestamp());
+    mail.subject = header_text(&message, "Subject").map(|s| unfold(&s));
+    mail.message_id = message
+        .message_id()
+        .map(clean_id)
+        .filter(|id| !id.is_empty());
+    mail.in_reply_to = ids(message.in_reply_to()).into_iter().next_back();
+    mail.references = ids(message.references());
+
+    let mut body = String::new();
+    let mut used = Vec::new();
+    for &index in &message.text_body {
+        let Some(part) = message.parts.get(index as usize) else {
+            continue;
+        };
+        used.push(index);
+        // Inline images and other binary parts sit in the body list too.
+        if matches!(part.body, PartType::Text(_) | PartType::Html(_)) {
+            push_block(&mut body, &part_text(part, message.raw_message()));
+        }
+    }
+    for &index in &message.attachments {
+        if used.contains(&index) {
+            continue;
+        }
+        let Some(part) = message.parts.get(index as usize) else {
+            continue;
+        };
+        let name = part.attachment_name().map(str::to_string);
+        let named_text = name.as_deref().is_some_and(|n| {
+            let n = n.to_ascii_lowercase();
+            n.ends_with(".txt") || n.ends_with(".log")
+        });
+        let plain = matches!(part.body, PartType::Text(_));
+        if !(plain || named_text) {
+            continue;
+        }
+        let text = part_text(part, message.raw_message());
+        if text.trim().is_empty() {
+            continue;
+        }
+        let name = name.unwrap_or_else(|| "(unnamed)".to_string());
+        push_block(&mut body, &format!("--- attachment: {name} ---\n{text}"));
+        mail.attachments.push(name);
+    }
+    if body.contains('\0') {
+        return Err(MailError::Binary);
+    }
+
+    let mut out = String::with_capacity(body.len() + 256);
+    let from = match (&mail.author, &mail.email) {
+        (Some(name), Some(email)) if name != email => format!("{name} <{email}>"),
+        (_, Some(email)) => email.clone(),
+        (Some(name), None) => name.clone(),
+        (None, None) => String::new(),
+    };
+    push_header(&mut out, "From", Some(&from));
+    push_header(&mut out, "Date", mail.date.as_deref());
+    push_header(&mut out, "Subject", mail.subject.as_deref());
+    push_header(
+        &mut out,
+        "Message-ID",
+        mail.message_id.as_deref().map(bracket).as_deref(),
+    );
+    push_header(
+        &mut out,
+        "In-Reply-To",
+        mail.in_reply_to.as_deref().map(bracket).as_deref(),
+    );
+    if !mail.references.is_empty() {
+        let refs: Vec<String> = mail.references.iter().map(|r| bracket(r)).collect();
+        push_header(&mut out, "References", Some(&refs.join(" ")));
+    }
+    out.push('\n');
+    out.push_str(&body);
+    mail.text = out;
+    Ok(mail)
+}
+
+fn push_header(out: &mut String, name: &str, value: Option<&str>) {
+    if let Some(value) = value.filter(|v| !v.is_empty()) {
+        out.push_str(name);
+        out.push_str(": ");
+        // One line per header: the header block must stay as many lines as
+        // it has fields, whatever the value held.
+        out.extend(
+            value
+                .chars()
+                .map(|c| if c == '\n' || c == '\r' { ' ' } else { c }),
+        );
+        out.push('\n');
+    }
+}
+
+/// Appends a block of text, separated from what is there by a blank line,
+/// with `\r\n` turned into `\n` and a final newline.
+fn push_block(out: &mut String, text: &str) {
+    let text = text.trim_end_matches(['\n', '\r', ' ', '\t']);
+    if text.trim().is_empty() {
+        return;
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    if text.contains('\r') {
+        out.push_str(&text.replace("\r\n", "\n").replace('\r', "\n"));
+    } else {
+        out.push_str(text);
+    }
+    out.push('\n');
+}
+
+fn bracket(id: &str) -> String {
+    format!("<{id}>")
+}
+
+fn clean_id(id: &str) -> String {
+    id.trim()
+        .trim_start_matches('<')
+        .trim_end_matches('>')
+        .trim()
+        .to_string()
+}
+
+fn ids(value: &HeaderValue<'_>) -> Vec<String> {
+    let list: Vec<&str> = match value {
+        HeaderValue::Text(id) => vec![id.as_ref()],
+        HeaderValue::TextList(ids) => ids.iter().map(|id| id.as_ref()).collect(),
+        _ => Vec::new(),
+    };
+    list.into_iter()
+        .map(clean_id)
+        .filter(|id| !id.is_empty())
+        .collect()
+}
+
+fn unfold(value: &str) -> String {
+    value.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A header's value as text: encoded words decoded, and raw 8-bit bytes
+/// read as UTF-8 when valid, windows-1252 otherwise.
+fn header_text(message: &mail_parser::Message<'_>, name: &str) -> Option<String> {
+    let header = message
+        .headers()
+        .iter()
+        .find(|h| h.name().eq_ignore_ascii_case(name))?;
+    let raw = message
+        .raw_message()
+        .get(header.offset_start() as usize..header.offset_end() as usize)?;
+    let raw = eight_bit_text(raw);
+    Some(decode_encoded_words(&raw).trim().to_string())
+}
+
+/// RFC 2047 `=?charset?Q|B?...?=` words, decoded with mail-parser by
+/// parsing a one-header message made of the value.
+fn decode_encoded_words(value: &str) -> String {
+    if !value.contains("=?") {
+        return unfold(value);
+    }
+    let mut one = b"Subject: ".to_vec();
+    one.extend_from_slice(value.trim().as_bytes());
+    one.extend_from_slice(b"\n\n");
+    MessageParser::new()
+        .parse_headers(&one)
+        .and_then(|m| m.subject().map(str::to_string))
+        .unwrap_or_else(|| unfold(value))
+}
+
+/// Bytes as text: UTF-8 when valid, else windows-1252 (a superset of
+/// ISO-8859-1 in practice, and what old list mail without a charset is).
+pub fn eight_bit_text(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => encoding_rs::WINDOWS_1252.decode(bytes).0,
+    }
+}
+
+/// `"Name" <user@host>`, `user at host (Name)`, `=?iso-8859-1?q?...?=
+/// <user@host>`, a bare address.
+fn sender(from: &str) -> (String, Option<String>) {
+    let (name, email) = text::split_name_email(from);
+    let email = email.map(|e| e.trim().to_string());
+    (name, email)
+}
+
+/// The text of a body part or text attachment. Text parts are decoded by
+/// mail-parser; one that declared no charset and was not valid UTF-8 is
+/// read again from its raw bytes as windows-1252, HTML is turned into
+/// text, and an attachment sent as binary is read as 8-bit text.
+fn part_text<'a>(part: &'a MessagePart<'a>, raw_message: &[u8]) -> Cow<'a, str> {
+    match &part.body {
+        PartType::Text(text) => {
+            let no_charset = part
+                .content_type()
+                .is_none_or(|ct| ct.attribute("charset").is_none());
+            if text.contains('\u{fffd}') && no_charset && part.encoding == Encoding::None {
+                if let Some(raw) =
+                    raw_message.get(part.offset_body as usize..part.offset_end as usize)
+                {
+                    return Cow::Owned(eight_bit_text(raw).into_owned());
+                }
+            }
+            Cow::Borrowed(text.as_ref())
+        }
+        PartType::Html(html) => Cow::Owned(html_to_text(html)),
+        PartType::Binary(bytes) | PartType::InlineBinary(bytes) => {
+            Cow::Owned(eight_bit_text(bytes).into_owned())
+        }
+        PartType::Message(inner) => Cow::Owned(eight_bit_text(inner.raw_message()).into_owned()),
+        PartType::Multipart(_) => Cow::Borrowed(""),
+    }
+}
+
+/// HTML as plain text, simply: tags dropped (with `script`, `style` and
+/// `head` contents), entities decoded, white space collapsed outside
+/// `<pre>`, and a line break at `<br>`, `<p>`, `<div>`, `<tr>`, `<li>` and
+/// headings, so that tables of numbers keep one row per line.
+pub fn html_to_text(html: &str) -> String {
+    let mut out = String::with_capacity(html.len() / 2);
+    let mut rest = html;
+    let mut pre = 0usize;
+    let mut skip_until: Option<&'static str> = None;
+    let mut pending_space = false;
+    while !rest.is_empty() {
+        let Some(lt) = rest.find('<') else {
+            push_html_text(
+                &mut out,
+                rest,
+                pre > 0,
+                &mut pending_space,
+                skip_until.is_some(),
+            );
+            break;
+        };
+        push_html_text(
+            &mut out,
+            &rest[..lt],
+            pre > 0,
+            &mut pending_space,
+            skip_until.is_some(),
+        );
+        rest = &rest[lt..];
+        if let Some(comment) = rest.strip_prefix("<!--") {
+            rest = comment.find("-->").map_or("", |end| &comment[end + 3..]);
+            continue;
+        }
+        let Some(gt) = rest.find('>') else {
+            push_html_text(
+                &mut out,
+                rest,
+                pre > 0,
+                &mut pending_space,
+                skip_until.is_some(),
+            );
+            break;
+        };
+        let tag = &rest[1..gt];
+        rest = &rest[gt + 1..];
+        let closing = tag.starts_with('/');
+        let name: String = tag
+            .trim_start_matches('/')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if let Some(until) = skip_until {
+            if closing && name == until {
+                skip_until = None;
+            }
+            continue;
+        }
+        match name.as_str() {
+            "script" if !closing => skip_until = Some("script"),
+            "style" if !closing => skip_until = Some("style"),
+            "head" if !closing => skip_until = Some("head"),
+            "pre" => {
+                if closing {
+                    pre = pre.saturating_sub(1);
+                } else {
+                    pre += 1;
+                }
+                new_line(&mut out);
+                pending_space = false;
+            }
+            "br" => {
+                out.push('\n');
+                pending_space = false;
+            }
+            "p" | "div" | "tr" | "li" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "table"
+            | "blockquote" | "ul" | "ol" | "hr" => {
+                new_line(&mut out);
+                pending_space = false;
+            }
+            "td" | "th" if !closing => pending_space = true,
+            _ => {}
+        }
+    }
+    let trimmed: Vec<&str> = out.lines().map(str::trim_end).collect();
+    let mut text = trimmed.join("\n");
+    text.push('\n');
+    text
+}
+
+fn new_line(out: &mut String) {
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+}
+
+fn push_html_text(out: &mut String, text: &str, pre: bool, pending_space: &mut bool, skip: bool) {
+    if skip || text.is_empty() {
+        return;
+    }
+    let text = decode_entities(text);
+    if pre {
+        out.push_str(&text);
+        return;
+    }
+    for (i, word) in text.split_ascii_whitespace().enumerate() {
+        let space_before = i > 0 || text.starts_with(|c: char| c.is_ascii_whitespace());
+        if (space_before || *pending_space) && !out.is_empty() && !out.ends_with(['\n', ' ']) {
+            out.push(' ');
+        }
+        *pending_space = false;
+        out.push_str(word);
+    }
+    if text.ends_with(|c: char| c.is_ascii_whitespace()) {
+        *pending_space = true;
+    }
+}
+
+fn decode_entities(text: &str) -> Cow<'_, str> {
+    if !text.contains('&') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(amp) = rest.find('&') {
+        out.push_str(&rest[..amp]);
+        rest = &rest[amp..];
+        let end = rest[1..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '#'))
+            .map(|i| i + 1);
+        let decoded = end.filter(|&e| rest[e..].starts_with(';')).and_then(|e| {
+            let entity = &rest[1..e];
+            let c = match entity {
+                "amp" => Some('&'),
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                "nbsp" => Some(' '),
+                _ => entity.strip_prefix('#').and_then(|num| {
+                    let code = match num.strip_prefix(['x', 'X']) {
+                        Some(hex) => u32::from_str_radix(hex, 16).ok(),
+                        None => num.parse().ok(),
+                    };
+                    code.and_then(char::from_u32)
+                }),
+            };
+            c.map(|c| (c, e + 1))
+        });
+        match decoded {
+            Some((c, len)) => {
+                out.push(c);
+                rest = &rest[len..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_mbox_message_and_text() {
+        let cases: [(Option<&str>, &[u8], Kind); 7] = [
+            (
+                None,
+                b"From a at b.org  Thu Apr 20 09:46:56 2006\nFrom: a\n\nx\n",
+                Kind::Mbox,
+            ),
+            (
+                None,
+                b"From my tests it looks slower\nthan before\n",
+                Kind::Text,
+            ),
+            (
+                None,
+                b"From: A <a@b.c>\nSubject: s\nMIME-Version: 1.0\n\nbody\n",
+                Kind::Message,
+            ),
+            (
+                Some("x.eml"),
+                b"From: A <a@b.c>\nSubject: s\n\nbody\n",
+                Kind::Message,
+            ),
+            (
+                Some("x.txt"),
+                b"From: A <a@b.c>\nSubject: s\n\nbody\n",
+                Kind::Text,
+            ),
+            (None, b"Setup: dual P3\nKernels: 2.4\n\nbody\n", Kind::Text),
+            (None, b"super-smack -d mysql x 10 10\n", Kind::Text),
+        ];
+        for (i, (name, bytes, kind)) in cases.into_iter().enumerate() {
+            assert_eq!(detect(name, bytes), kind, "case {i}");
+        }
+    }
+
+    #[test]
+    fn splits_at_envelope_lines_after_blank_lines_only() {
+        let mbox = b"From a at b.org  Thu Apr 20 09:46:56 2006\nFrom: a\n\nfirst\nFrom here on it is prose\n\nFrom my tests\n\nFrom c at d.org  Fri Apr 21 10:00:00 2006\nFrom: c\n\nsecond\n\n";
+        let messages: Vec<&[u8]> = split(mbox).collect();
+        assert_eq!(messages.len(), 2);
+        assert!(
+            messages[0].ends_with(b"From my tests\n"),
+            "{:?}",
+            String::from_utf8_lossy(messages[0])
+        );
+        assert_eq!(messages[1], b"From: c\n\nsecond\n");
+    }
+
+    #[test]
+    fn decodes_latin1_quoted_printable_and_obfuscated_sender() {
+        let raw = b"From: hadara at bsd.ee (Sven Petai)\nDate: Tue, 4 Apr 2006 17:42:05 +0300\nSubject: =?iso-8859-1?q?r=E9sultats?=\nMessage-ID: <a@b>\nReferences: <r1@x> <r2@x>\nIn-Reply-To: <r2@x>\nMIME-Version: 1.0\nContent-Type: text/plain; charset=iso-8859-1\nContent-Transfer-Encoding: quoted-printable\n\nd=E9j=E0 vu, a very long line that was =\nwrapped\n";
+        let mail = decode(raw).unwrap();
+        assert_eq!(mail.author.as_deref(), Some("Sven Petai"));
+        assert_eq!(mail.email.as_deref(), Some("hadara@bsd.ee"));
+        assert_eq!(mail.subject.as_deref(), Some("résultats"));
+        assert_eq!(mail.message_id.as_deref(), Some("a@b"));
+        assert_eq!(mail.in_reply_to.as_deref(), Some("r2@x"));
+        assert_eq!(mail.references, ["r1@x", "r2@x"]);
+        assert!(mail.timestamp.is_some());
+        assert_eq!(
+            mail.text,
+            "From: Sven Petai <hadara@bsd.ee>\nDate: Tue, 4 Apr 2006 17:42:05 +0300\nSubject: résultats\nMessage-ID: <a@b>\nIn-Reply-To: <r2@x>\nReferences: <r1@x> <r2@x>\n\ndéjà vu, a very long line that was wrapped\n"
+        );
+    }
+
+    #[test]
+    fn undeclared_eight_bit_body_is_windows_1252() {
+        let mail = decode(b"From: a@b.c\nSubject: s\n\ncaf\xe9 \x93quoted\x94\n").unwrap();
+        assert!(mail.text.ends_with("café “quoted”\n"), "{}", mail.text);
+    }
+
+    #[test]
+    fn base64_body_and_text_attachment() {
+        let raw = b"From: A <a@b.c>\nSubject: s\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=XX\n\n--XX\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\n\naGVsbG8gd29ybGQK\n--XX\nContent-Type: application/octet-stream; name=run.log\nContent-Disposition: attachment; filename=run.log\n\nselect_index 1 2 3\n--XX\nContent-Type: image/png; name=x.png\nContent-Transfer-Encoding: base64\n\niVBORw0KGgo=\n--XX--\n";
+        let mail = decode(raw).unwrap();
+        assert_eq!(mail.attachments, ["run.log"]);
+        assert!(
+            mail.text
+                .ends_with("\n\nhello world\n\n--- attachment: run.log ---\nselect_index 1 2 3\n"),
+            "{}",
+            mail.text
+        );
+    }
+
+    #[test]
+    fn html_only_becomes_text_with_line_breaks() {
+        let html = "<html><head><style>p{}</style></head><body><p>Results:</p><table><tr><td>select_index</td><td>200000</td></tr><tr><td>a &amp; b&nbsp;&lt;c&gt; &#233;</td></tr></table>one<br>two<pre>  keep   this\n  too</pre></body></html>";
+        assert_eq!(
+            html_to_text(html),
+            "Results:\nselect_index 200000\na & b <c> é\none\ntwo\n  keep   this\n  too\n"
+        );
+    }
+
+    #[test]
+    fn refuses_what_is_no_mail() {
+        assert_eq!(decode(b"  \n"), Err(MailError::Empty));
+        assert!(matches!(
+            decode(b"just prose, no headers\n"),
+            Err(MailError::NoHeaders | MailError::Unreadable)
+        ));
+        assert_eq!(decode(b"X-Junk: 1\n\nbody\n"), Err(MailError::NoHeaders));
+    }
+}
