@@ -1,17 +1,18 @@
 //! The subcommands of Contract 4: serve, ingest, parse, export (and demo).
 
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
+use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::compare::{CompareQuery, NONE};
 use crate::config::{Command, Config, DemoArgs, ExportArgs, IngestArgs, ParseArgs, ServeArgs};
-use crate::ingest;
 use crate::store::{self, ExportFilter, ExportRow};
 use crate::web;
+use crate::{archive, ingest};
 
 /// Runs one subcommand. Errors carry context for each step; `main` prints
 /// the chain.
@@ -43,41 +44,88 @@ fn ingest_paths(args: IngestArgs) -> anyhow::Result<ExitCode> {
     let mut conn =
         store::open(&args.db.db).with_context(|| format!("opening {}", args.db.db.display()))?;
     let files = ingest::collect_input_files(&args.paths)?;
-    let (mut added, mut known, mut failed) = (0, 0, 0);
+    let total: u64 = files
+        .iter()
+        .filter_map(|file| std::fs::metadata(file).ok())
+        .map(|meta| meta.len())
+        .sum();
+    let bar = if std::io::stderr().is_terminal() {
+        ProgressBar::new(total).with_style(
+            ProgressStyle::with_template(
+                "{bar:40} {bytes}/{total_bytes} {binary_bytes_per_sec} {msg}",
+            )
+            .context("the progress bar's template")?,
+        )
+    } else {
+        ProgressBar::hidden()
+    };
+    let mut summary = archive::ImportSummary::default();
     let mut out = std::io::stdout().lock();
     for file in &files {
-        match ingest::ingest_file(&mut conn, file) {
-            Ok(done) if done.created => {
-                added += 1;
-                writeln!(
-                    out,
+        bar.set_message(
+            file.file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        );
+        let start = bar.position();
+        let outcome = archive::import_file(&mut conn, file, &mut summary, |bytes| bar.inc(bytes));
+        if let Ok(meta) = std::fs::metadata(file) {
+            bar.set_position(start + meta.len());
+        }
+        let line = match outcome {
+            Ok(archive::FileOutcome::Text(done)) if done.created => {
+                summary.texts_added += 1;
+                format!(
                     "{}: submission {} ({} runs, {} near misses)",
                     file.display(),
                     done.submission_id,
                     done.runs,
                     done.unparsed
-                )?;
+                )
             }
-            Ok(done) => {
-                known += 1;
-                writeln!(
-                    out,
+            Ok(archive::FileOutcome::Text(done)) => {
+                summary.texts_already_stored += 1;
+                format!(
                     "{}: already stored as submission {}",
                     file.display(),
                     done.submission_id
-                )?;
+                )
+            }
+            Ok(archive::FileOutcome::Mail { messages }) => {
+                format!("{}: {messages} mail messages", file.display())
             }
             Err(error) => {
-                failed += 1;
-                eprintln!("error: {error:#}");
+                summary.failures.push(archive::MailFailure {
+                    source_name: file.display().to_string(),
+                    why: format!("{error:#}"),
+                });
+                bar.suspend(|| eprintln!("error: {error:#}"));
+                continue;
             }
-        }
+        };
+        bar.suspend(|| writeln!(out, "{line}"))?;
     }
-    writeln!(
-        out,
-        "{added} added, {known} already stored, {failed} failed"
-    )?;
-    Ok(if failed == 0 {
+    bar.finish_and_clear();
+    for line in summary.lines() {
+        writeln!(out, "{line}")?;
+    }
+    if !summary.failures.is_empty() || args.report.is_some() {
+        let report = args.report.clone().unwrap_or_else(|| {
+            args.db
+                .db
+                .parent()
+                .unwrap_or(Path::new(""))
+                .join("benchlog-ingest-report.txt")
+        });
+        std::fs::write(&report, summary.report())
+            .with_context(|| format!("writing {}", report.display()))?;
+        writeln!(
+            out,
+            "report (what could not be read, and why): {}",
+            report.display()
+        )?;
+    }
+    Ok(if summary.failures.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

@@ -76,8 +76,13 @@ pub struct IngestArgs {
     #[command(flatten)]
     pub db: DbArgs,
     /// Files or folders; folders are read recursively, `.gz` files unpacked.
+    /// Mail archives (mbox, `.eml`) become one submission per message.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
+    /// Where to write the list of messages that could not be read, and why
+    /// (default: `benchlog-ingest-report.txt` next to the database).
+    #[arg(long, env = "BENCHLOG_INGEST_REPORT", value_name = "PATH")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use flate2::read::MultiGzDecoder;
 use parsers::Document;
-use rusqlite::{Connection, TransactionBehavior};
+use rusqlite::{Connection, Transaction, TransactionBehavior};
 use sha2::{Digest, Sha256};
 
 use crate::store;
@@ -123,12 +123,33 @@ pub fn ingest_document(
     if let Some(id) = store::find_submission_by_sha256(&tx, &sha256)? {
         return Ok(existing(id));
     }
+    let submission_id = store_document(&tx, source_name, text, &sha256, document)?;
+    tx.commit().context("committing the submission")?;
+    Ok(Ingested {
+        submission_id,
+        created: true,
+        runs: document.runs.len(),
+        unparsed: document.unparsed.len(),
+    })
+}
+
+/// Writes a submission and everything parsed from it inside the caller's
+/// transaction (which decides whether it is already stored), and returns
+/// its id. Each run's [`run_fingerprint`] is kept, so the same run quoted
+/// again later can be recognised.
+pub fn store_document(
+    tx: &Transaction,
+    source_name: Option<&str>,
+    text: &str,
+    sha256: &str,
+    document: &Document,
+) -> anyhow::Result<i64> {
     let first = document.messages.first();
     let submission_id = store::insert_submission(
-        &tx,
+        tx,
         &store::NewSubmission {
             text,
-            sha256: &sha256,
+            sha256,
             source_name,
             author: first.and_then(|m| m.author.as_deref()),
             date: first.and_then(|m| m.date.as_deref()),
@@ -139,7 +160,7 @@ pub fn ingest_document(
 
     for (idx, message) in document.messages.iter().enumerate() {
         store::insert_message(
-            &tx,
+            tx,
             submission_id,
             &store::NewMessage {
                 idx,
@@ -158,7 +179,7 @@ pub fn ingest_document(
 
     for (idx, run) in document.runs.iter().enumerate() {
         let run_id = store::insert_run(
-            &tx,
+            tx,
             submission_id,
             &store::NewRun {
                 idx,
@@ -179,8 +200,10 @@ pub fn ingest_document(
                 run.lines[0], run.lines[1]
             )
         })?;
+        store::insert_run_fingerprint(tx, run_id, &run_fingerprint(run))
+            .with_context(|| format!("storing the fingerprint of run {idx}"))?;
         for (key, value) in &run.attrs {
-            store::insert_run_attr(&tx, run_id, key, value)
+            store::insert_run_attr(tx, run_id, key, value)
                 .with_context(|| format!("storing attribute {key} of run {idx}"))?;
         }
         for result in &run.results {
@@ -194,7 +217,7 @@ pub fn ingest_document(
                 );
             }
             store::insert_result(
-                &tx,
+                tx,
                 run_id,
                 &store::NewResult {
                     item: &result.item,
@@ -211,7 +234,7 @@ pub fn ingest_document(
 
     for near_miss in &document.unparsed {
         store::insert_unparsed(
-            &tx,
+            tx,
             submission_id,
             near_miss.line,
             &near_miss.text,
@@ -219,13 +242,28 @@ pub fn ingest_document(
         )
         .with_context(|| format!("storing the near miss at line {}", near_miss.line))?;
     }
-    tx.commit().context("committing the submission")?;
-    Ok(Ingested {
-        submission_id,
-        created: true,
-        runs: document.runs.len(),
-        unparsed: document.unparsed.len(),
-    })
+    Ok(submission_id)
+}
+
+/// What makes two runs the same run, hashed (hex SHA-256): the tool, the
+/// test, the threads and every item, metric and value, bit for bit. Labels,
+/// attributes and authors are left out: a quote often loses the context
+/// that gave them.
+pub fn run_fingerprint(run: &parsers::Run) -> String {
+    let mut hash = Sha256::new();
+    hash.update(run.tool.name());
+    hash.update([0]);
+    hash.update(run.test.as_deref().unwrap_or(""));
+    hash.update([0]);
+    hash.update(run.threads.map_or(-1, i64::from).to_le_bytes());
+    for result in &run.results {
+        hash.update(&result.item);
+        hash.update([0]);
+        hash.update(&result.metric);
+        hash.update([0]);
+        hash.update(result.value.to_bits().to_le_bytes());
+    }
+    hex::encode(hash.finalize())
 }
 
 /// Reads, decodes and stores one file; its file name becomes the source name.

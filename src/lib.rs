@@ -14,6 +14,7 @@
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 
+pub mod archive;
 pub mod charts;
 pub mod cli;
 pub mod compare;

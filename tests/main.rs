@@ -7,6 +7,7 @@ mod golden_cli;
 mod home;
 mod http;
 mod ingest;
+mod mbox;
 mod review;
 mod store;
 mod support;

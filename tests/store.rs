@@ -26,10 +26,13 @@ fn migrations_apply_to_an_empty_database() {
     assert_eq!(
         tables,
         [
+            "mails",
             "messages",
             "results",
             "run_attrs",
             "run_edits",
+            "run_fingerprints",
+            "run_quotes",
             "runs",
             "submissions",
             "submissions_fts",

@@ -12,12 +12,14 @@ mod browse;
 mod compare;
 mod edits;
 mod export;
+mod mail;
 mod submissions;
 
 pub use browse::*;
 pub use compare::{choices, metric_rows, Choices, MetricFilter, MetricRow};
 pub use edits::*;
 pub use export::{export_rows, ExportFilter, ExportRow};
+pub use mail::*;
 pub use submissions::*;
 
 /// The migrations, in order. Entry `i` moves a database from
@@ -27,6 +29,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0002_edits_and_search",
         include_str!("../../migrations/0002_edits_and_search.sql"),
+    ),
+    (
+        "0003_mail_threads",
+        include_str!("../../migrations/0003_mail_threads.sql"),
     ),
 ];
 

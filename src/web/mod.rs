@@ -28,6 +28,7 @@ mod ready;
 mod review;
 mod runs;
 mod submissions;
+mod threads;
 mod upload;
 
 pub use error::AppError;
@@ -114,6 +115,7 @@ pub fn app(state: AppState) -> Router {
         .merge(submissions::router())
         .merge(review::router())
         .merge(runs::router())
+        .merge(threads::router())
         .merge(compare::router())
         .merge(health::router())
         .nest_service("/static", static_files)

@@ -166,6 +166,8 @@ struct SubmissionPage {
     notice: Option<String>,
     /// Attribute names the "add" boxes suggest.
     known_attrs: &'static [&'static str],
+    /// The mail this submission was read from: its thread and quotes.
+    mail: super::threads::SubmissionMail,
 }
 
 /// Attribute names suggested for new attributes (Contract 2's keys).
@@ -319,7 +321,7 @@ async fn show(
         .map_err(|_| AppError::bad_request(format!("{id:?} is not a submission number.")))?;
     let params = show_params(raw.as_deref())?;
     let uploaded_ids = params.uploaded.clone();
-    let (submission, messages, runs, unparsed, edits, uploaded) = state
+    let (submission, messages, runs, unparsed, edits, uploaded, mail) = state
         .with_conn(move |conn| {
             let Some(submission) = store::get_submission(conn, id)? else {
                 return Err(AppError::NotFound(format!("There is no submission {id}.")));
@@ -336,6 +338,7 @@ async fn show(
                 store::unparsed_of_submission(conn, id)?,
                 store::edits_of_submission(conn, id)?,
                 uploaded,
+                super::threads::submission_mail(conn, id)?,
             ))
         })
         .await?;
@@ -392,6 +395,7 @@ async fn show(
         uploaded,
         notice,
         known_attrs: &KNOWN_ATTRS,
+        mail,
     })
 }
 

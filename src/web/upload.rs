@@ -14,7 +14,8 @@ use axum::{Form, Router};
 use serde::Deserialize;
 
 use super::{AppError, AppState};
-use crate::ingest::{self, InputError};
+use crate::archive;
+use crate::ingest::InputError;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/upload", post(upload))
@@ -72,8 +73,9 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Redir
                 "{what} is named .gz but is not gzip-compressed; upload it as it is (renamed to .txt) or compress it with gzip."
             )));
         }
-        match ingest::decode_input(&part.bytes) {
-            Ok(text) => texts.push((part.file_name.unwrap_or_else(|| "paste".to_owned()), text)),
+        // Mail archives (mbox, .eml) become one submission per message.
+        match archive::prepare_input(part.file_name.as_deref(), &part.bytes) {
+            Ok(input) => texts.push((part.file_name.unwrap_or_else(|| "paste".to_owned()), input)),
             // An empty text box next to a chosen file is not a mistake.
             Err(InputError::Empty) => {}
             Err(error @ InputError::TooLarge) => return Err(error.into()),
@@ -89,10 +91,11 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Redir
     let ids = state
         .with_conn(move |conn| {
             let mut ids: Vec<i64> = Vec::new();
-            for (name, text) in &texts {
-                let stored = ingest::ingest_text(conn, Some(name), text)?;
-                if !ids.contains(&stored.submission_id) {
-                    ids.push(stored.submission_id);
+            for (name, input) in &texts {
+                for stored in archive::store_input(conn, name, input)? {
+                    if !ids.contains(&stored) {
+                        ids.push(stored);
+                    }
                 }
             }
             Ok(ids)

@@ -1,0 +1,303 @@
+//! Mails read from list archives: their ids and threads, the fingerprints
+//! that recognise a run quoted again, and the quotes that point at it.
+
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+
+/// The mail row of a submission about to be stored.
+#[derive(Debug, Clone, Copy)]
+pub struct NewMail<'a> {
+    pub submission_id: i64,
+    pub raw_sha256: &'a str,
+    pub message_id: Option<&'a str>,
+    pub in_reply_to: Option<&'a str>,
+    /// Space-separated, oldest first.
+    pub refs: &'a str,
+    pub thread_id: &'a str,
+    pub sent_at: Option<i64>,
+}
+
+pub fn insert_mail(tx: &Transaction, new: &NewMail) -> rusqlite::Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO mails (submission_id, raw_sha256, message_id, in_reply_to, refs, thread_id,
+                            sent_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?
+    .execute(params![
+        new.submission_id,
+        new.raw_sha256,
+        new.message_id,
+        new.in_reply_to,
+        new.refs,
+        new.thread_id,
+        new.sent_at,
+    ])?;
+    Ok(())
+}
+
+/// The submission holding the mail with these raw bytes, if stored.
+pub fn find_mail_by_raw_sha256(conn: &Connection, sha256: &str) -> rusqlite::Result<Option<i64>> {
+    conn.prepare_cached("SELECT submission_id FROM mails WHERE raw_sha256 = ?1")?
+        .query_row([sha256], |row| row.get(0))
+        .optional()
+}
+
+/// A stored mail found by its message id: enough to attribute quotes to
+/// its author and to join its thread.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MailRef {
+    pub submission_id: i64,
+    pub author: Option<String>,
+    pub thread_id: String,
+}
+
+pub fn find_mail_by_message_id(
+    conn: &Connection,
+    message_id: &str,
+) -> rusqlite::Result<Option<MailRef>> {
+    conn.prepare_cached(
+        "SELECT m.submission_id, s.author, m.thread_id
+         FROM mails m JOIN submissions s ON s.id = m.submission_id
+         WHERE m.message_id = ?1 ORDER BY m.submission_id LIMIT 1",
+    )?
+    .query_row([message_id], |row| {
+        Ok(MailRef {
+            submission_id: row.get(0)?,
+            author: row.get(1)?,
+            thread_id: row.get(2)?,
+        })
+    })
+    .optional()
+}
+
+pub fn insert_run_fingerprint(
+    tx: &Transaction,
+    run_id: i64,
+    fingerprint: &str,
+) -> rusqlite::Result<()> {
+    tx.prepare_cached("INSERT INTO run_fingerprints (run_id, fingerprint) VALUES (?1, ?2)")?
+        .execute(params![run_id, fingerprint])?;
+    Ok(())
+}
+
+/// The first stored run with this fingerprint.
+pub fn find_run_by_fingerprint(
+    conn: &Connection,
+    fingerprint: &str,
+) -> rusqlite::Result<Option<i64>> {
+    conn.prepare_cached(
+        "SELECT run_id FROM run_fingerprints WHERE fingerprint = ?1 ORDER BY run_id LIMIT 1",
+    )?
+    .query_row([fingerprint], |row| row.get(0))
+    .optional()
+}
+
+pub fn insert_run_quote(
+    tx: &Transaction,
+    submission_id: i64,
+    lines: [usize; 2],
+    quote_depth: usize,
+    run_id: i64,
+) -> rusqlite::Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO run_quotes (submission_id, first_line, last_line, quote_depth, run_id)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![
+        submission_id,
+        lines[0] as i64,
+        lines[1] as i64,
+        quote_depth as i64,
+        run_id
+    ])?;
+    Ok(())
+}
+
+/// A run found again in a later submission, with the stored run it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredQuote {
+    /// The quoting submission and the lines there.
+    pub submission_id: i64,
+    pub lines: [usize; 2],
+    pub quote_depth: usize,
+    /// The stored run: its id, submission and position there (0-based).
+    pub run_id: i64,
+    pub run_submission_id: i64,
+    pub run_idx: usize,
+    pub tool: String,
+    pub test: Option<String>,
+    pub threads: Option<u32>,
+    pub author: Option<String>,
+}
+
+const QUOTE_COLUMNS: &str = "q.submission_id, q.first_line, q.last_line, q.quote_depth, r.id,
+     r.submission_id, r.idx, r.tool, r.test, r.threads, r.author";
+
+fn quote_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredQuote> {
+    Ok(StoredQuote {
+        submission_id: row.get(0)?,
+        lines: [
+            row.get::<_, i64>(1)? as usize,
+            row.get::<_, i64>(2)? as usize,
+        ],
+        quote_depth: row.get::<_, i64>(3)? as usize,
+        run_id: row.get(4)?,
+        run_submission_id: row.get(5)?,
+        run_idx: row.get::<_, i64>(6)? as usize,
+        tool: row.get(7)?,
+        test: row.get(8)?,
+        threads: row.get(9)?,
+        author: row.get(10)?,
+    })
+}
+
+/// The runs a submission quotes, in text order.
+pub fn quotes_of_submission(
+    conn: &Connection,
+    submission_id: i64,
+) -> rusqlite::Result<Vec<StoredQuote>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {QUOTE_COLUMNS} FROM run_quotes q JOIN runs r ON r.id = q.run_id
+         WHERE q.submission_id = ?1 ORDER BY q.first_line, q.id"
+    ))?;
+    let rows = stmt.query_map([submission_id], quote_row)?;
+    rows.collect()
+}
+
+/// The thread a submission's mail belongs to, if it was read from a mail.
+pub fn thread_of_submission(
+    conn: &Connection,
+    submission_id: i64,
+) -> rusqlite::Result<Option<String>> {
+    conn.prepare_cached("SELECT thread_id FROM mails WHERE submission_id = ?1")?
+        .query_row([submission_id], |row| row.get(0))
+        .optional()
+}
+
+/// The thread named by a message id (any message of it, or the root's id).
+pub fn thread_of_message_id(conn: &Connection, id: &str) -> rusqlite::Result<Option<String>> {
+    conn.prepare_cached(
+        "SELECT thread_id FROM mails WHERE message_id = ?1
+         UNION ALL SELECT thread_id FROM mails WHERE thread_id = ?1 LIMIT 1",
+    )?
+    .query_row([id], |row| row.get(0))
+    .optional()
+}
+
+/// One mail of a thread, as the thread page lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThreadMail {
+    pub submission_id: i64,
+    pub message_id: Option<String>,
+    pub in_reply_to: Option<String>,
+    pub refs: Vec<String>,
+    pub sent_at: Option<i64>,
+    pub author: Option<String>,
+    pub date: Option<String>,
+    pub subject: Option<String>,
+}
+
+/// A run of a thread's mail, with its numbers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThreadRun {
+    pub submission_id: i64,
+    pub run_id: i64,
+    pub idx: usize,
+    pub tool: String,
+    pub test: Option<String>,
+    pub label: Option<String>,
+    pub threads: Option<u32>,
+    pub author: Option<String>,
+    pub quote_depth: usize,
+    /// (item, metric, value, unit) in the order printed.
+    pub results: Vec<(String, String, f64, String)>,
+}
+
+/// A whole thread: its mails in date order, their runs and their quotes.
+/// Four queries however long the thread is.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Thread {
+    pub mails: Vec<ThreadMail>,
+    pub runs: Vec<ThreadRun>,
+    pub quotes: Vec<StoredQuote>,
+}
+
+pub fn thread(conn: &Connection, thread_id: &str) -> rusqlite::Result<Thread> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT m.submission_id, m.message_id, m.in_reply_to, m.refs, m.sent_at, s.author,
+                s.date, s.subject
+         FROM mails m JOIN submissions s ON s.id = m.submission_id
+         WHERE m.thread_id = ?1 ORDER BY m.sent_at IS NULL, m.sent_at, m.submission_id",
+    )?;
+    let mails = stmt
+        .query_map([thread_id], |row| {
+            let refs: String = row.get(3)?;
+            Ok(ThreadMail {
+                submission_id: row.get(0)?,
+                message_id: row.get(1)?,
+                in_reply_to: row.get(2)?,
+                refs: refs.split_whitespace().map(str::to_owned).collect(),
+                sent_at: row.get(4)?,
+                author: row.get(5)?,
+                date: row.get(6)?,
+                subject: row.get(7)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+
+    let mut stmt = conn.prepare_cached(
+        "SELECT r.submission_id, r.id, r.idx, r.tool, r.test, r.label, r.threads, r.author,
+                r.quote_depth
+         FROM runs r JOIN mails m ON m.submission_id = r.submission_id
+         WHERE m.thread_id = ?1 ORDER BY r.submission_id, r.idx",
+    )?;
+    let mut runs = stmt
+        .query_map([thread_id], |row| {
+            Ok(ThreadRun {
+                submission_id: row.get(0)?,
+                run_id: row.get(1)?,
+                idx: row.get::<_, i64>(2)? as usize,
+                tool: row.get(3)?,
+                test: row.get(4)?,
+                label: row.get(5)?,
+                threads: row.get(6)?,
+                author: row.get(7)?,
+                quote_depth: row.get::<_, i64>(8)? as usize,
+                results: Vec::new(),
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let position: std::collections::HashMap<i64, usize> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, run)| (run.run_id, i))
+        .collect();
+
+    let mut stmt = conn.prepare_cached(
+        "SELECT x.run_id, x.item, x.metric, x.value, x.unit
+         FROM results x JOIN runs r ON r.id = x.run_id
+         JOIN mails m ON m.submission_id = r.submission_id
+         WHERE m.thread_id = ?1 ORDER BY x.id",
+    )?;
+    let mut rows = stmt.query([thread_id])?;
+    while let Some(row) = rows.next()? {
+        if let Some(&i) = position.get(&row.get::<_, i64>(0)?) {
+            runs[i]
+                .results
+                .push((row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?));
+        }
+    }
+
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {QUOTE_COLUMNS} FROM run_quotes q JOIN runs r ON r.id = q.run_id
+         JOIN mails m ON m.submission_id = q.submission_id
+         WHERE m.thread_id = ?1 ORDER BY q.submission_id, q.first_line, q.id"
+    ))?;
+    let quotes = stmt
+        .query_map([thread_id], quote_row)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(Thread {
+        mails,
+        runs,
+        quotes,
+    })
+}

@@ -1,0 +1,276 @@
+//! `/threads/{id}`: a conversation read from a list archive, its messages
+//! in reply order (indented by depth) with their runs and the runs they
+//! quote. `{id}` is the thread's first message id (with or without angle
+//! brackets), any message id of it, or the number of one of its
+//! submissions. Also the mail part of the submission page.
+
+use std::collections::{HashMap, HashSet};
+
+use askama::Template;
+use askama_web::WebTemplate;
+use axum::extract::{Path, State};
+use axum::routing::get;
+use axum::Router;
+use rusqlite::Connection;
+
+use super::{AppError, AppState};
+use crate::store::{self, StoredQuote, Thread, ThreadRun};
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/threads/{id}", get(show))
+}
+
+/// Deeper replies are drawn at this depth: the page stays readable.
+const MAX_INDENT: usize = 8;
+
+#[derive(Template, WebTemplate)]
+#[template(path = "threads/show.html")]
+struct ThreadPage {
+    title: String,
+    thread_id: String,
+    mails: Vec<MailView>,
+    runs: usize,
+    quotes: usize,
+}
+
+struct MailView {
+    submission_id: i64,
+    /// Reply depth, capped at [`MAX_INDENT`], for the indentation class.
+    depth: usize,
+    author: String,
+    date: String,
+    subject: String,
+    runs: Vec<RunLine>,
+    quotes: Vec<QuoteView>,
+}
+
+struct RunLine {
+    url: String,
+    number: usize,
+    what: String,
+    headline: String,
+    author: String,
+    quote_depth: usize,
+}
+
+/// "lines 3–8: quoted from run #12 (Steven Hartland)", linked to the run.
+pub struct QuoteView {
+    pub first_line: usize,
+    pub last_line: usize,
+    pub run_id: i64,
+    pub run_url: String,
+    pub what: String,
+    pub author: String,
+}
+
+/// The mail side of a submission page: its thread, and the runs it quotes.
+#[derive(Default)]
+pub struct SubmissionMail {
+    pub thread_url: Option<String>,
+    pub quotes: Vec<QuoteView>,
+}
+
+/// Reads what the submission page shows about a submission read from mail
+/// (nothing for other submissions): two queries.
+pub fn submission_mail(conn: &Connection, submission_id: i64) -> rusqlite::Result<SubmissionMail> {
+    Ok(SubmissionMail {
+        thread_url: store::thread_of_submission(conn, submission_id)?.map(|id| thread_url(&id)),
+        quotes: store::quotes_of_submission(conn, submission_id)?
+            .iter()
+            .map(quote_view)
+            .collect(),
+    })
+}
+
+async fn show(
+    State(state): State<AppState>,
+    Path(key): Path<String>,
+) -> Result<ThreadPage, AppError> {
+    let wanted = key
+        .trim()
+        .trim_start_matches('<')
+        .trim_end_matches('>')
+        .to_owned();
+    if wanted.is_empty() {
+        return Err(AppError::bad_request(
+            "Name a thread by a message id or a submission number.",
+        ));
+    }
+    let (thread_id, thread) = state
+        .with_conn(move |conn| {
+            let thread_id = match wanted.parse::<i64>() {
+                Ok(submission_id) => store::thread_of_submission(conn, submission_id)?,
+                Err(_) => store::thread_of_message_id(conn, &wanted)?,
+            };
+            let Some(thread_id) = thread_id else {
+                return Err(AppError::NotFound(format!(
+                    "No stored mail has the message id or submission number {wanted:?}."
+                )));
+            };
+            let thread = store::thread(conn, &thread_id)?;
+            Ok((thread_id, thread))
+        })
+        .await?;
+    Ok(thread_page(thread_id, thread))
+}
+
+fn thread_page(thread_id: String, thread: Thread) -> ThreadPage {
+    let Thread {
+        mails,
+        runs,
+        quotes,
+    } = thread;
+    let mut runs_of: HashMap<i64, Vec<&ThreadRun>> = HashMap::new();
+    for run in &runs {
+        runs_of.entry(run.submission_id).or_default().push(run);
+    }
+    let mut quotes_of: HashMap<i64, Vec<&StoredQuote>> = HashMap::new();
+    for quote in &quotes {
+        quotes_of
+            .entry(quote.submission_id)
+            .or_default()
+            .push(quote);
+    }
+
+    // Reply order: each mail under the nearest message it answers that is
+    // in the thread, siblings by date (the order `mails` comes in).
+    let index_of: HashMap<&str, usize> = mails
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| Some((m.message_id.as_deref()?, i)))
+        .collect();
+    let parent: Vec<Option<usize>> = mails
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            m.in_reply_to
+                .iter()
+                .chain(m.refs.iter().rev())
+                .filter_map(|id| index_of.get(id.as_str()).copied())
+                .find(|&p| p != i)
+        })
+        .collect();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); mails.len()];
+    let mut roots = Vec::new();
+    for (i, p) in parent.iter().enumerate() {
+        match p {
+            Some(p) => children[*p].push(i),
+            None => roots.push(i),
+        }
+    }
+    let mut order: Vec<(usize, usize)> = Vec::with_capacity(mails.len());
+    let mut seen = HashSet::new();
+    let mut stack: Vec<(usize, usize)> = roots.iter().rev().map(|&i| (i, 0)).collect();
+    while let Some((i, depth)) = stack.pop() {
+        if !seen.insert(i) {
+            continue;
+        }
+        order.push((i, depth));
+        stack.extend(children[i].iter().rev().map(|&c| (c, depth + 1)));
+    }
+    // Mails caught in a reply loop (broken headers) still show, at the top level.
+    order.extend(
+        (0..mails.len())
+            .filter(|i| !seen.contains(i))
+            .map(|i| (i, 0)),
+    );
+
+    let views = order
+        .into_iter()
+        .map(|(i, depth)| {
+            let mail = &mails[i];
+            let sid = mail.submission_id;
+            MailView {
+                submission_id: sid,
+                depth: depth.min(MAX_INDENT),
+                author: mail.author.clone().unwrap_or_else(|| "(unknown)".into()),
+                date: mail.date.clone().unwrap_or_default(),
+                subject: mail.subject.clone().unwrap_or_default(),
+                runs: runs_of
+                    .get(&sid)
+                    .map(|runs| runs.iter().map(|run| run_line(run)).collect())
+                    .unwrap_or_default(),
+                quotes: quotes_of
+                    .get(&sid)
+                    .map(|quotes| quotes.iter().map(|q| quote_view(q)).collect())
+                    .unwrap_or_default(),
+            }
+        })
+        .collect();
+    let title = mails
+        .first()
+        .and_then(|m| m.subject.clone())
+        .unwrap_or_else(|| "Thread".to_owned());
+    ThreadPage {
+        title,
+        thread_id,
+        mails: views,
+        runs: runs.len(),
+        quotes: quotes.len(),
+    }
+}
+
+fn describe(tool: &str, test: Option<&str>, threads: Option<u32>) -> String {
+    let mut what = tool.to_owned();
+    if let Some(test) = test {
+        what.push(' ');
+        what.push_str(test);
+    }
+    if let Some(threads) = threads {
+        what.push_str(&format!(", {threads} threads"));
+    }
+    what
+}
+
+fn run_line(run: &ThreadRun) -> RunLine {
+    // The headline: the first rate the run printed, else its first number.
+    let rate = run.results.iter().find(|(item, metric, _, _)| {
+        item != "connect"
+            && parsers::metric_info(metric)
+                .is_some_and(|info| info.higher_is_better && info.unit.ends_with("/s"))
+    });
+    let headline = rate
+        .or_else(|| run.results.first())
+        .map(|(item, metric, value, unit)| format!("{item} {metric} {value} {unit}"))
+        .unwrap_or_default();
+    let mut what = describe(&run.tool, run.test.as_deref(), run.threads);
+    if let Some(label) = &run.label {
+        what.push_str(&format!(" [{label}]"));
+    }
+    RunLine {
+        url: format!("/submissions/{}#run-{}", run.submission_id, run.idx + 1),
+        number: run.idx + 1,
+        what,
+        headline,
+        author: run.author.clone().unwrap_or_default(),
+        quote_depth: run.quote_depth,
+    }
+}
+
+fn quote_view(quote: &StoredQuote) -> QuoteView {
+    QuoteView {
+        first_line: quote.lines[0],
+        last_line: quote.lines[1],
+        run_id: quote.run_id,
+        run_url: format!(
+            "/submissions/{}#run-{}",
+            quote.run_submission_id,
+            quote.run_idx + 1
+        ),
+        what: describe(&quote.tool, quote.test.as_deref(), quote.threads),
+        author: quote.author.clone().unwrap_or_default(),
+    }
+}
+
+/// `/threads/{id}` for a thread id, the id percent-encoded as a path segment.
+pub fn thread_url(thread_id: &str) -> String {
+    let mut url = String::from("/threads/");
+    for byte in thread_id.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~@$!*+,;=:".contains(&byte) {
+            url.push(byte as char);
+        } else {
+            url.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    url
+}

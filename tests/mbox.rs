@@ -1,0 +1,451 @@
+//! Mailing-list archives: an mbox built from the seeds (two threads, a
+//! Latin-1 quoted-printable mail, a base64 one, a result in a text
+//! attachment, an HTML-only mail), imported from the command line's code,
+//! uploaded through the router, and imported again.
+
+use std::path::Path;
+
+use axum::body::Body;
+use axum::http::{header, Request, StatusCode};
+use benchlog::archive::{self, FileOutcome, ImportSummary};
+use benchlog::store;
+use benchlog::web::{app, AppState};
+use http_body_util::BodyExt;
+use rusqlite::Connection;
+use tower::ServiceExt;
+
+use crate::support::{fresh_db, repo_path, test_state};
+
+const MBOX: &str = "fixtures/mbox/seed-threads.mbox";
+const MBOX_GZ: &str = "fixtures/mbox/seed-threads.mbox.gz";
+const ROOT_ID: &str = "00c701c658a6$2b6f3b10@multiplay.co.uk";
+
+fn import(conn: &mut Connection, path: &str) -> ImportSummary {
+    let mut summary = ImportSummary::default();
+    let outcome =
+        archive::import_file(conn, &repo_path(path), &mut summary, |_| {}).expect("import");
+    assert!(
+        matches!(outcome, FileOutcome::Mail { messages: 8 }),
+        "{outcome:?}"
+    );
+    summary
+}
+
+/// The submission whose mail has this subject and author.
+fn submission(conn: &Connection, author: &str, subject_part: &str) -> i64 {
+    conn.query_row(
+        "SELECT id FROM submissions WHERE author = ?1 AND instr(subject, ?2) > 0",
+        [author, subject_part],
+        |row| row.get(0),
+    )
+    .unwrap_or_else(|e| panic!("no submission by {author} about {subject_part}: {e}"))
+}
+
+fn runs_of(conn: &Connection, submission_id: i64) -> Vec<store::StoredRun> {
+    store::runs_of_submission(conn, submission_id).unwrap()
+}
+
+fn value(run: &store::StoredRun, item: &str, metric: &str) -> Option<f64> {
+    run.results
+        .iter()
+        .find(|r| r.item == item && r.metric == metric)
+        .map(|r| r.value)
+}
+
+#[test]
+fn the_seed_mbox_becomes_one_submission_per_message() {
+    let (_dir, _path, mut conn) = fresh_db();
+    let summary = import(&mut conn, MBOX);
+    assert_eq!(
+        (
+            summary.messages_read,
+            summary.messages_added,
+            summary.messages_with_results,
+            summary.runs_added,
+            summary.runs_quoted,
+            summary.messages_already_stored,
+        ),
+        (8, 8, 8, 23, 3, 0),
+        "{summary:?}"
+    );
+    assert!(summary.failures.is_empty(), "{:?}", summary.failures);
+    let counts = store::counts(&conn).unwrap();
+    assert_eq!((counts.submissions, counts.runs), (8, 23));
+
+    let mut authors: Vec<String> = conn
+        .prepare("SELECT author FROM submissions ORDER BY id")
+        .unwrap()
+        .query_map([], |row| row.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    authors.sort();
+    assert_eq!(
+        authors,
+        [
+            "Axel Schwenke",
+            "Michael Vince",
+            "Mike Tancsa",
+            "Rune Hansen",
+            "Sergey Vojtovich",
+            "Steven Hartland",
+            "Steven Hartland",
+            "Sven Petai"
+        ]
+    );
+
+    // Latin-1, quoted-printable, with an encoded-word subject and the
+    // archive's "user at host (Name)" sender.
+    let tancsa = submission(&conn, "Mike Tancsa", "à la RT");
+    let text = store::get_submission(&conn, tancsa).unwrap().unwrap().text;
+    assert!(
+        text.starts_with("From: Mike Tancsa <mike@sentex.net>\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Résumé des mesures (très parlant) :"),
+        "{text}"
+    );
+    let tools: Vec<String> = runs_of(&conn, tancsa).into_iter().map(|r| r.tool).collect();
+    assert_eq!(tools, ["bonnie", "bonnie", "bonnie", "diskinfo"]);
+
+    // base64: seed 002's nine one-line sysbench summaries.
+    let vojtovich = submission(&conn, "Sergey Vojtovich", "mutexes");
+    let runs = runs_of(&conn, vojtovich);
+    assert_eq!(runs.len(), 9);
+    assert!(runs
+        .iter()
+        .all(|r| r.tool == "sysbench" && r.threads == Some(64)));
+    assert_eq!(value(&runs[0], "total", "qps"), Some(191678.0));
+
+    // A text attachment: seed 004's two sql-bench runs.
+    let hansen = submission(&conn, "Rune Hansen", "sql-bench");
+    let text = store::get_submission(&conn, hansen).unwrap().unwrap().text;
+    assert!(
+        text.contains("--- attachment: sql-bench-2.4-vs-2.2.txt ---\n"),
+        "{text}"
+    );
+    let runs = runs_of(&conn, hansen);
+    assert_eq!(runs.len(), 2);
+    assert!(runs.iter().all(|r| r.tool == "sql-bench"));
+
+    // HTML only: <br> kept the report's lines apart.
+    let petai = submission(&conn, "Sven Petai", "8 cores");
+    let runs = runs_of(&conn, petai);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].threads, Some(20));
+    assert_eq!(value(&runs[0], "select_index", "q_per_s"), Some(21412.77));
+}
+
+#[test]
+fn quoted_runs_belong_to_their_author_and_are_stored_once() {
+    let (_dir, _path, mut conn) = fresh_db();
+    import(&mut conn, MBOX);
+    let hartland = submission(&conn, "Steven Hartland", "mysql performance");
+    let vince = submission(&conn, "Michael Vince", "Re: mysql");
+    let reply = conn
+        .query_row(
+            "SELECT id FROM submissions WHERE author = 'Steven Hartland' AND subject LIKE 'Re:%'",
+            [],
+            |row| row.get::<_, i64>(0),
+        )
+        .unwrap();
+
+    // The baseline run is stored once, in the first mail; the two replies
+    // that quote it link to it.
+    let baseline: Vec<i64> = conn
+        .prepare(
+            "SELECT r.id FROM runs r JOIN results x ON x.run_id = r.id
+             WHERE x.item = 'select_index' AND x.metric = 'q_per_s' AND x.value = 18624.60",
+        )
+        .unwrap()
+        .query_map([], |row| row.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(baseline.len(), 1);
+    let original = runs_of(&conn, hartland);
+    assert_eq!(original.len(), 4);
+    assert_eq!(original[0].id, baseline[0]);
+    assert_eq!(original[0].author.as_deref(), Some("Steven Hartland"));
+
+    // Michael Vince quotes it with no attribution line: the run is Steven
+    // Hartland's, known from In-Reply-To.
+    let quotes = store::quotes_of_submission(&conn, vince).unwrap();
+    assert_eq!(quotes.len(), 1);
+    assert_eq!(quotes[0].run_id, baseline[0]);
+    assert_eq!(quotes[0].author.as_deref(), Some("Steven Hartland"));
+    assert_eq!(quotes[0].quote_depth, 1);
+    let vince_runs = runs_of(&conn, vince);
+    assert_eq!(vince_runs.len(), 1, "only his own run is new");
+    assert_eq!(vince_runs[0].author.as_deref(), Some("Michael Vince"));
+    // The quoted message inside his mail is Steven Hartland's too.
+    let quoted_author: Option<String> = conn
+        .query_row(
+            "SELECT author FROM messages WHERE submission_id = ?1 AND first_line > 7
+             ORDER BY idx LIMIT 1",
+            [vince],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(quoted_author.as_deref(), Some("Steven Hartland"));
+
+    // The reply quotes both at depths 1 and 2 and adds one run.
+    let quotes = store::quotes_of_submission(&conn, reply).unwrap();
+    let mut quoted: Vec<(usize, Option<String>)> = quotes
+        .iter()
+        .map(|q| (q.quote_depth, q.author.clone()))
+        .collect();
+    quoted.sort();
+    assert_eq!(
+        quoted,
+        [
+            (1, Some("Michael Vince".to_owned())),
+            (2, Some("Steven Hartland".to_owned()))
+        ]
+    );
+    let new_runs = runs_of(&conn, reply);
+    assert_eq!(new_runs.len(), 1);
+    assert_eq!(
+        value(&new_runs[0], "select_index", "q_per_s"),
+        Some(28581.18)
+    );
+    // Line numbers point into the stored text.
+    let text = store::get_submission(&conn, reply).unwrap().unwrap().text;
+    let line = new_runs[0]
+        .results
+        .iter()
+        .find(|r| r.metric == "q_per_s")
+        .unwrap()
+        .line;
+    assert!(text.lines().nth(line - 1).unwrap().contains("28581.18"));
+
+    // A quoted summary its parent does not hold is stored, attributed to
+    // the author of the message answered (no attribution line).
+    let schwenke = submission(&conn, "Axel Schwenke", "mutexes");
+    let runs = runs_of(&conn, schwenke);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].author.as_deref(), Some("Sergey Vojtovich"));
+    assert_eq!(runs[0].quote_depth, 1);
+
+    // One thread of three mails under the first one's id.
+    let thread = store::thread(&conn, ROOT_ID).unwrap();
+    let ids: Vec<i64> = thread.mails.iter().map(|m| m.submission_id).collect();
+    assert_eq!(ids, [hartland, vince, reply]);
+    assert_eq!(thread.runs.len(), 6);
+    assert_eq!(thread.quotes.len(), 3);
+}
+
+#[test]
+fn importing_again_adds_nothing() {
+    let (_dir, _path, mut conn) = fresh_db();
+    import(&mut conn, MBOX);
+    let before = store::counts(&conn).unwrap();
+    let quotes_before: i64 = conn
+        .query_row("SELECT count(*) FROM run_quotes", [], |row| row.get(0))
+        .unwrap();
+    for path in [MBOX_GZ, MBOX] {
+        let summary = import(&mut conn, path);
+        assert_eq!(summary.messages_already_stored, 8, "{path}");
+        assert_eq!(
+            (
+                summary.messages_added,
+                summary.runs_added,
+                summary.runs_quoted
+            ),
+            (0, 0, 0)
+        );
+    }
+    assert_eq!(store::counts(&conn).unwrap(), before);
+    let quotes_after: i64 = conn
+        .query_row("SELECT count(*) FROM run_quotes", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(quotes_after, quotes_before);
+}
+
+#[test]
+fn the_gzipped_archive_reads_the_same() {
+    let (_dir, _path, mut conn) = fresh_db();
+    let summary = import(&mut conn, MBOX_GZ);
+    assert_eq!(
+        (
+            summary.messages_added,
+            summary.runs_added,
+            summary.runs_quoted
+        ),
+        (8, 23, 3)
+    );
+}
+
+const GOOD: &str = "From a at b.org  Mon Jan  1 10:00:00 2007\nFrom: A <a@b.org>\nSubject: one\nMessage-ID: <one@b.org>\n\nsuper-smack -d mysql select-key.smack 10 10000\nQuery Barrel Report for client smacker1\nconnect: max=4ms min=1ms avg= 2ms from 10 clients\nQuery_type num_queries max_time min_time q_per_s\nselect_index 200000 0 0 22061.88\n";
+
+#[test]
+fn a_bad_message_is_reported_and_the_rest_imported() {
+    let (dir, _path, mut conn) = fresh_db();
+    let mbox = format!(
+        "{GOOD}\nFrom junk  Mon Jan  1 10:01:00 2007\nX-Junk: 1\n\nno headers here\n\nFrom c at b.org  Mon Jan  1 10:02:00 2007\nFrom: C <c@b.org>\nSubject: three\n\nprose\n"
+    );
+    let path = dir.path().join("2007-January.txt");
+    std::fs::write(&path, mbox).unwrap();
+    let mut summary = ImportSummary::default();
+    archive::import_file(&mut conn, &path, &mut summary, |_| {}).unwrap();
+    assert_eq!((summary.messages_read, summary.messages_added), (3, 2));
+    assert_eq!(summary.failures.len(), 1);
+    assert_eq!(
+        summary.failures[0].source_name,
+        "2007-January.txt, message 2"
+    );
+    assert!(
+        summary.failures[0].why.contains("no mail headers"),
+        "{:?}",
+        summary.failures
+    );
+    assert!(summary
+        .report()
+        .contains("2007-January.txt, message 2: no mail headers"));
+}
+
+#[test]
+fn a_message_that_fails_to_store_leaves_nothing_and_spares_its_batch() {
+    let (_dir, _path, mut conn) = fresh_db();
+    let first =
+        archive::prepare_mail("first".into(), b"From: A <a@b.org>\nSubject: a\n\nprose\n").unwrap();
+    let mut broken =
+        archive::prepare_mail("broken".into(), GOOD.split_once('\n').unwrap().1.as_bytes())
+            .unwrap();
+    broken.document.runs[0].results[0].value = f64::NAN;
+    let last = archive::prepare_mail(
+        "last".into(),
+        b"From: C <c@b.org>\nSubject: c\n\nmore prose\n",
+    )
+    .unwrap();
+    let mut summary = ImportSummary::default();
+    archive::import_mails(
+        &mut conn,
+        [Ok(first), Ok(broken), Ok(last)],
+        &mut summary,
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(summary.messages_added, 2);
+    assert_eq!(summary.failures.len(), 1);
+    assert_eq!(summary.failures[0].source_name, "broken");
+    let counts = store::counts(&conn).unwrap();
+    assert_eq!((counts.submissions, counts.runs, counts.results), (2, 0, 0));
+    let mails: i64 = conn
+        .query_row("SELECT count(*) FROM mails", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mails, 2);
+}
+
+async fn get(state: &AppState, uri: &str) -> (StatusCode, String) {
+    let response = app(state.clone())
+        .oneshot(Request::get(uri).body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (status, String::from_utf8_lossy(&bytes).into_owned())
+}
+
+#[tokio::test]
+async fn an_uploaded_archive_shows_its_threads_and_quotes() {
+    let (_dir, db, state) = test_state();
+    let gz = std::fs::read(repo_path(MBOX_GZ)).unwrap();
+    let boundary = "mbox-test-boundary";
+    let mut body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"2006-April.txt.gz\"\r\nContent-Type: application/gzip\r\n\r\n"
+    )
+    .into_bytes();
+    body.extend_from_slice(&gz);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    let request = Request::post("/upload")
+        .header(
+            header::CONTENT_TYPE,
+            format!("multipart/form-data; boundary={boundary}"),
+        )
+        .body(Body::from(body))
+        .unwrap();
+    let response = app(state.clone()).oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    // The first message, with the others of the upload listed beside it.
+    let location = response.headers()[header::LOCATION].to_str().unwrap();
+    assert!(
+        location.starts_with("/submissions/1?uploaded=1,2,3"),
+        "{location}"
+    );
+    let conn = store::open(Path::new(&db)).unwrap();
+    assert_eq!(store::counts(&conn).unwrap().submissions, 8);
+
+    // Michael Vince's reply: its quote and the way to the thread.
+    let vince = submission(&conn, "Michael Vince", "Re: mysql");
+    let (status, page) = get(&state, &format!("/submissions/{vince}")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        page.contains("quoted from <a href=\"/submissions/1#run-1\">run #1</a>"),
+        "{page}"
+    );
+    assert!(page.contains("Show the whole thread"), "{page}");
+
+    for uri in [
+        format!("/threads/{}", ROOT_ID.replace('$', "%24")),
+        format!("/threads/%3C{ROOT_ID}%3E"),
+        format!("/threads/{vince}"),
+    ] {
+        let (status, page) = get(&state, &uri).await;
+        assert_eq!(status, StatusCode::OK, "{uri}: {page}");
+        assert_eq!(page.matches("class=\"mail depth-").count(), 3, "{uri}");
+        assert!(page.contains("class=\"mail depth-2\""), "{uri}");
+        assert_eq!(page.matches("quoted from").count(), 3, "{uri}");
+        assert!(page.contains("Michael Vince"), "{uri}");
+    }
+    let (status, page) = get(&state, "/threads/no-such-message@example.org").await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{page}");
+    let (status, _) = get(&state, "/threads/9999").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+#[test]
+fn the_command_line_imports_an_archive_and_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cli.db");
+    let gz = repo_path(MBOX_GZ);
+    let run = |extra: &[&str]| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_benchlog"));
+        command
+            .arg("ingest")
+            .arg("--db")
+            .arg(&db)
+            .args(extra)
+            .env_remove("BENCHLOG_DB")
+            .env_remove("BENCHLOG_INGEST_REPORT");
+        command.output().unwrap()
+    };
+    let first = run(&[gz.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&first.stdout);
+    assert!(first.status.success(), "{out}");
+    assert!(
+        out.contains("8 messages read, 8 with results, 23 runs added; duplicates skipped: 3 runs quoted again, 0 messages already stored; 0 messages could not be read"),
+        "{out}"
+    );
+    assert!(!dir.path().join("benchlog-ingest-report.txt").exists());
+
+    let junk = dir.path().join("broken.mbox");
+    std::fs::write(
+        &junk,
+        "From x  Mon Jan  1 10:01:00 2007\nX-Junk: 1\n\nno headers\n",
+    )
+    .unwrap();
+    let again = run(&[gz.to_str().unwrap(), junk.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&again.stdout);
+    assert!(
+        !again.status.success(),
+        "a message that could not be read fails the command"
+    );
+    assert!(out.contains("0 runs added; duplicates skipped: 0 runs quoted again, 8 messages already stored; 1 messages could not be read"), "{out}");
+    let report = std::fs::read_to_string(dir.path().join("benchlog-ingest-report.txt")).unwrap();
+    assert!(
+        report.contains("broken.mbox, message 1: no mail headers"),
+        "{report}"
+    );
+}
