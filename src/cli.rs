@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::compare::{CompareQuery, NONE};
+use crate::compare::{self, CompareQuery};
 use crate::config::{Command, Config, DemoArgs, ExportArgs, IngestArgs, ParseArgs, ServeArgs};
 use crate::store::{self, ExportFilter, ExportRow};
 use crate::web;
@@ -195,23 +195,46 @@ fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
         bail!("choose an output format: --csv");
     }
     // The same names and checks as /compare's query string.
-    let mut pairs = Vec::new();
-    for (key, value) in [
-        ("tool", &args.tool),
-        ("test", &args.test),
-        ("item", &args.item),
-        ("metric", &args.metric),
-    ] {
-        if let Some(value) = value {
-            pairs.push((key.to_owned(), value.clone()));
+    let query = match &args.query {
+        Some(text) => CompareQuery::from_query_string(text)?,
+        None => {
+            let mut pairs = Vec::new();
+            for (key, value) in [
+                ("tool", &args.tool),
+                ("test", &args.test),
+                ("item", &args.item),
+                ("metric", &args.metric),
+                ("x", &args.x),
+                ("baseline", &args.baseline),
+            ] {
+                if let Some(value) = value {
+                    pairs.push((key.to_owned(), value.clone()));
+                }
+            }
+            pairs.extend(args.by.iter().map(|b| ("by".to_owned(), b.clone())));
+            pairs.extend(args.wheres.iter().map(|w| ("where".to_owned(), w.clone())));
+            CompareQuery::from_pairs(pairs)?
         }
-    }
-    pairs.extend(args.wheres.iter().map(|w| ("where".to_owned(), w.clone())));
-    let query = CompareQuery::from_pairs(pairs)?;
-    query.resolve()?;
-
+    };
+    let resolved = query.resolve()?;
     let conn =
         store::open(&args.db.db).with_context(|| format!("opening {}", args.db.db.display()))?;
+    let mut out = std::io::stdout().lock();
+
+    // A tool and a metric make a comparison: the CSV of /compare.csv.
+    if let Some(resolved) = resolved {
+        let comparison = compare::compare(&conn, &query, resolved)?;
+        for notice in &comparison.notices {
+            eprintln!("note: {notice}");
+        }
+        out.write_all(&comparison.to_csv().context("writing CSV")?)?;
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !query.by.is_empty() || query.x.is_some() || query.baseline.is_some() {
+        bail!("--by, --x and --baseline shape a comparison, which needs --tool and --metric");
+    }
+    // Otherwise every result matching the filters, one row per result.
     let filter = ExportFilter {
         tool: query.tool.clone(),
         test: query.test.clone(),
@@ -221,9 +244,9 @@ fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let rows: Vec<ExportRow> = store::export_rows(&conn, &filter)
         .context("reading the results")?
         .into_iter()
-        .filter(|row| matches_wheres(row, &query.wheres))
+        .filter(|row| compare::matches_wheres(|key| export_key_value(row, key), &query.wheres))
         .collect();
-    write_export_csv(std::io::stdout().lock(), &rows)?;
+    write_export_csv(out, &rows)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -254,20 +277,9 @@ fn export_key_value(row: &ExportRow, key: &str) -> Option<String> {
         "author" => row.author.clone(),
         "submission" => Some(row.submission_id.to_string()),
         "test" => row.test.clone(),
+        "item" => Some(row.item.clone()),
         _ => row.attrs.get(key).cloned(),
     }
-}
-
-fn matches_wheres(row: &ExportRow, wheres: &[(String, String)]) -> bool {
-    let keys: BTreeSet<&str> = wheres.iter().map(|(k, _)| k.as_str()).collect();
-    keys.into_iter().all(|key| {
-        let have = export_key_value(row, key);
-        let have = have.as_deref().unwrap_or(NONE);
-        wheres
-            .iter()
-            .filter(|(k, _)| k == key)
-            .any(|(_, wanted)| wanted.eq_ignore_ascii_case(have))
-    })
 }
 
 /// One row per result: the run's fields, then one column per attribute

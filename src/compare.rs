@@ -1,18 +1,48 @@
 //! Contract 3's comparison: the query (`tool`, `test`, `item`, `metric`,
-//! `x`, `by`, `where`), checking it, and grouping the stored results into
-//! series. Shared by the web pages and `benchlog export`.
+//! `x`, `by`, `where`, `baseline`), checking it, and grouping the stored
+//! results into series of points (mean, min, max and count of the repeats
+//! of one configuration), with the difference to a baseline series, the
+//! peak and the scaling efficiency. Shared by the web pages and
+//! `benchlog export`, so that every form of one query gives the same data.
 
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, HashMap};
 
 use parsers::{MetricInfo, Tool};
 use serde::Serialize;
 
-use crate::charts::{ChartSeries, LineChart};
+use crate::charts::{Chart, ChartSeries};
 use crate::store::{self, MetricFilter, MetricRow};
+
+mod table;
 
 /// Grouping keys that are not run attributes but fields of the run.
 pub const PSEUDO_ATTRS: [&str; 4] = ["label", "author", "submission", "test"];
+
+/// The attribute keys of Contract 2, accepted in `by` and `where` even
+/// where no stored run has them yet.
+pub const CONTRACT_ATTRS: [&str; 20] = [
+    "os",
+    "os_version",
+    "kernel_config",
+    "arch",
+    "distro",
+    "scheduler",
+    "thread_lib",
+    "timer",
+    "malloc",
+    "fs",
+    "patches",
+    "cpu",
+    "cpus",
+    "memory_mb",
+    "machine",
+    "db_server",
+    "db_version",
+    "storage_engine",
+    "tool_version",
+    "variant",
+];
 
 /// The value shown for a run that lacks a `by` attribute.
 pub const NONE: &str = "(none)";
@@ -29,6 +59,8 @@ pub struct CompareQuery {
     pub by: Vec<String>,
     #[serde(rename = "where")]
     pub wheres: Vec<(String, String)>,
+    /// The name of the series the others are compared with.
+    pub baseline: Option<String>,
 }
 
 /// A mistake in the query: the message says what to change.
@@ -63,6 +95,7 @@ impl CompareQuery {
                 "item" => query.item = Some(value),
                 "metric" => query.metric = Some(value),
                 "x" => query.x = Some(value),
+                "baseline" => query.baseline = Some(value),
                 "by" => {
                     // A form may send "scheduler, timer" in one box.
                     for key in value.split(',').map(str::trim).filter(|k| !k.is_empty()) {
@@ -84,7 +117,7 @@ impl CompareQuery {
                 }
                 other => {
                     return fail(format!(
-                        "unknown query parameter {other:?}; /compare takes tool, test, item, metric, x, by and where"
+                        "unknown query parameter {other:?}; /compare takes tool, test, item, metric, x, by, where and baseline"
                     ))
                 }
             }
@@ -113,12 +146,23 @@ impl CompareQuery {
         for (attr, value) in &self.wheres {
             pairs.push(("where", format!("{attr}:{value}")));
         }
+        if let Some(baseline) = &self.baseline {
+            pairs.push(("baseline", baseline.clone()));
+        }
         serde_urlencoded::to_string(&pairs).unwrap_or_default()
     }
 
-    /// The x axis; only `threads` so far.
-    pub fn x_axis(&self) -> &str {
-        self.x.as_deref().unwrap_or("threads")
+    /// The x axis asked for; `None` leaves the choice to the data
+    /// (threads where the runs have thread counts).
+    pub fn x_axis(&self) -> Result<Option<XAxis>, QueryError> {
+        match self.x.as_deref() {
+            None => Ok(None),
+            Some("threads") => Ok(Some(XAxis::Threads)),
+            Some("none") => Ok(Some(XAxis::None)),
+            Some(other) => fail(format!(
+                "x={other} is not supported; the x axis can be threads, or none for bars per item"
+            )),
+        }
     }
 
     /// Checks the query against what benchlog knows and returns what is
@@ -143,20 +187,19 @@ impl CompareQuery {
             Some(name) => match parsers::metric_info(name) {
                 Some(info) => Some(info),
                 None => {
-                    return fail(format!(
-                        "unknown metric {name:?}; metric names are lower snake case, e.g. q_per_s, tps, wallclock_s"
-                    ))
+                    let accepted = match tool {
+                        Some(tool) => {
+                            format!("{tool} reports {}", contract_metrics(tool).join(", "))
+                        }
+                        None => "e.g. q_per_s, tps, wallclock_s, kb_per_s, ms".to_owned(),
+                    };
+                    return fail(format!("unknown metric {name:?}; {accepted}"));
                 }
             },
         };
-        if self.x_axis() != "threads" {
-            return fail(format!(
-                "x={} is not supported; the x axis can be threads",
-                self.x_axis()
-            ));
-        }
+        let x = self.x_axis()?;
         match (tool, metric) {
-            (Some(tool), Some(metric)) => Ok(Some(Resolved { tool, metric })),
+            (Some(tool), Some(metric)) => Ok(Some(Resolved { tool, metric, x })),
             _ => Ok(None),
         }
     }
@@ -187,27 +230,135 @@ fn check_attr_key(key: &str) -> Result<(), QueryError> {
     }
 }
 
+/// The metrics of Contract 2 for each tool, for messages that say what is
+/// accepted.
+pub fn contract_metrics(tool: Tool) -> &'static [&'static str] {
+    match tool {
+        Tool::SuperSmack => &[
+            "q_per_s",
+            "num_queries",
+            "max_time",
+            "min_time",
+            "max_ms",
+            "min_ms",
+            "avg_ms",
+        ],
+        Tool::Sysbench => &[
+            "tps",
+            "qps",
+            "qps_per_thread",
+            "transactions",
+            "queries",
+            "events_per_s",
+            "latency_avg_ms",
+            "latency_p95_ms",
+            "latency_max_ms",
+            "rw_requests_per_s",
+            "reads_per_s",
+            "writes_per_s",
+            "read_mib_per_s",
+            "written_mib_per_s",
+            "ops_per_s",
+            "mib_per_s",
+        ],
+        Tool::SqlBench => &[
+            "wallclock_s",
+            "usr_s",
+            "sys_s",
+            "cusr_s",
+            "csys_s",
+            "cpu_s",
+            "tests",
+        ],
+        Tool::Bonnie => &["kb_per_s", "per_s", "cpu_pct", "latency_us"],
+        Tool::Diskinfo => &["ms", "kb_per_s", "iops"],
+    }
+}
+
+/// What goes along the x axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum XAxis {
+    /// A line chart against the thread (client) count.
+    Threads,
+    /// Grouped bars, one group per item.
+    None,
+}
+
+impl XAxis {
+    pub fn name(self) -> &'static str {
+        match self {
+            XAxis::Threads => "threads",
+            XAxis::None => "none",
+        }
+    }
+}
+
 /// A query checked against benchlog's tools and metrics.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Resolved {
     pub tool: Tool,
     pub metric: &'static MetricInfo,
+    /// `None`: chosen from the data.
+    pub x: Option<XAxis>,
 }
 
-/// One plotted value.
+/// Why a comparison could not be made: the query (the user's to fix) or
+/// the database.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    #[error("reading the results: {0}")]
+    Database(#[from] rusqlite::Error),
+}
+
+/// One stored value inside a point, to trace it back to its run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Point {
-    pub threads: u32,
-    pub value: f64,
-    pub item: String,
-    pub unit: String,
+pub struct RunValue {
     pub run_id: i64,
     pub submission_id: i64,
-    pub label: Option<String>,
-    pub test: Option<String>,
-    pub author: Option<String>,
     /// First line of the run in its submission, for links.
     pub line: usize,
+    pub value: f64,
+    pub label: Option<String>,
+    pub author: Option<String>,
+    pub test: Option<String>,
+}
+
+/// The difference of a point to the baseline's point at the same x.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VsBaseline {
+    /// (mean − baseline mean) / baseline mean × 100.
+    pub percent: f64,
+    /// "better", "worse" or "same", by the metric's direction.
+    pub verdict: &'static str,
+}
+
+/// One x of a series: the mean of the runs there, their spread and count.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Point {
+    /// The thread count (x=threads); `None` on bars.
+    pub threads: Option<u32>,
+    /// The item (on bars, the category).
+    pub item: String,
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+    pub n: usize,
+    pub vs_baseline: Option<VsBaseline>,
+    /// value(n) / (n × value(1)), where the series has a 1-thread point
+    /// and the metric is a rate.
+    pub efficiency: Option<f64>,
+    pub runs: Vec<RunValue>,
+}
+
+/// The best point of a series against threads (highest, or lowest where
+/// lower is better).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Peak {
+    pub mean: f64,
+    pub threads: Option<u32>,
 }
 
 /// The runs sharing one combination of the `by` values.
@@ -215,16 +366,20 @@ pub struct Point {
 pub struct Series {
     pub name: String,
     /// The `by` attributes' values for this series (plus the item when the
-    /// query left it open and several were found).
+    /// query left it open on a line chart and several were found).
     pub keys: BTreeMap<String, String>,
     pub points: Vec<Point>,
+    pub peak: Option<Peak>,
+    pub is_baseline: bool,
 }
 
-/// A comparison ready to draw or tabulate. Series are sorted by their keys
-/// and points by threads then run, so the same data always gives the same
-/// chart.
+/// A comparison ready to draw or tabulate. Series are in natural order of
+/// their keys, points by threads or in the order the tool prints its
+/// items, so the same data always gives the same chart and colours.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparison {
+    /// The canonical query string: the permalink's.
+    pub query: String,
     pub tool: String,
     pub metric: String,
     pub unit: String,
@@ -232,20 +387,34 @@ pub struct Comparison {
     pub higher_is_better: bool,
     pub item: Option<String>,
     pub test: Option<String>,
-    pub x: String,
+    pub x: XAxis,
     pub by: Vec<String>,
+    /// The series' key names, in column order.
+    pub key_columns: Vec<String>,
+    #[serde(rename = "where")]
+    pub wheres: Vec<String>,
+    /// The baseline series' name, when the query named one that exists.
+    pub baseline: Option<String>,
+    /// The bar groups (items), in order; empty on a line chart.
+    pub categories: Vec<String>,
     pub series: Vec<Series>,
-    /// Matching runs that have no thread count, so cannot be placed on x.
+    /// Matching results that have no thread count, so cannot be placed on
+    /// a thread axis.
     pub without_threads: usize,
+    /// Things the reader should know (a baseline that names no series).
+    pub notices: Vec<String>,
 }
 
-/// Reads and groups the data of a resolved query: a bounded number of
-/// queries however much is stored.
+/// Reads and groups the data of a resolved query: three queries however
+/// much is stored. Attribute keys are checked against the ones stored for
+/// the tool (and Contract 2's).
 pub fn compare(
     conn: &rusqlite::Connection,
     query: &CompareQuery,
     resolved: Resolved,
-) -> rusqlite::Result<Comparison> {
+) -> Result<Comparison, CompareError> {
+    let stored_keys = store::tool_attr_keys(conn, resolved.tool.name())?;
+    check_keys(query, resolved.tool, &stored_keys)?;
     let filter = MetricFilter {
         tool: resolved.tool.name().to_owned(),
         metric: resolved.metric.name.to_owned(),
@@ -256,85 +425,198 @@ pub fn compare(
     Ok(group(query, resolved, rows))
 }
 
+fn check_keys(query: &CompareQuery, tool: Tool, stored: &[String]) -> Result<(), QueryError> {
+    let known = |key: &str| {
+        key == "item"
+            || PSEUDO_ATTRS.contains(&key)
+            || CONTRACT_ATTRS.contains(&key)
+            || stored.iter().any(|k| k == key)
+    };
+    let used = query
+        .by
+        .iter()
+        .map(|k| ("by", k.as_str()))
+        .chain(query.wheres.iter().map(|(k, _)| ("where", k.as_str())));
+    for (parameter, key) in used {
+        if !known(key) {
+            let mut accepted: Vec<&str> = stored.iter().map(String::as_str).collect();
+            accepted.extend(PSEUDO_ATTRS);
+            return fail(format!(
+                "unknown attribute {key:?} in {parameter}=; {tool} runs can be grouped and filtered by {}",
+                accepted.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The value of a `by` or `where` key for a row: a run attribute, or one of
-/// the [`PSEUDO_ATTRS`].
+/// the [`PSEUDO_ATTRS`] (or `item`).
 pub fn key_value(row: &MetricRow, key: &str) -> Option<String> {
     match key {
         "label" => row.label.clone(),
         "author" => row.author.clone(),
         "submission" => Some(row.submission_id.to_string()),
         "test" => row.test.clone(),
+        "item" => Some(row.item.clone()),
         _ => row.attrs.get(key).cloned(),
     }
 }
 
-fn matches_wheres(row: &MetricRow, wheres: &[(String, String)]) -> bool {
-    // Several values for one key mean "any of them"; different keys must all hold.
+/// Whether a row passes the `where` filters: several values for one key
+/// mean "any of them"; different keys must all hold. A run without the
+/// attribute has the value `(none)`.
+pub fn matches_wheres(
+    value_of: impl Fn(&str) -> Option<String>,
+    wheres: &[(String, String)],
+) -> bool {
     let mut by_key: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for (key, value) in wheres {
         by_key.entry(key).or_default().push(value);
     }
     by_key.into_iter().all(|(key, wanted)| {
-        let have = key_value(row, key);
+        let have = value_of(key);
         let have = have.as_deref().unwrap_or(NONE);
         wanted.iter().any(|w| w.eq_ignore_ascii_case(have))
     })
 }
 
+/// Orders names as people count: `2.2.16` before `2.4.0`, `8` before
+/// `16`, case aside; `(none)` last.
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    match (a == NONE, b == NONE) {
+        (true, false) => return Ordering::Greater,
+        (false, true) => return Ordering::Less,
+        _ => {}
+    }
+    let (mut left, mut right) = (a, b);
+    loop {
+        match (left.chars().next(), right.chars().next()) {
+            (None, None) => return a.cmp(b),
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(l), Some(r)) if l.is_ascii_digit() && r.is_ascii_digit() => {
+                let l_len = left
+                    .find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(left.len());
+                let r_len = right
+                    .find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(right.len());
+                let l_digits = left[..l_len].trim_start_matches('0');
+                let r_digits = right[..r_len].trim_start_matches('0');
+                let order = l_digits
+                    .len()
+                    .cmp(&r_digits.len())
+                    .then_with(|| l_digits.cmp(r_digits));
+                if order != Ordering::Equal {
+                    return order;
+                }
+                left = &left[l_len..];
+                right = &right[r_len..];
+            }
+            (Some(l), Some(r)) => {
+                let order = l.to_lowercase().cmp(r.to_lowercase());
+                if order != Ordering::Equal {
+                    return order;
+                }
+                left = &left[l.len_utf8()..];
+                right = &right[r.len_utf8()..];
+            }
+        }
+    }
+}
+
+/// Where a scaling efficiency means something: rates (per second, IOPS).
+fn is_rate(metric: &MetricInfo) -> bool {
+    metric.higher_is_better && (metric.unit.ends_with("/s") || metric.unit == "IOPS")
+}
+
+/// Means are rounded far below what any tool prints, so that the same
+/// repeats give the same digits in every form (no 29261.640000000003).
+fn tidy(value: f64) -> f64 {
+    if value.is_finite() && value.abs() < 1e12 {
+        (value * 1e6).round() / 1e6
+    } else {
+        value
+    }
+}
+
 fn group(query: &CompareQuery, resolved: Resolved, rows: Vec<MetricRow>) -> Comparison {
     let rows: Vec<MetricRow> = rows
         .into_iter()
-        .filter(|row| matches_wheres(row, &query.wheres))
+        .filter(|row| matches_wheres(|key| key_value(row, key), &query.wheres))
         .collect();
-    let mut items: Vec<&str> = rows.iter().map(|row| row.item.as_str()).collect();
-    items.sort_unstable();
-    items.dedup();
-    let split_by_item = query.item.is_none() && items.len() > 1;
-
-    let mut keys: Vec<String> = Vec::new();
-    if split_by_item {
-        keys.push("item".to_owned());
-    }
-    keys.extend(query.by.iter().cloned());
-
-    let mut series: BTreeMap<Vec<String>, Vec<Point>> = BTreeMap::new();
-    let mut without_threads = 0;
-    let unit = rows
-        .first()
-        .map(|row| row.unit.clone())
-        .unwrap_or_else(|| resolved.metric.unit.to_owned());
-    for row in &rows {
-        let Some(threads) = row.threads else {
-            without_threads += 1;
-            continue;
-        };
-        let values: Vec<String> = keys
-            .iter()
-            .map(|key| {
-                if key == "item" && split_by_item {
-                    row.item.clone()
-                } else {
-                    key_value(row, key).unwrap_or_else(|| NONE.to_owned())
-                }
-            })
-            .collect();
-        series.entry(values).or_default().push(Point {
-            threads,
-            value: row.value,
-            item: row.item.clone(),
-            unit: row.unit.clone(),
-            run_id: row.run_id,
-            submission_id: row.submission_id,
-            label: row.label.clone(),
-            test: row.test.clone(),
-            author: row.author.clone(),
-            line: row.first_line,
+    let x = resolved
+        .x
+        .unwrap_or(if rows.iter().any(|r| r.threads.is_some()) {
+            XAxis::Threads
+        } else {
+            XAxis::None
         });
+
+    // Items in the order the tool printed them (storage order).
+    let mut categories: Vec<String> = Vec::new();
+    for row in &rows {
+        if !categories.contains(&row.item) {
+            categories.push(row.item.clone());
+        }
     }
-    let series = series
+    let mut key_columns: Vec<String> = Vec::new();
+    if x == XAxis::Threads && query.item.is_none() && categories.len() > 1 {
+        key_columns.push("item".to_owned());
+    }
+    for key in &query.by {
+        if !key_columns.contains(key) {
+            key_columns.push(key.clone());
+        }
+    }
+
+    // Series, then points within each: (threads, category index).
+    type PointKey = (Option<u32>, usize);
+    let mut index_of: HashMap<Vec<String>, usize> = HashMap::new();
+    let mut grouped: Vec<(Vec<String>, BTreeMap<PointKey, Vec<&MetricRow>>)> = Vec::new();
+    let mut without_threads = 0;
+    for row in &rows {
+        let threads = match x {
+            XAxis::Threads => match row.threads {
+                Some(threads) => Some(threads),
+                None => {
+                    without_threads += 1;
+                    continue;
+                }
+            },
+            XAxis::None => None,
+        };
+        let category = categories.iter().position(|c| *c == row.item).unwrap_or(0);
+        let values: Vec<String> = key_columns
+            .iter()
+            .map(|key| key_value(row, key).unwrap_or_else(|| NONE.to_owned()))
+            .collect();
+        let index = *index_of.entry(values.clone()).or_insert_with(|| {
+            grouped.push((values, BTreeMap::new()));
+            grouped.len() - 1
+        });
+        grouped[index]
+            .1
+            .entry((threads, category))
+            .or_default()
+            .push(row);
+    }
+    grouped.sort_by(|(a, _), (b, _)| {
+        a.iter()
+            .zip(b)
+            .map(|(a, b)| natural_cmp(a, b))
+            .find(|o| o.is_ne())
+            .unwrap_or(Ordering::Equal)
+    });
+
+    let mut series: Vec<Series> = grouped
         .into_iter()
-        .map(|(values, mut points)| {
-            points.sort_by_key(|p| (p.threads, p.run_id));
+        .map(|(values, points)| {
+            let points = points
+                .into_iter()
+                .map(|((threads, category), rows)| point(threads, &categories[category], rows))
+                .collect();
             let name = if values.is_empty() {
                 "all runs".to_owned()
             } else {
@@ -342,12 +624,100 @@ fn group(query: &CompareQuery, resolved: Resolved, rows: Vec<MetricRow>) -> Comp
             };
             Series {
                 name,
-                keys: keys.iter().cloned().zip(values).collect(),
+                keys: key_columns.iter().cloned().zip(values).collect(),
                 points,
+                peak: None,
+                is_baseline: false,
             }
         })
         .collect();
+
+    let mut notices = Vec::new();
+    let baseline = query.baseline.as_ref().and_then(|wanted| {
+        let found = series
+            .iter()
+            .position(|s| s.name == *wanted)
+            .or_else(|| series.iter().position(|s| s.name.eq_ignore_ascii_case(wanted)));
+        if found.is_none() {
+            let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+            notices.push(format!(
+                "The baseline {wanted:?} is not one of this comparison's series ({}); no differences are shown.",
+                if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+            ));
+        }
+        found
+    });
+    if let Some(base) = baseline {
+        series[base].is_baseline = true;
+        let reference: HashMap<(Option<u32>, String), f64> = series[base]
+            .points
+            .iter()
+            .map(|p| ((p.threads, p.item.clone()), p.mean))
+            .collect();
+        for (index, s) in series.iter_mut().enumerate() {
+            if index == base {
+                continue;
+            }
+            for p in &mut s.points {
+                let Some(&base_mean) = reference.get(&(p.threads, p.item.clone())) else {
+                    continue;
+                };
+                if base_mean == 0.0 {
+                    continue;
+                }
+                let percent = (p.mean - base_mean) / base_mean.abs() * 100.0;
+                let verdict = if percent.abs() < 0.05 {
+                    "same"
+                } else if (percent > 0.0) == resolved.metric.higher_is_better {
+                    "better"
+                } else {
+                    "worse"
+                };
+                p.vs_baseline = Some(VsBaseline {
+                    percent: (percent * 100.0).round() / 100.0,
+                    verdict,
+                });
+            }
+        }
+    }
+    if x == XAxis::Threads {
+        for s in &mut series {
+            let single = s
+                .points
+                .iter()
+                .find(|p| p.threads == Some(1))
+                .map(|p| p.mean);
+            if let Some(single) = single.filter(|q1| *q1 > 0.0 && is_rate(resolved.metric)) {
+                for p in &mut s.points {
+                    let threads = f64::from(p.threads.unwrap_or(1));
+                    p.efficiency = Some((p.mean / (threads * single) * 1000.0).round() / 1000.0);
+                }
+            }
+            let best = s.points.iter().reduce(|best, p| {
+                let better = if resolved.metric.higher_is_better {
+                    p.mean > best.mean
+                } else {
+                    p.mean < best.mean
+                };
+                if better {
+                    p
+                } else {
+                    best
+                }
+            });
+            s.peak = best.map(|p| Peak {
+                mean: p.mean,
+                threads: p.threads,
+            });
+        }
+    }
+
+    let unit = rows
+        .first()
+        .map(|row| row.unit.clone())
+        .unwrap_or_else(|| resolved.metric.unit.to_owned());
     Comparison {
+        query: query.to_query_string(),
         tool: resolved.tool.name().to_owned(),
         metric: resolved.metric.name.to_owned(),
         unit,
@@ -355,71 +725,154 @@ fn group(query: &CompareQuery, resolved: Resolved, rows: Vec<MetricRow>) -> Comp
         higher_is_better: resolved.metric.higher_is_better,
         item: query.item.clone(),
         test: query.test.clone(),
-        x: query.x_axis().to_owned(),
+        x,
         by: query.by.clone(),
+        key_columns,
+        wheres: query
+            .wheres
+            .iter()
+            .map(|(k, v)| format!("{k}:{v}"))
+            .collect(),
+        baseline: baseline.map(|index| series[index].name.clone()),
+        categories: if x == XAxis::None {
+            categories
+        } else {
+            Vec::new()
+        },
         series,
         without_threads,
+        notices,
+    }
+}
+
+fn point(threads: Option<u32>, item: &str, mut rows: Vec<&MetricRow>) -> Point {
+    rows.sort_by_key(|row| row.run_id);
+    let values: Vec<f64> = rows.iter().map(|row| row.value).collect();
+    let n = values.len();
+    Point {
+        threads,
+        item: item.to_owned(),
+        mean: tidy(values.iter().sum::<f64>() / n as f64),
+        min: values.iter().copied().fold(f64::INFINITY, f64::min),
+        max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        n,
+        vs_baseline: None,
+        efficiency: None,
+        runs: rows
+            .iter()
+            .map(|row| RunValue {
+                run_id: row.run_id,
+                submission_id: row.submission_id,
+                line: row.first_line,
+                value: row.value,
+                label: row.label.clone(),
+                author: row.author.clone(),
+                test: row.test.clone(),
+            })
+            .collect(),
     }
 }
 
 impl Comparison {
-    /// The chart of this comparison: metric against threads, a line per series.
-    pub fn chart(&self) -> LineChart {
-        let mut title = format!("{} {}", self.tool, self.metric);
+    /// The headline: tool, what is measured, of which item and test.
+    pub fn title(&self) -> String {
+        let mut title = format!("{} {}", self.tool, self.metric_title);
         if let Some(item) = &self.item {
-            let _ = write!(title, " of {item}");
+            title.push_str(&format!(", {item}"));
         }
         if let Some(test) = &self.test {
-            let _ = write!(title, " ({test})");
+            title.push_str(&format!(" ({test})"));
         }
+        title
+    }
+
+    /// The value axis' title: what, in which unit, and which way is better.
+    pub fn value_title(&self) -> String {
         let direction = if self.higher_is_better {
             "higher is better"
         } else {
             "lower is better"
         };
-        let mut chart = LineChart::new(
-            title,
-            "threads (clients)",
-            format!("{} ({}), {direction}", self.metric_title, self.unit),
-        );
+        format!("{} ({}), {direction}", self.metric_title, self.unit)
+    }
+
+    fn x_title(&self) -> &'static str {
+        match (self.x, self.tool.as_str()) {
+            (XAxis::Threads, "super-smack") => "clients (threads)",
+            (XAxis::Threads, _) => "threads",
+            (XAxis::None, _) => "item",
+        }
+    }
+
+    /// Series names as the legend shows them.
+    fn legend_name(series: &Series) -> String {
+        if series.is_baseline {
+            format!("{} (baseline)", series.name)
+        } else {
+            series.name.clone()
+        }
+    }
+
+    /// The chart: lines against threads, or bars per item. Every run's
+    /// value goes in, so the chart's mean, whisker and count are the
+    /// table's.
+    pub fn chart(&self) -> Chart {
+        let mut chart = match self.x {
+            XAxis::Threads => Chart::new(self.title(), self.x_title(), self.value_title()),
+            XAxis::None => Chart::bars(
+                self.title(),
+                self.x_title(),
+                self.value_title(),
+                self.categories.clone(),
+            ),
+        };
         chart.series = self
             .series
             .iter()
             .map(|series| ChartSeries {
-                name: series.name.clone(),
+                name: Self::legend_name(series),
                 points: series
                     .points
                     .iter()
-                    .map(|p| (f64::from(p.threads), p.value))
+                    .flat_map(|p| {
+                        let x = match p.threads {
+                            Some(threads) => f64::from(threads),
+                            None => self
+                                .categories
+                                .iter()
+                                .position(|c| *c == p.item)
+                                .unwrap_or(0) as f64,
+                        };
+                        p.runs.iter().map(move |run| (x, run.value))
+                    })
                     .collect(),
             })
             .collect();
         chart
     }
 
-    /// The numbers as CSV: one row per point, the series' keys as columns.
+    /// The numbers as CSV (RFC 4180): one row per point, every series key
+    /// a column, then mean, min, max and n.
     pub fn to_csv(&self) -> Result<Vec<u8>, csv::Error> {
         let mut writer = csv::Writer::from_writer(Vec::new());
-        let key_columns: Vec<String> = self
-            .series
-            .first()
-            .map(|s| s.keys.keys().cloned().collect())
-            .unwrap_or_else(|| self.by.clone());
+        let fixed: Vec<&str> = ["tool", "test", "item", "metric", "threads"]
+            .into_iter()
+            .filter(|c| !self.key_columns.iter().any(|k| k == c))
+            .collect();
         let mut header = vec!["series".to_owned()];
-        header.extend(key_columns.iter().cloned());
+        header.extend(self.key_columns.iter().cloned());
+        header.extend(fixed.iter().map(|c| c.to_string()));
         header.extend(
             [
-                "tool",
-                "test",
-                "item",
-                "metric",
-                "threads",
-                "value",
+                "mean",
+                "min",
+                "max",
+                "n",
                 "unit",
-                "label",
-                "author",
-                "submission_id",
-                "run_id",
+                "vs_baseline_pct",
+                "verdict",
+                "efficiency",
+                "run_ids",
             ]
             .map(str::to_owned),
         );
@@ -428,27 +881,55 @@ impl Comparison {
             for point in &series.points {
                 let mut record = vec![series.name.clone()];
                 record.extend(
-                    key_columns
+                    self.key_columns
                         .iter()
                         .map(|k| series.keys.get(k).cloned().unwrap_or_default()),
                 );
+                for column in &fixed {
+                    record.push(match *column {
+                        "tool" => self.tool.clone(),
+                        "test" => point.tests().join(";"),
+                        "item" => point.item.clone(),
+                        "metric" => self.metric.clone(),
+                        _ => point.threads.map(|t| t.to_string()).unwrap_or_default(),
+                    });
+                }
+                let baseline = point.vs_baseline.as_ref();
                 record.extend([
-                    self.tool.clone(),
-                    point.test.clone().unwrap_or_default(),
-                    point.item.clone(),
-                    self.metric.clone(),
-                    point.threads.to_string(),
-                    point.value.to_string(),
-                    point.unit.clone(),
-                    point.label.clone().unwrap_or_default(),
-                    point.author.clone().unwrap_or_default(),
-                    point.submission_id.to_string(),
-                    point.run_id.to_string(),
+                    point.mean.to_string(),
+                    point.min.to_string(),
+                    point.max.to_string(),
+                    point.n.to_string(),
+                    self.unit.clone(),
+                    baseline.map(|b| b.percent.to_string()).unwrap_or_default(),
+                    baseline.map(|b| b.verdict.to_owned()).unwrap_or_default(),
+                    point.efficiency.map(|e| e.to_string()).unwrap_or_default(),
+                    point
+                        .runs
+                        .iter()
+                        .map(|r| r.run_id.to_string())
+                        .collect::<Vec<_>>()
+                        .join(";"),
                 ]);
                 writer.write_record(&record)?;
             }
         }
         writer.into_inner().map_err(|e| e.into_error().into())
+    }
+
+    /// The comparison as plain text of at most 72 columns, for a mail.
+    pub fn to_text(&self) -> String {
+        table::to_text(self)
+    }
+}
+
+impl Point {
+    /// The distinct tests of the runs behind this point.
+    pub fn tests(&self) -> Vec<String> {
+        let mut tests: Vec<String> = self.runs.iter().filter_map(|r| r.test.clone()).collect();
+        tests.sort();
+        tests.dedup();
+        tests
     }
 }
 
@@ -462,9 +943,10 @@ mod tests {
 
     #[test]
     fn reads_repeated_keys_and_round_trips() {
-        let q = query("tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=scheduler&by=thread_lib&where=timer:TSC").unwrap();
+        let q = query("tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=scheduler&by=thread_lib&where=timer:TSC&baseline=ULE+%2F+libthr").unwrap();
         assert_eq!(q.by, ["scheduler", "thread_lib"]);
         assert_eq!(q.wheres, [("timer".to_owned(), "TSC".to_owned())]);
+        assert_eq!(q.baseline.as_deref(), Some("ULE / libthr"));
         assert_eq!(query(&q.to_query_string()).unwrap(), q);
     }
 
@@ -472,7 +954,10 @@ mod tests {
     fn explains_mistakes() {
         let cases = [
             ("tool=nope&metric=q_per_s", "unknown tool"),
-            ("tool=super-smack&metric=speed", "unknown metric"),
+            (
+                "tool=super-smack&metric=speed",
+                "super-smack reports q_per_s",
+            ),
             ("tool=super-smack&metric=q_per_s&x=time", "x axis"),
             ("where=scheduler", "where=<attribute>:<value>"),
             ("by=Bad-Key", "not an attribute name"),
@@ -486,11 +971,34 @@ mod tests {
     }
 
     #[test]
+    fn unknown_attributes_name_the_known_ones() {
+        let q = query("tool=sql-bench&metric=wallclock_s&by=kernel_flavour").unwrap();
+        let message = check_keys(&q, Tool::SqlBench, &["os_version".to_owned()])
+            .unwrap_err()
+            .0;
+        assert!(message.contains("os_version, label"), "{message}");
+        let q =
+            query("tool=sql-bench&metric=wallclock_s&by=os_version&by=label&where=scheduler:ULE")
+                .unwrap();
+        assert!(check_keys(&q, Tool::SqlBench, &["os_version".to_owned()]).is_ok());
+    }
+
+    #[test]
     fn empty_fields_are_absent() {
         let q = query("tool=super-smack&test=&metric=&by=").unwrap();
         assert_eq!(q.test, None);
         assert!(q.by.is_empty());
         assert_eq!(q.resolve(), Ok(None));
         assert!(q.resolve_required().unwrap_err().0.contains("metric="));
+    }
+
+    #[test]
+    fn natural_order() {
+        let mut names = vec!["(none)", "2.4.0", "16", "2.2.16-22smp", "8", "ULE", "4BSD"];
+        names.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            names,
+            ["2.2.16-22smp", "2.4.0", "4BSD", "8", "16", "ULE", "(none)"]
+        );
     }
 }

@@ -94,6 +94,8 @@ pub struct ParseArgs {
     pub json: bool,
 }
 
+/// `benchlog export --csv`: every stored result, or, given a tool and a
+/// metric, the comparison `/compare.csv` gives for the same query.
 #[derive(Debug, Args)]
 pub struct ExportArgs {
     #[command(flatten)]
@@ -101,6 +103,10 @@ pub struct ExportArgs {
     /// Write CSV (the only format so far).
     #[arg(long)]
     pub csv: bool,
+    /// The whole query as /compare takes it, e.g.
+    /// 'tool=super-smack&metric=q_per_s&by=scheduler' (instead of the options below).
+    #[arg(long, value_name = "QUERY_STRING", conflicts_with_all = ["tool", "test", "item", "metric", "x", "by", "wheres", "baseline"])]
+    pub query: Option<String>,
     /// Only this tool's results (super-smack, sysbench, sql-bench, bonnie, diskinfo).
     #[arg(long)]
     pub tool: Option<String>,
@@ -110,13 +116,22 @@ pub struct ExportArgs {
     /// Only this item (e.g. select_index).
     #[arg(long)]
     pub item: Option<String>,
-    /// Only this metric (e.g. q_per_s).
+    /// Only this metric (e.g. q_per_s); with --tool, the comparison's CSV.
     #[arg(long)]
     pub metric: Option<String>,
+    /// The comparison's x axis: threads, or none for bars per item.
+    #[arg(long)]
+    pub x: Option<String>,
+    /// One series per combination of these attributes (repeat for several).
+    #[arg(long, value_name = "ATTR")]
+    pub by: Vec<String>,
     /// Only runs whose attribute has this value, as ATTR:VALUE; repeat to
     /// narrow further (the same ATTR twice means either value).
     #[arg(long = "where", value_name = "ATTR:VALUE")]
     pub wheres: Vec<String>,
+    /// The series the others are compared with (its name, e.g. "ULE / libthr").
+    #[arg(long, value_name = "SERIES")]
+    pub baseline: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -139,7 +139,26 @@ fn ingest_then_export_csv() {
     assert!(rows.len() > 17 * 4, "{} rows", rows.len());
     assert!(csv.contains(",18624.6,"), "{csv}");
 
+    // Filters without a metric keep one row per result.
     let filtered = stdout(&benchlog(&[
+        "export",
+        "--db",
+        db,
+        "--csv",
+        "--tool",
+        "super-smack",
+        "--item",
+        "select_index",
+        "--where",
+        "scheduler:ULE",
+    ]));
+    let rows: Vec<&str> = filtered.lines().skip(1).collect();
+    assert_eq!(rows.len(), 4 * 4, "{filtered}");
+    assert!(rows.iter().all(|row| row.contains(",ULE,")), "{filtered}");
+
+    // Tool and metric make it the comparison: one row per point, repeats
+    // as mean, min, max and n.
+    let compared = stdout(&benchlog(&[
         "export",
         "--db",
         db,
@@ -153,9 +172,12 @@ fn ingest_then_export_csv() {
         "--where",
         "scheduler:ULE",
     ]));
-    let rows: Vec<&str> = filtered.lines().skip(1).collect();
-    assert_eq!(rows.len(), 4, "{filtered}");
-    assert!(rows.iter().all(|row| row.contains(",ULE,")), "{filtered}");
+    let rows: Vec<&str> = compared.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2, "{compared}");
+    assert!(
+        compared.contains(",29261.64,28581.18,29942.1,2,"),
+        "{compared}"
+    );
 
     // The database can also come from BENCHLOG_DB.
     let from_env = Command::new(env!("CARGO_BIN_EXE_benchlog"))

@@ -1,18 +1,29 @@
 //! Charts: data in, SVG or PNG bytes out. Nothing here touches the
-//! database or the web; [`LineChart`] is all a chart knows.
+//! database or the web; [`Chart`] is all a chart knows.
 //!
-//! Text is drawn with the DejaVu Sans font embedded in the binary, so the
-//! same data gives the same image on every machine (no system fonts).
+//! Two kinds: a line chart of a value against threads, and grouped
+//! horizontal bars (one group per category, one bar per series) for tools
+//! without a thread axis. Repeats of one configuration are drawn as their
+//! mean with a min–max whisker and their count.
+//!
+//! Everything is laid out here in pixels rather than by plotters' mesh, so
+//! that ticks sit on the thread counts actually run and labels are measured
+//! with the embedded DejaVu Sans: the same data gives the same image on
+//! every machine (no system fonts).
 
 use std::sync::Once;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::{register_font, FontStyle};
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::{register_font, FontStyle, FontTransform};
 
 mod format;
+mod layout;
 
 pub use format::{format_number, format_tick};
+
+use layout::{nice_ticks, Rect};
 
 /// DejaVu Sans, from Debian's fonts-dejavu-core (see fonts/DejaVuSans.copyright).
 static DEJAVU_SANS: &[u8] = include_bytes!("../../fonts/DejaVuSans.ttf");
@@ -51,37 +62,80 @@ pub fn series_colour(index: usize) -> String {
     format!("#{r:02x}{g:02x}{b:02x}")
 }
 
-/// One line of a chart. Points may repeat an x (the same configuration run
-/// twice): the line goes through their mean and a whisker spans min to max.
+/// One series of a chart. Points may repeat an x (the same configuration
+/// run several times): the chart shows their mean, a whisker from min to
+/// max, and their count. For bars, x is the category's index.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChartSeries {
     pub name: String,
     pub points: Vec<(f64, f64)>,
 }
 
+/// What to draw. `categories: None` is a line chart against a numeric x
+/// (threads); `Some` is grouped bars, one group per category.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LineChart {
+pub struct Chart {
     pub title: String,
+    /// The x axis of a line chart, or what the categories are.
     pub x_title: String,
+    /// The value axis, with its unit.
     pub y_title: String,
     pub series: Vec<ChartSeries>,
+    pub categories: Option<Vec<String>>,
     pub width: u32,
     pub height: u32,
 }
 
-impl LineChart {
+/// The line chart was the first kind; the name stays for callers that
+/// only draw lines.
+pub type LineChart = Chart;
+
+/// The default size: readable as it is in a mail or on a laptop.
+pub const WIDTH: u32 = 800;
+pub const HEIGHT: u32 = 500;
+
+impl Chart {
+    /// A line chart of the series against a numeric x.
     pub fn new(
         title: impl Into<String>,
         x_title: impl Into<String>,
         y_title: impl Into<String>,
     ) -> Self {
-        LineChart {
+        Chart {
             title: title.into(),
             x_title: x_title.into(),
             y_title: y_title.into(),
             series: Vec::new(),
-            width: 900,
-            height: 480,
+            categories: None,
+            width: WIDTH,
+            height: HEIGHT,
+        }
+    }
+
+    /// Grouped bars: a group per category (in the given order), a bar per
+    /// series; a series' point `(i, v)` belongs to category `i`.
+    pub fn bars(
+        title: impl Into<String>,
+        category_title: impl Into<String>,
+        value_title: impl Into<String>,
+        categories: Vec<String>,
+    ) -> Self {
+        Chart {
+            categories: Some(categories),
+            ..Chart::new(title, category_title, value_title)
+        }
+    }
+
+    /// The height bars need so that every bar stays at least a few pixels
+    /// thick; never less than `height`.
+    fn drawn_height(&self) -> u32 {
+        match &self.categories {
+            None => self.height,
+            Some(categories) => {
+                let bars = categories.len() * self.series.len().max(1);
+                let wanted = 120 + bars as u32 * 14 + categories.len() as u32 * 10;
+                self.height.max(wanted.min(4000))
+            }
         }
     }
 }
@@ -133,26 +187,26 @@ pub fn summarise(points: &[(f64, f64)]) -> Vec<Summary> {
 }
 
 /// The chart as an SVG document.
-pub fn render_svg(chart: &LineChart) -> Result<String, ChartError> {
+pub fn render_svg(chart: &Chart) -> Result<String, ChartError> {
     register_fonts();
     let mut svg = String::new();
     {
-        let root =
-            SVGBackend::with_string(&mut svg, (chart.width, chart.height)).into_drawing_area();
-        draw(&root, chart)?;
+        let size = (chart.width, chart.drawn_height());
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        draw(&root, chart).map_err(|e| ChartError(e.to_string()))?;
         root.present().map_err(|e| ChartError(e.to_string()))?;
     }
     Ok(svg)
 }
 
 /// The chart as a PNG image.
-pub fn render_png(chart: &LineChart) -> Result<Vec<u8>, ChartError> {
+pub fn render_png(chart: &Chart) -> Result<Vec<u8>, ChartError> {
     register_fonts();
-    let (width, height) = (chart.width, chart.height);
+    let (width, height) = (chart.width, chart.drawn_height());
     let mut rgb = vec![0u8; width as usize * height as usize * 3];
     {
         let root = BitMapBackend::with_buffer(&mut rgb, (width, height)).into_drawing_area();
-        draw(&root, chart)?;
+        draw(&root, chart).map_err(|e| ChartError(e.to_string()))?;
         root.present().map_err(|e| ChartError(e.to_string()))?;
     }
     let mut png_bytes = Vec::new();
@@ -169,176 +223,505 @@ pub fn render_png(chart: &LineChart) -> Result<Vec<u8>, ChartError> {
     Ok(png_bytes)
 }
 
-const LEGEND_WIDTH: u32 = 230;
 const TEXT: RGBColor = RGBColor(0x22, 0x22, 0x22);
-const GRID: RGBColor = RGBColor(0xE4, 0xE4, 0xE4);
-const GRID_BOLD: RGBColor = RGBColor(0xCC, 0xCC, 0xCC);
+const MUTED: RGBColor = RGBColor(0x55, 0x55, 0x55);
+const GRID: RGBColor = RGBColor(0xE2, 0xE2, 0xE2);
+const AXIS: RGBColor = RGBColor(0x88, 0x88, 0x88);
 
-fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    chart: &LineChart,
-) -> Result<(), ChartError>
-where
-    DB::ErrorType: 'static,
-{
-    let fail = |e: DrawingAreaErrorKind<DB::ErrorType>| ChartError(e.to_string());
-    root.fill(&WHITE).map_err(fail)?;
+const TITLE_SIZE: f64 = 18.0;
+const LABEL_SIZE: f64 = 13.0;
+const AXIS_TITLE_SIZE: f64 = 14.0;
+const NOTE_SIZE: f64 = 11.0;
+
+type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+fn font(size: f64) -> FontDesc<'static> {
+    (FONT, size).into_font()
+}
+
+/// The width of `text` in pixels, measured with the embedded font.
+fn text_width(text: &str, size: f64) -> i32 {
+    font(size)
+        .box_size(text)
+        .map(|(w, _)| w as i32)
+        // Unmeasurable text: assume a wide average glyph.
+        .unwrap_or((text.chars().count() as f64 * size * 0.62) as i32)
+}
+
+/// `text` cut (with an ellipsis) to fit `max_width` pixels.
+fn fit(text: &str, size: f64, max_width: i32) -> String {
+    if text_width(text, size) <= max_width {
+        return text.to_owned();
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let (mut low, mut high) = (0, chars.len());
+    // The longest prefix that fits with its ellipsis.
+    while low < high {
+        let mid = (low + high).div_ceil(2);
+        let candidate: String = chars[..mid].iter().collect::<String>() + "…";
+        if text_width(&candidate, size) <= max_width {
+            low = mid;
+        } else {
+            high = mid - 1;
+        }
+    }
+    chars[..low].iter().collect::<String>() + "…"
+}
+
+fn text<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    content: &str,
+    at: (i32, i32),
+    size: f64,
+    colour: &RGBColor,
+    anchor: (HPos, VPos),
+) -> DrawResult<DB> {
+    let style = font(size).color(colour).pos(Pos::new(anchor.0, anchor.1));
+    area.draw(&Text::new(content.to_owned(), at, style))
+}
+
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> DrawResult<DB> {
+    root.fill(&WHITE)?;
+    let (width, height) = root.dim_in_pixel();
+    let (width, height) = (width as i32, height as i32);
+    text(
+        root,
+        &fit(&chart.title, TITLE_SIZE, width - 24),
+        (12, 10),
+        TITLE_SIZE,
+        &TEXT,
+        (HPos::Left, VPos::Top),
+    )?;
     let summaries: Vec<Vec<Summary>> = chart.series.iter().map(|s| summarise(&s.points)).collect();
-    let all = || summaries.iter().flatten();
-    if all().next().is_none() {
-        let style = (FONT, 18).into_font().color(&TEXT);
-        root.draw(&Text::new(
+    if summaries.iter().all(Vec::is_empty) {
+        return text(
+            root,
             "No data to draw for this choice.",
-            (40, chart.height as i32 / 2),
-            style,
-        ))
-        .map_err(fail)?;
-        return Ok(());
+            (width / 2, height / 2),
+            16.0,
+            &MUTED,
+            (HPos::Center, VPos::Center),
+        );
     }
+    let legend_width = legend_width(chart, width);
+    let frame = Rect {
+        left: 0,
+        top: 40,
+        right: width - legend_width,
+        bottom: height,
+    };
+    match &chart.categories {
+        None => draw_lines(root, chart, &summaries, frame)?,
+        Some(categories) => draw_bars(root, chart, categories, &summaries, frame)?,
+    }
+    draw_legend(root, chart, width - legend_width + 8, frame.top + 6)
+}
 
-    let (x_range, y_range) = ranges(all().copied());
-    let (plot_area, legend_area) =
-        root.split_horizontally(chart.width.saturating_sub(LEGEND_WIDTH));
+fn legend_width(chart: &Chart, width: i32) -> i32 {
+    let widest = chart
+        .series
+        .iter()
+        .map(|s| text_width(&s.name, LABEL_SIZE))
+        .max()
+        .unwrap_or(0);
+    (widest + 52).clamp(110, width / 3)
+}
 
-    let mut cartesian = ChartBuilder::on(&plot_area)
-        .caption(&chart.title, (FONT, 18).into_font().color(&TEXT))
-        .margin(12)
-        .x_label_area_size(48)
-        .y_label_area_size(72)
-        .build_cartesian_2d(x_range.clone(), y_range.clone())
-        .map_err(fail)?;
-    let (x_max, y_max) = (
-        x_range.end.abs().max(x_range.start.abs()),
-        y_range.end.abs().max(y_range.start.abs()),
-    );
-    let x_format = move |v: &f64| format_tick(*v, x_max);
-    let y_format = move |v: &f64| format_tick(*v, y_max);
-    cartesian
-        .configure_mesh()
-        .x_desc(chart.x_title.as_str())
-        .y_desc(chart.y_title.as_str())
-        .x_label_formatter(&x_format)
-        .y_label_formatter(&y_format)
-        .label_style((FONT, 13).into_font().color(&TEXT))
-        .axis_desc_style((FONT, 14).into_font().color(&TEXT))
-        .light_line_style(GRID)
-        .max_light_lines(1)
-        .bold_line_style(GRID_BOLD)
-        .axis_style(TEXT)
-        .draw()
-        .map_err(fail)?;
+/// The value axis: ticks, grid and the range they cover. Throughput and
+/// times are never negative, so the axis starts at zero then: a chart that
+/// starts at 18000 makes a 5% difference look like a doubling.
+fn value_range(summaries: &[Vec<Summary>]) -> (f64, f64, Vec<f64>) {
+    let all = summaries.iter().flatten();
+    let low = all.clone().map(|s| s.min).fold(f64::INFINITY, f64::min);
+    let high = all.map(|s| s.max).fold(f64::NEG_INFINITY, f64::max);
+    let low = low.min(0.0);
+    let high = if high <= low { low + 1.0 } else { high };
+    let ticks = nice_ticks(low, high * 1.04, 6);
+    let first = ticks.first().copied().unwrap_or(low).min(low);
+    let last = ticks.last().copied().unwrap_or(high).max(high);
+    (first, last, ticks)
+}
 
-    for (index, summary) in summaries.iter().enumerate() {
+fn draw_lines<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &Chart,
+    summaries: &[Vec<Summary>],
+    frame: Rect,
+) -> DrawResult<DB> {
+    let (y_low, y_high, y_ticks) = value_range(summaries);
+    let axis_max = y_low.abs().max(y_high.abs());
+    let tick_labels: Vec<String> = y_ticks.iter().map(|v| format_tick(*v, axis_max)).collect();
+    let tick_width = tick_labels
+        .iter()
+        .map(|t| text_width(t, LABEL_SIZE))
+        .max()
+        .unwrap_or(0);
+    let plot = Rect {
+        left: frame.left + 28 + tick_width + 8,
+        top: frame.top + 8,
+        right: frame.right - 16,
+        bottom: frame.bottom - 52,
+    };
+
+    // Thread counts usually double (1, 2, 4 ... 64): on a linear axis the
+    // small ones would crowd into a corner, so such an axis is logarithmic.
+    let mut xs: Vec<f64> = summaries.iter().flatten().map(|s| s.x).collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    let (x_min, x_max) = (xs[0], xs[xs.len() - 1]);
+    let log = x_min > 0.0 && x_max / x_min >= 8.0;
+    let position = |x: f64| if log { x.log2() } else { x };
+    let (p_min, p_max) = (position(x_min), position(x_max));
+    let pad = if p_max > p_min {
+        (p_max - p_min) * 0.06
+    } else {
+        1.0
+    };
+    let (p_low, p_high) = (p_min - pad, p_max + pad);
+    let px = |x: f64| {
+        plot.left + ((position(x) - p_low) / (p_high - p_low) * plot.width() as f64).round() as i32
+    };
+    let py = |y: f64| {
+        plot.bottom - ((y - y_low) / (y_high - y_low) * plot.height() as f64).round() as i32
+    };
+
+    // Grid and value ticks.
+    for (value, label) in y_ticks.iter().zip(&tick_labels) {
+        let y = py(*value);
+        root.draw(&PathElement::new(
+            vec![(plot.left, y), (plot.right, y)],
+            GRID.stroke_width(1),
+        ))?;
+        text(
+            root,
+            label,
+            (plot.left - 8, y),
+            LABEL_SIZE,
+            &TEXT,
+            (HPos::Right, VPos::Center),
+        )?;
+    }
+    // A tick at every thread count run, as long as the labels do not touch.
+    let mut last_right = i32::MIN;
+    for &x in &xs {
+        let label = format_number(x);
+        let half = text_width(&label, LABEL_SIZE) / 2;
+        let at = px(x);
+        root.draw(&PathElement::new(
+            vec![(at, plot.top), (at, plot.bottom)],
+            GRID.stroke_width(1),
+        ))?;
+        root.draw(&PathElement::new(
+            vec![(at, plot.bottom), (at, plot.bottom + 5)],
+            AXIS.stroke_width(1),
+        ))?;
+        if at - half > last_right + 6 {
+            text(
+                root,
+                &label,
+                (at, plot.bottom + 8),
+                LABEL_SIZE,
+                &TEXT,
+                (HPos::Center, VPos::Top),
+            )?;
+            last_right = at + half;
+        }
+    }
+    draw_axes(root, plot)?;
+    let x_title = if log {
+        format!("{} (log scale)", chart.x_title)
+    } else {
+        chart.x_title.clone()
+    };
+    text(
+        root,
+        &fit(&x_title, AXIS_TITLE_SIZE, plot.width()),
+        ((plot.left + plot.right) / 2, frame.bottom - 8),
+        AXIS_TITLE_SIZE,
+        &TEXT,
+        (HPos::Center, VPos::Bottom),
+    )?;
+    draw_y_title(root, &chart.y_title, frame.left + 6, plot)?;
+
+    // Lines first, then whiskers and markers on top of every line.
+    for (index, series) in summaries.iter().enumerate() {
         let colour = PALETTE[index % PALETTE.len()];
-        let line = ShapeStyle::from(colour).stroke_width(2);
-        cartesian
-            .draw_series(LineSeries::new(summary.iter().map(|s| (s.x, s.mean)), line))
-            .map_err(fail)?;
-        cartesian
-            .draw_series(summary.iter().filter(|s| s.max > s.min).map(|s| {
-                PathElement::new(vec![(s.x, s.min), (s.x, s.max)], colour.stroke_width(1))
-            }))
-            .map_err(fail)?;
-        cartesian
-            .draw_series(summary.iter().map(|s| marker(index, (s.x, s.mean), colour)))
-            .map_err(fail)?;
+        let points: Vec<(i32, i32)> = series.iter().map(|s| (px(s.x), py(s.mean))).collect();
+        root.draw(&PathElement::new(points, colour.stroke_width(2)))?;
     }
-
-    draw_legend(&legend_area, chart).map_err(fail)?;
+    let mut placed: Vec<Rect> = Vec::new();
+    for (index, series) in summaries.iter().enumerate() {
+        let colour = PALETTE[index % PALETTE.len()];
+        for s in series {
+            let (x, y) = (px(s.x), py(s.mean));
+            if s.max > s.min {
+                let (top, bottom) = (py(s.max), py(s.min));
+                root.draw(&PathElement::new(
+                    vec![(x, top), (x, bottom)],
+                    colour.stroke_width(1),
+                ))?;
+                for end in [top, bottom] {
+                    root.draw(&PathElement::new(
+                        vec![(x - 4, end), (x + 4, end)],
+                        colour.stroke_width(1),
+                    ))?;
+                }
+            }
+            root.draw(&marker(index, (x, y), colour))?;
+            placed.push(Rect::around((x, y), 5));
+        }
+    }
+    // n= beside repeated points, where it does not cover another label or marker.
+    for (index, series) in summaries.iter().enumerate() {
+        let colour = PALETTE[index % PALETTE.len()];
+        for s in series.iter().filter(|s| s.count > 1) {
+            let label = format!("n={}", s.count);
+            let w = text_width(&label, NOTE_SIZE);
+            let (x, y) = (px(s.x) + 7, py(s.mean) - 2);
+            let rect = Rect {
+                left: x,
+                top: y - NOTE_SIZE as i32,
+                right: x + w,
+                bottom: y,
+            };
+            let inside = rect.right <= plot.right && rect.top >= plot.top;
+            if inside && !placed.iter().any(|other| other.overlaps(&rect)) {
+                text(
+                    root,
+                    &label,
+                    (x, y),
+                    NOTE_SIZE,
+                    &colour_for_text(colour),
+                    (HPos::Left, VPos::Bottom),
+                )?;
+                placed.push(rect);
+            }
+        }
+    }
     Ok(())
+}
+
+/// Yellow and sky blue are too faint for small text on white.
+fn colour_for_text(colour: RGBColor) -> RGBColor {
+    match colour {
+        RGBColor(0xF0, 0xE4, 0x42) | RGBColor(0x56, 0xB4, 0xE9) => MUTED,
+        other => other,
+    }
+}
+
+fn draw_axes<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: Rect) -> DrawResult<DB> {
+    root.draw(&PathElement::new(
+        vec![
+            (plot.left, plot.top),
+            (plot.left, plot.bottom),
+            (plot.right, plot.bottom),
+        ],
+        AXIS.stroke_width(1),
+    ))
+}
+
+fn draw_y_title<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    x: i32,
+    plot: Rect,
+) -> DrawResult<DB> {
+    let title = fit(title, AXIS_TITLE_SIZE, plot.height());
+    let style = font(AXIS_TITLE_SIZE)
+        .transform(FontTransform::Rotate270)
+        .color(&TEXT)
+        .pos(Pos::new(HPos::Center, VPos::Top));
+    root.draw(&Text::new(title, (x, (plot.top + plot.bottom) / 2), style))
+}
+
+fn draw_bars<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &Chart,
+    categories: &[String],
+    summaries: &[Vec<Summary>],
+    frame: Rect,
+) -> DrawResult<DB> {
+    let (v_low, v_high, v_ticks) = value_range(summaries);
+    // Room after the longest bar for its value.
+    let v_high = v_high * 1.12;
+    let axis_max = v_low.abs().max(v_high.abs());
+    let label_room = (frame.width() / 3).max(80);
+    let category_width = categories
+        .iter()
+        .map(|c| text_width(c, LABEL_SIZE))
+        .max()
+        .unwrap_or(0)
+        .min(label_room);
+    let plot = Rect {
+        left: frame.left + 10 + category_width + 10,
+        top: frame.top + 8,
+        right: frame.right - 16,
+        bottom: frame.bottom - 52,
+    };
+    let px =
+        |v: f64| plot.left + ((v - v_low) / (v_high - v_low) * plot.width() as f64).round() as i32;
+    for value in &v_ticks {
+        let x = px(*value);
+        root.draw(&PathElement::new(
+            vec![(x, plot.top), (x, plot.bottom)],
+            GRID.stroke_width(1),
+        ))?;
+        text(
+            root,
+            &format_tick(*value, axis_max),
+            (x, plot.bottom + 8),
+            LABEL_SIZE,
+            &TEXT,
+            (HPos::Center, VPos::Top),
+        )?;
+    }
+    text(
+        root,
+        &fit(&chart.y_title, AXIS_TITLE_SIZE, plot.width()),
+        ((plot.left + plot.right) / 2, frame.bottom - 8),
+        AXIS_TITLE_SIZE,
+        &TEXT,
+        (HPos::Center, VPos::Bottom),
+    )?;
+
+    let band = plot.height() as f64 / categories.len().max(1) as f64;
+    let series_count = summaries.len().max(1);
+    let bar = (band * 0.8 / series_count as f64).max(1.0);
+    for (category, name) in categories.iter().enumerate() {
+        let band_top = plot.top as f64 + band * category as f64;
+        text(
+            root,
+            &fit(name, LABEL_SIZE, category_width),
+            (plot.left - 8, (band_top + band / 2.0).round() as i32),
+            LABEL_SIZE,
+            &TEXT,
+            (HPos::Right, VPos::Center),
+        )?;
+        if category > 0 {
+            let y = band_top.round() as i32;
+            root.draw(&PathElement::new(
+                vec![(plot.left - 4, y), (plot.left, y)],
+                AXIS.stroke_width(1),
+            ))?;
+        }
+        for (index, series) in summaries.iter().enumerate() {
+            let Some(s) = series.iter().find(|s| s.x == category as f64) else {
+                continue;
+            };
+            let colour = PALETTE[index % PALETTE.len()];
+            let top = (band_top + band * 0.1 + bar * index as f64).round() as i32;
+            let bottom = (band_top + band * 0.1 + bar * (index + 1) as f64).round() as i32 - 1;
+            let bottom = bottom.max(top + 1);
+            root.draw(&Rectangle::new(
+                [(px(v_low.max(0.0)), top), (px(s.mean), bottom)],
+                colour.filled(),
+            ))?;
+            let middle = (top + bottom) / 2;
+            if s.max > s.min {
+                root.draw(&PathElement::new(
+                    vec![(px(s.min), middle), (px(s.max), middle)],
+                    TEXT.stroke_width(1),
+                ))?;
+                for end in [s.min, s.max] {
+                    let half = ((bottom - top) / 3).clamp(1, 4);
+                    root.draw(&PathElement::new(
+                        vec![(px(end), middle - half), (px(end), middle + half)],
+                        TEXT.stroke_width(1),
+                    ))?;
+                }
+            }
+            // The value at the end of the bar when the bar is thick enough to read it.
+            if bottom - top + 1 >= 11 {
+                let mut label = format_number(s.mean);
+                if s.count > 1 {
+                    label.push_str(&format!("  n={}", s.count));
+                }
+                let x = px(s.max.max(s.mean)) + 5;
+                if x + text_width(&label, NOTE_SIZE) <= plot.right + 12 {
+                    text(
+                        root,
+                        &label,
+                        (x, middle),
+                        NOTE_SIZE,
+                        &TEXT,
+                        (HPos::Left, VPos::Center),
+                    )?;
+                }
+            }
+        }
+    }
+    draw_axes(root, plot)
 }
 
 /// A marker whose shape changes with the series as well as its colour, so
 /// lines stay apart in greyscale and past the palette's eight colours.
-fn marker<DB: DrawingBackend, C: Copy + 'static>(
+fn marker<DB: DrawingBackend>(
     index: usize,
-    at: C,
+    at: (i32, i32),
     colour: RGBColor,
-) -> DynElement<'static, DB, C> {
+) -> DynElement<'static, DB, (i32, i32)> {
     let style = ShapeStyle::from(colour).filled();
-    match index % 3 {
+    match (index / PALETTE.len() + index) % 3 {
         0 => Circle::new(at, 4, style).into_dyn(),
         1 => TriangleMarker::new(at, 5, style).into_dyn(),
-        _ => Cross::new(at, 4, colour.stroke_width(2)).into_dyn(),
+        _ => Rectangle::new([(at.0 - 4, at.1 - 4), (at.0 + 4, at.1 + 4)], style).into_dyn(),
     }
 }
 
 /// The legend sits beside the plot so it never hides a line.
 fn draw_legend<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    chart: &LineChart,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let style = (FONT, 13).into_font().color(&TEXT);
+    root: &DrawingArea<DB, Shift>,
+    chart: &Chart,
+    left: i32,
+    top: i32,
+) -> DrawResult<DB> {
+    let (width, height) = root.dim_in_pixel();
     let row_height = 22;
-    let top = 48;
-    let (_, height) = area.dim_in_pixel();
     let fits = ((height as i32 - top - 40) / row_height).max(1) as usize;
     let shown = if chart.series.len() > fits {
         fits - 1
     } else {
         chart.series.len()
     };
+    let text_room = width as i32 - left - 40;
+    let bars = chart.categories.is_some();
     for (index, series) in chart.series.iter().take(shown).enumerate() {
-        let y = top + index as i32 * row_height;
+        let y = top + index as i32 * row_height + 8;
         let colour = PALETTE[index % PALETTE.len()];
-        area.draw(&PathElement::new(
-            vec![(4, y), (32, y)],
-            colour.stroke_width(2),
-        ))?;
-        area.draw(&marker(index, (18, y), colour))?;
-        area.draw(&Text::new(
-            shorten(&series.name, 26),
-            (40, y - 7),
-            style.clone(),
-        ))?;
+        if bars {
+            root.draw(&Rectangle::new(
+                [(left + 6, y - 6), (left + 24, y + 6)],
+                colour.filled(),
+            ))?;
+        } else {
+            root.draw(&PathElement::new(
+                vec![(left, y), (left + 28, y)],
+                colour.stroke_width(2),
+            ))?;
+            root.draw(&marker(index, (left + 14, y), colour))?;
+        }
+        text(
+            root,
+            &fit(&series.name, LABEL_SIZE, text_room),
+            (left + 36, y),
+            LABEL_SIZE,
+            &TEXT,
+            (HPos::Left, VPos::Center),
+        )?;
     }
     if shown < chart.series.len() {
-        let y = top + shown as i32 * row_height;
+        let y = top + shown as i32 * row_height + 8;
         let more = format!("+ {} more (see table)", chart.series.len() - shown);
-        area.draw(&Text::new(more, (40, y - 7), style))?;
+        text(
+            root,
+            &more,
+            (left + 36, y),
+            LABEL_SIZE,
+            &MUTED,
+            (HPos::Left, VPos::Center),
+        )?;
     }
     Ok(())
-}
-
-fn shorten(name: &str, max_chars: usize) -> String {
-    if name.chars().count() <= max_chars {
-        name.to_owned()
-    } else {
-        let mut short: String = name.chars().take(max_chars - 1).collect();
-        short.push('…');
-        short
-    }
-}
-
-/// Axis ranges with some air around the data. Throughput and times are
-/// never negative, so y starts at zero then: a chart that starts at 18000
-/// makes a 5% difference look like a doubling.
-fn ranges(
-    summaries: impl Iterator<Item = Summary>,
-) -> (std::ops::Range<f64>, std::ops::Range<f64>) {
-    let (mut x_min, mut x_max) = (f64::INFINITY, f64::NEG_INFINITY);
-    let (mut y_min, mut y_max) = (f64::INFINITY, f64::NEG_INFINITY);
-    for s in summaries {
-        x_min = x_min.min(s.x);
-        x_max = x_max.max(s.x);
-        y_min = y_min.min(s.min);
-        y_max = y_max.max(s.max);
-    }
-    let x_pad = if x_max > x_min {
-        (x_max - x_min) * 0.05
-    } else {
-        (x_min.abs() * 0.1).max(1.0)
-    };
-    let y_low = if y_min >= 0.0 { 0.0 } else { y_min * 1.1 };
-    let y_high = if y_max > 0.0 {
-        y_max * 1.08
-    } else if y_max == 0.0 {
-        1.0
-    } else {
-        0.0
-    };
-    let y_high = if y_high <= y_low { y_low + 1.0 } else { y_high };
-    (x_min - x_pad..x_max + x_pad, y_low..y_high)
 }
 
 #[cfg(test)]
@@ -386,6 +769,36 @@ mod tests {
     }
 
     #[test]
+    fn repeats_show_their_count() {
+        let mut chart = LineChart::new("t", "threads", "q/s");
+        chart.series.push(ChartSeries {
+            name: "a".into(),
+            points: vec![(64.0, 1.0), (64.0, 2.0), (64.0, 3.0), (8.0, 2.0)],
+        });
+        let svg = render_svg(&chart).unwrap();
+        assert!(svg.contains("n=3"), "{svg}");
+        assert!(!svg.contains("n=1"));
+    }
+
+    #[test]
+    fn bars_name_their_categories() {
+        let mut chart = Chart::bars(
+            "sql-bench",
+            "test",
+            "wall-clock time (s)",
+            vec!["test-ATIS".into(), "test-insert".into()],
+        );
+        chart.series.push(ChartSeries {
+            name: "2.4.0".into(),
+            points: vec![(0.0, 26.0), (1.0, 1000.0)],
+        });
+        let svg = render_svg(&chart).unwrap();
+        for needle in ["test-ATIS", "test-insert", "2.4.0", "wall-clock time (s)"] {
+            assert!(svg.contains(needle), "{needle}");
+        }
+    }
+
+    #[test]
     fn png_is_a_png() {
         let mut chart = LineChart::new("t", "x", "y");
         chart.series.push(ChartSeries {
@@ -400,5 +813,17 @@ mod tests {
     fn an_empty_chart_says_so() {
         let svg = render_svg(&LineChart::new("t", "x", "y")).unwrap();
         assert!(svg.contains("No data"));
+    }
+
+    #[test]
+    fn long_text_is_cut_to_fit() {
+        register_fonts();
+        let long = "ULE + libthr + TSC + context_time.patch + cpu_acct_1.patch";
+        let cut = fit(long, LABEL_SIZE, 120);
+        assert!(
+            cut.ends_with('…') && text_width(&cut, LABEL_SIZE) <= 120,
+            "{cut}"
+        );
+        assert_eq!(fit("short", LABEL_SIZE, 120), "short");
     }
 }

@@ -98,7 +98,15 @@ pub struct Choices {
     pub items: Vec<String>,
     pub metrics: Vec<String>,
     pub attr_keys: Vec<String>,
+    /// Whether any run of the tool has a thread count (a thread axis).
+    pub has_threads: bool,
+    /// `key:value` pairs stored for the tool's runs, for `where`
+    /// suggestions; at most [`ATTR_VALUE_LIMIT`].
+    pub attr_values: Vec<(String, String)>,
 }
+
+/// How many attribute values the form suggests at most.
+pub const ATTR_VALUE_LIMIT: i64 = 500;
 
 /// The form's choices, narrowed to `tool` when one is given.
 pub fn choices(conn: &Connection, tool: Option<&str>) -> rusqlite::Result<Choices> {
@@ -131,5 +139,29 @@ pub fn choices(conn: &Connection, tool: Option<&str>) -> rusqlite::Result<Choice
         "SELECT DISTINCT a.key FROM run_attrs a JOIN runs r ON r.id = a.run_id
          WHERE r.tool = ?1 ORDER BY a.key",
     )?;
+    choices.has_threads = conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM runs WHERE tool = ?1 AND threads IS NOT NULL)",
+        )?
+        .query_row([tool], |row| row.get(0))?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT DISTINCT a.key, a.value FROM run_attrs a JOIN runs r ON r.id = a.run_id
+         WHERE r.tool = ?1 ORDER BY a.key, a.value LIMIT ?2",
+    )?;
+    choices.attr_values = stmt
+        .query_map(rusqlite::params![tool, ATTR_VALUE_LIMIT], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
     Ok(choices)
+}
+
+/// The attribute keys stored for `tool`'s runs, sorted.
+pub fn tool_attr_keys(conn: &Connection, tool: &str) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT DISTINCT a.key FROM run_attrs a JOIN runs r ON r.id = a.run_id
+         WHERE r.tool = ?1 ORDER BY a.key",
+    )?;
+    let keys = stmt.query_map([tool], |row| row.get(0))?;
+    keys.collect()
 }

@@ -16,7 +16,7 @@ mod mail;
 mod submissions;
 
 pub use browse::*;
-pub use compare::{choices, metric_rows, Choices, MetricFilter, MetricRow};
+pub use compare::{choices, metric_rows, tool_attr_keys, Choices, MetricFilter, MetricRow};
 pub use edits::*;
 pub use export::{export_rows, ExportFilter, ExportRow};
 pub use mail::*;

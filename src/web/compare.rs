@@ -1,26 +1,111 @@
 //! `/compare` (Contract 3): a form, the chart and its numbers; and the same
-//! query as `/compare.svg`, `.png`, `.csv` and `.json`.
+//! query as `/compare.svg`, `.png`, `.csv`, `.json` and `.txt`.
+//!
+//! Every answer carries an ETag made from the query and the data that
+//! answers it, so a shared chart asked for again costs a 304.
 
 use askama::Template;
 use askama_web::WebTemplate;
 use axum::extract::{RawQuery, State};
-use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, IF_NONE_MATCH};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use sha2::{Digest, Sha256};
 
 use super::{AppError, AppState};
-use crate::charts;
-use crate::compare::{self, CompareQuery, Comparison, PSEUDO_ATTRS};
+use crate::charts::{self, format_number};
+use crate::compare::{self, CompareQuery, Comparison, XAxis, PSEUDO_ATTRS};
 use crate::store::{self, Choices};
 
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/compare", get(page))
-        .route("/compare.svg", get(svg))
-        .route("/compare.png", get(png))
-        .route("/compare.csv", get(csv))
-        .route("/compare.json", get(json))
+        .route("/compare.svg", get(|s, q, h| export(Format::Svg, s, q, h)))
+        .route("/compare.png", get(|s, q, h| export(Format::Png, s, q, h)))
+        .route("/compare.csv", get(|s, q, h| export(Format::Csv, s, q, h)))
+        .route(
+            "/compare.json",
+            get(|s, q, h| export(Format::Json, s, q, h)),
+        )
+        .route("/compare.txt", get(|s, q, h| export(Format::Text, s, q, h)))
+}
+
+/// New uploads change the data behind a query: caches may keep an answer
+/// a minute, then ask again (and get a 304 while the ETag holds).
+const CACHE: &str = "public, max-age=60";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Svg,
+    Png,
+    Csv,
+    Json,
+    Text,
+}
+
+impl Format {
+    fn name(self) -> &'static str {
+        match self {
+            Format::Svg => "svg",
+            Format::Png => "png",
+            Format::Csv => "csv",
+            Format::Json => "json",
+            Format::Text => "txt",
+        }
+    }
+
+    fn content_type(self) -> &'static str {
+        match self {
+            Format::Svg => "image/svg+xml",
+            Format::Png => "image/png",
+            Format::Csv => "text/csv; charset=utf-8",
+            Format::Json => "application/json",
+            Format::Text => "text/plain; charset=utf-8",
+        }
+    }
+
+    /// Renders the comparison in this format.
+    fn render(self, comparison: &Comparison) -> Result<Vec<u8>, AppError> {
+        Ok(match self {
+            Format::Svg => charts::render_svg(&comparison.chart())?.into_bytes(),
+            Format::Png => charts::render_png(&comparison.chart())?,
+            Format::Csv => comparison
+                .to_csv()
+                .map_err(|e| AppError::Internal(anyhow::Error::new(e).context("writing CSV")))?,
+            Format::Json => serde_json::to_vec_pretty(comparison)
+                .map_err(|e| AppError::Internal(anyhow::Error::new(e).context("writing JSON")))?,
+            Format::Text => comparison.to_text().into_bytes(),
+        })
+    }
+
+    /// A mistake in the query, said in this format: JSON for JSON, plain
+    /// text for the rest (an image cannot say it).
+    fn error(self, error: AppError) -> Response {
+        let status = error.status();
+        let message = if status.is_server_error() {
+            tracing::error!("internal error: {error:#}");
+            "Something went wrong on our side. It has been logged; please try again later."
+                .to_owned()
+        } else {
+            error.to_string()
+        };
+        match self {
+            Format::Json => (
+                status,
+                [(CONTENT_TYPE, "application/json")],
+                serde_json::json!({ "error": message }).to_string(),
+            )
+                .into_response(),
+            _ => (
+                status,
+                [(CONTENT_TYPE, "text/plain; charset=utf-8")],
+                format!("{message}\n"),
+            )
+                .into_response(),
+        }
+    }
 }
 
 fn parse_query(raw: Option<String>) -> Result<CompareQuery, AppError> {
@@ -29,67 +114,78 @@ fn parse_query(raw: Option<String>) -> Result<CompareQuery, AppError> {
     )?)
 }
 
-/// Reads the data of a query whose tool and metric are given.
-async fn load(state: &AppState, query: CompareQuery) -> Result<Comparison, AppError> {
-    let resolved = query.resolve_required()?;
-    state
-        .with_conn(move |conn| Ok(compare::compare(conn, &query, resolved)?))
-        .await
+/// A weak ETag (the body may be compressed on the way) over what the
+/// answer is made of. The crate version is part of it: a new benchlog may
+/// draw the same data differently.
+fn etag(kind: &str, parts: &[&[u8]]) -> String {
+    let mut hash = Sha256::new();
+    hash.update(env!("CARGO_PKG_VERSION").as_bytes());
+    hash.update([0]);
+    hash.update(kind.as_bytes());
+    for part in parts {
+        hash.update([0]);
+        hash.update(part);
+    }
+    format!("W/\"{}\"", &hex::encode(hash.finalize())[..32])
 }
 
-fn typed(content_type: &'static str, body: impl IntoResponse) -> Response {
-    (
-        [
-            (CONTENT_TYPE, content_type),
-            // The same query over the same data draws the same chart, but
-            // new uploads change the data: let caches hold it briefly.
-            (CACHE_CONTROL, "public, max-age=60"),
-        ],
-        body,
-    )
-        .into_response()
+/// Whether the client's If-None-Match names `tag` (weak comparison).
+fn not_modified(headers: &HeaderMap, tag: &str) -> bool {
+    let opaque = |t: &str| t.trim().trim_start_matches("W/").to_owned();
+    let ours = opaque(tag);
+    headers
+        .get_all(IF_NONE_MATCH)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .any(|candidate| candidate.trim() == "*" || opaque(candidate) == ours)
 }
 
-async fn svg(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
-    let query = parse_query(raw)?;
-    let resolved = query.resolve_required()?;
-    let svg = state
-        .with_conn(move |conn| {
-            let comparison = compare::compare(conn, &query, resolved)?;
-            Ok(charts::render_svg(&comparison.chart())?)
-        })
-        .await?;
-    Ok(typed("image/svg+xml", svg))
+fn cache_headers(response: &mut Response, tag: &str) {
+    let headers = response.headers_mut();
+    if let Ok(value) = HeaderValue::from_str(tag) {
+        headers.insert(ETAG, value);
+    }
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static(CACHE));
 }
 
-async fn png(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
-    let query = parse_query(raw)?;
-    let resolved = query.resolve_required()?;
-    let png = state
-        .with_conn(move |conn| {
-            let comparison = compare::compare(conn, &query, resolved)?;
-            Ok(charts::render_png(&comparison.chart())?)
-        })
-        .await?;
-    Ok(typed("image/png", png))
+fn not_modified_response(tag: &str) -> Response {
+    let mut response = StatusCode::NOT_MODIFIED.into_response();
+    cache_headers(&mut response, tag);
+    response
 }
 
-async fn csv(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Result<Response, AppError> {
-    let comparison = load(&state, parse_query(raw)?).await?;
-    let bytes = comparison
-        .to_csv()
-        .map_err(|e| AppError::Internal(anyhow::Error::new(e).context("writing CSV")))?;
-    Ok(typed("text/csv; charset=utf-8", bytes))
-}
-
-async fn json(
+/// `/compare.{svg,png,csv,json,txt}`: tool and metric are required.
+async fn export(
+    format: Format,
     State(state): State<AppState>,
     RawQuery(raw): RawQuery,
-) -> Result<Response, AppError> {
-    let comparison = load(&state, parse_query(raw)?).await?;
-    let body = serde_json::to_string_pretty(&comparison)
-        .map_err(|e| AppError::Internal(anyhow::Error::new(e).context("writing JSON")))?;
-    Ok(typed("application/json", body))
+    headers: HeaderMap,
+) -> Response {
+    let answer = async {
+        let query = parse_query(raw)?;
+        let resolved = query.resolve_required()?;
+        state
+            .with_conn(move |conn| {
+                let comparison = compare::compare(conn, &query, resolved)?;
+                let data = serde_json::to_vec(&comparison)
+                    .map_err(|e| AppError::Internal(anyhow::Error::new(e)))?;
+                let tag = etag(format.name(), &[&data]);
+                if not_modified(&headers, &tag) {
+                    return Ok(not_modified_response(&tag));
+                }
+                // Drawing stays here, off the async workers.
+                let body = format.render(&comparison)?;
+                let mut response = ([(CONTENT_TYPE, format.content_type())], body).into_response();
+                cache_headers(&mut response, &tag);
+                Ok(response)
+            })
+            .await
+    };
+    match answer.await {
+        Ok(response) => response,
+        Err(error) => format.error(error),
+    }
 }
 
 #[derive(Template, WebTemplate)]
@@ -112,38 +208,59 @@ struct FormView {
     tests: Vec<Choice>,
     items: Vec<Choice>,
     metrics: Vec<Choice>,
+    xs: Vec<Choice>,
     by: Vec<Choice>,
     wheres: Vec<String>,
+    where_suggestions: Vec<String>,
+    baselines: Vec<Choice>,
 }
 
 struct ResultView {
     svg: String,
     query_string: String,
     series: Vec<SeriesView>,
+    /// "Threads" or "Item": the first column.
+    x_title: &'static str,
+    with_baseline: bool,
+    with_efficiency: bool,
     without_threads: usize,
+    notices: Vec<String>,
     unit: String,
-    metric: String,
+    direction: &'static str,
 }
 
 struct SeriesView {
     name: String,
-    colour: String,
+    /// `s0` … `s7`: the palette colour, from the stylesheet (no inline styles).
+    colour_class: String,
+    is_baseline: bool,
+    peak: Option<String>,
     rows: Vec<RowView>,
 }
 
 struct RowView {
-    threads: u32,
+    x: String,
+    mean: String,
+    min: String,
+    max: String,
+    n: usize,
+    vs_baseline: String,
+    verdict: &'static str,
+    efficiency: String,
+    runs: Vec<RunLink>,
+}
+
+struct RunLink {
     value: String,
-    item: String,
-    label: String,
-    author: String,
     link: String,
+    title: String,
 }
 
 async fn page(
     State(state): State<AppState>,
     RawQuery(raw): RawQuery,
-) -> Result<ComparePage, AppError> {
+    headers: HeaderMap,
+) -> Result<Response, AppError> {
     let query = parse_query(raw)?;
     let resolved = query.resolve()?;
     let tool = resolved.map(|r| r.tool.name().to_owned()).or_else(|| {
@@ -153,20 +270,37 @@ async fn page(
             .filter(|name| parsers::Tool::from_name(name).is_some())
     });
     let for_closure = query.clone();
-    let (choices, comparison) = state
+    let answer = state
         .with_conn(move |conn| {
             let choices = store::choices(conn, tool.as_deref())?;
             let comparison = match resolved {
-                Some(resolved) => {
-                    let comparison = compare::compare(conn, &for_closure, resolved)?;
-                    let svg = charts::render_svg(&comparison.chart())?;
-                    Some((comparison, svg))
-                }
+                Some(resolved) => Some(compare::compare(conn, &for_closure, resolved)?),
                 None => None,
             };
-            Ok((choices, comparison))
+            let data = serde_json::to_vec(&comparison)
+                .map_err(|e| AppError::Internal(anyhow::Error::new(e)))?;
+            let tag = etag(
+                "page",
+                &[
+                    for_closure.to_query_string().as_bytes(),
+                    &data,
+                    format!("{choices:?}").as_bytes(),
+                ],
+            );
+            if not_modified(&headers, &tag) {
+                return Ok(Err(tag));
+            }
+            let svg = match &comparison {
+                Some(comparison) => Some(charts::render_svg(&comparison.chart())?),
+                None => None,
+            };
+            Ok(Ok((choices, comparison.zip(svg), tag)))
         })
         .await?;
+    let (choices, comparison, tag) = match answer {
+        Ok(fresh) => fresh,
+        Err(tag) => return Ok(not_modified_response(&tag)),
+    };
 
     let hint = match (&query.tool, &query.metric) {
         (None, _) => Some("Choose a tool and a metric to draw a chart.".to_owned()),
@@ -177,13 +311,21 @@ async fn page(
         Some((c, _)) => format!("Compare {} {}", c.tool, c.metric),
         None => "Compare".to_owned(),
     };
-    let result = comparison.map(|(comparison, svg)| result_view(&query, comparison, svg));
-    Ok(ComparePage {
+    let form = form_view(
+        &query,
+        &choices,
+        comparison.as_ref().map(|(comparison, _)| comparison),
+    );
+    let result = comparison.map(|(comparison, svg)| result_view(comparison, svg));
+    let mut response = ComparePage {
         title,
-        form: form_view(&query, &choices),
+        form,
         hint,
         result,
-    })
+    }
+    .into_response();
+    cache_headers(&mut response, &tag);
+    Ok(response)
 }
 
 fn choice_list(values: &[String], chosen: Option<&str>, any: Option<&str>) -> Vec<Choice> {
@@ -213,7 +355,7 @@ fn choice_list(values: &[String], chosen: Option<&str>, any: Option<&str>) -> Ve
     list
 }
 
-fn form_view(query: &CompareQuery, choices: &Choices) -> FormView {
+fn form_view(query: &CompareQuery, choices: &Choices, comparison: Option<&Comparison>) -> FormView {
     let tools: Vec<String> = parsers::Tool::ALL
         .iter()
         .map(|t| t.name().to_owned())
@@ -235,11 +377,35 @@ fn form_view(query: &CompareQuery, choices: &Choices) -> FormView {
         .map(|(k, v)| format!("{k}:{v}"))
         .collect();
     wheres.push(String::new());
+
+    // Threads only where the tool's runs have them; bars always.
+    let mut xs = vec![Choice {
+        value: String::new(),
+        label: "automatic".to_owned(),
+        selected: query.x.is_none(),
+    }];
+    if choices.has_threads || query.x.as_deref() == Some("threads") {
+        xs.push(Choice {
+            value: "threads".to_owned(),
+            label: "threads (lines)".to_owned(),
+            selected: query.x.as_deref() == Some("threads"),
+        });
+    }
+    xs.push(Choice {
+        value: "none".to_owned(),
+        label: "none (bars per item)".to_owned(),
+        selected: query.x.as_deref() == Some("none"),
+    });
+
+    let series_names: Vec<String> = comparison
+        .map(|c| c.series.iter().map(|s| s.name.clone()).collect())
+        .unwrap_or_default();
     FormView {
         tools: tool_choices,
         tests: choice_list(&choices.tests, query.test.as_deref(), Some("any test")),
         items: choice_list(&choices.items, query.item.as_deref(), Some("any item")),
         metrics: choice_list(&choices.metrics, query.metric.as_deref(), Some("choose…")),
+        xs,
         by: by_keys
             .into_iter()
             .map(|key| Choice {
@@ -249,37 +415,96 @@ fn form_view(query: &CompareQuery, choices: &Choices) -> FormView {
             })
             .collect(),
         wheres,
+        where_suggestions: choices
+            .attr_values
+            .iter()
+            .map(|(k, v)| format!("{k}:{v}"))
+            .collect(),
+        baselines: choice_list(&series_names, query.baseline.as_deref(), Some("none")),
     }
 }
 
-fn result_view(query: &CompareQuery, comparison: Comparison, svg: String) -> ResultView {
+fn result_view(comparison: Comparison, svg: String) -> ResultView {
+    let threads = comparison.x == XAxis::Threads;
+    let unit = comparison.unit.clone();
     let series = comparison
         .series
         .iter()
         .enumerate()
         .map(|(index, series)| SeriesView {
             name: series.name.clone(),
-            colour: charts::series_colour(index),
+            colour_class: format!("s{}", index % charts::PALETTE.len()),
+            is_baseline: series.is_baseline,
+            peak: series.peak.as_ref().map(|peak| {
+                let word = if comparison.higher_is_better {
+                    "peak"
+                } else {
+                    "best"
+                };
+                let at = peak
+                    .threads
+                    .map(|t| format!(" at {t} threads"))
+                    .unwrap_or_default();
+                format!("{word} {} {unit}{at}", format_number(peak.mean))
+            }),
             rows: series
                 .points
                 .iter()
                 .map(|p| RowView {
-                    threads: p.threads,
-                    value: p.value.to_string(),
-                    item: p.item.clone(),
-                    label: p.label.clone().unwrap_or_default(),
-                    author: p.author.clone().unwrap_or_default(),
-                    link: format!("/submissions/{}#L{}", p.submission_id, p.line),
+                    x: match p.threads {
+                        Some(threads) => threads.to_string(),
+                        None => p.item.clone(),
+                    },
+                    mean: format_number(p.mean),
+                    min: format_number(p.min),
+                    max: format_number(p.max),
+                    n: p.n,
+                    vs_baseline: match &p.vs_baseline {
+                        Some(vs) if vs.verdict == "same" => "same".to_owned(),
+                        Some(vs) => format!("{:+.1}% {}", vs.percent, vs.verdict),
+                        None => String::new(),
+                    },
+                    verdict: p.vs_baseline.as_ref().map(|v| v.verdict).unwrap_or(""),
+                    efficiency: p.efficiency.map(|e| format!("{e:.2}")).unwrap_or_default(),
+                    runs: p
+                        .runs
+                        .iter()
+                        .map(|run| RunLink {
+                            value: run.value.to_string(),
+                            link: format!("/submissions/{}#L{}", run.submission_id, run.line),
+                            title: [
+                                run.label.as_deref(),
+                                run.author.as_deref(),
+                                run.test.as_deref(),
+                            ]
+                            .into_iter()
+                            .flatten()
+                            .collect::<Vec<_>>()
+                            .join(" · "),
+                        })
+                        .collect(),
                 })
                 .collect(),
         })
         .collect();
     ResultView {
         svg,
-        query_string: query.to_query_string(),
+        query_string: comparison.query.clone(),
         series,
+        x_title: if threads { "Threads" } else { "Item" },
+        with_baseline: comparison.baseline.is_some(),
+        with_efficiency: comparison
+            .series
+            .iter()
+            .flat_map(|s| &s.points)
+            .any(|p| p.efficiency.is_some()),
         without_threads: comparison.without_threads,
+        notices: comparison.notices,
         unit: comparison.unit,
-        metric: comparison.metric,
+        direction: if comparison.higher_is_better {
+            "higher is better"
+        } else {
+            "lower is better"
+        },
     }
 }

@@ -7,7 +7,7 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 
 use crate::charts::ChartError;
-use crate::compare::QueryError;
+use crate::compare::{CompareError, QueryError};
 use crate::ingest::InputError;
 
 #[derive(Debug, thiserror::Error)]
@@ -47,6 +47,15 @@ impl From<rusqlite::Error> for AppError {
 impl From<QueryError> for AppError {
     fn from(error: QueryError) -> Self {
         AppError::BadRequest(error.0)
+    }
+}
+
+impl From<CompareError> for AppError {
+    fn from(error: CompareError) -> Self {
+        match error {
+            CompareError::Query(query) => query.into(),
+            CompareError::Database(db) => db.into(),
+        }
     }
 }
 

@@ -163,6 +163,7 @@ fn ready(
         x: with_threads.then(|| "threads".to_owned()),
         by: by.to_vec(),
         wheres: vec![("submission".to_owned(), submission_id.to_string())],
+        baseline: None,
     };
     Some(ReadyComparison {
         tool: first.tool.clone(),
