@@ -541,11 +541,29 @@ fn tidy(value: f64) -> f64 {
     }
 }
 
+/// sysbench's interim report lines (`t=10s`) are items of their own; a
+/// query that leaves the item open means the final reports.
+fn is_interim(item: &str) -> bool {
+    item.starts_with("t=")
+}
+
 fn group(query: &CompareQuery, resolved: Resolved, rows: Vec<MetricRow>) -> Comparison {
+    let mut notices = Vec::new();
+    let mut interim = 0;
     let rows: Vec<MetricRow> = rows
         .into_iter()
         .filter(|row| matches_wheres(|key| key_value(row, key), &query.wheres))
+        .filter(|row| {
+            let keep = query.item.is_some() || !is_interim(&row.item);
+            interim += usize::from(!keep);
+            keep
+        })
         .collect();
+    if interim > 0 {
+        notices.push(format!(
+            "{interim} interim report values (items t=…) are left out; choose such an item to see them."
+        ));
+    }
     let x = resolved
         .x
         .unwrap_or(if rows.iter().any(|r| r.threads.is_some()) {
@@ -573,8 +591,9 @@ fn group(query: &CompareQuery, resolved: Resolved, rows: Vec<MetricRow>) -> Comp
 
     // Series, then points within each: (threads, category index).
     type PointKey = (Option<u32>, usize);
+    type SeriesRows<'a> = (Vec<String>, BTreeMap<PointKey, Vec<&'a MetricRow>>);
     let mut index_of: HashMap<Vec<String>, usize> = HashMap::new();
-    let mut grouped: Vec<(Vec<String>, BTreeMap<PointKey, Vec<&MetricRow>>)> = Vec::new();
+    let mut grouped: Vec<SeriesRows> = Vec::new();
     let mut without_threads = 0;
     for row in &rows {
         let threads = match x {
@@ -632,7 +651,6 @@ fn group(query: &CompareQuery, resolved: Resolved, rows: Vec<MetricRow>) -> Comp
         })
         .collect();
 
-    let mut notices = Vec::new();
     let baseline = query.baseline.as_ref().and_then(|wanted| {
         let found = series
             .iter()

@@ -2,6 +2,7 @@
 
 mod browse;
 mod cli;
+mod compare;
 mod e2e;
 mod golden_cli;
 mod home;

@@ -429,7 +429,7 @@ fn draw_lines<DB: DrawingBackend>(
     }
     draw_axes(root, plot)?;
     let x_title = if log {
-        format!("{} (log scale)", chart.x_title)
+        format!("{}, log scale", chart.x_title)
     } else {
         chart.x_title.clone()
     };
@@ -477,19 +477,25 @@ fn draw_lines<DB: DrawingBackend>(
         for s in series.iter().filter(|s| s.count > 1) {
             let label = format!("n={}", s.count);
             let w = text_width(&label, NOTE_SIZE);
-            let (x, y) = (px(s.x) + 7, py(s.mean) - 2);
-            let rect = Rect {
+            // Right of the point, else left of it.
+            let y = py(s.mean) - 2;
+            let candidates = [px(s.x) + 7, px(s.x) - 7 - w].map(|x| Rect {
                 left: x,
                 top: y - NOTE_SIZE as i32,
                 right: x + w,
                 bottom: y,
-            };
-            let inside = rect.right <= plot.right && rect.top >= plot.top;
-            if inside && !placed.iter().any(|other| other.overlaps(&rect)) {
+            });
+            let free = candidates.into_iter().find(|rect| {
+                rect.right <= plot.right + 12
+                    && rect.left >= plot.left
+                    && rect.top >= plot.top
+                    && !placed.iter().any(|other| other.overlaps(rect))
+            });
+            if let Some(rect) = free {
                 text(
                     root,
                     &label,
-                    (x, y),
+                    (rect.left, y),
                     NOTE_SIZE,
                     &colour_for_text(colour),
                     (HPos::Left, VPos::Bottom),

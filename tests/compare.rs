@@ -1,0 +1,547 @@
+//! The comparison (Contract 3) over real fixtures: repeats, bars, the
+//! baseline, scaling efficiency, the text view, caching and export parity.
+
+use std::path::Path;
+use std::process::Command;
+
+use axum::body::Body;
+use axum::http::{header, Request, StatusCode};
+use benchlog::web::{app, AppState};
+use http_body_util::BodyExt;
+use serde_json::Value;
+use tower::ServiceExt;
+
+use crate::support::{repo_path, test_state, SEED_000};
+
+const SEED_002: &str = "fixtures/sysbench/seed-002-mariadb-mutexes-lost-line-breaks.txt";
+const SEED_004: &str = "fixtures/sql-bench/seed-004-linux-2.4-vs-2.2-smp.txt";
+const THREAD_LOOP: &str = "fixtures/sysbench/1.0-oltp-point-select-thread-loop-markers.txt";
+
+const SEED_000_QUERY: &str =
+    "tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=scheduler&by=thread_lib";
+const SEED_004_QUERY: &str = "tool=sql-bench&metric=wallclock_s&by=os_version";
+
+/// Stores the given fixtures in the state's database, as `benchlog ingest` would.
+fn ingest(db: &Path, fixtures: &[&str]) {
+    let mut conn = benchlog::store::open(db).unwrap();
+    for fixture in fixtures {
+        let text = std::fs::read_to_string(repo_path(fixture)).unwrap();
+        benchlog::ingest::ingest_text(&mut conn, Some(fixture), &text).unwrap();
+    }
+}
+
+struct Answer {
+    status: StatusCode,
+    content_type: String,
+    etag: Option<String>,
+    cache_control: Option<String>,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.text()))
+    }
+}
+
+async fn fetch(state: &AppState, uri: &str, if_none_match: Option<&str>) -> Answer {
+    let mut request = Request::get(uri);
+    if let Some(tag) = if_none_match {
+        request = request.header(header::IF_NONE_MATCH, tag);
+    }
+    let response = app(state.clone())
+        .oneshot(request.body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    let header = |name| {
+        response
+            .headers()
+            .get(name)
+            .map(|v: &header::HeaderValue| v.to_str().unwrap().to_owned())
+    };
+    Answer {
+        status: response.status(),
+        content_type: header(header::CONTENT_TYPE).unwrap_or_default(),
+        etag: header(header::ETAG),
+        cache_control: header(header::CACHE_CONTROL),
+        body: response
+            .into_body()
+            .collect()
+            .await
+            .unwrap()
+            .to_bytes()
+            .to_vec(),
+    }
+}
+
+async fn get(state: &AppState, uri: &str) -> Answer {
+    let answer = fetch(state, uri, None).await;
+    assert_eq!(answer.status, StatusCode::OK, "{uri}: {}", answer.text());
+    answer
+}
+
+fn series<'a>(json: &'a Value, name: &str) -> &'a Value {
+    json["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no series {name:?} in {json}"))
+}
+
+#[tokio::test]
+async fn repeats_are_one_point_with_whisker_and_count() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_002]);
+    let query = "tool=sysbench&metric=qps&by=label";
+    let json = get(&state, &format!("/compare.json?{query}")).await.json();
+    assert_eq!(json["x"], "threads", "sysbench runs have threads");
+    assert_eq!(json["series"].as_array().unwrap().len(), 3, "{json}");
+    let original = series(&json, "Original");
+    let points = original["points"].as_array().unwrap();
+    assert_eq!(points.len(), 1, "three runs at 64 threads are one point");
+    let point = &points[0];
+    assert_eq!(point["threads"], 64);
+    assert_eq!(point["n"], 3);
+    assert_eq!(point["min"], 183061.0);
+    assert_eq!(point["max"], 191678.0);
+    let mean = (191678.0 + 183061.0 + 184672.0) / 3.0;
+    assert!(
+        (point["mean"].as_f64().unwrap() - mean).abs() < 1e-3,
+        "{point}"
+    );
+    assert_eq!(point["runs"].as_array().unwrap().len(), 3);
+
+    // The chart draws the count; the table and the CSV show it.
+    let svg = get(&state, &format!("/compare.svg?{query}")).await.text();
+    assert!(svg.contains("n=3"), "the chart shows the count");
+    let csv = get(&state, &format!("/compare.csv?{query}")).await.text();
+    assert!(
+        csv.starts_with("series,label,tool,test,item,metric,threads,mean,min,max,n,"),
+        "{csv}"
+    );
+    assert!(csv.contains(",64,186470.333333,183061,191678,3,"), "{csv}");
+    let page = get(&state, &format!("/compare?{query}")).await.text();
+    assert!(
+        page.contains("186470.33") && page.contains(">191678<"),
+        "{page}"
+    );
+}
+
+#[tokio::test]
+async fn tools_without_threads_get_bars_per_item() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_004]);
+    let json = get(&state, &format!("/compare.json?{SEED_004_QUERY}"))
+        .await
+        .json();
+    assert_eq!(json["x"], "none", "sql-bench has no thread axis");
+    let categories: Vec<&str> = json["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert_eq!(categories[0], "test-ATIS", "{categories:?}");
+    assert!(categories.contains(&"test-insert") && categories.contains(&"TOTALS"));
+    let names: Vec<&str> = json["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["2.2.16-22smp", "2.4.0"],
+        "one bar colour per kernel, in version order"
+    );
+    let kernel_24 = series(&json, "2.4.0");
+    let alter = kernel_24["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["item"] == "test-alter-table")
+        .unwrap();
+    assert_eq!(
+        (alter["mean"].as_f64(), alter["n"].as_u64()),
+        (Some(143.0), Some(1))
+    );
+
+    let svg = get(&state, &format!("/compare.svg?{SEED_004_QUERY}"))
+        .await
+        .text();
+    for needle in [
+        "test-ATIS",
+        "test-alter-table",
+        "2.2.16-22smp",
+        "2.4.0",
+        "wall-clock time (s), lower is better",
+    ] {
+        assert!(svg.contains(needle), "the bar chart shows {needle:?}");
+    }
+    assert!(svg.contains("<rect"), "bars are drawn");
+    // The same data as lines against threads has nothing to place.
+    let json = get(&state, &format!("/compare.json?{SEED_004_QUERY}&x=threads"))
+        .await
+        .json();
+    assert!(json["series"].as_array().unwrap().is_empty());
+    assert!(json["without_threads"].as_u64().unwrap() > 0);
+}
+
+#[tokio::test]
+async fn baseline_differences_follow_the_metrics_direction() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_004, SEED_000]);
+    // wallclock_s: lower is better, so the faster kernel is "better" with a minus sign.
+    let json = get(
+        &state,
+        &format!("/compare.json?{SEED_004_QUERY}&baseline=2.2.16-22smp"),
+    )
+    .await
+    .json();
+    assert_eq!(json["baseline"], "2.2.16-22smp");
+    assert_eq!(series(&json, "2.2.16-22smp")["is_baseline"], true);
+    let alter = series(&json, "2.4.0")["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["item"] == "test-alter-table")
+        .unwrap()
+        .clone();
+    // (143 - 176) / 176 = -18.75 %
+    assert_eq!(alter["vs_baseline"]["percent"], -18.75);
+    assert_eq!(alter["vs_baseline"]["verdict"], "better");
+    let text = get(
+        &state,
+        &format!("/compare.txt?{SEED_004_QUERY}&baseline=2.2.16-22smp"),
+    )
+    .await
+    .text();
+    assert!(text.contains("-18.8% better"), "{text}");
+
+    // q_per_s: higher is better, so slower schedulers are "worse".
+    let json = get(
+        &state,
+        &format!("/compare.json?{SEED_000_QUERY}&baseline=ULE+%2F+libthr"),
+    )
+    .await
+    .json();
+    let bsd = &series(&json, "4BSD / libthr")["points"][0];
+    assert!(bsd["vs_baseline"]["percent"].as_f64().unwrap() < 0.0);
+    assert_eq!(bsd["vs_baseline"]["verdict"], "worse");
+    let page = get(
+        &state,
+        &format!("/compare?{SEED_000_QUERY}&baseline=ULE+%2F+libthr"),
+    )
+    .await
+    .text();
+    assert!(page.contains("% worse"), "the table says which way");
+
+    // A baseline that names no series is said, not failed.
+    let json = get(
+        &state,
+        &format!("/compare.json?{SEED_000_QUERY}&baseline=Linux"),
+    )
+    .await
+    .json();
+    assert_eq!(json["baseline"], Value::Null);
+    assert!(json["notices"][0]
+        .as_str()
+        .unwrap()
+        .contains("ULE / libthr"));
+}
+
+#[tokio::test]
+async fn efficiency_and_peak_where_there_is_a_one_thread_point() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[THREAD_LOOP]);
+    let json = get(&state, "/compare.json?tool=sysbench&metric=qps&item=total")
+        .await
+        .json();
+    let points = json["series"][0]["points"].as_array().unwrap();
+    let threads: Vec<u64> = points
+        .iter()
+        .map(|p| p["threads"].as_u64().unwrap())
+        .collect();
+    assert_eq!(threads, [1, 2, 4]);
+    let mean = |i: usize| points[i]["mean"].as_f64().unwrap();
+    assert_eq!(points[0]["efficiency"], 1.0);
+    let want = (mean(1) / (2.0 * mean(0)) * 1000.0).round() / 1000.0;
+    assert_eq!(points[1]["efficiency"].as_f64(), Some(want));
+    let want = (mean(2) / (4.0 * mean(0)) * 1000.0).round() / 1000.0;
+    assert_eq!(points[2]["efficiency"].as_f64(), Some(want));
+    // The peak is the highest mean and where it was reached.
+    let best = (0..3).max_by(|a, b| mean(*a).total_cmp(&mean(*b))).unwrap();
+    assert_eq!(
+        json["series"][0]["peak"]["threads"].as_u64(),
+        Some(threads[best])
+    );
+    // Latency is not a rate: no efficiency, and its best is the lowest.
+    let json = get(
+        &state,
+        "/compare.json?tool=sysbench&metric=latency_avg_ms&item=total",
+    )
+    .await
+    .json();
+    let series = &json["series"][0];
+    assert!(series["points"][0]["efficiency"].is_null());
+    let lowest = series["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["mean"].as_f64().unwrap())
+        .fold(f64::INFINITY, f64::min);
+    assert_eq!(series["peak"]["mean"].as_f64(), Some(lowest));
+}
+
+#[tokio::test]
+async fn the_text_view_fits_a_mail() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_000, SEED_002, SEED_004, THREAD_LOOP]);
+    for query in [
+        SEED_000_QUERY.to_owned(),
+        format!("{SEED_000_QUERY}&baseline=ULE+%2F+libthr&by=label&where=timer:TSC&where=timer:ACPI-fast"),
+        format!("{SEED_004_QUERY}&baseline=2.4.0"),
+        "tool=sysbench&metric=qps&by=label&by=author&by=submission".to_owned(),
+        "tool=sysbench&metric=qps&item=total".to_owned(),
+        "tool=super-smack&metric=q_per_s&by=label&x=none".to_owned(),
+    ] {
+        let answer = get(&state, &format!("/compare.txt?{query}")).await;
+        assert!(answer.content_type.starts_with("text/plain"), "{query}");
+        let text = answer.text();
+        for line in text.lines() {
+            assert!(line.chars().count() <= 72, "{query}: {} columns: {line}", line.chars().count());
+        }
+        assert!(text.lines().count() > 4, "{text}");
+    }
+    let text = get(&state, &format!("/compare.txt?{SEED_000_QUERY}"))
+        .await
+        .text();
+    assert!(
+        text.contains("ULE / libthr") && text.contains("29261.64"),
+        "{text}"
+    );
+    assert!(text.contains("peak 30592.98 q/s at 10 threads"), "{text}");
+}
+
+#[tokio::test]
+async fn etags_answer_304_until_the_data_changes() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_000]);
+    for path in [
+        "/compare",
+        "/compare.svg",
+        "/compare.png",
+        "/compare.csv",
+        "/compare.json",
+        "/compare.txt",
+    ] {
+        let uri = format!("{path}?{SEED_000_QUERY}");
+        let first = get(&state, &uri).await;
+        let tag = first
+            .etag
+            .clone()
+            .unwrap_or_else(|| panic!("{uri} has an ETag"));
+        assert!(
+            first
+                .cache_control
+                .as_deref()
+                .is_some_and(|c| c.contains("max-age")),
+            "{uri}"
+        );
+        // The same query over the same data: the same tag, and a 304 for it.
+        assert_eq!(get(&state, &uri).await.etag.as_deref(), Some(tag.as_str()));
+        let again = fetch(&state, &uri, Some(&tag)).await;
+        assert_eq!(again.status, StatusCode::NOT_MODIFIED, "{uri}");
+        assert!(again.body.is_empty());
+        assert_eq!(again.etag.as_deref(), Some(tag.as_str()));
+        let listed = fetch(&state, &uri, Some(&format!("\"other\", {tag}"))).await;
+        assert_eq!(
+            listed.status,
+            StatusCode::NOT_MODIFIED,
+            "{uri}: a list of tags"
+        );
+        let stale = fetch(&state, &uri, Some("W/\"0123\"")).await;
+        assert_eq!(stale.status, StatusCode::OK, "{uri}");
+    }
+    // Another query, or new data for the same one, is another tag.
+    let uri = format!("/compare.csv?{SEED_000_QUERY}");
+    let before = get(&state, &uri).await.etag.unwrap();
+    let other = get(&state, &format!("{uri}&where=scheduler:ULE"))
+        .await
+        .etag
+        .unwrap();
+    assert_ne!(before, other);
+    let svg_tag = get(&state, &format!("/compare.svg?{SEED_000_QUERY}"))
+        .await
+        .etag
+        .unwrap();
+    assert_ne!(before, svg_tag, "each form has its own tag");
+    let more = "super-smack -d mysql select-key.smack 10 10000\nQuery Barrel Report for client smacker1\nconnect: max=4ms min=1ms avg= 2ms from 10 clients\nQuery_type num_queries max_time min_time q_per_s\nselect_index 200000 0 0 22061.88\n== ULE + libthr ==\n";
+    let mut conn = benchlog::store::open(&db).unwrap();
+    benchlog::ingest::ingest_text(&mut conn, Some("more"), more).unwrap();
+    let after = fetch(&state, &uri, Some(&before)).await;
+    assert_eq!(after.status, StatusCode::OK, "new data, new answer");
+    assert_ne!(after.etag.unwrap(), before);
+}
+
+#[tokio::test]
+async fn mistakes_get_400_in_the_form_asked_for() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_000]);
+    let cases = [
+        (
+            "/compare.json?tool=super-smack&metric=q_per_s&by=kernel_flavour",
+            "application/json",
+            "unknown attribute \"kernel_flavour\"",
+        ),
+        (
+            "/compare.csv?tool=super-smack&metric=q_per_s&where=colour:red",
+            "text/plain",
+            "scheduler, thread_lib",
+        ),
+        (
+            "/compare.txt?tool=super-smack&metric=speed",
+            "text/plain",
+            "super-smack reports q_per_s",
+        ),
+        (
+            "/compare.json?tool=bogus&metric=q_per_s",
+            "application/json",
+            "choose one of super-smack",
+        ),
+        (
+            "/compare.csv?tool=super-smack&metric=q_per_s&where=scheduler",
+            "text/plain",
+            "where=<attribute>:<value>",
+        ),
+        (
+            "/compare.png?tool=super-smack&metric=q_per_s&x=time",
+            "text/plain",
+            "threads, or none",
+        ),
+        (
+            "/compare?tool=super-smack&metric=q_per_s&by=kernel_flavour",
+            "text/html",
+            "unknown attribute",
+        ),
+    ];
+    for (index, (uri, content_type, message)) in cases.into_iter().enumerate() {
+        let answer = fetch(&state, uri, None).await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST, "case {index} {uri}");
+        assert!(
+            answer.content_type.starts_with(content_type),
+            "case {index}: {}",
+            answer.content_type
+        );
+        let body = if content_type == "application/json" {
+            answer.json()["error"].as_str().unwrap().to_owned()
+        } else {
+            answer.text()
+        };
+        assert!(body.contains(message), "case {index} {uri}: {body}");
+    }
+}
+
+#[tokio::test]
+async fn the_form_offers_what_the_data_holds() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_000, SEED_004]);
+    let page = get(&state, "/compare?tool=sql-bench").await.text();
+    assert!(
+        page.contains(r#"<option value="wallclock_s""#),
+        "sql-bench's metrics"
+    );
+    assert!(
+        !page.contains(r#"<option value="q_per_s""#),
+        "not super-smack's"
+    );
+    assert!(
+        page.contains(r#"<option value="os_version:2.4.0">"#),
+        "where suggestions"
+    );
+    assert!(
+        !page.contains(r#"value="threads""#),
+        "no thread axis for sql-bench"
+    );
+    let page = get(&state, &format!("/compare?{SEED_000_QUERY}"))
+        .await
+        .text();
+    assert!(
+        page.contains(r#"<option value="ULE / libthr">"#),
+        "baseline choices are the series"
+    );
+    assert!(page.contains(r#"value="threads" selected"#));
+}
+
+fn benchlog(args: &[&str]) -> Vec<u8> {
+    let output = Command::new(env!("CARGO_BIN_EXE_benchlog"))
+        .args(args)
+        .env_remove("BENCHLOG_DB")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output.stdout
+}
+
+#[tokio::test]
+async fn export_gives_the_same_csv_as_the_page() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_000, SEED_002, SEED_004]);
+    let db_arg = db.to_str().unwrap();
+    for query in [
+        SEED_000_QUERY.to_owned(),
+        format!("{SEED_004_QUERY}&baseline=2.4.0"),
+        "tool=sysbench&metric=qps&by=label&where=label:Original&where=label:slow+LOCK_open"
+            .to_owned(),
+    ] {
+        let web = get(&state, &format!("/compare.csv?{query}")).await.body;
+        let cli = benchlog(&["export", "--db", db_arg, "--csv", "--query", &query]);
+        assert_eq!(
+            String::from_utf8_lossy(&cli),
+            String::from_utf8_lossy(&web),
+            "{query}"
+        );
+    }
+    // The same query as options.
+    let cli = benchlog(&[
+        "export",
+        "--db",
+        db_arg,
+        "--csv",
+        "--tool",
+        "super-smack",
+        "--item",
+        "select_index",
+        "--metric",
+        "q_per_s",
+        "--x",
+        "threads",
+        "--by",
+        "scheduler",
+        "--by",
+        "thread_lib",
+    ]);
+    let web = get(&state, &format!("/compare.csv?{SEED_000_QUERY}"))
+        .await
+        .body;
+    assert_eq!(cli, web);
+    assert!(String::from_utf8_lossy(&cli).contains(",18624.6,"));
+    // No query: every stored result, one row per result.
+    let all = String::from_utf8(benchlog(&["export", "--db", db_arg, "--csv"])).unwrap();
+    assert!(
+        all.starts_with("submission_id,source_name,run_id,tool,"),
+        "{}",
+        &all[..200]
+    );
+    let counts = benchlog::store::counts(&benchlog::store::open(&db).unwrap()).unwrap();
+    assert_eq!(all.lines().count() as i64, counts.results + 1);
+}
