@@ -23,6 +23,17 @@ pub fn format_number(value: f64) -> String {
     trim(format!("{value:.4}"))
 }
 
+/// A measured value in full, for tables and labels beside a bar: like
+/// [`format_number`] but never shortened to `k` or `M` (`41290`, not
+/// `41.29k`), so values side by side read alike.
+pub fn format_value(value: f64) -> String {
+    if value.is_finite() && value.abs() >= 100.0 {
+        trim(format!("{value:.2}"))
+    } else {
+        format_number(value)
+    }
+}
+
 /// Tick labels for an axis whose largest value is `axis_max`: in thousands
 /// (`5k`, `10k`, `15k`) or millions throughout once the axis reaches ten
 /// thousand or ten million, so one axis never mixes `5000` with `10k`.
@@ -82,6 +93,15 @@ mod tests {
         for (index, (value, want)) in cases.into_iter().enumerate() {
             assert_eq!(format_number(value), want, "case {index}: {value}");
         }
+    }
+
+    #[test]
+    fn values_are_never_shortened() {
+        use super::format_value;
+        assert_eq!(format_value(41290.0), "41290");
+        assert_eq!(format_value(1250000.0), "1250000");
+        assert_eq!(format_value(29261.64), "29261.64");
+        assert_eq!(format_value(2.5), "2.5");
     }
 
     #[test]

@@ -19,9 +19,10 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{register_font, FontStyle, FontTransform};
 
 mod format;
+mod glyphs;
 mod layout;
 
-pub use format::{format_number, format_tick};
+pub use format::{format_number, format_tick, format_value};
 
 use layout::{nice_ticks, Rect};
 
@@ -193,7 +194,8 @@ pub fn render_svg(chart: &Chart) -> Result<String, ChartError> {
     {
         let size = (chart.width, chart.drawn_height());
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-        draw(&root, chart).map_err(|e| ChartError(e.to_string()))?;
+        let labels = draw(&root, chart).map_err(|e| ChartError(e.to_string()))?;
+        draw_labels_svg(&root, &labels).map_err(|e| ChartError(e.to_string()))?;
         root.present().map_err(|e| ChartError(e.to_string()))?;
     }
     Ok(svg)
@@ -204,11 +206,13 @@ pub fn render_png(chart: &Chart) -> Result<Vec<u8>, ChartError> {
     register_fonts();
     let (width, height) = (chart.width, chart.drawn_height());
     let mut rgb = vec![0u8; width as usize * height as usize * 3];
-    {
+    let labels = {
         let root = BitMapBackend::with_buffer(&mut rgb, (width, height)).into_drawing_area();
-        draw(&root, chart).map_err(|e| ChartError(e.to_string()))?;
+        let labels = draw(&root, chart).map_err(|e| ChartError(e.to_string()))?;
         root.present().map_err(|e| ChartError(e.to_string()))?;
-    }
+        labels
+    };
+    glyphs::draw_labels(&mut rgb, (width, height), &labels);
     let mut png_bytes = Vec::new();
     let mut encoder = png::Encoder::new(&mut png_bytes, width, height);
     encoder.set_color(png::ColorType::Rgb);
@@ -241,11 +245,7 @@ fn font(size: f64) -> FontDesc<'static> {
 
 /// The width of `text` in pixels, measured with the embedded font.
 fn text_width(text: &str, size: f64) -> i32 {
-    font(size)
-        .box_size(text)
-        .map(|(w, _)| w as i32)
-        // Unmeasurable text: assume a wide average glyph.
-        .unwrap_or((text.chars().count() as f64 * size * 0.62) as i32)
+    glyphs::width(text, size).ceil() as i32
 }
 
 /// `text` cut (with an ellipsis) to fit `max_width` pixels.
@@ -268,40 +268,87 @@ fn fit(text: &str, size: f64, max_width: i32) -> String {
     chars[..low].iter().collect::<String>() + "…"
 }
 
-fn text<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
+/// A piece of text to draw once the shapes are drawn. SVG hands text to
+/// plotters (the browser renders it); PNG text is rasterised by
+/// [`glyphs::draw_labels`], with correct glyph spacing.
+#[derive(Clone)]
+struct Label {
+    text: String,
+    at: (i32, i32),
+    size: f64,
+    colour: RGBColor,
+    anchor: (HPos, VPos),
+    /// Reads bottom to top (the value axis' title).
+    rotated: bool,
+}
+
+type Labels = Vec<Label>;
+
+fn text(
+    labels: &mut Labels,
     content: &str,
     at: (i32, i32),
     size: f64,
     colour: &RGBColor,
     anchor: (HPos, VPos),
-) -> DrawResult<DB> {
-    let style = font(size).color(colour).pos(Pos::new(anchor.0, anchor.1));
-    area.draw(&Text::new(content.to_owned(), at, style))
+) {
+    labels.push(Label {
+        text: content.to_owned(),
+        at,
+        size,
+        colour: *colour,
+        anchor,
+        rotated: false,
+    });
 }
 
-fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> DrawResult<DB> {
+/// Draws the labels through plotters (for SVG).
+fn draw_labels_svg<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    labels: &[Label],
+) -> DrawResult<DB> {
+    for label in labels {
+        let mut style = font(label.size);
+        if label.rotated {
+            style = style.transform(FontTransform::Rotate270);
+        }
+        let style = style
+            .color(&label.colour)
+            .pos(Pos::new(label.anchor.0, label.anchor.1));
+        root.draw(&Text::new(label.text.clone(), label.at, style))?;
+    }
+    Ok(())
+}
+
+/// Draws the shapes and returns the text still to draw.
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &Chart,
+) -> Result<Labels, DrawingAreaErrorKind<DB::ErrorType>> {
+    let mut labels = Labels::new();
+    let labels = &mut labels;
     root.fill(&WHITE)?;
     let (width, height) = root.dim_in_pixel();
     let (width, height) = (width as i32, height as i32);
     text(
-        root,
+        labels,
         &fit(&chart.title, TITLE_SIZE, width - 24),
         (12, 10),
         TITLE_SIZE,
         &TEXT,
         (HPos::Left, VPos::Top),
-    )?;
+    );
     let summaries: Vec<Vec<Summary>> = chart.series.iter().map(|s| summarise(&s.points)).collect();
     if summaries.iter().all(Vec::is_empty) {
-        return text(
-            root,
+        text(
+            labels,
             "No data to draw for this choice.",
             (width / 2, height / 2),
             16.0,
             &MUTED,
             (HPos::Center, VPos::Center),
         );
+        return Ok(std::mem::take(labels));
     }
     let legend_width = legend_width(chart, width);
     let frame = Rect {
@@ -311,10 +358,11 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> Dra
         bottom: height,
     };
     match &chart.categories {
-        None => draw_lines(root, chart, &summaries, frame)?,
-        Some(categories) => draw_bars(root, chart, categories, &summaries, frame)?,
+        None => draw_lines(root, labels, chart, &summaries, frame)?,
+        Some(categories) => draw_bars(root, labels, chart, categories, &summaries, frame)?,
     }
-    draw_legend(root, chart, width - legend_width + 8, frame.top + 6)
+    draw_legend(root, labels, chart, width - legend_width + 8, frame.top + 6)?;
+    Ok(std::mem::take(labels))
 }
 
 fn legend_width(chart: &Chart, width: i32) -> i32 {
@@ -344,6 +392,7 @@ fn value_range(summaries: &[Vec<Summary>]) -> (f64, f64, Vec<f64>) {
 
 fn draw_lines<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
+    labels: &mut Labels,
     chart: &Chart,
     summaries: &[Vec<Summary>],
     frame: Rect,
@@ -393,13 +442,13 @@ fn draw_lines<DB: DrawingBackend>(
             GRID.stroke_width(1),
         ))?;
         text(
-            root,
+            labels,
             label,
             (plot.left - 8, y),
             LABEL_SIZE,
             &TEXT,
             (HPos::Right, VPos::Center),
-        )?;
+        );
     }
     // A tick at every thread count run, as long as the labels do not touch.
     let mut last_right = i32::MIN;
@@ -417,13 +466,13 @@ fn draw_lines<DB: DrawingBackend>(
         ))?;
         if at - half > last_right + 6 {
             text(
-                root,
+                labels,
                 &label,
                 (at, plot.bottom + 8),
                 LABEL_SIZE,
                 &TEXT,
                 (HPos::Center, VPos::Top),
-            )?;
+            );
             last_right = at + half;
         }
     }
@@ -434,14 +483,14 @@ fn draw_lines<DB: DrawingBackend>(
         chart.x_title.clone()
     };
     text(
-        root,
+        labels,
         &fit(&x_title, AXIS_TITLE_SIZE, plot.width()),
         ((plot.left + plot.right) / 2, frame.bottom - 8),
         AXIS_TITLE_SIZE,
         &TEXT,
         (HPos::Center, VPos::Bottom),
-    )?;
-    draw_y_title(root, &chart.y_title, frame.left + 6, plot)?;
+    );
+    draw_y_title(labels, &chart.y_title, frame.left + 6, plot);
 
     // Lines first, then whiskers and markers on top of every line.
     for (index, series) in summaries.iter().enumerate() {
@@ -493,13 +542,13 @@ fn draw_lines<DB: DrawingBackend>(
             });
             if let Some(rect) = free {
                 text(
-                    root,
+                    labels,
                     &label,
                     (rect.left, y),
                     NOTE_SIZE,
                     &colour_for_text(colour),
                     (HPos::Left, VPos::Bottom),
-                )?;
+                );
                 placed.push(rect);
             }
         }
@@ -526,22 +575,20 @@ fn draw_axes<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: Rect) -> D
     ))
 }
 
-fn draw_y_title<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    title: &str,
-    x: i32,
-    plot: Rect,
-) -> DrawResult<DB> {
-    let title = fit(title, AXIS_TITLE_SIZE, plot.height());
-    let style = font(AXIS_TITLE_SIZE)
-        .transform(FontTransform::Rotate270)
-        .color(&TEXT)
-        .pos(Pos::new(HPos::Center, VPos::Top));
-    root.draw(&Text::new(title, (x, (plot.top + plot.bottom) / 2), style))
+fn draw_y_title(labels: &mut Labels, title: &str, x: i32, plot: Rect) {
+    labels.push(Label {
+        text: fit(title, AXIS_TITLE_SIZE, plot.height()),
+        at: (x, (plot.top + plot.bottom) / 2),
+        size: AXIS_TITLE_SIZE,
+        colour: TEXT,
+        anchor: (HPos::Center, VPos::Top),
+        rotated: true,
+    });
 }
 
 fn draw_bars<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
+    labels: &mut Labels,
     chart: &Chart,
     categories: &[String],
     summaries: &[Vec<Summary>],
@@ -573,22 +620,22 @@ fn draw_bars<DB: DrawingBackend>(
             GRID.stroke_width(1),
         ))?;
         text(
-            root,
+            labels,
             &format_tick(*value, axis_max),
             (x, plot.bottom + 8),
             LABEL_SIZE,
             &TEXT,
             (HPos::Center, VPos::Top),
-        )?;
+        );
     }
     text(
-        root,
+        labels,
         &fit(&chart.y_title, AXIS_TITLE_SIZE, plot.width()),
         ((plot.left + plot.right) / 2, frame.bottom - 8),
         AXIS_TITLE_SIZE,
         &TEXT,
         (HPos::Center, VPos::Bottom),
-    )?;
+    );
 
     let band = plot.height() as f64 / categories.len().max(1) as f64;
     let series_count = summaries.len().max(1);
@@ -596,13 +643,13 @@ fn draw_bars<DB: DrawingBackend>(
     for (category, name) in categories.iter().enumerate() {
         let band_top = plot.top as f64 + band * category as f64;
         text(
-            root,
+            labels,
             &fit(name, LABEL_SIZE, category_width),
             (plot.left - 8, (band_top + band / 2.0).round() as i32),
             LABEL_SIZE,
             &TEXT,
             (HPos::Right, VPos::Center),
-        )?;
+        );
         if category > 0 {
             let y = band_top.round() as i32;
             root.draw(&PathElement::new(
@@ -638,20 +685,20 @@ fn draw_bars<DB: DrawingBackend>(
             }
             // The value at the end of the bar when the bar is thick enough to read it.
             if bottom - top + 1 >= 11 {
-                let mut label = format_number(s.mean);
+                let mut label = format_value(s.mean);
                 if s.count > 1 {
                     label.push_str(&format!("  n={}", s.count));
                 }
                 let x = px(s.max.max(s.mean)) + 5;
                 if x + text_width(&label, NOTE_SIZE) <= plot.right + 12 {
                     text(
-                        root,
+                        labels,
                         &label,
                         (x, middle),
                         NOTE_SIZE,
                         &TEXT,
                         (HPos::Left, VPos::Center),
-                    )?;
+                    );
                 }
             }
         }
@@ -677,6 +724,7 @@ fn marker<DB: DrawingBackend>(
 /// The legend sits beside the plot so it never hides a line.
 fn draw_legend<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
+    labels: &mut Labels,
     chart: &Chart,
     left: i32,
     top: i32,
@@ -707,25 +755,25 @@ fn draw_legend<DB: DrawingBackend>(
             root.draw(&marker(index, (left + 14, y), colour))?;
         }
         text(
-            root,
+            labels,
             &fit(&series.name, LABEL_SIZE, text_room),
             (left + 36, y),
             LABEL_SIZE,
             &TEXT,
             (HPos::Left, VPos::Center),
-        )?;
+        );
     }
     if shown < chart.series.len() {
         let y = top + shown as i32 * row_height + 8;
         let more = format!("+ {} more (see table)", chart.series.len() - shown);
         text(
-            root,
+            labels,
             &more,
             (left + 36, y),
             LABEL_SIZE,
             &MUTED,
             (HPos::Left, VPos::Center),
-        )?;
+        );
     }
     Ok(())
 }

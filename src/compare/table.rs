@@ -2,7 +2,7 @@
 //! one block per series.
 
 use super::{Comparison, Point, XAxis};
-use crate::charts::format_number;
+use crate::charts::format_value;
 
 /// Mail clients wrap longer lines (and quote them with "> ").
 pub const WIDTH: usize = 72;
@@ -77,7 +77,7 @@ pub fn to_text(comparison: &Comparison) -> String {
             };
             lines.push(format!(
                 "  {word} {} {}{at}",
-                format_number(peak.mean),
+                format_value(peak.mean),
                 comparison.unit
             ));
         }
@@ -114,9 +114,9 @@ fn row(point: &Point, first_width: usize, with_baseline: bool, with_efficiency: 
     };
     let mut line = format!(
         "  {first} {:>10} {:>10} {:>10} {:>3}",
-        clip(&format_number(point.mean), 10),
-        clip(&format_number(point.min), 10),
-        clip(&format_number(point.max), 10),
+        clip(&format_value(point.mean), 10),
+        clip(&format_value(point.min), 10),
+        clip(&format_value(point.max), 10),
         point.n
     );
     if with_baseline {

@@ -15,7 +15,7 @@ use axum::Router;
 use sha2::{Digest, Sha256};
 
 use super::{AppError, AppState};
-use crate::charts::{self, format_number};
+use crate::charts::{self, format_value};
 use crate::compare::{self, CompareQuery, Comparison, XAxis, PSEUDO_ATTRS};
 use crate::store::{self, Choices};
 
@@ -445,7 +445,7 @@ fn result_view(comparison: Comparison, svg: String) -> ResultView {
                     .threads
                     .map(|t| format!(" at {t} threads"))
                     .unwrap_or_default();
-                format!("{word} {} {unit}{at}", format_number(peak.mean))
+                format!("{word} {} {unit}{at}", format_value(peak.mean))
             }),
             rows: series
                 .points
@@ -455,9 +455,9 @@ fn result_view(comparison: Comparison, svg: String) -> ResultView {
                         Some(threads) => threads.to_string(),
                         None => p.item.clone(),
                     },
-                    mean: format_number(p.mean),
-                    min: format_number(p.min),
-                    max: format_number(p.max),
+                    mean: format_value(p.mean),
+                    min: format_value(p.min),
+                    max: format_value(p.max),
                     n: p.n,
                     vs_baseline: match &p.vs_baseline {
                         Some(vs) if vs.verdict == "same" => "same".to_owned(),
