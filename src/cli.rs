@@ -9,7 +9,9 @@ use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::compare::{self, CompareQuery};
-use crate::config::{Command, Config, DemoArgs, ExportArgs, IngestArgs, ParseArgs, ServeArgs};
+use crate::config::{
+    BackupArgs, Command, Config, DemoArgs, ExportArgs, IngestArgs, ParseArgs, ServeArgs,
+};
 use crate::store::{self, ExportFilter, ExportRow};
 use crate::web;
 use crate::{archive, ingest};
@@ -23,6 +25,7 @@ pub fn run(config: Config) -> anyhow::Result<ExitCode> {
         Command::Parse(args) => parse(args),
         Command::Export(args) => export(args),
         Command::Demo(args) => demo(args),
+        Command::Backup(args) => backup(args),
     }
 }
 
@@ -34,7 +37,7 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
-    let state = web::AppState::open(&args.db.db, &args.web.static_dir)
+    let state = web::AppState::open_with(&args.db.db, &args.web.static_dir, args.web.options())
         .with_context(|| format!("opening {}", args.db.db.display()))?;
     runtime()?.block_on(web::serve(state, args.web.listen))?;
     Ok(ExitCode::SUCCESS)
@@ -361,8 +364,21 @@ fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
         files.len(),
         args.fixtures.display()
     );
-    let state = web::AppState::open(&db, &args.web.static_dir)
+    let state = web::AppState::open_with(&db, &args.web.static_dir, args.web.options())
         .with_context(|| format!("opening {}", db.display()))?;
     runtime()?.block_on(web::serve(state, args.web.listen))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn backup(args: BackupArgs) -> anyhow::Result<ExitCode> {
+    let conn =
+        store::open(&args.db.db).with_context(|| format!("opening {}", args.db.db.display()))?;
+    let pages = store::backup(&conn, &args.path)
+        .with_context(|| format!("backing up {} to {}", args.db.db.display(), args.path.display()))?;
+    println!(
+        "{} backed up to {} ({pages} pages)",
+        args.db.db.display(),
+        args.path.display()
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -27,6 +27,9 @@ pub enum Command {
     Export(ExportArgs),
     /// Serve the dashboard on a fresh database holding the example logs.
     Demo(DemoArgs),
+    /// Copy the database to PATH while it stays in use (SQLite's online
+    /// backup): a consistent snapshot, even while the server writes.
+    Backup(BackupArgs),
 }
 
 #[derive(Debug, Args)]
@@ -44,6 +47,34 @@ pub struct WebArgs {
     /// Folder of the stylesheets served at /static.
     #[arg(long, env = "BENCHLOG_STATIC_DIR", default_value_os_t = default_static_dir())]
     pub static_dir: PathBuf,
+    /// The largest request body accepted (an upload), in bytes; larger ones
+    /// are answered with 413.
+    #[arg(long, env = "BENCHLOG_MAX_BODY_BYTES", default_value_t = 16 * 1024 * 1024)]
+    pub max_body_bytes: usize,
+    /// Uploads one client (IP address) may make per minute, after a burst
+    /// of as many; more are answered with 429. 0 turns the limit off.
+    #[arg(long, env = "BENCHLOG_UPLOADS_PER_MINUTE", default_value_t = 30)]
+    pub uploads_per_minute: u32,
+    /// Seconds a request may take before it is answered with 408.
+    #[arg(long, env = "BENCHLOG_REQUEST_TIMEOUT", default_value_t = 60)]
+    pub request_timeout_secs: u64,
+    /// A token that may change or delete any submission (entered on a
+    /// submission's page, or sent as the form field `token`). Without it,
+    /// only the uploader of a submission (holding its edit token) can.
+    #[arg(long, env = "BENCHLOG_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<String>,
+}
+
+impl WebArgs {
+    /// The web layer's settings from these options.
+    pub fn options(&self) -> crate::web::WebOptions {
+        crate::web::WebOptions {
+            max_body_bytes: self.max_body_bytes,
+            uploads_per_minute: self.uploads_per_minute,
+            request_timeout: std::time::Duration::from_secs(self.request_timeout_secs),
+            admin_token: self.admin_token.clone().filter(|token| !token.is_empty()),
+        }
+    }
 }
 
 /// `static/` next to the sources when run from a checkout, else `./static`.
@@ -148,4 +179,12 @@ pub struct DemoArgs {
 
 fn default_fixtures_dir() -> PathBuf {
     source_or_cwd("fixtures")
+}
+
+#[derive(Debug, Args)]
+pub struct BackupArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// Where the copy goes; it must not exist yet.
+    pub path: PathBuf,
 }

@@ -32,6 +32,14 @@ pub fn post_form(uri: &str, pairs: &[(&str, &str)]) -> Request<Body> {
         .unwrap()
 }
 
+/// A urlencoded POST that changes a submission, carrying the admin token
+/// of the test server.
+pub fn edit_form(uri: &str, pairs: &[(&str, &str)]) -> Request<Body> {
+    let mut pairs = pairs.to_vec();
+    pairs.push(("token", crate::support::ADMIN_TOKEN));
+    post_form(uri, &pairs)
+}
+
 const BOUNDARY: &str = "benchlog-page-test-boundary";
 
 /// A multipart upload with the given (field, file name, bytes) parts.
@@ -74,6 +82,38 @@ pub fn see_other(response: &Response) -> String {
 /// Pastes `text` into the upload form; returns the submission's address.
 pub async fn paste(state: &AppState, text: &str) -> String {
     see_other(&send(state, post_form("/upload", &[("text", text)])).await)
+}
+
+/// Pastes `text` as a browser would; returns the submission's address
+/// and the cookies the answer set, as a `Cookie` header value (the
+/// uploader's edit token).
+pub async fn paste_keeping_cookies(state: &AppState, text: &str) -> (String, String) {
+    let response = send(state, post_form("/upload", &[("text", text)])).await;
+    let location = see_other(&response);
+    (location, cookies_of(&response))
+}
+
+/// The cookies a response sets, as a `Cookie` header value.
+pub fn cookies_of(response: &Response) -> String {
+    response
+        .headers()
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .map(|value| {
+            let value = value.to_str().unwrap();
+            value.split(';').next().unwrap().to_owned()
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// A GET carrying cookies.
+pub async fn get_with_cookies(state: &AppState, uri: &str, cookies: &str) -> (StatusCode, String) {
+    let request = Request::get(uri)
+        .header(header::COOKIE, cookies)
+        .body(Body::empty())
+        .unwrap();
+    read(send(state, request).await).await
 }
 
 /// The `href`s of links with this class, as a browser reads them (askama

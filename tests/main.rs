@@ -6,6 +6,7 @@ mod compare;
 mod e2e;
 mod golden_cli;
 mod home;
+mod hostile;
 mod http;
 mod ingest;
 mod mbox;

@@ -6,7 +6,9 @@ use benchlog::store;
 use benchlog::web::AppState;
 use rusqlite::Connection;
 
-use crate::http::{fixture, get, paste, post_form, read, see_other, send};
+use crate::http::{
+    edit_form, fixture, get, get_with_cookies, paste, paste_keeping_cookies, read, see_other, send,
+};
 use crate::support::{seed_000, test_state};
 
 const COMPARE: &str = "/compare.json?tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=scheduler&by=thread_lib&where=submission:1";
@@ -41,8 +43,9 @@ fn editable_state(conn: &Connection) -> Vec<String> {
 #[tokio::test]
 async fn the_review_page_shows_messages_runs_and_the_marked_text() {
     let (_dir, _db, state) = test_state();
-    let location = paste(&state, &seed_000()).await;
-    let (status, page) = get(&state, &location).await;
+    // The uploader's browser, which holds the edit token and sees the forms.
+    let (location, cookies) = paste_keeping_cookies(&state, &seed_000()).await;
+    let (status, page) = get_with_cookies(&state, &location, &cookies).await;
     assert_eq!(status, 200);
     for needle in [
         // Messages with their quote depth.
@@ -96,7 +99,7 @@ async fn an_edited_attribute_regroups_compare_and_can_be_undone() {
     // Run 11 is "ULE + libthr + TSC" at 100 clients; say it ran SCHED_CORE.
     let response = send(
         &state,
-        post_form(
+        edit_form(
             "/submissions/1/edit",
             &[
                 ("run", "11"),
@@ -141,7 +144,7 @@ async fn an_edited_attribute_regroups_compare_and_can_be_undone() {
     // Saving the same values again changes nothing.
     let response = send(
         &state,
-        post_form(
+        edit_form(
             "/submissions/1/edit",
             &[("run", "11"), ("attr.scheduler", "CORE")],
         ),
@@ -151,7 +154,7 @@ async fn an_edited_attribute_regroups_compare_and_can_be_undone() {
 
     // Undo puts the parser's value back, and the comparison with it.
     let undo = |field: &'static str, key: &'static str| {
-        post_form(
+        edit_form(
             "/submissions/1/undo",
             &[("run", "11"), ("field", field), ("key", key)],
         )
@@ -179,7 +182,7 @@ async fn one_form_sets_an_attribute_on_every_run_of_a_message() {
     // Message 3 (Steven Hartland's) holds runs 5 to 17.
     let response = send(
         &state,
-        post_form(
+        edit_form(
             "/submissions/1/edit",
             &[
                 ("message", "3"),
@@ -210,7 +213,7 @@ async fn one_form_sets_an_attribute_on_every_run_of_a_message() {
 
     let response = send(
         &state,
-        post_form(
+        edit_form(
             "/submissions/1/edit",
             &[
                 ("all", "1"),
@@ -311,14 +314,14 @@ async fn bad_edits_are_refused_and_change_nothing() {
     ];
     for (index, (name, pairs, message)) in cases.into_iter().enumerate() {
         let (status, body) =
-            read(send(&state, post_form("/submissions/1/edit", &pairs)).await).await;
+            read(send(&state, edit_form("/submissions/1/edit", &pairs)).await).await;
         assert_eq!(status, 400, "case {index} ({name}): {body}");
         assert!(body.contains(message), "case {index} ({name}): {body}");
     }
     let (status, _) = read(
         send(
             &state,
-            post_form("/submissions/9/edit", &[("run", "1"), ("label", "x")]),
+            edit_form("/submissions/9/edit", &[("run", "1"), ("label", "x")]),
         )
         .await,
     )

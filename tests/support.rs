@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use benchlog::web::AppState;
+use benchlog::web::{AppState, WebOptions};
 use rusqlite::Connection;
 use tempfile::TempDir;
 
@@ -25,11 +25,23 @@ pub fn fresh_db() -> (TempDir, PathBuf, Connection) {
     (dir, path, conn)
 }
 
-/// App state over a fresh database, as `serve` would build it.
+/// The admin token of [`test_state`]'s server.
+pub const ADMIN_TOKEN: &str = "test-admin-token-0123456789";
+
+/// App state over a fresh database, as `serve` would build it, with
+/// [`ADMIN_TOKEN`] as its admin token.
 pub fn test_state() -> (TempDir, PathBuf, AppState) {
+    test_state_with(WebOptions {
+        admin_token: Some(ADMIN_TOKEN.to_owned()),
+        ..WebOptions::default()
+    })
+}
+
+/// App state over a fresh database with these options.
+pub fn test_state_with(options: WebOptions) -> (TempDir, PathBuf, AppState) {
     benchlog::charts::register_fonts();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("web.db");
-    let state = AppState::open(&path, &repo_path("static")).unwrap();
+    let state = AppState::open_with(&path, &repo_path("static"), options).unwrap();
     (dir, path, state)
 }

@@ -8,19 +8,23 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
+mod backup;
 mod browse;
 mod compare;
 mod edits;
 mod export;
 mod mail;
 mod submissions;
+mod tokens;
 
+pub use backup::backup;
 pub use browse::*;
 pub use compare::{choices, metric_rows, tool_attr_keys, Choices, MetricFilter, MetricRow};
 pub use edits::*;
 pub use export::{export_rows, ExportFilter, ExportRow};
 pub use mail::*;
 pub use submissions::*;
+pub use tokens::*;
 
 /// The migrations, in order. Entry `i` moves a database from
 /// `user_version = i` to `i + 1`. Never edit one that has landed; add a new one.
@@ -33,6 +37,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0003_mail_threads",
         include_str!("../../migrations/0003_mail_threads.sql"),
+    ),
+    (
+        "0004_edit_tokens",
+        include_str!("../../migrations/0004_edit_tokens.sql"),
     ),
 ];
 

@@ -3,7 +3,9 @@
 //! change, an internal error is logged and shown as a plain page.
 
 use askama::Template;
-use axum::http::StatusCode;
+use axum::extract::Request;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
 
 use crate::charts::ChartError;
@@ -19,6 +21,14 @@ pub enum AppError {
     NotFound(String),
     #[error("{0}")]
     TooLarge(String),
+    /// Changing something needs a token the request did not carry, or the
+    /// request came from another site.
+    #[error("{0}")]
+    Forbidden(String),
+    /// Too many requests from one client; it may try again after
+    /// `retry_after` seconds.
+    #[error("{message}")]
+    TooManyRequests { message: String, retry_after: u64 },
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
 }
@@ -33,6 +43,8 @@ impl AppError {
             AppError::BadRequest(_) => StatusCode::BAD_REQUEST,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::Forbidden(_) => StatusCode::FORBIDDEN,
+            AppError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -93,15 +105,80 @@ impl IntoResponse for AppError {
             }
             other => other.to_string(),
         };
-        let title = status.canonical_reason().unwrap_or("Error");
-        let page = ErrorPage {
-            title,
-            status: status.as_u16(),
-            message: &message,
-        };
-        match page.render() {
-            Ok(html) => (status, Html(html)).into_response(),
-            Err(_) => (status, message).into_response(),
+        let mut response = error_page(status, &message);
+        if let AppError::TooManyRequests { retry_after, .. } = &self {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
         }
+        response.extensions_mut().insert(ErrorMessage(message));
+        response
+    }
+}
+
+fn error_page(status: StatusCode, message: &str) -> Response {
+    let title = status.canonical_reason().unwrap_or("Error");
+    let page = ErrorPage {
+        title,
+        status: status.as_u16(),
+        message,
+    };
+    match page.render() {
+        Ok(html) => (status, Html(html)).into_response(),
+        Err(_) => (status, message.to_owned()).into_response(),
+    }
+}
+
+/// The message of an error response made from an [`AppError`], kept so
+/// that [`error_pages`] can give it as JSON instead.
+#[derive(Debug, Clone)]
+struct ErrorMessage(String);
+
+/// Every error answer says what was wrong, as a page, or as JSON
+/// (`{"error": ..., "status": ...}`) on the `.json` routes: the ones made
+/// by handlers, and the bare ones of the layers and the router (413 from
+/// the body limit, 408 from the timeout, 405, a missing static file).
+pub async fn error_pages(request: Request, next: Next) -> Response {
+    let json = request.uri().path().ends_with(".json");
+    let response = next.run(request).await;
+    let status = response.status();
+    if !status.is_client_error() && !status.is_server_error() {
+        return response;
+    }
+    let message = match response.extensions().get::<ErrorMessage>() {
+        Some(_) if !json => return response,
+        Some(ErrorMessage(message)) => message.clone(),
+        None => bare_status_message(status),
+    };
+    let (mut parts, _) = response.into_parts();
+    let fresh = if json {
+        let body = serde_json::json!({ "error": message, "status": status.as_u16() });
+        (status, axum::Json(body)).into_response()
+    } else {
+        error_page(status, &message)
+    };
+    let (fresh_parts, body) = fresh.into_parts();
+    for name in [
+        header::CONTENT_TYPE,
+        header::CONTENT_LENGTH,
+        header::CONTENT_ENCODING,
+    ] {
+        parts.headers.remove(&name);
+        if let Some(value) = fresh_parts.headers.get(&name) {
+            parts.headers.insert(name, value.clone());
+        }
+    }
+    Response::from_parts(parts, body)
+}
+
+fn bare_status_message(status: StatusCode) -> String {
+    match status {
+        StatusCode::PAYLOAD_TOO_LARGE => "The request is too large. Split the upload into smaller files, or store large archives with `benchlog ingest`.".to_owned(),
+        StatusCode::REQUEST_TIMEOUT => "The request took too long (a very slow connection or a very large upload); please try again, or store large inputs with `benchlog ingest`.".to_owned(),
+        StatusCode::METHOD_NOT_ALLOWED => "This address does not take this kind of request (forms are sent with POST, pages read with GET).".to_owned(),
+        StatusCode::NOT_FOUND => "There is no page or file at this address.".to_owned(),
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "The request's content type is not one this address reads; send a form.".to_owned(),
+        status if status.is_server_error() => "Something went wrong on our side; please try again later.".to_owned(),
+        status => format!("The request could not be handled ({status})."),
     }
 }

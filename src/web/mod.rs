@@ -9,6 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
+use axum::middleware;
 use axum::serve::ListenerExt;
 use axum::Router;
 use rusqlite::Connection;
@@ -22,20 +23,48 @@ use crate::store;
 
 mod compare;
 mod error;
+mod guard;
 mod health;
 mod home;
 mod ready;
 mod review;
+mod rights;
 mod runs;
 mod submissions;
 mod threads;
 mod upload;
 
 pub use error::AppError;
+pub use guard::CONTENT_SECURITY_POLICY;
 
-/// The largest request body accepted (uploads). axum's own 2 MB default is
-/// switched off so that this is the one limit.
+/// The largest request body accepted by default (uploads). axum's own 2 MB
+/// default is switched off so that [`WebOptions::max_body_bytes`] is the
+/// one limit.
 pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
+
+/// The limits and rights the server runs with (`benchlog serve` options).
+#[derive(Debug, Clone)]
+pub struct WebOptions {
+    /// Larger request bodies are answered with 413.
+    pub max_body_bytes: usize,
+    /// Uploads per minute and client (after a burst of as many); 0: no limit.
+    pub uploads_per_minute: u32,
+    /// Longer requests are answered with 408.
+    pub request_timeout: Duration,
+    /// May change or delete any submission.
+    pub admin_token: Option<String>,
+}
+
+impl Default for WebOptions {
+    fn default() -> Self {
+        WebOptions {
+            max_body_bytes: MAX_BODY_BYTES,
+            uploads_per_minute: 30,
+            request_timeout: Duration::from_secs(60),
+            admin_token: None,
+        }
+    }
+}
 
 /// Idle connections kept for reuse; more are opened under load and closed
 /// after.
@@ -52,19 +81,36 @@ struct Inner {
     db_path: PathBuf,
     static_dir: PathBuf,
     idle: Mutex<Vec<Connection>>,
+    options: WebOptions,
+    upload_limiter: guard::RateLimiter,
 }
 
 impl AppState {
     /// Opens (creating and migrating) the database and keeps the connection.
     pub fn open(db_path: &Path, static_dir: &Path) -> Result<Self, store::StoreError> {
+        Self::open_with(db_path, static_dir, WebOptions::default())
+    }
+
+    /// [`AppState::open`] with limits and rights other than the defaults.
+    pub fn open_with(
+        db_path: &Path,
+        static_dir: &Path,
+        options: WebOptions,
+    ) -> Result<Self, store::StoreError> {
         let conn = store::open(db_path)?;
         Ok(AppState {
             inner: Arc::new(Inner {
                 db_path: db_path.to_owned(),
                 static_dir: static_dir.to_owned(),
                 idle: Mutex::new(vec![conn]),
+                upload_limiter: guard::RateLimiter::per_minute(options.uploads_per_minute),
+                options,
             }),
         })
+    }
+
+    pub fn options(&self) -> &WebOptions {
+        &self.inner.options
     }
 
     /// Runs `work` with a database connection on the blocking thread pool,
@@ -109,11 +155,13 @@ impl AppState {
 /// layers that apply to all of them.
 pub fn app(state: AppState) -> Router {
     let static_files = ServeDir::new(&state.inner.static_dir);
+    let options = state.inner.options.clone();
     Router::new()
         .merge(home::router())
         .merge(upload::router())
         .merge(submissions::router())
         .merge(review::router())
+        .merge(rights::router())
         .merge(runs::router())
         .merge(threads::router())
         .merge(compare::router())
@@ -122,12 +170,17 @@ pub fn app(state: AppState) -> Router {
         .fallback(not_found)
         .with_state(state)
         .layer(DefaultBodyLimit::disable())
-        .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
+        .layer(RequestBodyLimitLayer::new(options.max_body_bytes))
         .layer(CompressionLayer::new())
+        .layer(middleware::from_fn(guard::refuse_cross_site_posts))
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
-            Duration::from_secs(60),
+            options.request_timeout,
         ))
+        // Outside the limits above, so that their bare answers (413, 408,
+        // 405, a static file's 404) get a page saying what was wrong.
+        .layer(middleware::from_fn(error::error_pages))
+        .layer(middleware::map_response(guard::security_headers))
         .layer(TraceLayer::new_for_http())
 }
 
@@ -151,7 +204,9 @@ pub async fn serve(state: AppState, addr: SocketAddr) -> anyhow::Result<()> {
         }
     });
     tracing::info!("benchlog is serving http://{local}/");
-    axum::serve(listener, app(state))
+    // The peer's address keys the upload rate limit.
+    let service = app(state).into_make_service_with_connect_info::<SocketAddr>();
+    axum::serve(listener, service)
         .with_graceful_shutdown(shutdown_signal())
         .await
         .context("serving")

@@ -1,15 +1,18 @@
 //! The review page's forms: `POST /submissions/{id}/edit` corrects or adds
 //! labels and attributes of one run, of every run of a message, or of every
 //! run of the submission; `POST /submissions/{id}/undo` puts back what the
-//! parser found. Both check everything before writing anything, write in
-//! one transaction and answer with a redirect back to the page.
+//! parser found. Both need the submission's edit token (see `rights`),
+//! check everything before writing anything, write in one transaction and
+//! answer with a redirect back to the page.
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
+use axum::http::HeaderMap;
 use axum::response::Redirect;
 use axum::routing::post;
 use axum::Router;
 
+use super::rights::require_edit_rights;
 use super::{AppError, AppState};
 use crate::compare::PSEUDO_ATTRS;
 use crate::store::{self, RunField, RunPlace};
@@ -199,10 +202,13 @@ fn anchor(target: Target) -> String {
 async fn edit(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Redirect, AppError> {
     let id = submission_id(&id)?;
-    let edit = parse_edit(form_pairs(&body)?)?;
+    let pairs = form_pairs(&body)?;
+    require_edit_rights(&state, id, &headers, &pairs).await?;
+    let edit = parse_edit(pairs)?;
     let target = edit.target;
     let changed = state
         .with_conn(move |conn| {
@@ -238,11 +244,14 @@ async fn edit(
 async fn undo(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Redirect, AppError> {
     let id = submission_id(&id)?;
+    let pairs = form_pairs(&body)?;
+    require_edit_rights(&state, id, &headers, &pairs).await?;
     let (mut run, mut field_name, mut key) = (None, None, String::new());
-    for (name, value) in form_pairs(&body)? {
+    for (name, value) in pairs {
         match name.as_str() {
             "run" => run = Some(number("run", &value)? - 1),
             "field" => field_name = Some(value),

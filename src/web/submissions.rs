@@ -9,10 +9,14 @@ use std::collections::HashMap;
 use askama::Template;
 use askama_web::WebTemplate;
 use axum::extract::{Path, RawQuery, State};
+use axum::http::header::SET_COOKIE;
+use axum::http::HeaderMap;
+use axum::response::{AppendHeaders, IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
 use super::ready::{self, ReadyComparison};
+use super::rights::{self, ViewerRights};
 use super::{AppError, AppState};
 use crate::store::{
     self, RunEdit, RunField, StoredMessage, StoredRun, StoredUnparsed, Submission,
@@ -168,6 +172,8 @@ struct SubmissionPage {
     known_attrs: &'static [&'static str],
     /// The mail this submission was read from: its thread and quotes.
     mail: super::threads::SubmissionMail,
+    /// Whether the viewer may change it, and the edit token to show once.
+    rights: ViewerRights,
 }
 
 /// Attribute names suggested for new attributes (Contract 2's keys).
@@ -315,17 +321,20 @@ async fn show(
     State(state): State<AppState>,
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
-) -> Result<SubmissionPage, AppError> {
+    headers: HeaderMap,
+) -> Result<Response, AppError> {
     let id: i64 = id
         .parse()
         .map_err(|_| AppError::bad_request(format!("{id:?} is not a submission number.")))?;
     let params = show_params(raw.as_deref())?;
     let uploaded_ids = params.uploaded.clone();
-    let (submission, messages, runs, unparsed, edits, uploaded, mail) = state
+    let options = state.options().clone();
+    let (submission, messages, runs, unparsed, edits, uploaded, mail, rights) = state
         .with_conn(move |conn| {
             let Some(submission) = store::get_submission(conn, id)? else {
                 return Err(AppError::NotFound(format!("There is no submission {id}.")));
             };
+            let rights = rights::viewer_rights(conn, &options, id, &headers)?;
             let uploaded = if uploaded_ids.len() > 1 {
                 store::submissions_by_ids(conn, &uploaded_ids)?
             } else {
@@ -339,6 +348,7 @@ async fn show(
                 store::edits_of_submission(conn, id)?,
                 uploaded,
                 super::threads::submission_mail(conn, id)?,
+                rights,
             ))
         })
         .await?;
@@ -383,7 +393,12 @@ async fn show(
         (Some(n), _) => Some(format!("Saved {n} changes.")),
         (None, false) => None,
     };
-    Ok(SubmissionPage {
+    // The token is shown once: the flash cookie goes with this page.
+    let clear = rights
+        .fresh_token
+        .is_some()
+        .then(|| (SET_COOKIE, rights::clear_fresh_cookie()));
+    let page = SubmissionPage {
         title,
         submission,
         messages,
@@ -396,7 +411,9 @@ async fn show(
         notice,
         known_attrs: &KNOWN_ATTRS,
         mail,
-    })
+        rights,
+    };
+    Ok((AppendHeaders(clear), page).into_response())
 }
 
 fn message_views(messages: &[StoredMessage], runs: &[StoredRun]) -> Vec<MessageView> {

@@ -6,16 +6,17 @@
 //! there were several (`?uploaded=ID,ID,...`).
 
 use axum::extract::{FromRequest, Multipart, Request, State};
-use axum::http::header::CONTENT_TYPE;
+use axum::http::header::{CONTENT_TYPE, SET_COOKIE};
 use axum::http::StatusCode;
-use axum::response::Redirect;
+use axum::response::{AppendHeaders, IntoResponse, Redirect, Response};
 use axum::routing::post;
 use axum::{Form, Router};
 use serde::Deserialize;
 
-use super::{AppError, AppState};
+use super::{guard, rights, AppError, AppState};
 use crate::archive;
 use crate::ingest::InputError;
+use crate::store;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/upload", post(upload))
@@ -34,7 +35,17 @@ struct Part {
     bytes: Vec<u8>,
 }
 
-async fn upload(State(state): State<AppState>, request: Request) -> Result<Redirect, AppError> {
+async fn upload(State(state): State<AppState>, request: Request) -> Result<Response, AppError> {
+    if let Err(wait) = state.inner.upload_limiter.check(guard::peer_ip(&request)) {
+        let retry_after = wait.as_secs().max(1);
+        return Err(AppError::TooManyRequests {
+            message: format!(
+                "Too many uploads from your address in a short time ({} a minute are allowed); please wait {retry_after} s and send it again.",
+                state.options().uploads_per_minute
+            ),
+            retry_after,
+        });
+    }
     let content_type = request
         .headers()
         .get(CONTENT_TYPE)
@@ -46,7 +57,13 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Redir
     } else if content_type.starts_with("application/x-www-form-urlencoded") {
         let Form(form) = Form::<UploadForm>::from_request(request, &state)
             .await
-            .map_err(|rejection| AppError::bad_request(rejection.body_text()))?;
+            .map_err(|rejection| {
+                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    too_large(&state)
+                } else {
+                    AppError::bad_request(format!("The form could not be read: {}", rejection.body_text()))
+                }
+            })?;
         vec![Part {
             file_name: None,
             bytes: form.text.into_bytes(),
@@ -88,46 +105,75 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Redir
         ));
     }
 
-    let ids = state
+    let (ids, cookies) = state
         .with_conn(move |conn| {
             let mut ids: Vec<i64> = Vec::new();
+            // The uploader's right to change what this upload adds (see
+            // `rights`): submissions numbered above the newest one now.
+            let token = rights::new_token()?;
+            let token_hash = rights::token_hash(&token);
+            let newest_before = store::max_submission_id(conn)?;
+            let mut first_new = None;
             for (name, input) in &texts {
                 for stored in archive::store_input(conn, name, input)? {
+                    if stored > newest_before && store::insert_edit_token(conn, stored, &token_hash)? {
+                        first_new.get_or_insert(stored);
+                    }
                     if !ids.contains(&stored) {
                         ids.push(stored);
                     }
                 }
             }
-            Ok(ids)
+            let cookies = first_new
+                .map(|first| rights::new_upload_cookies(first, &token).to_vec())
+                .unwrap_or_default();
+            Ok((ids, cookies))
         })
         .await?;
-    match ids.as_slice() {
-        [] => Err(AppError::bad_request("Nothing to store.")),
-        [only] => Ok(Redirect::to(&format!("/submissions/{only}"))),
+    let redirect = match ids.as_slice() {
+        [] => return Err(AppError::bad_request("Nothing to store.")),
+        [only] => Redirect::to(&format!("/submissions/{only}")),
         [first, ..] => {
             let list: Vec<String> = ids.iter().map(i64::to_string).collect();
-            Ok(Redirect::to(&format!(
+            Redirect::to(&format!(
                 "/submissions/{first}?uploaded={}",
                 list.join(",")
-            )))
+            ))
         }
-    }
+    };
+    let cookies = cookies.into_iter().map(|cookie| (SET_COOKIE, cookie));
+    Ok((AppendHeaders(cookies), redirect).into_response())
+}
+
+fn too_large(state: &AppState) -> AppError {
+    AppError::TooLarge(format!(
+        "The upload is larger than {} MB; split it or ingest it with `benchlog ingest`.",
+        state.options().max_body_bytes / 1024 / 1024
+    ))
 }
 
 async fn read_multipart(request: Request, state: &AppState) -> Result<Vec<Part>, AppError> {
     let mut multipart = Multipart::from_request(request, state)
         .await
-        .map_err(|rejection| AppError::bad_request(rejection.body_text()))?;
+        .map_err(|rejection| {
+            AppError::bad_request(format!(
+                "The form could not be read: {}",
+                rejection.body_text()
+            ))
+        })?;
     let mut parts = Vec::new();
     loop {
         let field = match multipart.next_field().await {
             Ok(Some(field)) => field,
             Ok(None) => break,
-            Err(error) => return Err(multipart_error(error)),
+            Err(error) => return Err(multipart_error(error, state)),
         };
         let name = field.name().unwrap_or_default().to_owned();
         let file_name = field.file_name().map(str::to_owned);
-        let bytes = field.bytes().await.map_err(multipart_error)?;
+        let bytes = field
+            .bytes()
+            .await
+            .map_err(|error| multipart_error(error, state))?;
         match name.as_str() {
             "text" => parts.push(Part {
                 file_name: None,
@@ -150,12 +196,9 @@ async fn read_multipart(request: Request, state: &AppState) -> Result<Vec<Part>,
     Ok(parts)
 }
 
-fn multipart_error(error: axum::extract::multipart::MultipartError) -> AppError {
+fn multipart_error(error: axum::extract::multipart::MultipartError, state: &AppState) -> AppError {
     if error.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        AppError::TooLarge(format!(
-            "The upload is larger than {} MB; split it or ingest it with `benchlog ingest`.",
-            super::MAX_BODY_BYTES / 1024 / 1024
-        ))
+        too_large(state)
     } else {
         AppError::bad_request(format!("The form could not be read: {}", error.body_text()))
     }
