@@ -373,8 +373,13 @@ fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
 fn backup(args: BackupArgs) -> anyhow::Result<ExitCode> {
     let conn =
         store::open(&args.db.db).with_context(|| format!("opening {}", args.db.db.display()))?;
-    let pages = store::backup(&conn, &args.path)
-        .with_context(|| format!("backing up {} to {}", args.db.db.display(), args.path.display()))?;
+    let pages = store::backup(&conn, &args.path).with_context(|| {
+        format!(
+            "backing up {} to {}",
+            args.db.db.display(),
+            args.path.display()
+        )
+    })?;
     println!(
         "{} backed up to {} ({pages} pages)",
         args.db.db.display(),

@@ -31,11 +31,18 @@ pub enum InputError {
     BadGzip(String),
     #[error("the input is larger than {} MB", MAX_INPUT_BYTES / 1024 / 1024)]
     TooLarge,
+    #[error("line {0} is longer than {max} characters; benchlog reads text in lines, as benchmark tools print it", max = MAX_LINE_BYTES)]
+    LongLine(usize),
 }
+
+/// Lines longer than this are refused: no benchmark prints one, and a
+/// megabyte-long line is some other kind of file.
+pub const MAX_LINE_BYTES: usize = 1024 * 1024;
 
 /// Turns uploaded or read bytes into text: gunzips `.gz` content, takes
 /// UTF-8 when valid and windows-1252 otherwise (the charset of most old
-/// list mail), drops a byte-order mark, and refuses empty or binary input.
+/// list mail; UTF-16 when it starts with its byte-order mark), drops a
+/// byte-order mark, and refuses empty or binary input and overlong lines.
 pub fn decode_input(bytes: &[u8]) -> Result<String, InputError> {
     let unpacked;
     let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
@@ -52,12 +59,22 @@ pub fn decode_input(bytes: &[u8]) -> Result<String, InputError> {
     if bytes.len() as u64 > MAX_INPUT_BYTES {
         return Err(InputError::TooLarge);
     }
-    if bytes.contains(&0) {
-        return Err(InputError::Binary);
-    }
-    let text = match std::str::from_utf8(bytes) {
-        Ok(text) => text.to_owned(),
-        Err(_) => encoding_rs::WINDOWS_1252.decode(bytes).0.into_owned(),
+    // UTF-16 (as some Windows editors save text) says so with its
+    // byte-order mark; without one, its NUL bytes make it binary.
+    let utf16 = match encoding_rs::Encoding::for_bom(bytes) {
+        Some((encoding, _)) if encoding != encoding_rs::UTF_8 => {
+            Some(encoding.decode_with_bom_removal(bytes).0.into_owned())
+        }
+        _ => None,
+    };
+    let text = match utf16 {
+        Some(text) if text.contains('\0') => return Err(InputError::Binary),
+        Some(text) => text,
+        None if bytes.contains(&0) => return Err(InputError::Binary),
+        None => match std::str::from_utf8(bytes) {
+            Ok(text) => text.to_owned(),
+            Err(_) => encoding_rs::WINDOWS_1252.decode(bytes).0.into_owned(),
+        },
     };
     let text = text
         .strip_prefix('\u{feff}')
@@ -65,6 +82,12 @@ pub fn decode_input(bytes: &[u8]) -> Result<String, InputError> {
         .unwrap_or(text);
     if text.trim().is_empty() {
         return Err(InputError::Empty);
+    }
+    if let Some(index) = text
+        .split('\n')
+        .position(|line| line.len() > MAX_LINE_BYTES)
+    {
+        return Err(InputError::LongLine(index + 1));
     }
     Ok(text)
 }

@@ -36,7 +36,8 @@ pub fn backup(conn: &Connection, dest: &Path) -> anyhow::Result<i32> {
 const MAX_WAITS: u32 = 200;
 
 fn copy_to(conn: &Connection, path: &Path) -> anyhow::Result<i32> {
-    let mut copy = Connection::open(path).with_context(|| format!("creating {}", path.display()))?;
+    let mut copy =
+        Connection::open(path).with_context(|| format!("creating {}", path.display()))?;
     {
         let backup = Backup::new(conn, &mut copy).context("starting the backup")?;
         let mut waits = 0;

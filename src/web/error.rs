@@ -148,6 +148,9 @@ pub async fn error_pages(request: Request, next: Next) -> Response {
     let message = match response.extensions().get::<ErrorMessage>() {
         Some(_) if !json => return response,
         Some(ErrorMessage(message)) => message.clone(),
+        // A handler's own answer in the form it was asked for (the compare
+        // page's CSV and images say what was wrong as text).
+        None if !is_bare(&response) => return response,
         None => bare_status_message(status),
     };
     let (mut parts, _) = response.into_parts();
@@ -169,6 +172,21 @@ pub async fn error_pages(request: Request, next: Next) -> Response {
         }
     }
     Response::from_parts(parts, body)
+}
+
+/// An answer of the layers or of axum itself: empty, or one of the
+/// statuses only they give (their bodies are terse technical text).
+fn is_bare(response: &Response) -> bool {
+    use axum::body::HttpBody;
+    response.body().size_hint().exact() == Some(0)
+        || matches!(
+            response.status(),
+            StatusCode::PAYLOAD_TOO_LARGE
+                | StatusCode::REQUEST_TIMEOUT
+                | StatusCode::METHOD_NOT_ALLOWED
+                | StatusCode::UNSUPPORTED_MEDIA_TYPE
+                | StatusCode::UNPROCESSABLE_ENTITY
+        )
 }
 
 fn bare_status_message(status: StatusCode) -> String {

@@ -35,7 +35,7 @@ mod threads;
 mod upload;
 
 pub use error::AppError;
-pub use guard::CONTENT_SECURITY_POLICY;
+pub use guard::{RateLimiter, CONTENT_SECURITY_POLICY};
 
 /// The largest request body accepted by default (uploads). axum's own 2 MB
 /// default is switched off so that [`WebOptions::max_body_bytes`] is the

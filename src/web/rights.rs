@@ -141,7 +141,8 @@ pub fn viewer_rights(
     Ok(ViewerRights {
         can_edit: granting.is_some(),
         // The admin token is never shown back.
-        fresh_token: granting.filter(|token| fresh && stored.as_deref() == Some(&token_hash(token)[..])),
+        fresh_token: granting
+            .filter(|token| fresh && stored.as_deref() == Some(&token_hash(token)[..])),
     })
 }
 

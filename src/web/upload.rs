@@ -61,7 +61,10 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
                 if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
                     too_large(&state)
                 } else {
-                    AppError::bad_request(format!("The form could not be read: {}", rejection.body_text()))
+                    AppError::bad_request(format!(
+                        "The form could not be read: {}",
+                        rejection.body_text()
+                    ))
                 }
             })?;
         vec![Part {
@@ -116,7 +119,9 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
             let mut first_new = None;
             for (name, input) in &texts {
                 for stored in archive::store_input(conn, name, input)? {
-                    if stored > newest_before && store::insert_edit_token(conn, stored, &token_hash)? {
+                    if stored > newest_before
+                        && store::insert_edit_token(conn, stored, &token_hash)?
+                    {
                         first_new.get_or_insert(stored);
                     }
                     if !ids.contains(&stored) {
@@ -135,10 +140,7 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
         [only] => Redirect::to(&format!("/submissions/{only}")),
         [first, ..] => {
             let list: Vec<String> = ids.iter().map(i64::to_string).collect();
-            Redirect::to(&format!(
-                "/submissions/{first}?uploaded={}",
-                list.join(",")
-            ))
+            Redirect::to(&format!("/submissions/{first}?uploaded={}", list.join(",")))
         }
     };
     let cookies = cookies.into_iter().map(|cookie| (SET_COOKIE, cookie));

@@ -1,0 +1,364 @@
+//! Edit rights, cross-site posts and security headers: the uploader (with
+//! the token shown once) or the admin may change a submission; everyone
+//! else reads.
+
+use axum::body::Body;
+use axum::http::{header, Request, StatusCode};
+use benchlog::store;
+
+use crate::http::{cookies_of, get, get_with_cookies, post_form, read, see_other, send};
+use crate::support::{seed_000, test_state, ADMIN_TOKEN};
+
+fn with_cookies(mut request: Request<Body>, cookies: &str) -> Request<Body> {
+    request
+        .headers_mut()
+        .insert(header::COOKIE, cookies.parse().unwrap());
+    request
+}
+
+/// The token shown in the page's notice.
+fn shown_token(page: &str) -> Option<String> {
+    let at = page.find(r#"id="edit-token""#)?;
+    let code = &page[at..];
+    let start = code.find("<code>")? + "<code>".len();
+    let end = code.find("</code>")?;
+    Some(code[start..end].to_owned())
+}
+
+fn labels(db: &std::path::Path) -> Vec<String> {
+    let conn = store::open(db).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT coalesce(label, '-') FROM runs ORDER BY id")
+        .unwrap();
+    let rows = stmt.query_map([], |row| row.get(0)).unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
+#[tokio::test]
+async fn the_uploader_edits_with_the_token_shown_once_and_others_only_read() {
+    let (_dir, db, state) = test_state();
+    let response = send(&state, post_form("/upload", &[("text", &seed_000())])).await;
+    let location = see_other(&response);
+    let cookies = cookies_of(&response);
+    assert!(cookies.contains("benchlog_edit_1="), "{cookies}");
+    let set_cookie = response.headers().get(header::SET_COOKIE).unwrap();
+    let set_cookie = set_cookie.to_str().unwrap();
+    assert!(set_cookie.contains("HttpOnly") && set_cookie.contains("SameSite=Lax"));
+
+    // The first view shows the token and clears the flash cookie.
+    let first = send(
+        &state,
+        with_cookies(
+            Request::get(&location).body(Body::empty()).unwrap(),
+            &cookies,
+        ),
+    )
+    .await;
+    let clears = cookies_of(&first);
+    let (status, page) = read(first).await;
+    assert_eq!(status, 200);
+    let token = shown_token(&page).expect("the token is shown after the upload");
+    assert_eq!(token.len(), 32, "128 bits as hex: {token}");
+    assert!(clears.contains("benchlog_new_token="), "{clears}");
+    // The database holds only its hash.
+    let conn = store::open(&db).unwrap();
+    let stored: String = conn
+        .query_row(
+            "SELECT token_sha256 FROM edit_tokens WHERE submission_id = 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(stored, benchlog::ingest::sha256_hex(&token));
+    let dump: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM edit_tokens WHERE token_sha256 LIKE '%' || ?1 || '%'",
+            [&token],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(dump, 0);
+
+    // Later views (flash cleared) do not show it again but keep the forms.
+    let edit_cookie = cookies
+        .split("; ")
+        .find(|c| c.starts_with("benchlog_edit_"))
+        .unwrap();
+    let (_, again) = get_with_cookies(&state, &location, edit_cookie).await;
+    assert!(shown_token(&again).is_none());
+    assert!(again.contains(r#"id="edit-run-1""#) && again.contains("/delete"));
+
+    // A stranger reads the page, sees the unlock form, and cannot edit.
+    let (status, stranger) = get(&state, &location).await;
+    assert_eq!(status, 200);
+    assert!(stranger.contains("/unlock") && !stranger.contains(r#"id="edit-run-1""#));
+    let before = labels(&db);
+    for (cookie, token_field) in [
+        (None, None),
+        (
+            Some("benchlog_edit_1=00000000000000000000000000000000"),
+            None,
+        ),
+        (None, Some("wrong")),
+    ] {
+        let mut pairs = vec![("run", "1"), ("label", "stranger's")];
+        if let Some(token) = token_field {
+            pairs.push(("token", token));
+        }
+        let mut request = post_form("/submissions/1/edit", &pairs);
+        if let Some(cookie) = cookie {
+            request = with_cookies(request, cookie);
+        }
+        let (status, body) = read(send(&state, request).await).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+        assert!(body.contains("edit token"), "{body}");
+    }
+    let (status, _) = read(
+        send(
+            &state,
+            post_form("/submissions/1/undo", &[("run", "1"), ("field", "label")]),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, _) = read(send(&state, post_form("/submissions/1/delete", &[])).await).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(labels(&db), before, "refused edits changed nothing");
+
+    // The uploader's cookie edits; so does the token as a form field.
+    let request = with_cookies(
+        post_form(
+            "/submissions/1/edit",
+            &[("run", "1"), ("label", "by cookie")],
+        ),
+        edit_cookie,
+    );
+    assert_eq!(send(&state, request).await.status(), StatusCode::SEE_OTHER);
+    let request = post_form(
+        "/submissions/1/edit",
+        &[("run", "2"), ("label", "by field"), ("token", &token)],
+    );
+    assert_eq!(send(&state, request).await.status(), StatusCode::SEE_OTHER);
+    let after = labels(&db);
+    assert_eq!(
+        (after[0].as_str(), after[1].as_str()),
+        ("by cookie", "by field")
+    );
+
+    // Unlocking in another browser: a wrong token is refused, the right one
+    // sets a cookie that works.
+    let (status, _) = read(
+        send(
+            &state,
+            post_form("/submissions/1/unlock", &[("token", "nope")]),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let unlocked = send(
+        &state,
+        post_form("/submissions/1/unlock", &[("token", &token)]),
+    )
+    .await;
+    assert_eq!(see_other(&unlocked), "/submissions/1#review");
+    let other_browser = cookies_of(&unlocked);
+    let (_, page) = get_with_cookies(&state, "/submissions/1", &other_browser).await;
+    assert!(page.contains(r#"id="edit-run-1""#));
+}
+
+#[tokio::test]
+async fn the_admin_token_may_change_and_delete_any_submission() {
+    let (_dir, db, state) = test_state();
+    // Stored from the command line: no edit token at all.
+    let mut conn = store::open(&db).unwrap();
+    benchlog::ingest::ingest_text(&mut conn, Some("cli"), &seed_000()).unwrap();
+    let (status, _) = read(
+        send(
+            &state,
+            post_form("/submissions/1/edit", &[("run", "1"), ("label", "x")]),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let request = post_form(
+        "/submissions/1/edit",
+        &[("run", "1"), ("label", "admin"), ("token", ADMIN_TOKEN)],
+    );
+    assert_eq!(send(&state, request).await.status(), StatusCode::SEE_OTHER);
+    assert_eq!(labels(&db)[0], "admin");
+    // The admin's unlock works too, and its page never shows the token back.
+    let unlocked = send(
+        &state,
+        post_form("/submissions/1/unlock", &[("token", ADMIN_TOKEN)]),
+    )
+    .await;
+    let cookies = format!("{}; benchlog_new_token=1", cookies_of(&unlocked));
+    let (_, page) = get_with_cookies(&state, "/submissions/1", &cookies).await;
+    assert!(page.contains(r#"id="edit-run-1""#) && !page.contains(ADMIN_TOKEN));
+
+    // Delete: everything read from the submission goes.
+    let request = post_form("/submissions/1/delete", &[("token", ADMIN_TOKEN)]);
+    assert_eq!(see_other(&send(&state, request).await), "/submissions");
+    let counts = store::counts(&conn).unwrap();
+    assert_eq!(counts, store::Counts::default(), "{counts:?}");
+    let (status, _) = get(&state, "/submissions/1").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let request = post_form("/submissions/1/delete", &[("token", ADMIN_TOKEN)]);
+    assert_eq!(send(&state, request).await.status(), StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn a_label_holding_markup_comes_back_escaped() {
+    let (_dir, _db, state) = test_state();
+    crate::http::paste(&state, &seed_000()).await;
+    let label = r#"<script>alert(1)</script>"><img src=x onerror=alert(2)>"#;
+    let request = post_form(
+        "/submissions/1/edit",
+        &[("run", "1"), ("label", label), ("token", ADMIN_TOKEN)],
+    );
+    assert_eq!(send(&state, request).await.status(), StatusCode::SEE_OTHER);
+    for uri in [
+        "/submissions/1",
+        "/runs",
+        "/compare?tool=super-smack&item=select_index&metric=q_per_s&by=label",
+    ] {
+        let (status, page) = get(&state, uri).await;
+        assert_eq!(status, 200, "{uri}");
+        assert!(
+            !page.contains("<script>alert") && !page.contains("<img src=x"),
+            "{uri} shows the label raw"
+        );
+        assert!(
+            page.contains("&lt;script&gt;alert(1)") || page.contains("&#60;script&#62;alert(1)"),
+            "{uri} shows the label escaped"
+        );
+    }
+}
+
+#[tokio::test]
+async fn forms_posted_from_other_sites_are_refused() {
+    let (_dir, db, state) = test_state();
+    let post = |headers: &[(&str, &str)]| {
+        let mut request = post_form("/upload", &[("text", "super-smack notes from a stranger")]);
+        for (name, value) in headers {
+            request.headers_mut().insert(
+                header::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                value.parse().unwrap(),
+            );
+        }
+        request
+    };
+    for (index, headers) in [
+        vec![("sec-fetch-site", "cross-site")],
+        vec![("sec-fetch-site", "same-site")],
+        vec![
+            ("origin", "https://evil.example"),
+            ("host", "benchlog.example"),
+        ],
+        vec![("origin", "null"), ("host", "benchlog.example")],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (status, body) = read(send(&state, post(&headers)).await).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "case {index}: {body}");
+        assert!(
+            body.contains("sent from another site"),
+            "case {index}: {body}"
+        );
+        // Editing too, even with the admin token.
+        let mut request = post_form(
+            "/submissions/1/edit",
+            &[("run", "1"), ("token", ADMIN_TOKEN)],
+        );
+        request
+            .headers_mut()
+            .insert("sec-fetch-site", "cross-site".parse().unwrap());
+        assert_eq!(send(&state, request).await.status(), StatusCode::FORBIDDEN);
+    }
+    assert_eq!(
+        store::counts(&store::open(&db).unwrap())
+            .unwrap()
+            .submissions,
+        0
+    );
+    for headers in [
+        vec![
+            ("sec-fetch-site", "same-origin"),
+            ("origin", "http://benchlog.example"),
+        ],
+        vec![
+            ("origin", "http://benchlog.example"),
+            ("host", "benchlog.example"),
+        ],
+        vec![],
+    ] {
+        let response = send(&state, post(&headers)).await;
+        assert_eq!(response.status(), StatusCode::SEE_OTHER, "{headers:?}");
+    }
+    // GETs from anywhere are fine (links).
+    let mut request = Request::get("/submissions").body(Body::empty()).unwrap();
+    request
+        .headers_mut()
+        .insert("sec-fetch-site", "cross-site".parse().unwrap());
+    assert_eq!(send(&state, request).await.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn every_answer_carries_the_security_headers_and_pages_no_inline_code() {
+    let (_dir, _db, state) = test_state();
+    crate::http::paste(&state, &seed_000()).await;
+    for uri in [
+        "/",
+        "/submissions",
+        "/submissions/1",
+        "/runs",
+        "/compare",
+        "/compare?tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=scheduler",
+        "/compare.svg?tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=scheduler",
+        "/compare.json?tool=super-smack&item=select_index&metric=q_per_s",
+        "/static/style.css",
+        "/healthz",
+        "/no/such/page",
+        "/submissions/999",
+    ] {
+        let response = send(&state, Request::get(uri).body(Body::empty()).unwrap()).await;
+        let headers = response.headers().clone();
+        assert_eq!(
+            headers
+                .get(header::CONTENT_SECURITY_POLICY)
+                .map(|v| v.to_str().unwrap()),
+            Some(benchlog::web::CONTENT_SECURITY_POLICY),
+            "{uri}"
+        );
+        assert!(benchlog::web::CONTENT_SECURITY_POLICY.starts_with("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"));
+        assert_eq!(
+            headers.get(header::X_CONTENT_TYPE_OPTIONS).unwrap(),
+            "nosniff",
+            "{uri}"
+        );
+        assert_eq!(
+            headers.get(header::REFERRER_POLICY).unwrap(),
+            "same-origin",
+            "{uri}"
+        );
+        let (_, body) = read(response).await;
+        let lower = body.to_ascii_lowercase();
+        // Nothing the policy would block: no inline script, no style
+        // attributes or elements, no event handler attributes.
+        for needle in [
+            "<script",
+            " style=\"",
+            "<style",
+            " onclick=",
+            " onload=",
+            " onerror=",
+            "javascript:",
+        ] {
+            assert!(!lower.contains(needle), "{uri} holds {needle:?}");
+        }
+    }
+}
