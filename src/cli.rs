@@ -357,6 +357,15 @@ fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
         let done = ingest::ingest_file(&mut conn, file)?;
         runs += done.runs;
     }
+    // The example list archive, for its thread pages.
+    let mut summary = archive::ImportSummary::default();
+    let archives = ingest::collect_input_files(std::slice::from_ref(&args.fixtures))?
+        .into_iter()
+        .filter(|path| path.extension().is_some_and(|ext| ext == "mbox"));
+    for file in archives {
+        archive::import_file(&mut conn, &file, &mut summary, |_| {})?;
+    }
+    runs += summary.runs_added;
     drop(conn);
     tracing::info!(
         "demo database {} holds {} example logs ({runs} runs) from {}",
