@@ -1,8 +1,10 @@
 //! benchlog's integration tests: one binary, a module per feature.
 
+mod backup;
 mod browse;
 mod cli;
 mod compare;
+mod crash;
 mod e2e;
 mod golden_cli;
 mod home;
@@ -10,6 +12,7 @@ mod hostile;
 mod http;
 mod ingest;
 mod limits;
+mod load;
 mod mbox;
 mod review;
 mod rights;

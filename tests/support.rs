@@ -45,3 +45,26 @@ pub fn test_state_with(options: WebOptions) -> (TempDir, PathBuf, AppState) {
     let state = AppState::open_with(&path, &repo_path("static"), options).unwrap();
     (dir, path, state)
 }
+
+/// A small log of `runs` super-smack runs, different for every `seed`:
+/// what the load and crash tests store in bulk.
+pub fn smack_log(seed: u64, runs: usize) -> String {
+    let mut text = format!("Results of test series {seed}, as run on the lab machine.\n\n");
+    for run in 0..runs {
+        let clients = [1, 4, 10, 16, 30, 50, 100][(seed as usize + run) % 7];
+        let qps = 1000.0 + (seed % 9973) as f64 * 1.37 + run as f64 * 11.5;
+        text.push_str(&format!(
+            "super-smack -d mysql select-key.smack {clients} 10000\nQuery Barrel Report for client smacker1\nconnect: max=4ms min=1ms avg= 2ms from {clients} clients\nQuery_type num_queries max_time min_time q_per_s\nselect_index {} 0 0 {qps:.2}\n\n",
+            clients * 20000
+        ));
+    }
+    text.push_str("-- \nsent from the lab\n");
+    text
+}
+
+/// Counts of runs and results the parser finds in `text`.
+pub fn parsed_counts(text: &str) -> (usize, usize) {
+    let document = parsers::parse(text);
+    let results = document.runs.iter().map(|run| run.results.len()).sum();
+    (document.runs.len(), results)
+}
