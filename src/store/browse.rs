@@ -248,7 +248,7 @@ pub fn search_runs(conn: &Connection, search: &RunSearch) -> rusqlite::Result<Ve
 
 /// The columns `id, idx, message_idx, tool, test, label, threads,
 /// quote_depth, author, command, first_line, last_line` of a run.
-fn run_from_row(row: &rusqlite::Row) -> rusqlite::Result<StoredRun> {
+pub(super) fn run_from_row(row: &rusqlite::Row) -> rusqlite::Result<StoredRun> {
     Ok(StoredRun {
         id: row.get(0)?,
         idx: row.get::<_, i64>(1)? as usize,

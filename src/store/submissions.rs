@@ -286,26 +286,7 @@ pub fn runs_of_submission(
          FROM runs WHERE submission_id = ?1 ORDER BY idx",
     )?;
     let mut runs: Vec<StoredRun> = stmt
-        .query_map([submission_id], |row| {
-            Ok(StoredRun {
-                id: row.get(0)?,
-                idx: row.get::<_, i64>(1)? as usize,
-                message_idx: row.get::<_, Option<i64>>(2)?.map(|i| i as usize),
-                tool: row.get(3)?,
-                test: row.get(4)?,
-                label: row.get(5)?,
-                threads: row.get(6)?,
-                quote_depth: row.get::<_, i64>(7)? as usize,
-                author: row.get(8)?,
-                command: row.get(9)?,
-                lines: [
-                    row.get::<_, i64>(10)? as usize,
-                    row.get::<_, i64>(11)? as usize,
-                ],
-                attrs: BTreeMap::new(),
-                results: Vec::new(),
-            })
-        })?
+        .query_map([submission_id], super::browse::run_from_row)?
         .collect::<rusqlite::Result<_>>()?;
     let position: std::collections::HashMap<i64, usize> = runs
         .iter()

@@ -176,30 +176,6 @@ struct SubmissionPage {
     rights: ViewerRights,
 }
 
-/// Attribute names suggested for new attributes (Contract 2's keys).
-const KNOWN_ATTRS: [&str; 20] = [
-    "os",
-    "os_version",
-    "kernel_config",
-    "arch",
-    "distro",
-    "scheduler",
-    "thread_lib",
-    "timer",
-    "malloc",
-    "fs",
-    "patches",
-    "cpu",
-    "cpus",
-    "memory_mb",
-    "machine",
-    "db_server",
-    "db_version",
-    "storage_engine",
-    "tool_version",
-    "variant",
-];
-
 struct MessageView {
     number: usize,
     author: String,
@@ -409,7 +385,7 @@ async fn show(
         scopes,
         uploaded,
         notice,
-        known_attrs: &KNOWN_ATTRS,
+        known_attrs: &crate::compare::CONTRACT_ATTRS,
         mail,
         rights,
     };
