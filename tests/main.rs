@@ -16,6 +16,7 @@ mod load;
 mod mbox;
 mod review;
 mod rights;
+mod scale;
 mod store;
 mod support;
 mod upload;

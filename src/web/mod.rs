@@ -1,8 +1,10 @@
 //! The dashboard: one router per page area, merged in [`app`], which both
 //! [`serve`] and the tests call.
 
+use std::cell::Cell;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -83,6 +85,30 @@ struct Inner {
     idle: Mutex<Vec<Connection>>,
     options: WebOptions,
     upload_limiter: guard::RateLimiter,
+    /// SQL statements run for requests so far (see [`AppState::statements_run`]).
+    statements: AtomicU64,
+}
+
+thread_local! {
+    /// Statements started on this thread's connections; `with_conn` turns
+    /// the difference around one piece of work into the state's count.
+    static STATEMENTS: Cell<u64> = const { Cell::new(0) };
+}
+
+fn count_statement(event: rusqlite::trace::TraceEvent<'_>) {
+    if let rusqlite::trace::TraceEvent::Stmt(..) = event {
+        STATEMENTS.with(|n| n.set(n.get() + 1));
+    }
+}
+
+/// Opens a connection for the dashboard, counting the statements it runs.
+fn open_counted(db_path: &Path) -> Result<Connection, store::StoreError> {
+    let conn = store::open(db_path)?;
+    conn.trace_v2(
+        rusqlite::trace::TraceEventCodes::SQLITE_TRACE_STMT,
+        Some(count_statement),
+    );
+    Ok(conn)
 }
 
 impl AppState {
@@ -97,7 +123,7 @@ impl AppState {
         static_dir: &Path,
         options: WebOptions,
     ) -> Result<Self, store::StoreError> {
-        let conn = store::open(db_path)?;
+        let conn = open_counted(db_path)?;
         Ok(AppState {
             inner: Arc::new(Inner {
                 db_path: db_path.to_owned(),
@@ -105,12 +131,20 @@ impl AppState {
                 idle: Mutex::new(vec![conn]),
                 upload_limiter: guard::RateLimiter::per_minute(options.uploads_per_minute),
                 options,
+                statements: AtomicU64::new(0),
             }),
         })
     }
 
     pub fn options(&self) -> &WebOptions {
         &self.inner.options
+    }
+
+    /// How many SQL statements the requests served so far have run (each
+    /// trigger body counts too): what keeps the statements per page
+    /// bounded whatever the data size, and what a test checks.
+    pub fn statements_run(&self) -> u64 {
+        self.inner.statements.load(Ordering::Relaxed)
     }
 
     /// Runs `work` with a database connection on the blocking thread pool,
@@ -124,7 +158,10 @@ impl AppState {
         let state = self.clone();
         tokio::task::spawn_blocking(move || {
             let mut conn = state.take_connection()?;
+            let before = STATEMENTS.with(Cell::get);
             let result = work(&mut conn);
+            let run = STATEMENTS.with(Cell::get) - before;
+            state.inner.statements.fetch_add(run, Ordering::Relaxed);
             state.give_back(conn);
             result
         })
@@ -136,7 +173,7 @@ impl AppState {
         let idle = self.inner.idle.lock().map(|mut idle| idle.pop());
         match idle {
             Ok(Some(conn)) => Ok(conn),
-            _ => store::open(&self.inner.db_path)
+            _ => open_counted(&self.inner.db_path)
                 .with_context(|| format!("opening {}", self.inner.db_path.display()))
                 .map_err(AppError::Internal),
         }
