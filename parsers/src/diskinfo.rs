@@ -535,13 +535,9 @@ fn number(input: &str) -> IResult<&str, f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text;
 
     fn runs_of(input: &str) -> (Vec<Run>, Vec<Unparsed>) {
-        let lines = text::lines(input);
-        let (mut runs, mut unparsed) = (Vec::new(), Vec::new());
-        find_runs(&lines, &mut runs, &mut unparsed);
-        (runs, unparsed)
+        crate::test_support::runs_of(find_runs, input)
     }
 
     #[test]

@@ -32,6 +32,37 @@ pub mod text;
 
 pub use metrics::{metric_info, MetricInfo};
 
+/// What every tool module's unit tests need: run one `find_runs` on a text.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use crate::{text, Run, Unparsed};
+
+    pub(crate) type FindRuns = fn(&[text::Line<'_>], &mut Vec<Run>, &mut Vec<Unparsed>);
+
+    /// The runs and near misses one tool's `find_runs` finds in `input`.
+    pub(crate) fn runs_of(find_runs: FindRuns, input: &str) -> (Vec<Run>, Vec<Unparsed>) {
+        let lines = text::lines(input);
+        let (mut runs, mut unparsed) = (Vec::new(), Vec::new());
+        find_runs(&lines, &mut runs, &mut unparsed);
+        (runs, unparsed)
+    }
+
+    /// Each input is exactly one near miss, on line 1, whose `why` says `why`.
+    pub(crate) fn assert_one_near_miss_each(find_runs: FindRuns, cases: &[(&str, &str)]) {
+        for (i, (input, why)) in cases.iter().enumerate() {
+            let (runs, unparsed) = runs_of(find_runs, input);
+            assert!(runs.is_empty(), "case {i}");
+            assert_eq!(unparsed.len(), 1, "case {i}");
+            assert_eq!(unparsed[0].line, 1, "case {i}");
+            assert!(
+                unparsed[0].why.contains(why),
+                "case {i}: {}",
+                unparsed[0].why
+            );
+        }
+    }
+}
+
 /// Everything recognised in one input: its messages, the benchmark runs
 /// found in them, and the blocks that looked like a report but were not one.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -538,13 +538,9 @@ fn measurement(item: &str, metric: &str, value: f64, unit: &str, line: usize) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text;
 
     fn runs_of(input: &str) -> (Vec<Run>, Vec<Unparsed>) {
-        let lines = text::lines(input);
-        let (mut runs, mut unparsed) = (Vec::new(), Vec::new());
-        find_runs(&lines, &mut runs, &mut unparsed);
-        (runs, unparsed)
+        crate::test_support::runs_of(find_runs, input)
     }
 
     #[test]
@@ -653,17 +649,7 @@ mod tests {
                 "query row",
             ),
         ];
-        for (i, (input, why)) in cases.into_iter().enumerate() {
-            let (runs, unparsed) = runs_of(input);
-            assert!(runs.is_empty(), "case {i}");
-            assert_eq!(unparsed.len(), 1, "case {i}");
-            assert_eq!(unparsed[0].line, 1, "case {i}");
-            assert!(
-                unparsed[0].why.contains(why),
-                "case {i}: {}",
-                unparsed[0].why
-            );
-        }
+        crate::test_support::assert_one_near_miss_each(find_runs, &cases);
     }
 
     #[test]

@@ -1433,13 +1433,9 @@ fn summary_run(summary: &OneLineSummary, label: Option<String>, line: &Line<'_>)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text;
 
     fn runs_of(input: &str) -> (Vec<Run>, Vec<Unparsed>) {
-        let lines = text::lines(input);
-        let (mut runs, mut unparsed) = (Vec::new(), Vec::new());
-        find_runs(&lines, &mut runs, &mut unparsed);
-        (runs, unparsed)
+        crate::test_support::runs_of(find_runs, input)
     }
 
     #[test]
@@ -1827,17 +1823,7 @@ mod tests {
             ("Test execution summary:\n    total time: 60.0033s\n    total number of events: 10\n    per-request statistics:\n         min: 1.70ms\n", "without `latency_avg_ms`"),
             ("CPU speed:\nGeneral statistics:\n    total time: 1.0s\n    total number of events: 10\n", "`CPU speed:` followed by General statistics:"),
         ];
-        for (i, (input, why)) in cases.into_iter().enumerate() {
-            let (runs, unparsed) = runs_of(input);
-            assert!(runs.is_empty(), "case {i}");
-            assert_eq!(unparsed.len(), 1, "case {i}");
-            assert_eq!(unparsed[0].line, 1, "case {i}");
-            assert!(
-                unparsed[0].why.contains(why),
-                "case {i}: {}",
-                unparsed[0].why
-            );
-        }
+        crate::test_support::assert_one_near_miss_each(find_runs, &cases);
     }
 
     #[test]
