@@ -1,5 +1,7 @@
 //! `parse` returns for any input, and what it returns points inside the input.
 
+mod common;
+
 use proptest::prelude::*;
 
 const SEED: &str = include_str!("../../fixtures/super-smack/seed-000-freebsd-mysql-smp.txt");
@@ -38,32 +40,7 @@ fn check_invariants(input: &str) {
 
 /// The seed with some lines dropped, duplicated or cut short.
 fn mutated_seed() -> impl Strategy<Value = String> {
-    let line_count = SEED.lines().count();
-    prop::collection::vec((0..line_count, 0..4u8, 0..80usize), 1..40).prop_map(|edits| {
-        let mut lines: Vec<String> = SEED.lines().map(String::from).collect();
-        for (at, kind, cut) in edits {
-            let at = at % lines.len().max(1);
-            match kind {
-                0 if lines.len() > 1 => {
-                    lines.remove(at);
-                }
-                1 => {
-                    let copy = lines[at].clone();
-                    lines.insert(at, copy);
-                }
-                2 => {
-                    let line = &mut lines[at];
-                    let cut = (0..=cut.min(line.len()))
-                        .rev()
-                        .find(|&c| line.is_char_boundary(c))
-                        .unwrap_or(0);
-                    line.truncate(cut);
-                }
-                _ => lines[at] = format!("> {}", lines[at]),
-            }
-        }
-        lines.join("\n")
-    })
+    common::mutated(SEED, 1..40, 80)
 }
 
 proptest! {

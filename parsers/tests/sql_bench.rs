@@ -2,6 +2,8 @@
 //! fixture under `fixtures/sql-bench/`, and `parse` on mangled sql-bench
 //! text.
 
+mod common;
+
 use parsers::{parse, Document, Run, Tool};
 use proptest::prelude::*;
 
@@ -396,32 +398,7 @@ fn check_invariants(input: &str) {
 
 /// A fixture with some lines dropped, duplicated, cut short or quoted.
 fn mutated(text: &'static str) -> impl Strategy<Value = String> {
-    let line_count = text.lines().count();
-    prop::collection::vec((0..line_count, 0..4u8, 0..90usize), 1..30).prop_map(move |edits| {
-        let mut lines: Vec<String> = text.lines().map(String::from).collect();
-        for (at, kind, cut) in edits {
-            let at = at % lines.len().max(1);
-            match kind {
-                0 if lines.len() > 1 => {
-                    lines.remove(at);
-                }
-                1 => {
-                    let copy = lines[at].clone();
-                    lines.insert(at, copy);
-                }
-                2 => {
-                    let line = &mut lines[at];
-                    let cut = (0..=cut.min(line.len()))
-                        .rev()
-                        .find(|&c| line.is_char_boundary(c))
-                        .unwrap_or(0);
-                    line.truncate(cut);
-                }
-                _ => lines[at] = format!("> {}", lines[at]),
-            }
-        }
-        lines.join("\n")
-    })
+    common::mutated(text, 1..30, 90)
 }
 
 const SEED_004: &str = include_str!("../../fixtures/sql-bench/seed-004-linux-2.4-vs-2.2-smp.txt");

@@ -422,7 +422,7 @@ pub fn submissions_by_ids(
 
 /// The columns `id, source_name, author, date, subject, created_at, runs,
 /// tools` of a submission's summary.
-fn summary_from_row(row: &rusqlite::Row) -> rusqlite::Result<SubmissionSummary> {
+pub(super) fn summary_from_row(row: &rusqlite::Row) -> rusqlite::Result<SubmissionSummary> {
     let tools: Option<String> = row.get(7)?;
     Ok(SubmissionSummary {
         id: row.get(0)?,

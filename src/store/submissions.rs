@@ -195,21 +195,7 @@ pub fn list_submissions(
                     (SELECT DISTINCT tool FROM runs r WHERE r.submission_id = s.id ORDER BY tool))
          FROM submissions s ORDER BY s.id DESC LIMIT ?1",
     )?;
-    let rows = stmt.query_map([limit as i64], |row| {
-        let tools: Option<String> = row.get(7)?;
-        Ok(SubmissionSummary {
-            id: row.get(0)?,
-            source_name: row.get(1)?,
-            author: row.get(2)?,
-            date: row.get(3)?,
-            subject: row.get(4)?,
-            created_at: row.get(5)?,
-            runs: row.get(6)?,
-            tools: tools
-                .map(|t| t.split(' ').map(str::to_owned).collect())
-                .unwrap_or_default(),
-        })
-    })?;
+    let rows = stmt.query_map([limit as i64], super::browse::summary_from_row)?;
     rows.collect()
 }
 
