@@ -54,3 +54,32 @@ async fn pages_run_as_many_statements_on_ten_times_the_data() {
     }
     assert_eq!(small, large, "statements per page for {PAGES:?}");
 }
+
+/// A page asked for again while the data is unchanged comes from memory:
+/// the same bytes, and no statement beyond reading the data generation
+/// (BEGIN, the generation, the end of the read).
+#[tokio::test]
+async fn a_page_asked_again_reads_only_the_data_generation() {
+    let (_dir, path, state) = test_state();
+    let mut conn = benchlog::store::open(&path).unwrap();
+    for seed in 0..5 {
+        benchlog::ingest::ingest_text(&mut conn, None, &smack_log(seed, 8)).unwrap();
+    }
+    for uri in PAGES
+        .iter()
+        .filter(|uri| **uri == "/" || uri.starts_with("/compare"))
+    {
+        let before = state.statements_run();
+        let (_, first) = get(&state, uri).await;
+        let made = state.statements_run() - before;
+        let before = state.statements_run();
+        let (status, again) = get(&state, uri).await;
+        let served = state.statements_run() - before;
+        assert_eq!(status, 200, "{uri}");
+        assert_eq!(first, again, "{uri}: the same data, the same page");
+        assert!(
+            served <= 3 && served < made,
+            "{uri}: {served} statements served from memory, {made} to make it"
+        );
+    }
+}

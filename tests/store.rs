@@ -196,3 +196,44 @@ fn a_submission_round_trips() {
     assert_eq!(listed[0].runs, 2);
     assert_eq!(listed[0].tools, ["super-smack"]);
 }
+
+/// The data generation moves on with every kind of change a page could
+/// show (a new submission, an edit, its undo, a deletion), whichever
+/// connection makes it, and stays put while the data is only read.
+#[test]
+fn the_generation_moves_with_every_change_and_only_then() {
+    let (_dir, path, mut conn) = fresh_db();
+    let reader = store::open(&path).unwrap();
+    let mut last = store::generation(&reader).unwrap();
+    let moved = |what: &str, last: &mut i64| {
+        let now = store::generation(&reader).unwrap();
+        assert!(now > *last, "{what}: generation {now} after {last}");
+        *last = now;
+    };
+
+    let stored =
+        benchlog::ingest::ingest_text(&mut conn, None, &crate::support::smack_log(1, 3)).unwrap();
+    moved("a new submission", &mut last);
+
+    store::tool_counts(&conn).unwrap();
+    store::list_submissions(&conn, 10).unwrap();
+    assert_eq!(
+        store::generation(&reader).unwrap(),
+        last,
+        "reads change nothing"
+    );
+
+    let run_id: i64 = conn
+        .query_row("SELECT min(id) FROM runs", [], |row| row.get(0))
+        .unwrap();
+    for (what, value) in [("an edit", Some("ULE")), ("its undo", None)] {
+        let tx = conn.transaction().unwrap();
+        let field = store::RunField::Attr("scheduler".to_owned());
+        assert!(store::set_run_field(&tx, run_id, &field, value).unwrap());
+        tx.commit().unwrap();
+        moved(what, &mut last);
+    }
+
+    assert!(store::delete_submission(&conn, stored.submission_id).unwrap());
+    moved("a deletion", &mut last);
+}

@@ -42,6 +42,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0004_edit_tokens",
         include_str!("../../migrations/0004_edit_tokens.sql"),
     ),
+    (
+        "0005_data_generation",
+        include_str!("../../migrations/0005_data_generation.sql"),
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -111,6 +115,14 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
 pub fn ping(conn: &Connection) -> rusqlite::Result<()> {
     conn.query_row("SELECT 1", [], |row| row.get::<_, i64>(0))
         .map(|_| ())
+}
+
+/// The data generation: it changes with every committed change to what
+/// the pages show (triggers keep it, whoever writes), and only then. Read
+/// inside a transaction, it names the data that transaction sees.
+pub fn generation(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.prepare_cached("SELECT generation FROM data_generation WHERE id = 1")?
+        .query_row([], |row| row.get(0))
 }
 
 /// Row counts of every table, for tests and the command line's summaries.

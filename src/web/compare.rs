@@ -1,22 +1,23 @@
 //! `/compare` (Contract 3): a form, the chart and its numbers; and the same
 //! query as `/compare.svg`, `.png`, `.csv`, `.json` and `.txt`.
 //!
-//! Every answer carries an ETag made from the query and the data that
-//! answers it, so a shared chart asked for again costs a 304.
+//! Each answer is made once per data generation and then served from
+//! memory; it carries an ETag over its bytes, so a shared chart asked for
+//! again by the same client costs a 304.
 
 use askama::Template;
 use askama_web::WebTemplate;
 use axum::extract::{RawQuery, State};
-use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, IF_NONE_MATCH};
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::header::CONTENT_TYPE;
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use sha2::{Digest, Sha256};
+use rusqlite::Connection;
 
-use super::{AppError, AppState};
+use super::{Answer, AppError, AppState, HTML};
 use crate::charts::{self, format_value};
-use crate::compare::{self, CompareQuery, Comparison, XAxis, PSEUDO_ATTRS};
+use crate::compare::{self, CompareQuery, Comparison, Resolved, XAxis, PSEUDO_ATTRS};
 use crate::store::{self, Choices};
 
 pub fn router() -> Router<AppState> {
@@ -114,47 +115,6 @@ fn parse_query(raw: Option<String>) -> Result<CompareQuery, AppError> {
     )?)
 }
 
-/// A weak ETag (the body may be compressed on the way) over what the
-/// answer is made of. The crate version is part of it: a new benchlog may
-/// draw the same data differently.
-fn etag(kind: &str, parts: &[&[u8]]) -> String {
-    let mut hash = Sha256::new();
-    hash.update(env!("CARGO_PKG_VERSION").as_bytes());
-    hash.update([0]);
-    hash.update(kind.as_bytes());
-    for part in parts {
-        hash.update([0]);
-        hash.update(part);
-    }
-    format!("W/\"{}\"", &hex::encode(hash.finalize())[..32])
-}
-
-/// Whether the client's If-None-Match names `tag` (weak comparison).
-fn not_modified(headers: &HeaderMap, tag: &str) -> bool {
-    let opaque = |t: &str| t.trim().trim_start_matches("W/").to_owned();
-    let ours = opaque(tag);
-    headers
-        .get_all(IF_NONE_MATCH)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(','))
-        .any(|candidate| candidate.trim() == "*" || opaque(candidate) == ours)
-}
-
-fn cache_headers(response: &mut Response, tag: &str) {
-    let headers = response.headers_mut();
-    if let Ok(value) = HeaderValue::from_str(tag) {
-        headers.insert(ETAG, value);
-    }
-    headers.insert(CACHE_CONTROL, HeaderValue::from_static(CACHE));
-}
-
-fn not_modified_response(tag: &str) -> Response {
-    let mut response = StatusCode::NOT_MODIFIED.into_response();
-    cache_headers(&mut response, tag);
-    response
-}
-
 /// `/compare.{svg,png,csv,json,txt}`: tool and metric are required.
 async fn export(
     format: Format,
@@ -165,25 +125,20 @@ async fn export(
     let answer = async {
         let query = parse_query(raw)?;
         let resolved = query.resolve_required()?;
+        let what = format!("/compare.{}?{}", format.name(), query.to_query_string());
         state
-            .with_conn(move |conn| {
+            .answer(what, move |conn| {
                 let comparison = compare::compare(conn, &query, resolved)?;
-                let data = serde_json::to_vec(&comparison)
-                    .map_err(|e| AppError::Internal(anyhow::Error::new(e)))?;
-                let tag = etag(format.name(), &[&data]);
-                if not_modified(&headers, &tag) {
-                    return Ok(not_modified_response(&tag));
-                }
                 // Drawing stays here, off the async workers.
-                let body = format.render(&comparison)?;
-                let mut response = ([(CONTENT_TYPE, format.content_type())], body).into_response();
-                cache_headers(&mut response, &tag);
-                Ok(response)
+                Ok(Answer::new(
+                    format.content_type(),
+                    format.render(&comparison)?,
+                ))
             })
             .await
     };
     match answer.await {
-        Ok(response) => response,
+        Ok(answer) => answer.respond(&headers, Some(CACHE)),
         Err(error) => format.error(error),
     }
 }
@@ -263,69 +218,57 @@ async fn page(
 ) -> Result<Response, AppError> {
     let query = parse_query(raw)?;
     let resolved = query.resolve()?;
+    let what = format!("/compare?{}", query.to_query_string());
+    let answer = state
+        .answer(what, move |conn| render_page(conn, &query, resolved))
+        .await?;
+    Ok(answer.respond(&headers, Some(CACHE)))
+}
+
+/// The page for `query`: the form with the stored choices and, once tool
+/// and metric are chosen, the chart and its table.
+fn render_page(
+    conn: &Connection,
+    query: &CompareQuery,
+    resolved: Option<Resolved>,
+) -> Result<Answer, AppError> {
     let tool = resolved.map(|r| r.tool.name().to_owned()).or_else(|| {
         query
             .tool
             .clone()
             .filter(|name| parsers::Tool::from_name(name).is_some())
     });
-    let for_closure = query.clone();
-    let answer = state
-        .with_conn(move |conn| {
-            let choices = store::choices(conn, tool.as_deref())?;
-            let comparison = match resolved {
-                Some(resolved) => Some(compare::compare(conn, &for_closure, resolved)?),
-                None => None,
-            };
-            let data = serde_json::to_vec(&comparison)
-                .map_err(|e| AppError::Internal(anyhow::Error::new(e)))?;
-            let tag = etag(
-                "page",
-                &[
-                    for_closure.to_query_string().as_bytes(),
-                    &data,
-                    format!("{choices:?}").as_bytes(),
-                ],
-            );
-            if not_modified(&headers, &tag) {
-                return Ok(Err(tag));
-            }
-            let svg = match &comparison {
-                Some(comparison) => Some(charts::render_svg(&comparison.chart())?),
-                None => None,
-            };
-            Ok(Ok((choices, comparison.zip(svg), tag)))
-        })
-        .await?;
-    let (choices, comparison, tag) = match answer {
-        Ok(fresh) => fresh,
-        Err(tag) => return Ok(not_modified_response(&tag)),
+    let choices = store::choices(conn, tool.as_deref())?;
+    let comparison = match resolved {
+        Some(resolved) => Some(compare::compare(conn, query, resolved)?),
+        None => None,
     };
-
     let hint = match (&query.tool, &query.metric) {
         (None, _) => Some("Choose a tool and a metric to draw a chart.".to_owned()),
         (Some(_), None) => Some("Choose a metric to draw a chart.".to_owned()),
         _ => None,
     };
     let title = match &comparison {
-        Some((c, _)) => format!("Compare {} {}", c.tool, c.metric),
+        Some(c) => format!("Compare {} {}", c.tool, c.metric),
         None => "Compare".to_owned(),
     };
-    let form = form_view(
-        &query,
-        &choices,
-        comparison.as_ref().map(|(comparison, _)| comparison),
-    );
-    let result = comparison.map(|(comparison, svg)| result_view(comparison, svg));
-    let mut response = ComparePage {
+    let form = form_view(query, &choices, comparison.as_ref());
+    let result = match comparison {
+        Some(comparison) => {
+            let svg = charts::render_svg(&comparison.chart())?;
+            Some(result_view(comparison, svg))
+        }
+        None => None,
+    };
+    let html = ComparePage {
         title,
         form,
         hint,
         result,
     }
-    .into_response();
-    cache_headers(&mut response, &tag);
-    Ok(response)
+    .render()
+    .map_err(|e| AppError::Internal(anyhow::Error::new(e).context("rendering /compare")))?;
+    Ok(Answer::new(HTML, html))
 }
 
 fn choice_list(values: &[String], chosen: Option<&str>, any: Option<&str>) -> Vec<Choice> {

@@ -5,10 +5,13 @@
 use askama::Template;
 use askama_web::WebTemplate;
 use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
+use rusqlite::Connection;
 
-use super::{ready, AppError, AppState};
+use super::{ready, Answer, AppError, AppState, HTML};
 use crate::charts;
 use crate::store::{self, SubmissionSummary, ToolCount};
 
@@ -44,50 +47,54 @@ struct ReadyView {
     svg: String,
 }
 
-/// Seven queries and at most twelve small charts, whatever is stored.
-async fn home(State(state): State<AppState>) -> Result<HomePage, AppError> {
-    let (counts, total_submissions, recent, ready) = state
-        .with_conn(|conn| {
-            let groups = store::ready_groups(conn, READY)?;
-            let mut ready = Vec::new();
-            for group in &groups {
-                let Some(comparison) = ready::headline_comparison(group.submission_id, &group.runs)
-                else {
-                    continue;
-                };
-                let svg = charts::render_svg(&ready::small_chart(&comparison, &group.runs))?;
-                ready.push(ReadyView {
-                    url: comparison.url.clone(),
-                    submission_id: group.submission_id,
-                    submission: group
-                        .subject
-                        .clone()
-                        .or_else(|| group.source_name.clone())
-                        .unwrap_or_else(|| format!("submission {}", group.submission_id)),
-                    what: format!(
-                        "{} {} of {}",
-                        comparison.test.as_deref().unwrap_or(&comparison.tool),
-                        comparison.metric,
-                        comparison.item
-                    ),
-                    by: if comparison.by.is_empty() {
-                        "all runs".to_owned()
-                    } else {
-                        format!("by {}", comparison.by.join(", "))
-                    },
-                    runs: comparison.runs,
-                    svg,
-                });
-            }
-            Ok((
-                store::tool_counts(conn)?,
-                store::submission_count(conn)?,
-                store::list_submissions(conn, RECENT)?,
-                ready,
-            ))
-        })
-        .await?;
-    Ok(HomePage {
+/// Made once per data generation: seven queries and at most twelve small
+/// charts, whatever is stored.
+async fn home(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, AppError> {
+    let answer = state.answer("/".to_owned(), render).await?;
+    Ok(answer.respond(&headers, None))
+}
+
+fn render(conn: &Connection) -> Result<Answer, AppError> {
+    let (counts, total_submissions, recent, ready) = {
+        let groups = store::ready_groups(conn, READY)?;
+        let mut ready = Vec::new();
+        for group in &groups {
+            let Some(comparison) = ready::headline_comparison(group.submission_id, &group.runs)
+            else {
+                continue;
+            };
+            let svg = charts::render_svg(&ready::small_chart(&comparison, &group.runs))?;
+            ready.push(ReadyView {
+                url: comparison.url.clone(),
+                submission_id: group.submission_id,
+                submission: group
+                    .subject
+                    .clone()
+                    .or_else(|| group.source_name.clone())
+                    .unwrap_or_else(|| format!("submission {}", group.submission_id)),
+                what: format!(
+                    "{} {} of {}",
+                    comparison.test.as_deref().unwrap_or(&comparison.tool),
+                    comparison.metric,
+                    comparison.item
+                ),
+                by: if comparison.by.is_empty() {
+                    "all runs".to_owned()
+                } else {
+                    format!("by {}", comparison.by.join(", "))
+                },
+                runs: comparison.runs,
+                svg,
+            });
+        }
+        (
+            store::tool_counts(conn)?,
+            store::submission_count(conn)?,
+            store::list_submissions(conn, RECENT)?,
+            ready,
+        )
+    };
+    let html = HomePage {
         title: "benchlog",
         total_runs: counts.iter().map(|c| c.runs).sum(),
         counts,
@@ -95,5 +102,8 @@ async fn home(State(state): State<AppState>) -> Result<HomePage, AppError> {
         recent,
         ready,
         max_upload_mb: super::MAX_BODY_BYTES / 1024 / 1024,
-    })
+    }
+    .render()
+    .map_err(|e| AppError::Internal(anyhow::Error::new(e).context("rendering /")))?;
+    Ok(Answer::new(HTML, html))
 }

@@ -23,6 +23,7 @@ use tower_http::trace::TraceLayer;
 
 use crate::store;
 
+mod cache;
 mod compare;
 mod error;
 mod guard;
@@ -36,6 +37,7 @@ mod submissions;
 mod threads;
 mod upload;
 
+pub use cache::{Answer, CACHE_BYTES, HTML};
 pub use error::AppError;
 pub use guard::{RateLimiter, CONTENT_SECURITY_POLICY};
 
@@ -95,6 +97,8 @@ struct Inner {
     /// would only queue for the CPU while each holds its own connection,
     /// page cache and half-built page (RSS grew to 900 MB with 32 at once).
     busy: tokio::sync::Semaphore,
+    /// Answers made at the current data generation, served again.
+    answers: cache::AnswerCache,
 }
 
 thread_local! {
@@ -141,6 +145,7 @@ impl AppState {
                 options,
                 statements: AtomicU64::new(0),
                 busy: tokio::sync::Semaphore::new(BUSY_CONNECTIONS),
+                answers: cache::AnswerCache::new(),
             }),
         })
     }
@@ -182,6 +187,23 @@ impl AppState {
         })
         .await
         .context("a database task failed")?
+    }
+
+    /// The answer for `what` (a page and its canonical query) at the
+    /// data's current generation: from memory when it was made since the
+    /// last change to the data, else made by `make` and kept. `make` reads
+    /// the same snapshot of the data that the generation names.
+    pub async fn answer<F>(&self, what: String, make: F) -> Result<Arc<Answer>, AppError>
+    where
+        F: FnOnce(&Connection) -> Result<Answer, AppError> + Send + 'static,
+    {
+        let state = self.clone();
+        self.with_conn(move |conn| {
+            let snapshot = conn.transaction()?;
+            let key = (store::generation(&snapshot)?, what);
+            state.inner.answers.get_or_make(&key, || make(&snapshot))
+        })
+        .await
     }
 
     fn take_connection(&self) -> Result<Connection, AppError> {

@@ -1,0 +1,175 @@
+//! Answers kept in memory per data generation ([`crate::store::generation`]):
+//! a page many people ask for (a shared comparison, the home page) is made
+//! once per change to the data, then served from memory. A change by any
+//! writer, this server or `benchlog ingest`, moves the generation on, and
+//! the next request makes the page again from the new data.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, IF_NONE_MATCH};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use quick_cache::sync::Cache;
+use quick_cache::Weighter;
+use sha2::{Digest, Sha256};
+
+/// Bytes of answers kept at most (bodies, keys and tags). A comparison page
+/// is 10–100 KB, a chart 5–60 KB: a few hundred answers.
+pub const CACHE_BYTES: u64 = 24 * 1024 * 1024;
+
+/// Answers kept, as the cache's first estimate; it grows within
+/// [`CACHE_BYTES`].
+const ESTIMATED_ANSWERS: usize = 1024;
+
+/// The type of the pages' HTML.
+pub const HTML: &str = "text/html; charset=utf-8";
+
+/// A finished answer: its body and its type, and a tag for revalidation.
+#[derive(Debug)]
+pub struct Answer {
+    pub content_type: &'static str,
+    pub body: Bytes,
+    /// A weak ETag (the body may be compressed on the way) over the body:
+    /// the same bytes, the same tag, whatever generation made them.
+    pub etag: String,
+}
+
+impl Answer {
+    pub fn new(content_type: &'static str, body: impl Into<Bytes>) -> Self {
+        let body = body.into();
+        let etag = format!("W/\"{}\"", &hex::encode(Sha256::digest(&body))[..32]);
+        Answer {
+            content_type,
+            body,
+            etag,
+        }
+    }
+
+    /// The answer, or 304 when the client's If-None-Match already names it.
+    /// `cache_control` lets shared caches keep it a while.
+    pub fn respond(&self, request: &HeaderMap, cache_control: Option<&'static str>) -> Response {
+        let mut response = if names_tag(request, &self.etag) {
+            StatusCode::NOT_MODIFIED.into_response()
+        } else {
+            let mut response = self.body.clone().into_response();
+            response
+                .headers_mut()
+                .insert(CONTENT_TYPE, HeaderValue::from_static(self.content_type));
+            response
+        };
+        let headers = response.headers_mut();
+        if let Ok(value) = HeaderValue::from_str(&self.etag) {
+            headers.insert(ETAG, value);
+        }
+        if let Some(cache_control) = cache_control {
+            headers.insert(CACHE_CONTROL, HeaderValue::from_static(cache_control));
+        }
+        response
+    }
+}
+
+/// Whether the request's If-None-Match names `tag` (weak comparison).
+fn names_tag(request: &HeaderMap, tag: &str) -> bool {
+    let opaque = |t: &str| t.trim().trim_start_matches("W/").to_owned();
+    let ours = opaque(tag);
+    request
+        .get_all(IF_NONE_MATCH)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .any(|candidate| candidate.trim() == "*" || opaque(candidate) == ours)
+}
+
+/// The generation the answer was made at, and what was asked (the page and
+/// its canonical query).
+pub type Key = (i64, String);
+
+#[derive(Debug, Clone, Copy)]
+struct Size;
+
+impl Weighter<Key, Arc<Answer>> for Size {
+    fn weight(&self, key: &Key, answer: &Arc<Answer>) -> u64 {
+        (key.1.len() + answer.body.len() + answer.etag.len() + 64) as u64
+    }
+}
+
+/// The answers kept, least useful first out when [`CACHE_BYTES`] is
+/// reached; answers of past generations are never asked for again and go.
+pub struct AnswerCache {
+    answers: Cache<Key, Arc<Answer>, Size>,
+}
+
+impl AnswerCache {
+    pub fn new() -> Self {
+        AnswerCache {
+            answers: Cache::with_weighter(ESTIMATED_ANSWERS, CACHE_BYTES, Size),
+        }
+    }
+
+    /// The answer kept for `key`, or the one `make` gives, kept for the
+    /// next request. Requests for the same key at the same time wait for
+    /// one `make` rather than each doing the work. Errors are not kept.
+    pub fn get_or_make<E>(
+        &self,
+        key: &Key,
+        make: impl FnOnce() -> Result<Answer, E>,
+    ) -> Result<Arc<Answer>, E> {
+        self.answers
+            .get_or_insert_with(key, || make().map(Arc::new))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_body_has_the_same_tag_and_revalidates() {
+        let a = Answer::new("text/plain", "one");
+        let b = Answer::new("text/plain", "one");
+        let c = Answer::new("text/plain", "two");
+        assert_eq!(a.etag, b.etag);
+        assert_ne!(a.etag, c.etag);
+
+        let mut request = HeaderMap::new();
+        assert_eq!(a.respond(&request, None).status(), StatusCode::OK);
+        request.insert(IF_NONE_MATCH, HeaderValue::from_str(&c.etag).unwrap());
+        assert_eq!(a.respond(&request, None).status(), StatusCode::OK);
+        let both = format!("{}, {}", c.etag, a.etag.trim_start_matches("W/"));
+        request.insert(IF_NONE_MATCH, HeaderValue::from_str(&both).unwrap());
+        let response = a.respond(&request, Some("public, max-age=60"));
+        assert_eq!(response.status(), StatusCode::NOT_MODIFIED);
+        assert_eq!(response.headers()[ETAG], a.etag.as_str());
+        assert_eq!(response.headers()[CACHE_CONTROL], "public, max-age=60");
+    }
+
+    #[test]
+    fn makes_once_per_key_and_keeps_no_error() {
+        let cache = AnswerCache::new();
+        let key = (7, "/compare?tool=sysbench".to_owned());
+        let first = cache
+            .get_or_make(&key, || Ok::<_, ()>(Answer::new("text/plain", "made")))
+            .unwrap();
+        let again = cache
+            .get_or_make(&key, || -> Result<Answer, ()> {
+                panic!("made twice for one key")
+            })
+            .unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+
+        let next_generation = (8, key.1.clone());
+        assert_eq!(
+            cache
+                .get_or_make(&next_generation, || Err("no"))
+                .unwrap_err(),
+            "no"
+        );
+        let made = cache
+            .get_or_make(&next_generation, || {
+                Ok::<_, ()>(Answer::new("text/plain", "new data"))
+            })
+            .unwrap();
+        assert_eq!(made.body, "new data");
+    }
+}
