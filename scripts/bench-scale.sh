@@ -26,9 +26,15 @@ mkdir -p "$DIR"
 # Builds the database once; later runs reuse it and print its counts.
 target/release/examples/gen_scale_db "$DB" "$RUNS"
 
-target/release/benchlog serve --db "$DB" --listen "127.0.0.1:$PORT" --static-dir static 2>"$DIR/serve.log" &
+# A fresh copy each time: the run below uploads into it.
+SERVED=$DIR/serving.db
+rm -f "$SERVED" "$SERVED-wal" "$SERVED-shm"
+cp "$DB" "$SERVED"
+target/release/benchlog serve --db "$SERVED" --listen "127.0.0.1:$PORT" --static-dir static \
+    --uploads-per-minute 0 2>"$DIR/serve.log" &
 SERVER=$!
-trap 'kill $SERVER 2>/dev/null || true' EXIT
+WRITER=
+trap 'kill $SERVER $WRITER 2>/dev/null || true' EXIT
 for _ in $(seq 100); do
     curl -fs "$BASE/healthz" >/dev/null 2>&1 && break
     sleep 0.1
@@ -50,12 +56,18 @@ PAGES=(
 
 echo "database: $DB ($(du -h "$DB" | cut -f1))"
 echo "wrk: $CONNECTIONS connections, ${SECONDS_EACH}s per page, 2 threads, $(nproc) cores"
-printf '%-14s %10s %10s %10s %8s %8s\n' page req/s median_ms p99_ms vs_hz bytes
+printf '%-14s %10s %10s %10s %8s %9s %8s %8s\n' page req/s median_ms p99_ms vs_hz first_ms bytes peak_mb
 healthz_rps=
-for entry in "${PAGES[@]}"; do
-    name=${entry%% *}
-    path=${entry#* }
-    bytes=$(curl -fs "$BASE$path" | wc -c)
+to_ms() { awk -v v="$1" 'BEGIN {
+    if (v ~ /us$/) printf "%.2f", v / 1000; else if (v ~ /ms$/) printf "%.2f", v + 0;
+    else if (v ~ /s$/) printf "%.2f", v * 1000; else print v }'; }
+# measure NAME PATH: one row of the table.
+measure() {
+    local name=$1 path=$2 bytes first out rps median p99 non2xx ratio peak
+    # The first request makes the page (nothing kept yet for this data);
+    # wrk then measures it as readers of a shared link get it.
+    read -r bytes first <<<"$(curl -fs -o /dev/null -w '%{size_download} %{time_total}' "$BASE$path")"
+    first=$(awk -v t="$first" 'BEGIN {printf "%.1f", t * 1000}')
     out=$(wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_EACH}s" --latency "$BASE$path")
     rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
     median=$(awk '$1 == "50%" {print $2}' <<<"$out")
@@ -63,10 +75,38 @@ for entry in "${PAGES[@]}"; do
     non2xx=$(awk '/Non-2xx/ {print $NF}' <<<"$out")
     [ -n "$healthz_rps" ] || healthz_rps=$rps
     ratio=$(awk -v a="$rps" -v b="$healthz_rps" 'BEGIN {printf "%.0f%%", 100 * a / b}')
-    to_ms() { awk -v v="$1" 'BEGIN {
-        if (v ~ /us$/) printf "%.2f", v / 1000; else if (v ~ /ms$/) printf "%.2f", v + 0;
-        else if (v ~ /s$/) printf "%.2f", v * 1000; else print v }'; }
-    printf '%-14s %10s %10s %10s %8s %8s%s\n' "$name" "$rps" "$(to_ms "$median")" "$(to_ms "$p99")" \
-        "$ratio" "$bytes" "${non2xx:+  NON-2XX: $non2xx}"
+    # Peak RSS so far (VmHWM): which page raised it.
+    peak=$(awk '/VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/$SERVER/status")
+    printf '%-14s %10s %10s %10s %8s %9s %8s %8s%s\n' "$name" "$rps" "$(to_ms "$median")" "$(to_ms "$p99")" \
+        "$ratio" "$first" "$bytes" "$peak" "${non2xx:+  NON-2XX: $non2xx}"
+}
+for entry in "${PAGES[@]}"; do
+    measure "${entry%% *}" "${entry#* }"
 done
+
+# The comparison again while the data changes: a new super-smack
+# submission every CHANGE_MS ms, each making every kept page stale.
+CHANGE_MS=${BENCH_CHANGE_MS:-250}
+: >"$DIR/uploads"
+(
+    i=0
+    while :; do
+        i=$((i + 1))
+        log="super-smack -d mysql select-key.smack 10 10000
+Query Barrel Report for client smacker1
+connect: max=4ms min=1ms avg= 2ms from 10 clients
+Query_type num_queries max_time min_time q_per_s
+select_index 200000 0 0 $((20000 + i)).25
+== ULE + libthr ==
+"
+        curl -fs -o /dev/null --data-urlencode "text=$log" "$BASE/upload" && echo "$i" >>"$DIR/uploads"
+        sleep "$(awk -v ms="$CHANGE_MS" 'BEGIN {print ms / 1000}')"
+    done
+) &
+WRITER=$!
+measure "compare+writes" "/compare?$COMPARE"
+measure "csv+writes" "/compare.csv?$COMPARE"
+kill $WRITER 2>/dev/null || true
+WRITER=
+echo "+writes: a new submission every ${CHANGE_MS} ms during those runs, $(wc -l <"$DIR/uploads") stored"
 echo "peak RSS of benchlog serve: $(awk '/VmHWM/ {printf "%.1f MB", $2 / 1024}' "/proc/$SERVER/status")"
