@@ -11,7 +11,7 @@ use http_body_util::BodyExt;
 use serde_json::Value;
 use tower::ServiceExt;
 
-use crate::support::{repo_path, test_state, SEED_000};
+use crate::support::{repo_path, smack_log, test_state, SEED_000};
 
 const SEED_002: &str = "fixtures/sysbench/seed-002-mariadb-mutexes-lost-line-breaks.txt";
 const SEED_004: &str = "fixtures/sql-bench/seed-004-linux-2.4-vs-2.2-smp.txt";
@@ -130,6 +130,73 @@ async fn repeats_are_one_point_with_whisker_and_count() {
         page.contains("186470.33") && page.contains(">191678<"),
         "{page}"
     );
+}
+
+/// The runs cell of each row of the page's numbers table.
+fn run_cells(page: &str) -> Vec<&str> {
+    page.split(r#"<td class="runs">"#)
+        .skip(1)
+        .map(|rest| &rest[..rest.find("</td>").unwrap()])
+        .collect()
+}
+
+#[tokio::test]
+async fn the_table_links_the_first_runs_of_a_point_and_the_json_lists_all() {
+    let (_dir, db, state) = test_state();
+    let mut conn = benchlog::store::open(&db).unwrap();
+    for seed in 0..3 {
+        benchlog::ingest::ingest_text(&mut conn, None, &smack_log(seed, 5)).unwrap();
+    }
+    // Bars: the 15 runs are one point.
+    let query = "tool=super-smack&item=select_index&metric=q_per_s&x=none";
+    let json = get(&state, &format!("/compare.json?{query}")).await.json();
+    let runs = json["series"][0]["points"][0]["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 15, "the JSON keeps every run");
+    let csv = get(&state, &format!("/compare.csv?{query}")).await.text();
+    assert_eq!(
+        csv.lines()
+            .nth(1)
+            .unwrap()
+            .rsplit(',')
+            .next()
+            .unwrap()
+            .split(';')
+            .count(),
+        15,
+        "the CSV keeps every run: {csv}"
+    );
+
+    let page = get(&state, &format!("/compare?{query}")).await.text();
+    let cells = run_cells(&page);
+    assert_eq!(cells.len(), 1, "{page}");
+    let cell = cells[0];
+    let link = |run: &Value| format!("\"/submissions/{}#L{}\"", run["submission_id"], run["line"]);
+    assert_eq!(cell.matches("href=\"/submissions/").count(), 8, "{cell}");
+    for (index, run) in runs.iter().enumerate() {
+        assert_eq!(cell.contains(&link(run)), index < 8, "run {index}: {cell}");
+    }
+    assert!(cell.contains(">and 7 more</a>"), "{cell}");
+    assert!(
+        cell.contains(&format!(
+            "href=\"/compare.json?{}\"",
+            query.replace('&', "&#38;")
+        )),
+        "the rest are in the JSON: {cell}"
+    );
+
+    // Lines: 2 or 3 runs a point, every one linked.
+    let lines = "tool=super-smack&item=select_index&metric=q_per_s&x=threads";
+    let json = get(&state, &format!("/compare.json?{lines}")).await.json();
+    let page = get(&state, &format!("/compare?{lines}")).await.text();
+    let points = json["series"][0]["points"].as_array().unwrap();
+    let cells = run_cells(&page);
+    assert_eq!(cells.len(), points.len());
+    for (cell, point) in cells.iter().zip(points) {
+        let n = point["runs"].as_array().unwrap().len();
+        assert!(n <= 8, "{point}");
+        assert_eq!(cell.matches("href=\"/submissions/").count(), n, "{cell}");
+        assert!(!cell.contains("more"), "{cell}");
+    }
 }
 
 #[tokio::test]

@@ -202,8 +202,15 @@ struct RowView {
     vs_baseline: String,
     verdict: &'static str,
     efficiency: String,
+    /// The first [`RUN_LINKS`] runs, by run id.
     runs: Vec<RunLink>,
+    /// How many runs of the point are not linked (the JSON lists them all).
+    more_runs: usize,
 }
+
+/// Runs linked per table cell: enough to reach a source, few enough that a
+/// point of thousands of repeats stays a line.
+const RUN_LINKS: usize = 8;
 
 struct RunLink {
     value: String,
@@ -412,6 +419,7 @@ fn result_view(comparison: Comparison, svg: String) -> ResultView {
                     runs: p
                         .runs
                         .iter()
+                        .take(RUN_LINKS)
                         .map(|run| RunLink {
                             value: run.value.to_string(),
                             link: format!("/submissions/{}#L{}", run.submission_id, run.line),
@@ -426,6 +434,7 @@ fn result_view(comparison: Comparison, svg: String) -> ResultView {
                             .join(" · "),
                         })
                         .collect(),
+                    more_runs: p.runs.len().saturating_sub(RUN_LINKS),
                 })
                 .collect(),
         })
