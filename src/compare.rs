@@ -5,6 +5,7 @@
 //! peak and the scaling efficiency. Shared by the web pages and
 //! `benchlog export`, so that every form of one query gives the same data.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 
@@ -405,39 +406,57 @@ pub struct Comparison {
     pub notices: Vec<String>,
 }
 
-/// Reads and groups the data of a resolved query: three queries however
-/// much is stored. Attribute keys are checked against the ones stored for
+/// Reads and groups the data of a resolved query: one query however much
+/// is stored, and one more for a `by` or `where` key that benchlog does not
+/// know of itself. Attribute keys are checked against the ones stored for
 /// the tool (and Contract 2's).
 pub fn compare(
     conn: &rusqlite::Connection,
     query: &CompareQuery,
     resolved: Resolved,
 ) -> Result<Comparison, CompareError> {
-    let stored_keys = store::tool_attr_keys(conn, resolved.tool.name())?;
-    check_keys(query, resolved.tool, &stored_keys)?;
+    // Only a key outside the run's fields and Contract 2 can be unknown.
+    if query_keys(query).any(|(_, key)| !is_field(key) && !CONTRACT_ATTRS.contains(&key)) {
+        let stored_keys = store::tool_attr_keys(conn, resolved.tool.name())?;
+        check_keys(query, resolved.tool, &stored_keys)?;
+    }
+    let mut attr_keys: Vec<String> = Vec::new();
+    for (_, key) in query_keys(query) {
+        if !is_field(key) && !attr_keys.iter().any(|k| k == key) {
+            attr_keys.push(key.to_owned());
+        }
+    }
     let filter = MetricFilter {
         tool: resolved.tool.name().to_owned(),
         metric: resolved.metric.name.to_owned(),
         test: query.test.clone(),
         item: query.item.clone(),
+        attr_keys,
     };
     let rows = store::metric_rows(conn, &filter)?;
-    Ok(group(query, resolved, rows))
+    Ok(group(query, resolved, &filter.attr_keys, rows))
+}
+
+/// The keys a query groups or filters by, with the parameter naming each.
+fn query_keys(query: &CompareQuery) -> impl Iterator<Item = (&'static str, &str)> {
+    query
+        .by
+        .iter()
+        .map(|k| ("by", k.as_str()))
+        .chain(query.wheres.iter().map(|(k, _)| ("where", k.as_str())))
+}
+
+/// Whether `key` names a field of the result or its run rather than a run
+/// attribute.
+fn is_field(key: &str) -> bool {
+    key == "item" || PSEUDO_ATTRS.contains(&key)
 }
 
 fn check_keys(query: &CompareQuery, tool: Tool, stored: &[String]) -> Result<(), QueryError> {
     let known = |key: &str| {
-        key == "item"
-            || PSEUDO_ATTRS.contains(&key)
-            || CONTRACT_ATTRS.contains(&key)
-            || stored.iter().any(|k| k == key)
+        is_field(key) || CONTRACT_ATTRS.contains(&key) || stored.iter().any(|k| k == key)
     };
-    let used = query
-        .by
-        .iter()
-        .map(|k| ("by", k.as_str()))
-        .chain(query.wheres.iter().map(|(k, _)| ("where", k.as_str())));
-    for (parameter, key) in used {
+    for (parameter, key) in query_keys(query) {
         if !known(key) {
             let mut accepted: Vec<&str> = stored.iter().map(String::as_str).collect();
             accepted.extend(PSEUDO_ATTRS);
@@ -450,17 +469,66 @@ fn check_keys(query: &CompareQuery, tool: Tool, stored: &[String]) -> Result<(),
     Ok(())
 }
 
-/// The value of a `by` or `where` key for a row: a run attribute, or one of
-/// the [`PSEUDO_ATTRS`] (or `item`).
-pub fn key_value(row: &MetricRow, key: &str) -> Option<String> {
-    match key {
-        "label" => row.label.clone(),
-        "author" => row.author.clone(),
-        "submission" => Some(row.submission_id.to_string()),
-        "test" => row.test.clone(),
-        "item" => Some(row.item.clone()),
-        _ => row.attrs.get(key).cloned(),
+/// Where the value of a `by` or `where` key is found in a row: a field of
+/// the run (the [`PSEUDO_ATTRS`]), the item, or one of the attributes read
+/// with the rows.
+#[derive(Debug, Clone, Copy)]
+enum KeyField {
+    Label,
+    Author,
+    Submission,
+    Test,
+    Item,
+    /// The index in the rows' `attrs`.
+    Attr(usize),
+    /// An attribute that was not read: no row has it.
+    Unread,
+}
+
+impl KeyField {
+    fn of(key: &str, attr_keys: &[String]) -> Self {
+        match key {
+            "label" => KeyField::Label,
+            "author" => KeyField::Author,
+            "submission" => KeyField::Submission,
+            "test" => KeyField::Test,
+            "item" => KeyField::Item,
+            _ => match attr_keys.iter().position(|k| k == key) {
+                Some(index) => KeyField::Attr(index),
+                None => KeyField::Unread,
+            },
+        }
     }
+
+    /// The row's value, borrowed where the row holds it as text.
+    fn value(self, row: &MetricRow) -> Option<Cow<'_, str>> {
+        let text = match self {
+            KeyField::Label => row.label.as_deref(),
+            KeyField::Author => row.author.as_deref(),
+            KeyField::Submission => return Some(Cow::Owned(row.submission_id.to_string())),
+            KeyField::Test => row.test.as_deref(),
+            KeyField::Item => Some(row.item.as_str()),
+            KeyField::Attr(index) => row.attrs.get(index).and_then(Option::as_deref),
+            KeyField::Unread => None,
+        };
+        text.map(Cow::Borrowed)
+    }
+}
+
+/// The `where` filters by key, each with the values that key may have.
+fn where_groups(wheres: &[(String, String)]) -> BTreeMap<&str, Vec<&str>> {
+    let mut by_key: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (key, value) in wheres {
+        by_key.entry(key).or_default().push(value);
+    }
+    by_key
+}
+
+/// Whether a run's value of one key (`None` when it has none) is one of
+/// the `wanted`.
+fn is_wanted(have: Option<&str>, wanted: &[&str]) -> bool {
+    let have = have.unwrap_or(NONE);
+    wanted.iter().any(|w| w.eq_ignore_ascii_case(have))
 }
 
 /// Whether a row passes the `where` filters: several values for one key
@@ -470,15 +538,9 @@ pub fn matches_wheres(
     value_of: impl Fn(&str) -> Option<String>,
     wheres: &[(String, String)],
 ) -> bool {
-    let mut by_key: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for (key, value) in wheres {
-        by_key.entry(key).or_default().push(value);
-    }
-    by_key.into_iter().all(|(key, wanted)| {
-        let have = value_of(key);
-        let have = have.as_deref().unwrap_or(NONE);
-        wanted.iter().any(|w| w.eq_ignore_ascii_case(have))
-    })
+    where_groups(wheres)
+        .into_iter()
+        .all(|(key, wanted)| is_wanted(value_of(key).as_deref(), &wanted))
 }
 
 /// Orders names as people count: `2.2.16` before `2.4.0`, `8` before
@@ -547,18 +609,29 @@ fn is_interim(item: &str) -> bool {
     item.starts_with("t=")
 }
 
-fn group(query: &CompareQuery, resolved: Resolved, rows: Vec<MetricRow>) -> Comparison {
+fn group(
+    query: &CompareQuery,
+    resolved: Resolved,
+    attr_keys: &[String],
+    mut rows: Vec<MetricRow>,
+) -> Comparison {
     let mut notices = Vec::new();
-    let mut interim = 0;
-    let rows: Vec<MetricRow> = rows
+    let wheres: Vec<(KeyField, Vec<&str>)> = where_groups(&query.wheres)
         .into_iter()
-        .filter(|row| matches_wheres(|key| key_value(row, key), &query.wheres))
-        .filter(|row| {
-            let keep = query.item.is_some() || !is_interim(&row.item);
-            interim += usize::from(!keep);
-            keep
-        })
+        .map(|(key, wanted)| (KeyField::of(key, attr_keys), wanted))
         .collect();
+    let mut interim = 0;
+    rows.retain(|row| {
+        let wanted = wheres
+            .iter()
+            .all(|(field, wanted)| is_wanted(field.value(row).as_deref(), wanted));
+        if !wanted {
+            return false;
+        }
+        let keep = query.item.is_some() || !is_interim(&row.item);
+        interim += usize::from(!keep);
+        keep
+    });
     if interim > 0 {
         notices.push(format!(
             "{interim} interim report values (items t=…) are left out; choose such an item to see them."
@@ -573,12 +646,17 @@ fn group(query: &CompareQuery, resolved: Resolved, rows: Vec<MetricRow>) -> Comp
         });
 
     // Items in the order the tool printed them (storage order).
-    let mut categories: Vec<String> = Vec::new();
-    for row in &rows {
-        if !categories.contains(&row.item) {
-            categories.push(row.item.clone());
-        }
-    }
+    let mut categories: Vec<&str> = Vec::new();
+    let mut category_index: HashMap<&str, usize> = HashMap::new();
+    let row_categories: Vec<usize> = rows
+        .iter()
+        .map(|row| {
+            *category_index.entry(&row.item).or_insert_with(|| {
+                categories.push(&row.item);
+                categories.len() - 1
+            })
+        })
+        .collect();
     let mut key_columns: Vec<String> = Vec::new();
     if x == XAxis::Threads && query.item.is_none() && categories.len() > 1 {
         key_columns.push("item".to_owned());
@@ -588,14 +666,21 @@ fn group(query: &CompareQuery, resolved: Resolved, rows: Vec<MetricRow>) -> Comp
             key_columns.push(key.clone());
         }
     }
+    let key_fields: Vec<KeyField> = key_columns
+        .iter()
+        .map(|key| KeyField::of(key, attr_keys))
+        .collect();
 
-    // Series, then points within each: (threads, category index).
+    // Series, then points within each: (threads, category index), each
+    // with the indices of its rows. Values are borrowed from the rows
+    // until the series are known.
     type PointKey = (Option<u32>, usize);
-    type SeriesRows<'a> = (Vec<String>, BTreeMap<PointKey, Vec<&'a MetricRow>>);
-    let mut index_of: HashMap<Vec<String>, usize> = HashMap::new();
-    let mut grouped: Vec<SeriesRows> = Vec::new();
+    type SeriesRows<Value> = (Vec<Value>, BTreeMap<PointKey, Vec<usize>>);
+    let mut index_of: HashMap<Vec<Cow<str>>, usize> = HashMap::new();
+    let mut grouped: Vec<SeriesRows<Cow<str>>> = Vec::new();
+    let mut values: Vec<Cow<str>> = Vec::with_capacity(key_fields.len());
     let mut without_threads = 0;
-    for row in &rows {
+    for (index, row) in rows.iter().enumerate() {
         let threads = match x {
             XAxis::Threads => match row.threads {
                 Some(threads) => Some(threads),
@@ -606,20 +691,25 @@ fn group(query: &CompareQuery, resolved: Resolved, rows: Vec<MetricRow>) -> Comp
             },
             XAxis::None => None,
         };
-        let category = categories.iter().position(|c| *c == row.item).unwrap_or(0);
-        let values: Vec<String> = key_columns
-            .iter()
-            .map(|key| key_value(row, key).unwrap_or_else(|| NONE.to_owned()))
-            .collect();
-        let index = *index_of.entry(values.clone()).or_insert_with(|| {
-            grouped.push((values, BTreeMap::new()));
-            grouped.len() - 1
-        });
-        grouped[index]
+        values.clear();
+        values.extend(
+            key_fields
+                .iter()
+                .map(|field| field.value(row).unwrap_or(Cow::Borrowed(NONE))),
+        );
+        let series = match index_of.get(values.as_slice()) {
+            Some(&series) => series,
+            None => {
+                index_of.insert(values.clone(), grouped.len());
+                grouped.push((values.clone(), BTreeMap::new()));
+                grouped.len() - 1
+            }
+        };
+        grouped[series]
             .1
-            .entry((threads, category))
+            .entry((threads, row_categories[index]))
             .or_default()
-            .push(row);
+            .push(index);
     }
     grouped.sort_by(|(a, _), (b, _)| {
         a.iter()
@@ -628,13 +718,20 @@ fn group(query: &CompareQuery, resolved: Resolved, rows: Vec<MetricRow>) -> Comp
             .find(|o| o.is_ne())
             .unwrap_or(Ordering::Equal)
     });
+    let grouped: Vec<SeriesRows<String>> = grouped
+        .into_iter()
+        .map(|(values, points)| (values.into_iter().map(Cow::into_owned).collect(), points))
+        .collect();
+    let categories: Vec<String> = categories.into_iter().map(str::to_owned).collect();
 
     let mut series: Vec<Series> = grouped
         .into_iter()
         .map(|(values, points)| {
             let points = points
                 .into_iter()
-                .map(|((threads, category), rows)| point(threads, &categories[category], rows))
+                .map(|((threads, category), indices)| {
+                    point(threads, &categories[category], &mut rows, indices)
+                })
                 .collect();
             let name = if values.is_empty() {
                 "all runs".to_owned()
@@ -763,9 +860,16 @@ fn group(query: &CompareQuery, resolved: Resolved, rows: Vec<MetricRow>) -> Comp
     }
 }
 
-fn point(threads: Option<u32>, item: &str, mut rows: Vec<&MetricRow>) -> Point {
-    rows.sort_by_key(|row| row.run_id);
-    let values: Vec<f64> = rows.iter().map(|row| row.value).collect();
+/// The point of the rows at `indices`, which it takes the runs' texts
+/// from (each row belongs to one point).
+fn point(
+    threads: Option<u32>,
+    item: &str,
+    rows: &mut [MetricRow],
+    mut indices: Vec<usize>,
+) -> Point {
+    indices.sort_by_key(|&index| rows[index].run_id);
+    let values: Vec<f64> = indices.iter().map(|&index| rows[index].value).collect();
     let n = values.len();
     Point {
         threads,
@@ -776,16 +880,19 @@ fn point(threads: Option<u32>, item: &str, mut rows: Vec<&MetricRow>) -> Point {
         n,
         vs_baseline: None,
         efficiency: None,
-        runs: rows
-            .iter()
-            .map(|row| RunValue {
-                run_id: row.run_id,
-                submission_id: row.submission_id,
-                line: row.first_line,
-                value: row.value,
-                label: row.label.clone(),
-                author: row.author.clone(),
-                test: row.test.clone(),
+        runs: indices
+            .into_iter()
+            .map(|index| {
+                let row = &mut rows[index];
+                RunValue {
+                    run_id: row.run_id,
+                    submission_id: row.submission_id,
+                    line: row.first_line,
+                    value: row.value,
+                    label: row.label.take(),
+                    author: row.author.take(),
+                    test: row.test.take(),
+                }
             })
             .collect(),
     }
