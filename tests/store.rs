@@ -26,6 +26,7 @@ fn migrations_apply_to_an_empty_database() {
     assert_eq!(
         tables,
         [
+            "data_generation",
             "edit_tokens",
             "mails",
             "messages",
