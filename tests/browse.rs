@@ -144,3 +144,165 @@ async fn submissions_stored_before_search_existed_are_found() {
     assert_eq!(status, 200, "{page}");
     assert_eq!(listed(&page), [1]);
 }
+
+/// The runs a runs page lists, as (submission, run number), in order.
+fn listed_runs(page: &str) -> Vec<(i64, i64)> {
+    let needle = r#"<td class="nowrap"><a href="/submissions/"#;
+    page.match_indices(needle)
+        .map(|(at, _)| {
+            let rest = &page[at + needle.len()..];
+            let link = &rest[..rest.find('"').unwrap()];
+            let (submission, run) = link.split_once("#run-").unwrap();
+            (submission.parse().unwrap(), run.parse().unwrap())
+        })
+        .collect()
+}
+
+/// The address of the pager's `rel` ("next" or "prev") link, as a browser
+/// reads it.
+fn pager_link(page: &str, rel: &str) -> Option<String> {
+    let end = page.find(&format!(r#"" rel="{rel}""#))?;
+    let start = page[..end].rfind(r#"href=""#)? + r#"href=""#.len();
+    Some(page[start..end].replace("&#38;", "&").replace("&amp;", "&"))
+}
+
+/// Every 4BSD super-smack run, newest first, as the runs table numbers
+/// them.
+fn bsd_smack_runs(conn: &rusqlite::Connection) -> Vec<(i64, i64)> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT r.submission_id, r.idx + 1 FROM runs r
+             JOIN run_attrs a ON a.run_id = r.id AND a.key = 'scheduler'
+             WHERE r.tool = 'super-smack' AND a.value = '4BSD' ORDER BY r.id DESC",
+        )
+        .unwrap();
+    let rows = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)));
+    rows.unwrap().collect::<rusqlite::Result<_>>().unwrap()
+}
+
+/// Stores `logs` logs of 8 super-smack runs, with a sysbench mail among
+/// them, and gives two of every three super-smack runs scheduler=4BSD, the
+/// rest ULE.
+fn store_smack_runs(conn: &mut rusqlite::Connection, logs: u64, first_seed: u64) {
+    for seed in first_seed..first_seed + logs {
+        if seed == first_seed + logs / 2 {
+            benchlog::ingest::ingest_text(conn, None, &fixture(SYSBENCH)).unwrap();
+        }
+        benchlog::ingest::ingest_text(conn, None, &crate::support::smack_log(seed, 8)).unwrap();
+    }
+    conn.execute(
+        "INSERT OR REPLACE INTO run_attrs (run_id, key, value)
+         SELECT id, 'scheduler', CASE WHEN id % 3 = 0 THEN 'ULE' ELSE '4BSD' END
+         FROM runs WHERE tool = 'super-smack'",
+        [],
+    )
+    .unwrap();
+}
+
+/// Follows the runs pager from `first` to the last page and back, checking
+/// each page shows `want_pages` in turn and its links keep the filters
+/// (`filters`, as the links write them). The next links, in order.
+async fn walk_runs_pages(
+    state: &AppState,
+    first: &str,
+    filters: &str,
+    want_pages: &[&[(i64, i64)]],
+) -> Vec<String> {
+    // Forwards through the older pages: each the following runs.
+    let mut uri = first.to_owned();
+    let mut pages = Vec::new();
+    let mut next_links = Vec::new();
+    loop {
+        let (status, page) = get(state, &uri).await;
+        assert_eq!(status, 200, "{uri}: {page}");
+        let number = pages.len() + 1;
+        assert_eq!(
+            listed_runs(&page),
+            want_pages[number - 1],
+            "page {number}: {uri}"
+        );
+        let prev = pager_link(&page, "prev");
+        if number == 1 {
+            assert_eq!(prev, None, "{uri}");
+        } else {
+            let prev = prev.expect("a later page links the newer one");
+            assert!(prev.starts_with(filters), "{prev}");
+            assert!(page.contains(&format!("page {number}</span>")), "{uri}");
+        }
+        pages.push(page.clone());
+        let Some(next) = pager_link(&page, "next") else {
+            break;
+        };
+        assert!(next.starts_with(&format!("{filters}&before=")), "{next}");
+        assert!(next.ends_with(&format!("&page={}", number + 1)), "{next}");
+        next_links.push(next.clone());
+        uri = next;
+    }
+    assert_eq!(pages.len(), want_pages.len(), "{first}");
+
+    // Backwards from the last page: the same pages, and page 1 is the
+    // plain address.
+    let mut uri = pager_link(pages.last().unwrap(), "prev").unwrap();
+    for number in (1..pages.len()).rev() {
+        let (status, page) = get(state, &uri).await;
+        assert_eq!(status, 200, "{uri}: {page}");
+        assert_eq!(
+            listed_runs(&page),
+            want_pages[number - 1],
+            "back to page {number}: {uri}"
+        );
+        if number == 1 {
+            assert_eq!(uri, filters);
+            assert_eq!(pager_link(&page, "prev"), None);
+        } else {
+            assert!(uri.contains("&after="), "{uri}");
+            uri = pager_link(&page, "prev").unwrap();
+        }
+    }
+    next_links
+}
+
+#[tokio::test]
+async fn runs_pages_link_each_other_by_run_without_repeating_or_skipping_one() {
+    let (_dir, path, state) = test_state();
+    let mut conn = benchlog::store::open(&path).unwrap();
+    store_smack_runs(&mut conn, 45, 0);
+    let want = bsd_smack_runs(&conn);
+    let want_pages: Vec<&[(i64, i64)]> = want.chunks(100).collect();
+    assert!(want_pages.len() >= 3, "{} runs", want.len());
+
+    // Read by tool, and by attribute value (only super-smack runs have one).
+    let first = "/runs?tool=super-smack&where=scheduler:4bsd";
+    let filters = "/runs?tool=super-smack&where=scheduler%3A4bsd";
+    let next_links = walk_runs_pages(&state, first, filters, &want_pages).await;
+    walk_runs_pages(
+        &state,
+        "/runs?where=scheduler:4bsd",
+        "/runs?where=scheduler%3A4bsd",
+        &want_pages,
+    )
+    .await;
+
+    // An old link by page number shows the same runs and links by run.
+    let (_, page) = get(&state, &format!("{first}&page=2")).await;
+    assert_eq!(listed_runs(&page), want_pages[1]);
+    assert_eq!(pager_link(&page, "next"), Some(next_links[1].clone()));
+    assert_eq!(pager_link(&page, "prev").as_deref(), Some(filters));
+
+    // New runs go on the first page; a page linked by run keeps its runs.
+    store_smack_runs(&mut conn, 3, 1000);
+    let (_, page) = get(&state, &next_links[0]).await;
+    assert_eq!(listed_runs(&page), want_pages[1]);
+    let (_, page) = get(&state, first).await;
+    assert_eq!(listed_runs(&page), bsd_smack_runs(&conn)[..100]);
+
+    for (uri, message) in [
+        ("/runs?before=x", "not a run number"),
+        ("/runs?before=-3", "not a run number"),
+        ("/runs?before=10&after=2", "give before= or after="),
+    ] {
+        let (status, page) = get(&state, uri).await;
+        assert_eq!(status, 400, "{uri}");
+        assert!(page.contains(message), "{uri}: {page}");
+    }
+}

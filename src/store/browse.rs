@@ -141,8 +141,38 @@ pub struct RunSearch {
     /// run attributes, `label`, `author`, `test` and `submission` work; the
     /// value `(none)` matches runs without the attribute.
     pub wheres: Vec<(String, String)>,
+    /// Runs per page.
     pub limit: usize,
-    pub offset: usize,
+    pub from: RunsFrom,
+}
+
+/// Where a page of the runs table starts. Pages are anchored at a run
+/// (`Before`, `After`) so that reading one costs the same however deep it
+/// is, and stays put while new runs arrive.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RunsFrom {
+    /// The newest matching runs.
+    #[default]
+    Newest,
+    /// The newest after skipping this many, for `page=N` links made before
+    /// pages were anchored at runs: every run skipped is read.
+    Skip(usize),
+    /// The newest runs older than this run id: the next page.
+    Before(i64),
+    /// The oldest runs newer than this run id, still listed newest first:
+    /// the previous page.
+    After(i64),
+}
+
+/// A page of the runs table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunPage {
+    /// Newest first.
+    pub runs: Vec<RunListing>,
+    /// Whether matching runs newer than the page's exist (a previous page).
+    pub newer: bool,
+    /// Whether matching runs older than the page's exist (a next page).
+    pub older: bool,
 }
 
 /// A run with the submission it came from.
@@ -156,6 +186,18 @@ pub struct RunListing {
 
 const NONE_VALUE: &str = "(none)";
 
+/// The column of `runs r` a filter on `key` reads, for the keys that are
+/// not run attributes.
+fn run_column(key: &str) -> Option<&'static str> {
+    match key {
+        "label" => Some("r.label"),
+        "author" => Some("r.author"),
+        "test" => Some("r.test"),
+        "submission" => Some("CAST(r.submission_id AS TEXT)"),
+        _ => None,
+    }
+}
+
 /// The SQL condition of one attribute's wanted values, and its parameters.
 fn where_condition(key: &str, wanted: &[&str], params: &mut Vec<Value>) -> String {
     let none = wanted.iter().any(|w| w.eq_ignore_ascii_case(NONE_VALUE));
@@ -165,15 +207,8 @@ fn where_condition(key: &str, wanted: &[&str], params: &mut Vec<Value>) -> Strin
         .filter(|w| !w.eq_ignore_ascii_case(NONE_VALUE))
         .collect();
     let marks = vec!["?"; values.len()].join(", ");
-    let column = match key {
-        "label" => Some("r.label"),
-        "author" => Some("r.author"),
-        "test" => Some("r.test"),
-        "submission" => Some("CAST(r.submission_id AS TEXT)"),
-        _ => None,
-    };
     let mut alternatives = Vec::new();
-    match column {
+    match run_column(key) {
         Some(column) => {
             if !values.is_empty() {
                 alternatives.push(format!("{column} COLLATE NOCASE IN ({marks})"));
@@ -204,35 +239,125 @@ fn where_condition(key: &str, wanted: &[&str], params: &mut Vec<Value>) -> Strin
     format!("({})", alternatives.join(" OR "))
 }
 
-/// Runs matching `search`, newest first, with attributes and results:
-/// three queries.
-pub fn search_runs(conn: &Connection, search: &RunSearch) -> rusqlite::Result<Vec<RunListing>> {
-    let mut sql = String::from(
+/// Where a search reads its runs from, newest first, and what it checks
+/// of each.
+struct RunSource {
+    /// The tables after FROM: `runs r`, perhaps joined to what drives it.
+    tables: &'static str,
+    /// The column holding the run id, in the order the reading goes.
+    id: &'static str,
+    conditions: Vec<String>,
+    values: Vec<Value>,
+}
+
+impl RunSource {
+    /// Reads runs in id order from the index on tool (and test) when a
+    /// tool is given: then at most that tool's runs are read, and which of
+    /// the tool and an attribute value is rarer is not known. Without a
+    /// tool, and with an attribute wanted with a single value, from the
+    /// index on attribute values (`run_attrs_key_value_nocase`), so that a
+    /// rare value costs as little as a common one instead of a read of
+    /// every run. Only the filters given are written out, so SQLite sees
+    /// which indexes apply.
+    fn of(search: &RunSearch) -> RunSource {
+        let mut source = RunSource {
+            tables: "runs r",
+            id: "r.id",
+            conditions: Vec::new(),
+            values: Vec::new(),
+        };
+        if let Some(tool) = &search.tool {
+            source.condition("r.tool = ?", [tool.as_str()]);
+        }
+        if let Some(test) = &search.test {
+            source.condition("r.test = ?", [test.as_str()]);
+        }
+        let mut by_key: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (key, value) in &search.wheres {
+            by_key.entry(key).or_default().push(value);
+        }
+        let driver = by_key
+            .iter()
+            .filter(|_| search.tool.is_none())
+            .find_map(|(key, wanted)| match wanted[..] {
+                [value] if run_column(key).is_none() && !value.eq_ignore_ascii_case(NONE_VALUE) => {
+                    Some((*key, value))
+                }
+                _ => None,
+            });
+        if let Some((key, value)) = driver {
+            source.tables = "run_attrs d JOIN runs r ON r.id = d.run_id";
+            source.id = "d.run_id";
+            source.condition("d.key = ? AND d.value = ? COLLATE NOCASE", [key, value]);
+        }
+        for (key, wanted) in &by_key {
+            if driver.is_some_and(|(driving, _)| driving == *key) {
+                continue;
+            }
+            let condition = where_condition(key, wanted, &mut source.values);
+            source.conditions.push(condition);
+        }
+        source
+    }
+
+    fn condition<'a>(&mut self, sql: &str, values: impl IntoIterator<Item = &'a str>) {
+        self.conditions.push(sql.to_owned());
+        self.values
+            .extend(values.into_iter().map(|v| Value::Text(v.to_owned())));
+    }
+
+    /// Runs with ids `comparison` (`<` or `>`) `id` only.
+    fn beyond(&mut self, comparison: &str, id: i64) {
+        self.conditions.push(format!("{} {comparison} ?", self.id));
+        self.values.push(Value::Integer(id));
+    }
+
+    fn where_clause(&self) -> String {
+        if self.conditions.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", self.conditions.join(" AND "))
+        }
+    }
+}
+
+/// A page of the runs matching `search`, newest first, with attributes
+/// and results: three queries, and a fourth on an anchored page to learn
+/// whether there is a page on its other side.
+///
+/// Runs are read newest first (see [`RunSource::of`]) and each is checked
+/// against the other filters, so a page reads about as many runs as it
+/// shows over the share of those read that match, and stops.
+pub fn search_runs(conn: &Connection, search: &RunSearch) -> rusqlite::Result<RunPage> {
+    let mut source = RunSource::of(search);
+    let mut offset = 0;
+    match search.from {
+        RunsFrom::Newest => {}
+        RunsFrom::Skip(skip) => offset = skip,
+        RunsFrom::Before(id) => source.beyond("<", id),
+        RunsFrom::After(id) => source.beyond(">", id),
+    }
+    // The previous page is the runs just newer than its anchor: the oldest
+    // of those, read upwards.
+    let upwards = matches!(search.from, RunsFrom::After(_));
+    let sql = format!(
         "SELECT r.id, r.idx, r.message_idx, r.tool, r.test, r.label, r.threads, r.quote_depth,
                 r.author, r.command, r.first_line, r.last_line,
                 r.submission_id, s.subject, s.source_name
-         FROM runs r JOIN submissions s ON s.id = r.submission_id
-         WHERE (?1 IS NULL OR r.tool = ?1) AND (?2 IS NULL OR r.test = ?2)",
+         FROM {} JOIN submissions s ON s.id = r.submission_id
+         {}
+         ORDER BY {} {} LIMIT ? OFFSET ?",
+        source.tables,
+        source.where_clause(),
+        source.id,
+        if upwards { "ASC" } else { "DESC" },
     );
-    let mut values: Vec<Value> = vec![
-        search.tool.clone().map_or(Value::Null, Value::Text),
-        search.test.clone().map_or(Value::Null, Value::Text),
-    ];
-    let mut by_key: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for (key, value) in &search.wheres {
-        by_key.entry(key).or_default().push(value);
-    }
-    for (key, wanted) in &by_key {
-        sql.push_str(" AND ");
-        sql.push_str(&where_condition(key, wanted, &mut values));
-    }
-    sql.push_str(" ORDER BY r.id DESC LIMIT ? OFFSET ?");
-    values.push(Value::Integer(search.limit as i64));
-    values.push(Value::Integer(search.offset as i64));
+    source.values.push(Value::Integer(search.limit as i64 + 1));
+    source.values.push(Value::Integer(offset as i64));
 
     let mut stmt = conn.prepare(&sql)?;
     let mut listings: Vec<RunListing> = stmt
-        .query_map(params_from_iter(values), |row| {
+        .query_map(params_from_iter(source.values), |row| {
             Ok(RunListing {
                 submission_id: row.get(12)?,
                 subject: row.get(13)?,
@@ -241,9 +366,49 @@ pub fn search_runs(conn: &Connection, search: &RunSearch) -> rusqlite::Result<Ve
             })
         })?
         .collect::<rusqlite::Result<_>>()?;
+    let more = listings.len() > search.limit;
+    listings.truncate(search.limit);
+    if upwards {
+        listings.reverse();
+    }
+    let (newer, older) = match search.from {
+        RunsFrom::Newest => (false, more),
+        RunsFrom::Skip(skip) => (skip > 0, more),
+        RunsFrom::Before(id) => {
+            let newest_shown = listings.first().map_or(id.saturating_sub(1), |l| l.run.id);
+            (any_run_beyond(conn, search, ">", newest_shown)?, more)
+        }
+        RunsFrom::After(id) => {
+            let oldest_shown = listings.last().map_or(id.saturating_add(1), |l| l.run.id);
+            (more, any_run_beyond(conn, search, "<", oldest_shown)?)
+        }
+    };
+
     let mut runs: Vec<&mut StoredRun> = listings.iter_mut().map(|l| &mut l.run).collect();
     fill_attrs_and_results(conn, &mut runs)?;
-    Ok(listings)
+    Ok(RunPage {
+        runs: listings,
+        newer,
+        older,
+    })
+}
+
+/// Whether a run matching `search` has an id `comparison` (`<` or `>`)
+/// `id`: one query, which stops at the first such run.
+fn any_run_beyond(
+    conn: &Connection,
+    search: &RunSearch,
+    comparison: &str,
+    id: i64,
+) -> rusqlite::Result<bool> {
+    let mut source = RunSource::of(search);
+    source.beyond(comparison, id);
+    let sql = format!(
+        "SELECT EXISTS (SELECT 1 FROM {} {})",
+        source.tables,
+        source.where_clause()
+    );
+    conn.query_row(&sql, params_from_iter(source.values), |row| row.get(0))
 }
 
 /// The columns `id, idx, message_idx, tool, test, label, threads,
@@ -312,10 +477,30 @@ fn fill_attrs_and_results(conn: &Connection, runs: &mut [&mut StoredRun]) -> rus
     Ok(())
 }
 
-/// Every attribute name in use, for the runs table's filter form.
+/// Every attribute name in use, for the runs table's filter form. The
+/// names are read by skipping through the index on (key, value) from one
+/// name to the next, so this costs a lookup per name, not a read of every
+/// attribute stored.
 pub fn attr_keys(conn: &Connection) -> rusqlite::Result<Vec<String>> {
-    let mut stmt = conn.prepare_cached("SELECT DISTINCT key FROM run_attrs ORDER BY key")?;
+    let mut stmt = conn.prepare_cached(
+        "WITH RECURSIVE keys (key) AS (
+             SELECT min(key) FROM run_attrs
+             UNION ALL
+             SELECT (SELECT min(key) FROM run_attrs WHERE key > keys.key)
+             FROM keys WHERE keys.key IS NOT NULL
+         )
+         SELECT key FROM keys WHERE key IS NOT NULL",
+    )?;
     let rows = stmt.query_map([], |row| row.get(0))?;
+    rows.collect()
+}
+
+/// The tests `tool`'s runs were run with, for the runs table's filter form.
+pub fn tool_tests(conn: &Connection, tool: &str) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT DISTINCT test FROM runs WHERE tool = ?1 AND test IS NOT NULL ORDER BY test",
+    )?;
+    let rows = stmt.query_map([tool], |row| row.get(0))?;
     rows.collect()
 }
 

@@ -46,6 +46,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0005_data_generation",
         include_str!("../../migrations/0005_data_generation.sql"),
     ),
+    (
+        "0006_browse_indexes",
+        include_str!("../../migrations/0006_browse_indexes.sql"),
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]

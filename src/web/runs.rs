@@ -1,6 +1,12 @@
 //! `/runs`: every stored run in a table, newest first, filtered by tool,
 //! test and any attribute (`where=attr:value`, several), and paged. Each
 //! run links to its submission and to the lines it was read from.
+//!
+//! Pages link each other by run: the next page is `before=<the last run
+//! shown>`, the previous one `after=<the first run shown>`, so a page
+//! costs the same however deep it is and nothing shifts under a reader
+//! while runs are added. `page=N` rides along as the number shown; on its
+//! own (older links) it still skips to the Nth page.
 
 use askama::Template;
 use askama_web::WebTemplate;
@@ -10,7 +16,7 @@ use axum::Router;
 
 use super::submissions::{page_number, query_pairs, tool_name};
 use super::{ready, AppError, AppState};
-use crate::store::{self, RunListing, RunSearch};
+use crate::store::{self, RunListing, RunSearch, RunsFrom};
 
 /// Runs per page.
 const PAGE_SIZE: usize = 100;
@@ -31,7 +37,8 @@ struct RunsPage {
     /// The filters given, and one empty box for another.
     wheres: Vec<String>,
     rows: Vec<RunRow>,
-    page: usize,
+    /// The page's number, when the link to it said.
+    page: Option<usize>,
     prev_url: Option<String>,
     next_url: Option<String>,
 }
@@ -73,19 +80,45 @@ fn check_filter_key(key: &str) -> Result<(), AppError> {
     }
 }
 
-fn parse_search(raw: Option<&str>) -> Result<(RunSearch, usize), AppError> {
+/// A run id in `before=` or `after=`, checked.
+fn run_anchor(key: &str, value: &str) -> Result<i64, AppError> {
+    match value.parse::<i64>() {
+        Ok(id) if id >= 0 => Ok(id),
+        _ => Err(AppError::bad_request(format!(
+            "{key}={value} is not a run number; the pager's links give one."
+        ))),
+    }
+}
+
+/// The search a query string asks for, and the number of the page it
+/// names (none for a link anchored at a run that does not say).
+fn parse_search(raw: Option<&str>) -> Result<(RunSearch, Option<usize>), AppError> {
     let mut search = RunSearch {
-        limit: PAGE_SIZE + 1,
+        limit: PAGE_SIZE,
         ..RunSearch::default()
     };
-    let mut page = 1;
+    let mut page = None;
+    let mut anchor = None;
     for (key, value) in query_pairs(raw)? {
         let value = value.trim();
         match key.as_str() {
             _ if value.is_empty() => {}
             "tool" => search.tool = Some(tool_name(value)?),
             "test" => search.test = Some(value.to_owned()),
-            "page" => page = page_number(value)?,
+            "page" => page = Some(page_number(value)?),
+            "before" | "after" => {
+                let id = run_anchor(&key, value)?;
+                let from = if key == "before" {
+                    RunsFrom::Before(id)
+                } else {
+                    RunsFrom::After(id)
+                };
+                if anchor.replace(from).is_some() {
+                    return Err(AppError::bad_request(
+                        "a page starts at one run: give before= or after=, once.",
+                    ));
+                }
+            }
             "where" => {
                 let Some((attr, wanted)) = value.split_once(':') else {
                     return Err(AppError::bad_request(format!(
@@ -100,16 +133,27 @@ fn parse_search(raw: Option<&str>) -> Result<(RunSearch, usize), AppError> {
             }
             other => {
                 return Err(AppError::bad_request(format!(
-                    "unknown query parameter {other:?}; /runs takes tool, test, where and page."
+                    "unknown query parameter {other:?}; /runs takes tool, test, where, page, before and after."
                 )))
             }
         }
     }
-    search.offset = (page - 1) * PAGE_SIZE;
+    match anchor {
+        Some(from) => search.from = from,
+        None => {
+            let number = page.unwrap_or(1);
+            if number > 1 {
+                search.from = RunsFrom::Skip((number - 1) * PAGE_SIZE);
+            }
+            page = Some(number);
+        }
+    }
     Ok((search, page))
 }
 
-fn url(search: &RunSearch, page: usize) -> String {
+/// The address of a page of `search`'s runs: anchored at a run
+/// (`("before", id)` or `("after", id)`) or not, and numbered or not.
+fn url(search: &RunSearch, anchor: Option<(&str, i64)>, page: Option<usize>) -> String {
     let mut pairs: Vec<(&str, String)> = Vec::new();
     if let Some(tool) = &search.tool {
         pairs.push(("tool", tool.clone()));
@@ -120,7 +164,10 @@ fn url(search: &RunSearch, page: usize) -> String {
     for (attr, value) in &search.wheres {
         pairs.push(("where", format!("{attr}:{value}")));
     }
-    if page > 1 {
+    if let Some((key, id)) = anchor {
+        pairs.push((key, id.to_string()));
+    }
+    if let Some(page) = page.filter(|&page| page > 1) {
         pairs.push(("page", page.to_string()));
     }
     let query = serde_urlencoded::to_string(&pairs).unwrap_or_default();
@@ -131,24 +178,52 @@ fn url(search: &RunSearch, page: usize) -> String {
     }
 }
 
-/// Five to nine queries, whatever is stored.
+/// Two to six queries, whatever is stored.
 async fn index(
     State(state): State<AppState>,
     RawQuery(raw): RawQuery,
 ) -> Result<RunsPage, AppError> {
     let (search, page) = parse_search(raw.as_deref())?;
     let for_closure = search.clone();
-    let (mut listings, choices, attr_keys) = state
+    let (found, tests, attr_keys) = state
         .with_conn(move |conn| {
+            let tests = match &for_closure.tool {
+                Some(tool) => store::tool_tests(conn, tool)?,
+                None => Vec::new(),
+            };
             Ok((
                 store::search_runs(conn, &for_closure)?,
-                store::choices(conn, for_closure.tool.as_deref())?,
+                tests,
                 store::attr_keys(conn)?,
             ))
         })
         .await?;
-    let more = listings.len() > PAGE_SIZE;
-    listings.truncate(PAGE_SIZE);
+    // Nothing newer: whatever the link said, this is the first page.
+    let page = if found.newer { page } else { Some(1) };
+    let listings = &found.runs;
+    // The runs the neighbouring pages start from; on an empty page, the
+    // run it was anchored at.
+    let newest_shown = listings.first().map(|l| l.run.id).or(match search.from {
+        RunsFrom::Before(id) => Some(id - 1),
+        _ => None,
+    });
+    let oldest_shown = listings.last().map(|l| l.run.id).or(match search.from {
+        RunsFrom::After(id) => Some(id.saturating_add(1)),
+        _ => None,
+    });
+    let next_url = found.older.then(|| {
+        url(
+            &search,
+            oldest_shown.map(|id| ("before", id)),
+            page.map(|p| p + 1),
+        )
+    });
+    let prev_url = found.newer.then(|| match (page, newest_shown) {
+        (Some(p), _) if p <= 2 => url(&search, None, None),
+        (_, Some(id)) => url(&search, Some(("after", id)), page.map(|p| p - 1)),
+        // An old `page=N` link past the last page.
+        (_, None) => url(&search, None, page.map(|p| p - 1)),
+    });
     let mut wheres: Vec<String> = search
         .wheres
         .iter()
@@ -178,13 +253,13 @@ async fn index(
             .iter()
             .map(|t| t.name().to_owned())
             .collect(),
-        tests: choices.tests,
+        tests,
         attr_keys,
         wheres,
         rows: listings.iter().map(run_row).collect(),
-        page,
-        prev_url: (page > 1).then(|| url(&search, page - 1)),
-        next_url: more.then(|| url(&search, page + 1)),
+        page: page.filter(|&p| p > 1 || next_url.is_some()),
+        prev_url,
+        next_url,
     })
 }
 
