@@ -82,3 +82,27 @@ async fn home_counts_runs_per_tool_and_offers_ready_comparisons() {
         "{links:?}"
     );
 }
+
+#[tokio::test]
+async fn ready_comparisons_are_looked_for_among_the_newest_runs() {
+    let (_dir, path, state) = test_state();
+    paste(&state, &seed_000()).await;
+    let mut conn = benchlog::store::open(&path).unwrap();
+    // Two logs of 8 runs in one configuration: nothing to compare.
+    for seed in 0..2 {
+        let log = crate::support::smack_log(seed, 8);
+        benchlog::ingest::ingest_text(&mut conn, None, &log).unwrap();
+    }
+    let submissions = |groups: Vec<benchlog::store::RunGroup>| -> Vec<i64> {
+        groups.iter().map(|g| g.submission_id).collect()
+    };
+    let all = benchlog::store::ready_groups(&conn, 12, 1000).unwrap();
+    assert!(submissions(all).contains(&1));
+    // The newest 9 runs are all of submission 3 and one of submission 2:
+    // both are looked through whole, seed 000's submission 1 is not.
+    let newest = benchlog::store::ready_groups(&conn, 12, 9).unwrap();
+    assert_eq!(submissions(newest), Vec::<i64>::new());
+    // 17 runs reach into submission 1.
+    let reaching = benchlog::store::ready_groups(&conn, 12, 17).unwrap();
+    assert!(submissions(reaching).contains(&1));
+}

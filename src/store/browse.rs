@@ -18,6 +18,8 @@ pub struct ToolCount {
     pub submissions: i64,
 }
 
+/// Runs and submissions per tool: read from the index on (tool,
+/// submission_id) alone.
 pub fn tool_counts(conn: &Connection) -> rusqlite::Result<Vec<ToolCount>> {
     let mut stmt = conn.prepare_cached(
         "SELECT tool, count(*), count(DISTINCT submission_id) FROM runs
@@ -519,12 +521,23 @@ pub struct RunGroup {
 
 /// The newest `limit` groups (a submission's runs of one tool and test)
 /// that were run at several thread counts in several configurations
-/// (label and attributes): the comparisons the data holds. Four queries.
-pub fn ready_groups(conn: &Connection, limit: usize) -> rusqlite::Result<Vec<RunGroup>> {
+/// (label and attributes): the comparisons the data holds. Only the
+/// newest submissions are looked at, those holding the newest `scan_runs`
+/// runs (and all the runs of the oldest of them), because telling a
+/// group's configurations apart reads every run's attributes. Four
+/// queries.
+pub fn ready_groups(
+    conn: &Connection,
+    limit: usize,
+    scan_runs: usize,
+) -> rusqlite::Result<Vec<RunGroup>> {
     let mut stmt = conn.prepare_cached(
         "SELECT r.submission_id, r.tool, r.test, s.subject, s.source_name
          FROM runs r JOIN submissions s ON s.id = r.submission_id
          WHERE r.threads IS NOT NULL
+           AND r.submission_id >= coalesce(
+               (SELECT submission_id FROM runs ORDER BY submission_id DESC LIMIT 1 OFFSET ?2),
+               0)
          GROUP BY r.submission_id, r.tool, r.test
          HAVING count(DISTINCT r.threads) > 1
             AND count(DISTINCT coalesce(r.label, '') || char(31) ||
@@ -534,7 +547,7 @@ pub fn ready_groups(conn: &Connection, limit: usize) -> rusqlite::Result<Vec<Run
          LIMIT ?1",
     )?;
     let mut groups: Vec<RunGroup> = stmt
-        .query_map([limit as i64], |row| {
+        .query_map([limit as i64, scan_runs.saturating_sub(1) as i64], |row| {
             Ok(RunGroup {
                 submission_id: row.get(0)?,
                 tool: row.get(1)?,

@@ -21,6 +21,11 @@ const RECENT: usize = 10;
 /// Ready comparisons drawn; each submission page links its own.
 const READY: usize = 12;
 
+/// How many of the newest runs are looked through for ready comparisons:
+/// a home page shows recent ones, and looking costs a read of each run's
+/// attributes.
+const READY_SCAN_RUNS: usize = 3000;
+
 pub fn router() -> Router<AppState> {
     Router::new().route("/", get(home))
 }
@@ -56,7 +61,7 @@ async fn home(State(state): State<AppState>, headers: HeaderMap) -> Result<Respo
 
 fn render(conn: &Connection) -> Result<Answer, AppError> {
     let (counts, total_submissions, recent, ready) = {
-        let groups = store::ready_groups(conn, READY)?;
+        let groups = store::ready_groups(conn, READY, READY_SCAN_RUNS)?;
         let mut ready = Vec::new();
         for group in &groups {
             let Some(comparison) = ready::headline_comparison(group.submission_id, &group.runs)
