@@ -9,13 +9,15 @@
 //! own (older links) it still skips to the Nth page.
 
 use askama::Template;
-use askama_web::WebTemplate;
 use axum::extract::{RawQuery, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
+use rusqlite::Connection;
 
 use super::submissions::{page_number, query_pairs, tool_name};
-use super::{ready, AppError, AppState};
+use super::{ready, Answer, AppError, AppState, HTML};
 use crate::store::{self, RunListing, RunSearch, RunsFrom};
 
 /// Runs per page.
@@ -25,7 +27,7 @@ pub fn router() -> Router<AppState> {
     Router::new().route("/runs", get(index))
 }
 
-#[derive(Template, WebTemplate)]
+#[derive(Template)]
 #[template(path = "runs/index.html")]
 struct RunsPage {
     title: String,
@@ -182,22 +184,24 @@ fn url(search: &RunSearch, anchor: Option<(&str, i64)>, page: Option<usize>) -> 
 async fn index(
     State(state): State<AppState>,
     RawQuery(raw): RawQuery,
-) -> Result<RunsPage, AppError> {
+    headers: HeaderMap,
+) -> Result<Response, AppError> {
     let (search, page) = parse_search(raw.as_deref())?;
-    let for_closure = search.clone();
-    let (found, tests, attr_keys) = state
-        .with_conn(move |conn| {
-            let tests = match &for_closure.tool {
-                Some(tool) => store::tool_tests(conn, tool)?,
-                None => Vec::new(),
-            };
-            Ok((
-                store::search_runs(conn, &for_closure)?,
-                tests,
-                store::attr_keys(conn)?,
-            ))
-        })
+    // The parsed request, so that spellings of one query share an answer.
+    let what = format!("/runs {search:?} {page:?}");
+    let answer = state
+        .answer(what, move |conn| render(conn, &search, page))
         .await?;
+    Ok(answer.respond(&headers, None))
+}
+
+fn render(conn: &Connection, search: &RunSearch, page: Option<usize>) -> Result<Answer, AppError> {
+    let tests = match &search.tool {
+        Some(tool) => store::tool_tests(conn, tool)?,
+        None => Vec::new(),
+    };
+    let found = store::search_runs(conn, search)?;
+    let attr_keys = store::attr_keys(conn)?;
     // Nothing newer: whatever the link said, this is the first page.
     let page = if found.newer { page } else { Some(1) };
     let listings = &found.runs;
@@ -213,16 +217,16 @@ async fn index(
     });
     let next_url = found.older.then(|| {
         url(
-            &search,
+            search,
             oldest_shown.map(|id| ("before", id)),
             page.map(|p| p + 1),
         )
     });
     let prev_url = found.newer.then(|| match (page, newest_shown) {
-        (Some(p), _) if p <= 2 => url(&search, None, None),
-        (_, Some(id)) => url(&search, Some(("after", id)), page.map(|p| p - 1)),
+        (Some(p), _) if p <= 2 => url(search, None, None),
+        (_, Some(id)) => url(search, Some(("after", id)), page.map(|p| p - 1)),
         // An old `page=N` link past the last page.
-        (_, None) => url(&search, None, page.map(|p| p - 1)),
+        (_, None) => url(search, None, page.map(|p| p - 1)),
     });
     let mut wheres: Vec<String> = search
         .wheres
@@ -245,7 +249,7 @@ async fn index(
             .collect();
         title.push_str(&format!(" where {}", filters.join(", ")));
     }
-    Ok(RunsPage {
+    let html = RunsPage {
         title,
         tool: search.tool.clone().unwrap_or_default(),
         test: search.test.clone().unwrap_or_default(),
@@ -260,7 +264,10 @@ async fn index(
         page: page.filter(|&p| p > 1 || next_url.is_some()),
         prev_url,
         next_url,
-    })
+    }
+    .render()
+    .map_err(|e| AppError::Internal(anyhow::Error::new(e).context("rendering /runs")))?;
+    Ok(Answer::new(HTML, html))
 }
 
 fn run_row(listing: &RunListing) -> RunRow {
