@@ -32,6 +32,10 @@ pub fn run(config: Config) -> anyhow::Result<ExitCode> {
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        // Database work runs a few pieces at a time (web::BUSY_CONNECTIONS),
+        // yet under load tokio kept starting threads for it (58 seen), each
+        // with a malloc arena keeping what it once held.
+        .max_blocking_threads(web::BLOCKING_THREADS)
         .build()
         .context("starting the async runtime")
 }
