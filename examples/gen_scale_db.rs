@@ -238,11 +238,12 @@ fn main() -> anyhow::Result<()> {
                                    quote_depth, author, command, first_line, last_line)
                  VALUES (?1, ?2, ?3, 0, ?4, ?5, ?6, ?7, 0, ?8, ?9, ?10, ?11)",
             )?;
-            let mut add_attr = tx
-                .prepare_cached("INSERT INTO run_attrs (run_id, key, value) VALUES (?1, ?2, ?3)")?;
+            let mut add_attr = tx.prepare_cached(
+                "INSERT INTO run_attrs (run_id, tool, key, value) VALUES (?1, ?2, ?3, ?4)",
+            )?;
             let mut add_result = tx.prepare_cached(
-                "INSERT INTO results (run_id, item, metric, value, unit, line, estimated)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0)",
+                "INSERT INTO results (run_id, tool, item, metric, value, unit, line, estimated)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0)",
             )?;
             for s in chunk * 1000..((chunk + 1) * 1000).min(submissions) {
                 let id = s as i64 + 1;
@@ -286,7 +287,7 @@ fn main() -> anyhow::Result<()> {
                         ("timer", timer),
                         ("ncpu", ncpu),
                     ] {
-                        add_attr.execute(params![run_id, key, value])?;
+                        add_attr.execute(params![run_id, shape.tool, key, value])?;
                     }
                     let speedup = (threads as f64).min(ncpu.parse::<f64>()? * 1.5).sqrt();
                     for (i, (item, metric, unit)) in shape.results.iter().enumerate() {
@@ -296,6 +297,7 @@ fn main() -> anyhow::Result<()> {
                         text.push_str(&format!("{item} {metric} {value} {unit}\n"));
                         add_result.execute(params![
                             run_id,
+                            shape.tool,
                             item,
                             metric,
                             value,

@@ -94,7 +94,8 @@ fn write_value(
         }
         (RunField::Attr(key), Some(value)) => {
             tx.prepare_cached(
-                "INSERT INTO run_attrs (run_id, key, value) VALUES (?1, ?2, ?3)
+                "INSERT INTO run_attrs (run_id, tool, key, value)
+                 VALUES (?1, (SELECT tool FROM runs WHERE id = ?1), ?2, ?3)
                  ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value",
             )?
             .execute(params![run_id, key, value])?;

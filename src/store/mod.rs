@@ -50,6 +50,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0006_browse_indexes",
         include_str!("../../migrations/0006_browse_indexes.sql"),
     ),
+    (
+        "0007_choice_indexes",
+        include_str!("../../migrations/0007_choice_indexes.sql"),
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]

@@ -128,21 +128,28 @@ pub fn insert_run(tx: &Transaction, submission_id: i64, new: &NewRun) -> rusqlit
     Ok(tx.last_insert_rowid())
 }
 
+/// Stores an attribute of a run, with the run's tool copied in, so that
+/// indexes can put it first (see migrations/0007_choice_indexes.sql).
 pub fn insert_run_attr(
     tx: &Transaction,
     run_id: i64,
     key: &str,
     value: &str,
 ) -> rusqlite::Result<()> {
-    tx.prepare_cached("INSERT INTO run_attrs (run_id, key, value) VALUES (?1, ?2, ?3)")?
-        .execute(params![run_id, key, value])?;
+    tx.prepare_cached(
+        "INSERT INTO run_attrs (run_id, tool, key, value)
+         VALUES (?1, (SELECT tool FROM runs WHERE id = ?1), ?2, ?3)",
+    )?
+    .execute(params![run_id, key, value])?;
     Ok(())
 }
 
+/// Stores a result of a run, with the run's tool copied in as for
+/// [`insert_run_attr`].
 pub fn insert_result(tx: &Transaction, run_id: i64, new: &NewResult) -> rusqlite::Result<()> {
     tx.prepare_cached(
-        "INSERT INTO results (run_id, item, metric, value, unit, line, estimated)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO results (run_id, tool, item, metric, value, unit, line, estimated)
+         VALUES (?1, (SELECT tool FROM runs WHERE id = ?1), ?2, ?3, ?4, ?5, ?6, ?7)",
     )?
     .execute(params![
         run_id,
