@@ -34,6 +34,17 @@ CREATE INDEX run_attrs_tool_key_value ON run_attrs (tool, key, value);
 -- none (bonnie, diskinfo, sql-bench).
 CREATE INDEX runs_tool_threads ON runs (tool, threads);
 
+-- A writer that leaves the copy out (raw SQL, an older tool) still gets
+-- it: only such rows pay for the lookup.
+CREATE TRIGGER results_tool_filled AFTER INSERT ON results WHEN new.tool IS NULL BEGIN
+    UPDATE results SET tool = (SELECT r.tool FROM runs r WHERE r.id = new.run_id)
+    WHERE id = new.id;
+END;
+CREATE TRIGGER run_attrs_tool_filled AFTER INSERT ON run_attrs WHEN new.tool IS NULL BEGIN
+    UPDATE run_attrs SET tool = (SELECT r.tool FROM runs r WHERE r.id = new.run_id)
+    WHERE run_id = new.run_id AND key = new.key;
+END;
+
 CREATE TRIGGER runs_tool_copies AFTER UPDATE OF tool ON runs BEGIN
     UPDATE results SET tool = new.tool WHERE run_id = new.id;
     UPDATE run_attrs SET tool = new.tool WHERE run_id = new.id;

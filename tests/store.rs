@@ -238,3 +238,39 @@ fn the_generation_moves_with_every_change_and_only_then() {
     assert!(store::delete_submission(&conn, stored.submission_id).unwrap());
     moved("a deletion", &mut last);
 }
+
+/// Results and attributes carry their run's tool (the compare form reads
+/// a tool's values from it); a writer that leaves it out still gets it.
+#[test]
+fn rows_written_without_their_tool_get_the_runs() {
+    let (_dir, _path, mut conn) = fresh_db();
+    benchlog::ingest::ingest_text(&mut conn, None, &crate::support::smack_log(3, 2)).unwrap();
+    let run_id: i64 = conn
+        .query_row("SELECT min(id) FROM runs", [], |row| row.get(0))
+        .unwrap();
+    conn.execute(
+        "INSERT INTO results (run_id, item, metric, value, unit, line) VALUES (?1, 'extra', 'q_per_s', 1.5, 'q/s', 1)",
+        [run_id],
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT INTO run_attrs (run_id, key, value) VALUES (?1, 'timer', 'TSC')",
+        [run_id],
+    )
+    .unwrap();
+    let untagged: i64 = conn
+        .query_row(
+            "SELECT (SELECT count(*) FROM results WHERE tool IS NOT 'super-smack')
+                  + (SELECT count(*) FROM run_attrs WHERE tool IS NOT 'super-smack')",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(untagged, 0);
+    let choices = store::choices(&conn, Some("super-smack")).unwrap();
+    assert!(choices.items.contains(&"extra".to_owned()), "{choices:?}");
+    assert!(
+        choices.attr_keys.contains(&"timer".to_owned()),
+        "{choices:?}"
+    );
+}
