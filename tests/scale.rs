@@ -55,6 +55,10 @@ async fn pages_run_as_many_statements_on_ten_times_the_data() {
         assert!(small[index] <= 25, "{uri} ran {} statements", small[index]);
     }
     assert_eq!(small, large, "statements per page for {PAGES:?}");
+    // For docs/performance.md: `cargo test --test integration scale -- --nocapture`.
+    for (uri, count) in PAGES.iter().zip(&small) {
+        eprintln!("{count:>3} statements  {uri}");
+    }
 }
 
 /// A page asked for again while the data is unchanged comes from memory:
