@@ -2,10 +2,12 @@
 # One command for the scale benchmark (docs/performance.md): builds a
 # database of >= 1,000,000 results, serves it from a release build on
 # 127.0.0.1 and measures the heavy pages with wrk (32 connections, 10 s each),
-# with /healthz as the base of the ratios, then the server's peak RSS.
+# with /healthz as the base of the ratios, then the server's peak RSS; then
+# the in-process criterion benchmarks of chart rendering, parsing and ingest
+# (a few minutes more; BENCH_CRITERION=0 leaves them out).
 #
 #   scripts/bench-scale.sh            # database kept in target/bench-scale/
-#   BENCH_SECONDS=5 BENCH_RUNS=60000 scripts/bench-scale.sh
+#   BENCH_SECONDS=5 BENCH_RUNS=60000 BENCH_CRITERION=0 scripts/bench-scale.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -125,3 +127,21 @@ kill $WRITER 2>/dev/null || true
 WRITER=
 echo "+writes: a new submission every ${CHANGE_MS} ms during those runs, $(wc -l <"$DIR/uploads") stored"
 echo "peak RSS of benchlog serve: $(awk '/VmHWM/ {printf "%.1f MB", $2 / 1024}' "/proc/$SERVER/status")"
+kill $SERVER 2>/dev/null || true
+
+if [ "${BENCH_CRITERION:-1}" != 0 ]; then
+    # criterion's medians (the middle figure of each interval).
+    criterion() {
+        cargo bench --quiet "$@" 2>/dev/null | awk '
+            /^[a-z][^ ]*$/ {name = $1}
+            /^[a-z].*time:/ {name = substr($0, 1, index($0, "time:") - 1); sub(/ +$/, "", name)}
+            /time:/ {print "  " name ": time " $(NF - 3) " " $(NF - 2)}
+            /thrpt:/ {print "  " name ": throughput " $(NF - 3) " " $(NF - 2)}'
+    }
+    echo "chart rendering, 10 series x 20 points (cargo bench --bench charts):"
+    criterion --bench charts
+    echo "parsing a 64 MB mail corpus (cargo bench -p parsers --bench parse):"
+    criterion -p parsers --bench parse
+    echo "ingest of a 56 MB mail archive into a fresh database (cargo bench --bench ingest):"
+    criterion --bench ingest
+fi
