@@ -8,7 +8,8 @@ use std::collections::{BTreeMap, HashMap};
 use rusqlite::types::Value;
 use rusqlite::{params, params_from_iter, Connection};
 
-use super::{StoredResult, StoredRun, SubmissionSummary};
+use super::submissions::result_from_row;
+use super::{StoredRun, SubmissionSummary};
 
 /// How many runs and submissions a tool has.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -466,14 +467,7 @@ fn fill_attrs_and_results(conn: &Connection, runs: &mut [&mut StoredRun]) -> rus
     let mut rows = stmt.query(params_from_iter(&ids))?;
     while let Some(row) = rows.next()? {
         if let Some(&i) = position.get(&row.get::<_, i64>(0)?) {
-            runs[i].results.push(StoredResult {
-                item: row.get(1)?,
-                metric: row.get(2)?,
-                value: row.get(3)?,
-                unit: row.get(4)?,
-                line: row.get::<_, i64>(5)? as usize,
-                estimated: row.get(6)?,
-            });
+            runs[i].results.push(result_from_row(row)?);
         }
     }
     Ok(())
@@ -494,15 +488,6 @@ pub fn attr_keys(conn: &Connection) -> rusqlite::Result<Vec<String>> {
          SELECT key FROM keys WHERE key IS NOT NULL",
     )?;
     let rows = stmt.query_map([], |row| row.get(0))?;
-    rows.collect()
-}
-
-/// The tests `tool`'s runs were run with, for the runs table's filter form.
-pub fn tool_tests(conn: &Connection, tool: &str) -> rusqlite::Result<Vec<String>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT DISTINCT test FROM runs WHERE tool = ?1 AND test IS NOT NULL ORDER BY test",
-    )?;
-    let rows = stmt.query_map([tool], |row| row.get(0))?;
     rows.collect()
 }
 

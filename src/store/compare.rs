@@ -146,7 +146,7 @@ pub fn choices(conn: &Connection, tool: Option<&str>) -> rusqlite::Result<Choice
     let Some(tool) = tool else {
         return Ok(choices);
     };
-    choices.tests = tool_values(conn, "runs", "test", tool)?;
+    choices.tests = tool_tests(conn, tool)?;
     let mut items = BTreeSet::new();
     let mut metrics = BTreeSet::new();
     for (metric, item) in tool_pairs(conn, "results", ("metric", "item"), tool)? {
@@ -163,6 +163,11 @@ pub fn choices(conn: &Connection, tool: Option<&str>) -> rusqlite::Result<Choice
     choices.attr_values = attrs;
     choices.attr_values.truncate(ATTR_VALUE_LIMIT);
     Ok(choices)
+}
+
+/// The tests `tool`'s runs were run with, sorted.
+pub fn tool_tests(conn: &Connection, tool: &str) -> rusqlite::Result<Vec<String>> {
+    tool_values(conn, "runs", "test", tool)
 }
 
 /// The attribute keys stored for `tool`'s runs, sorted.

@@ -19,7 +19,9 @@ mod tokens;
 
 pub use backup::backup;
 pub use browse::*;
-pub use compare::{choices, metric_rows, tool_attr_keys, Choices, MetricFilter, MetricRow};
+pub use compare::{
+    choices, metric_rows, tool_attr_keys, tool_tests, Choices, MetricFilter, MetricRow,
+};
 pub use edits::*;
 pub use export::{export_rows, ExportFilter, ExportRow};
 pub use mail::*;

@@ -250,6 +250,19 @@ pub struct StoredResult {
     pub estimated: bool,
 }
 
+/// A result from the columns `run_id, item, metric, value, unit, line,
+/// estimated` (the run id, column 0, is the caller's).
+pub(super) fn result_from_row(row: &rusqlite::Row) -> rusqlite::Result<StoredResult> {
+    Ok(StoredResult {
+        item: row.get(1)?,
+        metric: row.get(2)?,
+        value: row.get(3)?,
+        unit: row.get(4)?,
+        line: row.get::<_, i64>(5)? as usize,
+        estimated: row.get(6)?,
+    })
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredRun {
     pub id: i64,
@@ -306,14 +319,7 @@ pub fn runs_of_submission(
     let mut rows = stmt.query([submission_id])?;
     while let Some(row) = rows.next()? {
         if let Some(&i) = position.get(&row.get::<_, i64>(0)?) {
-            runs[i].results.push(StoredResult {
-                item: row.get(1)?,
-                metric: row.get(2)?,
-                value: row.get(3)?,
-                unit: row.get(4)?,
-                line: row.get::<_, i64>(5)? as usize,
-                estimated: row.get(6)?,
-            });
+            runs[i].results.push(result_from_row(row)?);
         }
     }
     Ok(runs)

@@ -6,6 +6,8 @@
 
 use std::sync::Arc;
 
+use askama::Template;
+
 use axum::body::Bytes;
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, IF_NONE_MATCH};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
@@ -13,6 +15,8 @@ use axum::response::{IntoResponse, Response};
 use quick_cache::sync::Cache;
 use quick_cache::Weighter;
 use sha2::{Digest, Sha256};
+
+use super::AppError;
 
 /// Bytes of answers kept at most (bodies, keys and tags). A comparison page
 /// is 10–100 KB, a chart 5–60 KB: a few hundred answers.
@@ -23,7 +27,7 @@ pub const CACHE_BYTES: u64 = 24 * 1024 * 1024;
 const ESTIMATED_ANSWERS: usize = 1024;
 
 /// The type of the pages' HTML.
-pub const HTML: &str = "text/html; charset=utf-8";
+const HTML: &str = "text/html; charset=utf-8";
 
 /// A finished answer: its body and its type, and a tag for revalidation.
 #[derive(Debug)]
@@ -44,6 +48,14 @@ impl Answer {
             body,
             etag,
         }
+    }
+
+    /// A page: its template rendered to HTML.
+    pub fn page(page: &impl Template) -> Result<Self, AppError> {
+        let html = page.render().map_err(|e| {
+            AppError::Internal(anyhow::Error::new(e).context("rendering a page's template"))
+        })?;
+        Ok(Answer::new(HTML, html))
     }
 
     /// The answer, or 304 when the client's If-None-Match already names it.

@@ -15,7 +15,7 @@ use axum::routing::get;
 use axum::Router;
 use rusqlite::Connection;
 
-use super::{Answer, AppError, AppState, HTML};
+use super::{Answer, AppError, AppState};
 use crate::charts::{self, format_value};
 use crate::compare::{self, CompareQuery, Comparison, Resolved, XAxis, PSEUDO_ATTRS};
 use crate::store::{self, Choices};
@@ -267,15 +267,13 @@ fn render_page(
         }
         None => None,
     };
-    let html = ComparePage {
+    let page = ComparePage {
         title,
         form,
         hint,
         result,
-    }
-    .render()
-    .map_err(|e| AppError::Internal(anyhow::Error::new(e).context("rendering /compare")))?;
-    Ok(Answer::new(HTML, html))
+    };
+    Answer::page(&page)
 }
 
 fn choice_list(values: &[String], chosen: Option<&str>, any: Option<&str>) -> Vec<Choice> {

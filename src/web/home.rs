@@ -11,7 +11,7 @@ use axum::routing::get;
 use axum::Router;
 use rusqlite::Connection;
 
-use super::{ready, Answer, AppError, AppState, HTML};
+use super::{ready, Answer, AppError, AppState};
 use crate::charts;
 use crate::store::{self, SubmissionSummary, ToolCount};
 
@@ -60,46 +60,40 @@ async fn home(State(state): State<AppState>, headers: HeaderMap) -> Result<Respo
 }
 
 fn render(conn: &Connection) -> Result<Answer, AppError> {
-    let (counts, total_submissions, recent, ready) = {
-        let groups = store::ready_groups(conn, READY, READY_SCAN_RUNS)?;
-        let mut ready = Vec::new();
-        for group in &groups {
-            let Some(comparison) = ready::headline_comparison(group.submission_id, &group.runs)
-            else {
-                continue;
-            };
-            let svg = charts::render_svg(&ready::small_chart(&comparison, &group.runs))?;
-            ready.push(ReadyView {
-                url: comparison.url.clone(),
-                submission_id: group.submission_id,
-                submission: group
-                    .subject
-                    .clone()
-                    .or_else(|| group.source_name.clone())
-                    .unwrap_or_else(|| format!("submission {}", group.submission_id)),
-                what: format!(
-                    "{} {} of {}",
-                    comparison.test.as_deref().unwrap_or(&comparison.tool),
-                    comparison.metric,
-                    comparison.item
-                ),
-                by: if comparison.by.is_empty() {
-                    "all runs".to_owned()
-                } else {
-                    format!("by {}", comparison.by.join(", "))
-                },
-                runs: comparison.runs,
-                svg,
-            });
-        }
-        (
-            store::tool_counts(conn)?,
-            store::submission_count(conn)?,
-            store::list_submissions(conn, RECENT)?,
-            ready,
-        )
-    };
-    let html = HomePage {
+    let groups = store::ready_groups(conn, READY, READY_SCAN_RUNS)?;
+    let mut ready = Vec::new();
+    for group in &groups {
+        let Some(comparison) = ready::headline_comparison(group.submission_id, &group.runs) else {
+            continue;
+        };
+        let svg = charts::render_svg(&ready::small_chart(&comparison, &group.runs))?;
+        ready.push(ReadyView {
+            url: comparison.url.clone(),
+            submission_id: group.submission_id,
+            submission: group
+                .subject
+                .clone()
+                .or_else(|| group.source_name.clone())
+                .unwrap_or_else(|| format!("submission {}", group.submission_id)),
+            what: format!(
+                "{} {} of {}",
+                comparison.test.as_deref().unwrap_or(&comparison.tool),
+                comparison.metric,
+                comparison.item
+            ),
+            by: if comparison.by.is_empty() {
+                "all runs".to_owned()
+            } else {
+                format!("by {}", comparison.by.join(", "))
+            },
+            runs: comparison.runs,
+            svg,
+        });
+    }
+    let counts = store::tool_counts(conn)?;
+    let total_submissions = store::submission_count(conn)?;
+    let recent = store::list_submissions(conn, RECENT)?;
+    let page = HomePage {
         title: "benchlog",
         total_runs: counts.iter().map(|c| c.runs).sum(),
         counts,
@@ -107,8 +101,6 @@ fn render(conn: &Connection) -> Result<Answer, AppError> {
         recent,
         ready,
         max_upload_mb: super::MAX_BODY_BYTES / 1024 / 1024,
-    }
-    .render()
-    .map_err(|e| AppError::Internal(anyhow::Error::new(e).context("rendering /")))?;
-    Ok(Answer::new(HTML, html))
+    };
+    Answer::page(&page)
 }

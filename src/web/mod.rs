@@ -37,7 +37,7 @@ mod submissions;
 mod threads;
 mod upload;
 
-pub use cache::{Answer, CACHE_BYTES, HTML};
+pub use cache::{Answer, CACHE_BYTES};
 pub use error::AppError;
 pub use guard::{RateLimiter, CONTENT_SECURITY_POLICY};
 

@@ -17,7 +17,7 @@ use axum::Router;
 use rusqlite::Connection;
 
 use super::submissions::{page_number, query_pairs, tool_name};
-use super::{ready, Answer, AppError, AppState, HTML};
+use super::{ready, Answer, AppError, AppState};
 use crate::store::{self, RunListing, RunSearch, RunsFrom};
 
 /// Runs per page.
@@ -249,7 +249,7 @@ fn render(conn: &Connection, search: &RunSearch, page: Option<usize>) -> Result<
             .collect();
         title.push_str(&format!(" where {}", filters.join(", ")));
     }
-    let html = RunsPage {
+    let page = RunsPage {
         title,
         tool: search.tool.clone().unwrap_or_default(),
         test: search.test.clone().unwrap_or_default(),
@@ -264,10 +264,8 @@ fn render(conn: &Connection, search: &RunSearch, page: Option<usize>) -> Result<
         page: page.filter(|&p| p > 1 || next_url.is_some()),
         prev_url,
         next_url,
-    }
-    .render()
-    .map_err(|e| AppError::Internal(anyhow::Error::new(e).context("rendering /runs")))?;
-    Ok(Answer::new(HTML, html))
+    };
+    Answer::page(&page)
 }
 
 fn run_row(listing: &RunListing) -> RunRow {
