@@ -2,20 +2,15 @@
 
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
-use axum::response::Response;
 use benchlog::store;
-use benchlog::web::{app, AppState};
+use benchlog::web::AppState;
 use http_body_util::BodyExt;
-use tower::ServiceExt;
 
+use crate::http::{multipart, post_form, see_other, send};
 use crate::support::{seed_000, test_state};
 
 const COMPARE_QUERY: &str =
     "tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=scheduler&by=thread_lib";
-
-async fn send(state: &AppState, request: Request<Body>) -> Response {
-    app(state.clone()).oneshot(request).await.unwrap()
-}
 
 async fn get(state: &AppState, uri: &str) -> (StatusCode, String, String) {
     let response = send(state, Request::get(uri).body(Body::empty()).unwrap()).await;
@@ -33,59 +28,13 @@ async fn get(state: &AppState, uri: &str) -> (StatusCode, String, String) {
     )
 }
 
+/// The upload form with `text` pasted.
 fn form(text: &str) -> Request<Body> {
-    let body = serde_urlencoded::to_string([("text", text)]).unwrap();
-    Request::post("/upload")
-        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-        .body(Body::from(body))
-        .unwrap()
-}
-
-const BOUNDARY: &str = "benchlog-test-boundary";
-
-/// A multipart body with the given (field, file name, bytes) parts.
-fn multipart(parts: &[(&str, Option<&str>, &[u8])]) -> Request<Body> {
-    let mut body = Vec::new();
-    for (field, file_name, bytes) in parts {
-        body.extend_from_slice(format!("--{BOUNDARY}\r\n").as_bytes());
-        match file_name {
-            Some(name) => body.extend_from_slice(
-                format!(
-                    "Content-Disposition: form-data; name=\"{field}\"; filename=\"{name}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
-                )
-                .as_bytes(),
-            ),
-            None => body.extend_from_slice(
-                format!("Content-Disposition: form-data; name=\"{field}\"\r\n\r\n").as_bytes(),
-            ),
-        }
-        body.extend_from_slice(bytes);
-        body.extend_from_slice(b"\r\n");
-    }
-    body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
-    Request::post("/upload")
-        .header(
-            header::CONTENT_TYPE,
-            format!("multipart/form-data; boundary={BOUNDARY}"),
-        )
-        .body(Body::from(body))
-        .unwrap()
-}
-
-fn location(response: &Response) -> String {
-    response
-        .headers()
-        .get(header::LOCATION)
-        .expect("a redirect has a Location")
-        .to_str()
-        .unwrap()
-        .to_owned()
+    post_form("/upload", &[("text", text)])
 }
 
 async fn upload_seed(state: &AppState) -> String {
-    let response = send(state, form(&seed_000())).await;
-    assert_eq!(response.status(), StatusCode::SEE_OTHER);
-    location(&response)
+    see_other(&send(state, form(&seed_000())).await)
 }
 
 fn counts(state_db: &std::path::Path) -> store::Counts {
@@ -258,7 +207,7 @@ async fn uploading_files_by_multipart() {
     .await;
     assert_eq!(response.status(), StatusCode::SEE_OTHER);
     // The first one's review, which lists the others.
-    assert_eq!(location(&response), "/submissions/1?uploaded=1,2");
+    assert_eq!(see_other(&response), "/submissions/1?uploaded=1,2");
     let counts = counts(&db);
     assert_eq!(counts.submissions, 2);
     assert_eq!(counts.runs, 18);
