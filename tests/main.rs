@@ -1,6 +1,7 @@
 //! benchlog's integration tests: one binary, a module per feature.
 
 mod backup;
+mod bounded_pages;
 mod browse;
 mod cli;
 mod compare;

@@ -113,24 +113,38 @@ pub fn messages_of_submission(
     conn: &Connection,
     submission_id: i64,
 ) -> rusqlite::Result<Vec<StoredMessage>> {
+    messages_in_lines(conn, submission_id, &super::LineWindow::ALL)
+}
+
+/// The messages that touch the window's lines, at most `window.limit`.
+pub fn messages_in_lines(
+    conn: &Connection,
+    submission_id: i64,
+    window: &super::LineWindow,
+) -> rusqlite::Result<Vec<StoredMessage>> {
+    let [first, last, limit] = window.sql();
     let mut stmt = conn.prepare_cached(
         "SELECT idx, author, email, date, subject, quote_depth, first_line, last_line
-         FROM messages WHERE submission_id = ?1 ORDER BY idx",
+         FROM messages WHERE submission_id = ?1 AND last_line >= ?2 AND first_line <= ?3
+         ORDER BY idx LIMIT ?4",
     )?;
-    let rows = stmt.query_map([submission_id], |row| {
-        Ok(StoredMessage {
-            idx: row.get::<_, i64>(0)? as usize,
-            author: row.get(1)?,
-            email: row.get(2)?,
-            date: row.get(3)?,
-            subject: row.get(4)?,
-            quote_depth: row.get::<_, Option<i64>>(5)?.map(|d| d as usize),
-            lines: [
-                row.get::<_, i64>(6)? as usize,
-                row.get::<_, i64>(7)? as usize,
-            ],
-        })
-    })?;
+    let rows = stmt.query_map(
+        rusqlite::params![submission_id, first, last, limit],
+        |row| {
+            Ok(StoredMessage {
+                idx: row.get::<_, i64>(0)? as usize,
+                author: row.get(1)?,
+                email: row.get(2)?,
+                date: row.get(3)?,
+                subject: row.get(4)?,
+                quote_depth: row.get::<_, Option<i64>>(5)?.map(|d| d as usize),
+                lines: [
+                    row.get::<_, i64>(6)? as usize,
+                    row.get::<_, i64>(7)? as usize,
+                ],
+            })
+        },
+    )?;
     rows.collect()
 }
 

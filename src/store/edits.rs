@@ -40,12 +40,24 @@ pub fn edits_of_submission(
     conn: &Connection,
     submission_id: i64,
 ) -> rusqlite::Result<Vec<RunEdit>> {
+    edits_in_lines(conn, submission_id, &super::LineWindow::ALL)
+}
+
+/// The edits of the runs [`super::runs_in_lines`] reads for the window.
+pub fn edits_in_lines(
+    conn: &Connection,
+    submission_id: i64,
+    window: &super::LineWindow,
+) -> rusqlite::Result<Vec<RunEdit>> {
+    let [first, last, limit] = window.sql();
     let mut stmt = conn.prepare_cached(
         "SELECT e.run_id, e.field, e.key, e.parsed_value, e.edited_at
          FROM run_edits e JOIN runs r ON r.id = e.run_id
-         WHERE r.submission_id = ?1 ORDER BY r.idx, e.field DESC, e.key",
+         WHERE e.run_id IN (SELECT id FROM runs WHERE submission_id = ?1
+                AND last_line >= ?2 AND first_line <= ?3 ORDER BY idx LIMIT ?4)
+         ORDER BY r.idx, e.field DESC, e.key",
     )?;
-    let rows = stmt.query_map([submission_id], |row| {
+    let rows = stmt.query_map(params![submission_id, first, last, limit], |row| {
         let field: String = row.get(1)?;
         let key: String = row.get(2)?;
         Ok(RunEdit {
@@ -193,4 +205,15 @@ pub fn run_places(
         })
     })?;
     rows.collect::<rusqlite::Result<_>>().map(Some)
+}
+
+/// The most attributes any run of a submission has: what an edit must not
+/// push past its limit.
+pub fn most_attrs_of_a_run(conn: &Connection, submission_id: i64) -> rusqlite::Result<usize> {
+    conn.prepare_cached(
+        "SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM run_attrs a
+         JOIN runs r ON r.id = a.run_id WHERE r.submission_id = ?1 GROUP BY a.run_id)",
+    )?
+    .query_row([submission_id], |row| row.get::<_, i64>(0))
+    .map(|n| n as usize)
 }

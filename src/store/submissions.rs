@@ -286,13 +286,51 @@ pub fn runs_of_submission(
     conn: &Connection,
     submission_id: i64,
 ) -> rusqlite::Result<Vec<StoredRun>> {
+    runs_in_lines(conn, submission_id, &LineWindow::ALL)
+}
+
+/// A part of a submission's text, in 1-based lines, and at most how many
+/// rows of each kind to read for it: what keeps a page of a huge
+/// submission as small as a page of a short one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineWindow {
+    pub first: usize,
+    pub last: usize,
+    pub limit: usize,
+}
+
+impl LineWindow {
+    /// The whole text, every row.
+    pub const ALL: LineWindow = LineWindow {
+        first: 1,
+        last: i64::MAX as usize,
+        limit: i64::MAX as usize,
+    };
+
+    pub(super) fn sql(self) -> [i64; 3] {
+        [self.first, self.last, self.limit].map(|n| i64::try_from(n).unwrap_or(i64::MAX))
+    }
+}
+
+/// The runs of a submission that touch the window's lines, in text order,
+/// at most `window.limit`, with their attrs and results: three queries.
+pub fn runs_in_lines(
+    conn: &Connection,
+    submission_id: i64,
+    window: &LineWindow,
+) -> rusqlite::Result<Vec<StoredRun>> {
+    const CHOSEN: &str = "SELECT id FROM runs WHERE submission_id = ?1
+        AND last_line >= ?2 AND first_line <= ?3 ORDER BY idx LIMIT ?4";
+    let [first, last, limit] = window.sql();
+    let args = rusqlite::params![submission_id, first, last, limit];
     let mut stmt = conn.prepare_cached(
         "SELECT id, idx, message_idx, tool, test, label, threads, quote_depth, author, command,
                 first_line, last_line
-         FROM runs WHERE submission_id = ?1 ORDER BY idx",
+         FROM runs WHERE submission_id = ?1 AND last_line >= ?2 AND first_line <= ?3
+         ORDER BY idx LIMIT ?4",
     )?;
     let mut runs: Vec<StoredRun> = stmt
-        .query_map([submission_id], super::browse::run_from_row)?
+        .query_map(args, super::browse::run_from_row)?
         .collect::<rusqlite::Result<_>>()?;
     let position: std::collections::HashMap<i64, usize> = runs
         .iter()
@@ -300,29 +338,179 @@ pub fn runs_of_submission(
         .map(|(i, run)| (run.id, i))
         .collect();
 
-    let mut stmt = conn.prepare_cached(
-        "SELECT a.run_id, a.key, a.value FROM run_attrs a JOIN runs r ON r.id = a.run_id
-         WHERE r.submission_id = ?1",
-    )?;
-    let mut rows = stmt.query([submission_id])?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT a.run_id, a.key, a.value FROM run_attrs a WHERE a.run_id IN ({CHOSEN})"
+    ))?;
+    let mut rows = stmt.query(args)?;
     while let Some(row) = rows.next()? {
         if let Some(&i) = position.get(&row.get::<_, i64>(0)?) {
             runs[i].attrs.insert(row.get(1)?, row.get(2)?);
         }
     }
 
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT x.run_id, x.item, x.metric, x.value, x.unit, x.line, x.estimated
-         FROM results x JOIN runs r ON r.id = x.run_id
-         WHERE r.submission_id = ?1 ORDER BY x.id",
-    )?;
-    let mut rows = stmt.query([submission_id])?;
+         FROM results x WHERE x.run_id IN ({CHOSEN}) ORDER BY x.id"
+    ))?;
+    let mut rows = stmt.query(args)?;
     while let Some(row) = rows.next()? {
         if let Some(&i) = position.get(&row.get::<_, i64>(0)?) {
             runs[i].results.push(result_from_row(row)?);
         }
     }
     Ok(runs)
+}
+
+/// How many runs, messages and near misses a submission has, and how
+/// many runs each of its messages holds (by `messages.idx`): one query
+/// each, however large it is.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SubmissionCounts {
+    pub runs: usize,
+    pub messages: usize,
+    pub unparsed: usize,
+}
+
+pub fn submission_counts(conn: &Connection, id: i64) -> rusqlite::Result<SubmissionCounts> {
+    conn.prepare_cached(
+        "SELECT (SELECT count(*) FROM runs WHERE submission_id = ?1),
+                (SELECT count(*) FROM messages WHERE submission_id = ?1),
+                (SELECT count(*) FROM unparsed WHERE submission_id = ?1)",
+    )?
+    .query_row([id], |row| {
+        Ok(SubmissionCounts {
+            runs: row.get::<_, i64>(0)? as usize,
+            messages: row.get::<_, i64>(1)? as usize,
+            unparsed: row.get::<_, i64>(2)? as usize,
+        })
+    })
+}
+
+/// Runs per message of a submission (`messages.idx` to count).
+pub fn runs_per_message(
+    conn: &Connection,
+    id: i64,
+) -> rusqlite::Result<std::collections::HashMap<usize, usize>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT message_idx, count(*) FROM runs
+         WHERE submission_id = ?1 AND message_idx IS NOT NULL GROUP BY message_idx",
+    )?;
+    let rows = stmt.query_map([id], |row| {
+        Ok((
+            row.get::<_, i64>(0)? as usize,
+            row.get::<_, i64>(1)? as usize,
+        ))
+    })?;
+    rows.collect()
+}
+
+/// A stored submission without its text (see [`text_window`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubmissionHead {
+    pub id: i64,
+    pub source_name: Option<String>,
+    pub author: Option<String>,
+    pub date: Option<String>,
+    pub subject: Option<String>,
+    pub created_at: String,
+    /// Bytes of text.
+    pub text_bytes: usize,
+}
+
+pub fn get_submission_head(conn: &Connection, id: i64) -> rusqlite::Result<Option<SubmissionHead>> {
+    conn.prepare_cached(
+        "SELECT id, source_name, author, date, subject, created_at, length(CAST(text AS BLOB))
+         FROM submissions WHERE id = ?1",
+    )?
+    .query_row([id], |row| {
+        Ok(SubmissionHead {
+            id: row.get(0)?,
+            source_name: row.get(1)?,
+            author: row.get(2)?,
+            date: row.get(3)?,
+            subject: row.get(4)?,
+            created_at: row.get(5)?,
+            text_bytes: row.get::<_, i64>(6)? as usize,
+        })
+    })
+    .optional()
+}
+
+/// Some lines of a submission's text and how many it has in all.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TextWindow {
+    /// The lines from the window's first on (as `str::lines` splits them).
+    pub lines: Vec<String>,
+    pub total_lines: usize,
+}
+
+/// Reads lines `first..=last` (1-based) of a submission's text, streaming
+/// it from the database in pieces, so that the memory a page of a 64 MB
+/// text takes is that of its lines, not of the whole text.
+pub fn text_window(
+    conn: &Connection,
+    id: i64,
+    first: usize,
+    last: usize,
+) -> rusqlite::Result<TextWindow> {
+    use std::io::Read;
+    let mut blob = conn.blob_open(rusqlite::MAIN_DB, "submissions", "text", id, true)?;
+    let mut window = TextWindow::default();
+    let mut chunk = vec![0; 256 * 1024];
+    // The line being read; kept only inside the window.
+    let mut current: Vec<u8> = Vec::new();
+    let mut line = 1;
+    let mut ended_with_newline = true;
+    loop {
+        let read = blob
+            .read(&mut chunk)
+            .map_err(|error| rusqlite::Error::ToSqlConversionFailure(Box::new(error)))?;
+        if read == 0 {
+            break;
+        }
+        let mut rest = &chunk[..read];
+        ended_with_newline = rest.last() == Some(&b'\n');
+        while !rest.is_empty() {
+            let end = memchr_newline(rest);
+            let inside = (first..=last).contains(&line);
+            match end {
+                Some(at) => {
+                    if inside {
+                        current.extend_from_slice(&rest[..at]);
+                        window.lines.push(line_text(&current));
+                        current.clear();
+                    }
+                    line += 1;
+                    rest = &rest[at + 1..];
+                }
+                None => {
+                    if inside {
+                        current.extend_from_slice(rest);
+                    }
+                    rest = &[];
+                }
+            }
+        }
+    }
+    if !ended_with_newline {
+        if (first..=last).contains(&line) {
+            window.lines.push(line_text(&current));
+        }
+        window.total_lines = line;
+    } else {
+        window.total_lines = line - 1;
+    }
+    Ok(window)
+}
+
+fn memchr_newline(bytes: &[u8]) -> Option<usize> {
+    memchr::memchr(b'\n', bytes)
+}
+
+/// A line as `str::lines` gives it: without its `\r\n` or `\n`.
+fn line_text(bytes: &[u8]) -> String {
+    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+    String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -336,10 +524,21 @@ pub fn unparsed_of_submission(
     conn: &Connection,
     submission_id: i64,
 ) -> rusqlite::Result<Vec<StoredUnparsed>> {
+    unparsed_in_lines(conn, submission_id, &LineWindow::ALL)
+}
+
+/// The near misses at the window's lines, at most `window.limit`.
+pub fn unparsed_in_lines(
+    conn: &Connection,
+    submission_id: i64,
+    window: &LineWindow,
+) -> rusqlite::Result<Vec<StoredUnparsed>> {
+    let [first, last, limit] = window.sql();
     let mut stmt = conn.prepare_cached(
-        "SELECT line, text, why FROM unparsed WHERE submission_id = ?1 ORDER BY line, id",
+        "SELECT line, text, why FROM unparsed
+         WHERE submission_id = ?1 AND line BETWEEN ?2 AND ?3 ORDER BY line, id LIMIT ?4",
     )?;
-    let rows = stmt.query_map([submission_id], |row| {
+    let rows = stmt.query_map(params![submission_id, first, last, limit], |row| {
         Ok(StoredUnparsed {
             line: row.get::<_, i64>(0)? as usize,
             text: row.get(1)?,

@@ -6,7 +6,7 @@
 //! answer with a redirect back to the page.
 
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::HeaderMap;
 use axum::response::Redirect;
 use axum::routing::post;
@@ -21,10 +21,26 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/submissions/{id}/edit", post(edit))
         .route("/submissions/{id}/undo", post(undo))
+        .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
 }
 
 pub const MAX_KEY_CHARS: usize = 40;
 pub const MAX_VALUE_CHARS: usize = 200;
+
+/// The largest edit form: a run's form with [`MAX_ATTRS_PER_RUN`] boxes
+/// full is about 20 KB.
+pub const MAX_FORM_BYTES: usize = 64 * 1024;
+
+/// Most attributes one run may have (parsers give about ten): every
+/// attribute is shown on the run's page and offered in its forms.
+pub const MAX_ATTRS_PER_RUN: usize = 64;
+
+/// Most fields (label and attributes) one edit may set.
+pub const MAX_FIELDS_PER_EDIT: usize = MAX_ATTRS_PER_RUN + 1;
+
+/// Most changes (runs times fields) one edit may write while it holds
+/// the database's write lock.
+pub const MAX_CHANGES_PER_EDIT: usize = 20_000;
 
 /// Names that are fields of a run, not attributes: an attribute of the
 /// same name could never be compared by.
@@ -163,6 +179,12 @@ fn parse_edit(pairs: Vec<(String, String)>) -> Result<Edit, AppError> {
     if !matches!(target, Target::Run(_)) && label == Some(None) {
         label = None;
     }
+    if attrs.len() + usize::from(label.is_some()) > MAX_FIELDS_PER_EDIT {
+        return Err(bad(format!(
+            "The form sets {} attributes; one edit may set at most {MAX_ATTRS_PER_RUN} (and the label).",
+            attrs.len()
+        )));
+    }
     Ok(Edit {
         target,
         label,
@@ -215,8 +237,18 @@ async fn edit(
             let tx = conn.transaction()?;
             let runs = store::run_places(&tx, id)?
                 .ok_or_else(|| AppError::NotFound(format!("There is no submission {id}.")))?;
+            let chosen = target_runs(&runs, edit.target)?;
+            let fields = edit.attrs.len() + usize::from(edit.label.is_some());
+            if chosen.len().saturating_mul(fields) > MAX_CHANGES_PER_EDIT {
+                return Err(bad(format!(
+                    "This edit would change {} fields of {} runs at once; one edit may change at most {MAX_CHANGES_PER_EDIT}. Edit fewer runs at a time (a message's runs, say).",
+                    fields,
+                    chosen.len()
+                )));
+            }
+            let attrs_before = store::most_attrs_of_a_run(&tx, id)?;
             let mut changed = 0;
-            for run_id in target_runs(&runs, edit.target)? {
+            for run_id in chosen {
                 if let Some(label) = &edit.label {
                     changed += usize::from(store::set_run_field(
                         &tx,
@@ -230,6 +262,13 @@ async fn edit(
                     changed +=
                         usize::from(store::set_run_field(&tx, run_id, &field, value.as_deref())?);
                 }
+            }
+            let attrs_after = store::most_attrs_of_a_run(&tx, id)?;
+            if attrs_after > MAX_ATTRS_PER_RUN && attrs_after > attrs_before {
+                // Dropping the transaction undoes the edit.
+                return Err(bad(format!(
+                    "A run may have at most {MAX_ATTRS_PER_RUN} attributes; this edit would give one {attrs_after}. Remove some first."
+                )));
             }
             tx.commit()?;
             Ok(changed)

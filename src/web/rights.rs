@@ -30,6 +30,9 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/submissions/{id}/unlock", post(unlock))
         .route("/submissions/{id}/delete", post(delete))
+        .layer(axum::extract::DefaultBodyLimit::max(
+            super::review::MAX_FORM_BYTES,
+        ))
 }
 
 /// A year: how long a browser keeps a submission's edit token.

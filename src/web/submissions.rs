@@ -11,16 +11,18 @@ use askama_web::WebTemplate;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::header::SET_COOKIE;
 use axum::http::HeaderMap;
-use axum::response::{AppendHeaders, IntoResponse, Response};
+use axum::response::{AppendHeaders, Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use rusqlite::Connection;
 
 use super::ready::{self, ReadyComparison};
 use super::rights::{self, ViewerRights};
+use super::WebOptions;
 use super::{AppError, AppState};
 use crate::store::{
-    self, RunEdit, RunField, StoredMessage, StoredRun, StoredUnparsed, Submission,
-    SubmissionSearch, SubmissionSummary,
+    self, LineWindow, RunEdit, RunField, StoredMessage, StoredRun, StoredUnparsed,
+    SubmissionCounts, SubmissionHead, SubmissionSearch, SubmissionSummary,
 };
 
 /// Submissions per page of the list.
@@ -152,11 +154,12 @@ async fn index(
     })
 }
 
-#[derive(Template, WebTemplate)]
+#[derive(Template)]
 #[template(path = "submissions/show.html")]
 struct SubmissionPage {
     title: String,
-    submission: Submission,
+    submission: SubmissionHead,
+    counts: SubmissionCounts,
     messages: Vec<MessageView>,
     runs: Vec<RunView>,
     lines: Vec<LineView>,
@@ -174,7 +177,77 @@ struct SubmissionPage {
     mail: super::threads::SubmissionMail,
     /// Whether the viewer may change it, and the edit token to show once.
     rights: ViewerRights,
+    /// Which part of a long text this page shows.
+    part: Part,
 }
+
+/// A long submission is shown a part at a time: [`PART_LINES`] lines of
+/// its text, with the runs, messages and near misses that touch them.
+#[derive(Debug, Clone, Copy)]
+struct Part {
+    /// 1-based.
+    number: usize,
+    count: usize,
+    first_line: usize,
+    last_line: usize,
+}
+
+impl Part {
+    fn of(number: usize, total_lines: usize) -> Part {
+        let first_line = (number - 1) * PART_LINES + 1;
+        Part {
+            number,
+            count: total_lines.div_ceil(PART_LINES).max(1),
+            first_line,
+            last_line: (first_line + PART_LINES - 1).min(total_lines.max(first_line)),
+        }
+    }
+
+    fn window(self) -> LineWindow {
+        LineWindow {
+            first: self.first_line,
+            last: self.first_line + PART_LINES - 1,
+            limit: PART_ROWS,
+        }
+    }
+
+    fn of_line(line: usize) -> usize {
+        line.saturating_sub(1) / PART_LINES + 1
+    }
+}
+
+impl SubmissionPage {
+    /// The link to line `line` of the text: an anchor on this page, or on
+    /// the part that shows it.
+    fn at(&self, line: impl std::borrow::Borrow<usize>) -> String {
+        let line = *line.borrow();
+        let part = Part::of_line(line);
+        if part == self.part.number {
+            format!("#L{line}")
+        } else {
+            format!("{}#L{line}", self.part_url(part))
+        }
+    }
+
+    fn part_url(&self, part: impl std::borrow::Borrow<usize>) -> String {
+        let part = *part.borrow();
+        if part == 1 {
+            format!("/submissions/{}", self.submission.id)
+        } else {
+            format!("/submissions/{}?part={part}", self.submission.id)
+        }
+    }
+}
+
+/// Lines of text a page shows.
+const PART_LINES: usize = 2_000;
+
+/// Most runs, messages and near misses a page lists (those touching its
+/// lines); /runs lists every run.
+const PART_ROWS: usize = 500;
+
+/// Characters of one line a page shows: a line may be 1 MiB long.
+const SHOWN_LINE_CHARS: usize = 2_000;
 
 struct MessageView {
     number: usize,
@@ -240,6 +313,8 @@ struct ValueView {
 struct LineView {
     number: usize,
     text: String,
+    /// Characters of the line not shown.
+    cut: usize,
     /// "value" (a number was read here), "run" (inside a run), "miss" (a
     /// near miss) or "".
     class: &'static str,
@@ -250,12 +325,13 @@ struct LineView {
 }
 
 /// What the review page's query string may carry (after an upload or an
-/// edit).
+/// edit, or to show another part of a long text).
 #[derive(Default)]
 struct ShowParams {
     saved: Option<usize>,
     undone: bool,
     uploaded: Vec<i64>,
+    part: Option<usize>,
 }
 
 fn show_params(raw: Option<&str>) -> Result<ShowParams, AppError> {
@@ -268,6 +344,7 @@ fn show_params(raw: Option<&str>) -> Result<ShowParams, AppError> {
                 })?)
             }
             "undone" => params.undone = true,
+            "part" => params.part = Some(page_number(&value)?),
             "uploaded" => {
                 for id in value.split(',').filter(|id| !id.is_empty()) {
                     let id = id.parse().map_err(|_| {
@@ -275,8 +352,10 @@ fn show_params(raw: Option<&str>) -> Result<ShowParams, AppError> {
                             "uploaded={value} is not a list of submission numbers."
                         ))
                     })?;
-                    if !params.uploaded.contains(&id) && params.uploaded.len() < MAX_UPLOADED_SHOWN
-                    {
+                    if params.uploaded.len() >= MAX_UPLOADED_SHOWN {
+                        break;
+                    }
+                    if !params.uploaded.contains(&id) {
                         params.uploaded.push(id);
                     }
                 }
@@ -291,8 +370,10 @@ fn show_params(raw: Option<&str>) -> Result<ShowParams, AppError> {
     Ok(params)
 }
 
-/// Loads everything the review page shows: six queries (seven after a
-/// multi-file upload), however many runs there are.
+/// The review page. Its queries read only the part of the text shown and
+/// the rows that touch it, so a page costs the same bounded work (and
+/// memory) for a 64 MB text as for a mail; the page is built and
+/// rendered on a blocking thread, never on the async workers.
 async fn show(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -303,33 +384,61 @@ async fn show(
         .parse()
         .map_err(|_| AppError::bad_request(format!("{id:?} is not a submission number.")))?;
     let params = show_params(raw.as_deref())?;
-    let uploaded_ids = params.uploaded.clone();
     let options = state.options().clone();
-    let (submission, messages, runs, unparsed, edits, uploaded, mail, rights) = state
+    let (html, fresh_token) = state
         .with_conn(move |conn| {
-            let Some(submission) = store::get_submission(conn, id)? else {
-                return Err(AppError::NotFound(format!("There is no submission {id}.")));
-            };
-            let rights = rights::viewer_rights(conn, &options, id, &headers)?;
-            let uploaded = if uploaded_ids.len() > 1 {
-                store::submissions_by_ids(conn, &uploaded_ids)?
-            } else {
-                Vec::new()
-            };
-            Ok((
-                submission,
-                store::messages_of_submission(conn, id)?,
-                store::runs_of_submission(conn, id)?,
-                store::unparsed_of_submission(conn, id)?,
-                store::edits_of_submission(conn, id)?,
-                uploaded,
-                super::threads::submission_mail(conn, id)?,
-                rights,
-            ))
+            let page = review_page(conn, &options, id, &params, &headers)?;
+            let fresh_token = page.rights.fresh_token.is_some();
+            let html = page.render().map_err(|e| {
+                AppError::Internal(anyhow::Error::new(e).context("rendering a submission page"))
+            })?;
+            Ok((html, fresh_token))
         })
         .await?;
+    // The token is shown once: the flash cookie goes with this page.
+    let clear = fresh_token.then(|| (SET_COOKIE, rights::clear_fresh_cookie()));
+    Ok((AppendHeaders(clear), Html(html)).into_response())
+}
 
-    let lines = line_views(&submission.text, &runs, &unparsed);
+/// Reads and builds the review page: a bounded number of queries, each
+/// reading at most [`PART_ROWS`] rows, however large the submission.
+fn review_page(
+    conn: &Connection,
+    options: &WebOptions,
+    id: i64,
+    params: &ShowParams,
+    headers: &HeaderMap,
+) -> Result<SubmissionPage, AppError> {
+    let Some(submission) = store::get_submission_head(conn, id)? else {
+        return Err(AppError::NotFound(format!("There is no submission {id}.")));
+    };
+    let rights = rights::viewer_rights(conn, options, id, headers)?;
+    let uploaded = if params.uploaded.len() > 1 {
+        store::submissions_by_ids(conn, &params.uploaded)?
+    } else {
+        Vec::new()
+    };
+    let wanted = params.part.unwrap_or(1);
+    let first_line = (wanted - 1).saturating_mul(PART_LINES).saturating_add(1);
+    let text = store::text_window(conn, id, first_line, first_line + PART_LINES - 1)?;
+    let part = Part::of(wanted, text.total_lines);
+    if wanted > part.count {
+        return Err(AppError::NotFound(format!(
+            "Submission {id} has {} part{} of {PART_LINES} lines; there is no part {wanted}.",
+            part.count,
+            if part.count == 1 { "" } else { "s" }
+        )));
+    }
+    let window = part.window();
+    let counts = store::submission_counts(conn, id)?;
+    let messages = store::messages_in_lines(conn, id, &window)?;
+    let runs = store::runs_in_lines(conn, id, &window)?;
+    let unparsed = store::unparsed_in_lines(conn, id, &window)?;
+    let edits = store::edits_in_lines(conn, id, &window)?;
+    let runs_per_message = store::runs_per_message(conn, id)?;
+    let mail = super::threads::submission_mail(conn, id)?;
+
+    let lines = line_views(text.lines, first_line, &runs, &unparsed);
     let title = submission
         .subject
         .clone()
@@ -347,7 +456,7 @@ async fn show(
             run_view(run, edits, &comparisons)
         })
         .collect();
-    let messages = message_views(&messages, &runs);
+    let messages = message_views(&messages, &runs_per_message);
     let scopes = messages
         .iter()
         .filter(|m| m.runs > 0)
@@ -369,14 +478,10 @@ async fn show(
         (Some(n), _) => Some(format!("Saved {n} changes.")),
         (None, false) => None,
     };
-    // The token is shown once: the flash cookie goes with this page.
-    let clear = rights
-        .fresh_token
-        .is_some()
-        .then(|| (SET_COOKIE, rights::clear_fresh_cookie()));
-    let page = SubmissionPage {
+    Ok(SubmissionPage {
         title,
         submission,
+        counts,
         messages,
         runs: run_views,
         lines,
@@ -388,11 +493,14 @@ async fn show(
         known_attrs: &crate::compare::CONTRACT_ATTRS,
         mail,
         rights,
-    };
-    Ok((AppendHeaders(clear), page).into_response())
+        part,
+    })
 }
 
-fn message_views(messages: &[StoredMessage], runs: &[StoredRun]) -> Vec<MessageView> {
+fn message_views(
+    messages: &[StoredMessage],
+    runs_per_message: &HashMap<usize, usize>,
+) -> Vec<MessageView> {
     messages
         .iter()
         .map(|m| MessageView {
@@ -404,29 +512,33 @@ fn message_views(messages: &[StoredMessage], runs: &[StoredRun]) -> Vec<MessageV
             quote_depth: m.quote_depth.map(|d| d.to_string()).unwrap_or_default(),
             first_line: m.lines[0],
             last_line: m.lines[1],
-            runs: runs
-                .iter()
-                .filter(|run| run.message_idx == Some(m.idx))
-                .count(),
+            runs: runs_per_message.get(&m.idx).copied().unwrap_or(0),
         })
         .collect()
 }
 
+/// A run and its edits as shown: linear in its attributes and edits (a
+/// lookup per attribute, not a search).
 fn run_view(run: &StoredRun, edits: &[&RunEdit], comparisons: &[ReadyComparison]) -> RunView {
-    let parsed_label = edits
-        .iter()
-        .find(|e| e.field == RunField::Label)
-        .map(|e| e.parsed_value.clone().unwrap_or_default());
+    let mut parsed_label = None;
+    let mut parsed_attrs: HashMap<&str, Option<String>> = HashMap::new();
+    for edit in edits {
+        match &edit.field {
+            RunField::Label => parsed_label = Some(edit.parsed_value.clone().unwrap_or_default()),
+            RunField::Attr(key) => {
+                parsed_attrs.insert(key, edit.parsed_value.clone());
+            }
+        }
+    }
     let mut attrs: Vec<AttrView> = run
         .attrs
         .iter()
         .map(|(key, value)| AttrView {
             key: key.clone(),
             value: value.clone(),
-            parsed: edits
-                .iter()
-                .find(|e| e.field == RunField::Attr(key.clone()))
-                .map(|e| e.parsed_value.clone().unwrap_or_default()),
+            parsed: parsed_attrs
+                .get(key.as_str())
+                .map(|parsed| parsed.clone().unwrap_or_default()),
         })
         .collect();
     // Attributes an edit removed: still shown, with what the parser found.
@@ -472,8 +584,10 @@ fn run_view(run: &StoredRun, edits: &[&RunEdit], comparisons: &[ReadyComparison]
     }
 }
 
+/// A run's values grouped by item, items in the order first printed.
 fn group_by_item(run: &StoredRun) -> Vec<ItemValues> {
     let mut groups: Vec<ItemValues> = Vec::new();
+    let mut group_of: HashMap<&str, usize> = HashMap::new();
     for r in &run.results {
         let value = ValueView {
             metric: r.metric.clone(),
@@ -482,31 +596,52 @@ fn group_by_item(run: &StoredRun) -> Vec<ItemValues> {
             line: r.line,
             estimated: r.estimated,
         };
-        match groups.iter_mut().find(|g| g.item == r.item) {
-            Some(group) => group.values.push(value),
-            None => groups.push(ItemValues {
+        let index = *group_of.entry(&r.item).or_insert_with(|| {
+            groups.push(ItemValues {
                 item: r.item.clone(),
-                values: vec![value],
-            }),
-        }
+                values: Vec::new(),
+            });
+            groups.len() - 1
+        });
+        groups[index].values.push(value);
     }
     groups
 }
 
-fn line_views(text: &str, runs: &[StoredRun], unparsed: &[StoredUnparsed]) -> Vec<LineView> {
-    let mut lines: Vec<LineView> = text
-        .lines()
+/// The lines shown (`first` is the number of the first), marked with the
+/// runs and near misses read from them.
+fn line_views(
+    shown: Vec<String>,
+    first: usize,
+    runs: &[StoredRun],
+    unparsed: &[StoredUnparsed],
+) -> Vec<LineView> {
+    let mut lines: Vec<LineView> = shown
+        .into_iter()
         .enumerate()
-        .map(|(index, text)| LineView {
-            number: index + 1,
-            text: text.to_owned(),
-            class: "",
-            runs: Vec::new(),
-            miss: None,
+        .map(|(index, mut text)| {
+            let chars = text.chars().count();
+            let cut = chars.saturating_sub(SHOWN_LINE_CHARS);
+            if cut > 0 {
+                let end = text
+                    .char_indices()
+                    .nth(SHOWN_LINE_CHARS)
+                    .map_or(text.len(), |(at, _)| at);
+                text.truncate(end);
+            }
+            LineView {
+                number: first + index,
+                text,
+                cut,
+                class: "",
+                runs: Vec::new(),
+                miss: None,
+            }
         })
         .collect();
+    let slot = |number: usize| number.checked_sub(first);
     for (index, miss) in unparsed.iter().enumerate() {
-        if let Some(line) = lines.get_mut(miss.line.wrapping_sub(1)) {
+        if let Some(line) = slot(miss.line).and_then(|at| lines.get_mut(at)) {
             line.class = "miss";
             line.miss.get_or_insert(index + 1);
         }
@@ -514,22 +649,25 @@ fn line_views(text: &str, runs: &[StoredRun], unparsed: &[StoredUnparsed]) -> Ve
     // A line a value was read from belongs to that run alone; the other
     // lines of a run's span (a table header, say) may be shared by several.
     let mut value_of: Vec<Option<usize>> = vec![None; lines.len()];
-    for (index, run) in runs.iter().enumerate() {
+    for run in runs {
         for result in &run.results {
-            if let Some(slot) = value_of.get_mut(result.line.wrapping_sub(1)) {
-                slot.get_or_insert(index + 1);
+            if let Some(at) = slot(result.line).and_then(|at| value_of.get_mut(at)) {
+                at.get_or_insert(run.idx + 1);
             }
         }
     }
-    for (index, run) in runs.iter().enumerate() {
-        for number in run.lines[0]..=run.lines[1] {
-            let Some(line) = lines.get_mut(number.wrapping_sub(1)) else {
+    for run in runs {
+        let from = run.lines[0].max(first);
+        let to = run.lines[1].min(first + lines.len().saturating_sub(1));
+        for number in from..=to {
+            let Some(at) = slot(number) else { continue };
+            let Some(line) = lines.get_mut(at) else {
                 continue;
             };
-            if value_of[number - 1].is_some() {
+            if value_of[at].is_some() {
                 continue;
             }
-            line.runs.push(index + 1);
+            line.runs.push(run.idx + 1);
             if line.class.is_empty() {
                 line.class = "run";
             }
