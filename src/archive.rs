@@ -104,7 +104,8 @@ pub fn prepare_mails(
 /// An upload or file, read: plain text, or the messages of a mail archive.
 #[derive(Debug, Clone)]
 pub enum Input {
-    Text(String),
+    /// A text and what the parsers found in it.
+    Text(String, Document),
     Mails(Vec<Result<PreparedMail, MailFailure>>),
 }
 
@@ -121,30 +122,42 @@ pub fn prepare_input(file_name: Option<&str>, bytes: &[u8]) -> Result<Input, Inp
             return Ok(Input::Mails(mails));
         }
     }
-    ingest::decode_input(&unpacked).map(Input::Text)
+    let text = ingest::decode_input(&unpacked)?;
+    let document = parsers::parse(&text);
+    Ok(Input::Text(text, document))
 }
 
-/// Stores an [`Input`] and returns the submissions it is (new or already
-/// stored), in order; none when none of its messages could be read. Mail
-/// messages are stored each in its own transaction.
-pub fn store_input(
-    conn: &mut Connection,
-    source_name: &str,
-    input: &Input,
-) -> anyhow::Result<Vec<i64>> {
+/// Stores an [`Input`] in the caller's transaction and returns the
+/// submissions it is (new or already stored), in order; none when none of
+/// its messages could be read.
+pub fn store_input(tx: &Transaction, source_name: &str, input: &Input) -> anyhow::Result<Vec<i64>> {
     match input {
-        Input::Text(text) => Ok(vec![
-            ingest::ingest_text(conn, Some(source_name), text)?.submission_id,
+        Input::Text(text, document) => Ok(vec![
+            ingest::store_text(tx, Some(source_name), text, document)?.submission_id,
         ]),
-        Input::Mails(mails) => {
-            let mut ids = Vec::new();
-            for prepared in mails.iter().flatten() {
-                let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                let outcome = store_mail(&tx, prepared)?;
-                tx.commit()?;
-                ids.push(outcome.submission_id());
-            }
-            Ok(ids)
+        Input::Mails(mails) => mails
+            .iter()
+            .flatten()
+            .map(|prepared| Ok(store_mail(tx, prepared)?.submission_id()))
+            .collect(),
+    }
+}
+
+impl Input {
+    /// How many submissions storing it may create: one for a text, one
+    /// per readable message of an archive.
+    pub fn submissions(&self) -> usize {
+        match self {
+            Input::Text(..) => 1,
+            Input::Mails(mails) => mails.iter().flatten().count(),
+        }
+    }
+
+    /// Bytes of decoded text it holds.
+    pub fn text_bytes(&self) -> usize {
+        match self {
+            Input::Text(text, _) => text.len(),
+            Input::Mails(mails) => mails.iter().flatten().map(|m| m.mail.text.len()).sum(),
         }
     }
 }
@@ -223,19 +236,12 @@ pub fn store_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<M
             message.author = author_at_depth(message.quote_depth);
         }
     }
-    let mut quotes = Vec::new();
-    let mut runs = Vec::with_capacity(document.runs.len());
-    for mut run in std::mem::take(&mut document.runs) {
-        if let Some(run_id) = store::find_run_by_fingerprint(tx, &ingest::run_fingerprint(&run))? {
-            quotes.push((run.lines, run.quote_depth, run_id));
-            continue;
-        }
+    let quotes = ingest::take_known_runs(tx, &mut document)?;
+    for run in &mut document.runs {
         if run.author.is_none() && run.quote_depth > 0 {
             run.author = author_at_depth(run.quote_depth);
         }
-        runs.push(run);
     }
-    document.runs = runs;
 
     let submission_id = ingest::store_document(
         tx,
@@ -268,11 +274,7 @@ pub fn store_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<M
         },
     )
     .with_context(|| format!("storing the headers of {}", prepared.source_name))?;
-    for (lines, depth, run_id) in &quotes {
-        store::insert_run_quote(tx, submission_id, *lines, *depth, *run_id).with_context(|| {
-            format!("linking the quoted run at lines {}-{}", lines[0], lines[1])
-        })?;
-    }
+    ingest::store_quotes(tx, submission_id, &quotes)?;
     Ok(MailOutcome::Stored {
         submission_id,
         runs: document.runs.len(),

@@ -55,6 +55,12 @@ pub struct WebArgs {
     /// of as many; more are answered with 429. 0 turns the limit off.
     #[arg(long, env = "BENCHLOG_UPLOADS_PER_MINUTE", default_value_t = 30)]
     pub uploads_per_minute: u32,
+    /// Submissions one client may store per minute (each message of an
+    /// uploaded archive is one), after a burst of as many; an upload that
+    /// would pass it is answered with 429 and stores nothing. 0 turns the
+    /// limit off.
+    #[arg(long, env = "BENCHLOG_SUBMISSIONS_PER_MINUTE", default_value_t = 2_000)]
+    pub submissions_per_minute: u32,
     /// Seconds a request may take before it is answered with 408.
     #[arg(long, env = "BENCHLOG_REQUEST_TIMEOUT", default_value_t = 60)]
     pub request_timeout_secs: u64,
@@ -71,6 +77,7 @@ impl WebArgs {
         crate::web::WebOptions {
             max_body_bytes: self.max_body_bytes,
             uploads_per_minute: self.uploads_per_minute,
+            submissions_per_minute: self.submissions_per_minute,
             request_timeout: std::time::Duration::from_secs(self.request_timeout_secs),
             admin_token: self.admin_token.clone().filter(|token| !token.is_empty()),
         }

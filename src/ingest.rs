@@ -137,23 +137,93 @@ pub fn ingest_document(
     text: &str,
     document: &Document,
 ) -> anyhow::Result<Ingested> {
-    let sha256 = sha256_hex(text);
     // IMMEDIATE takes the write lock now, so two uploads of the same text
     // cannot both pass the "already stored?" check.
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .context("starting the transaction")?;
-    if let Some(id) = store::find_submission_by_sha256(&tx, &sha256)? {
+    let ingested = store_text(&tx, source_name, text, document)?;
+    tx.commit().context("committing the submission")?;
+    Ok(ingested)
+}
+
+/// Stores a text and its parsed document in the caller's transaction,
+/// unless the same text is stored already. Runs already stored (the same
+/// report pasted again with a greeting, CRLF line ends or another trailing
+/// newline) are linked as quotes of the stored run, not stored again.
+pub fn store_text(
+    tx: &Transaction,
+    source_name: Option<&str>,
+    text: &str,
+    document: &Document,
+) -> anyhow::Result<Ingested> {
+    let sha256 = sha256_hex(text);
+    if let Some(id) = store::find_submission_by_sha256(tx, &sha256)? {
         return Ok(existing(id));
     }
-    let submission_id = store_document(&tx, source_name, text, &sha256, document)?;
-    tx.commit().context("committing the submission")?;
+    let mut document = document.clone();
+    let quotes = take_known_runs(tx, &mut document)?;
+    let submission_id = store_document(tx, source_name, text, &sha256, &document)?;
+    store_quotes(tx, submission_id, &quotes)?;
     Ok(Ingested {
         submission_id,
         created: true,
         runs: document.runs.len(),
         unparsed: document.unparsed.len(),
     })
+}
+
+/// A run found again: where it is in the new text, at what quote depth,
+/// and the stored run it repeats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KnownRun {
+    pub lines: [usize; 2],
+    pub quote_depth: usize,
+    pub run_id: i64,
+}
+
+/// Takes out of `document` the runs already stored (same tool, test,
+/// threads and every value: [`run_fingerprint`]), and says which stored
+/// run each one repeats.
+pub fn take_known_runs(tx: &Transaction, document: &mut Document) -> anyhow::Result<Vec<KnownRun>> {
+    let mut known = Vec::new();
+    let mut fresh = Vec::with_capacity(document.runs.len());
+    for run in std::mem::take(&mut document.runs) {
+        match store::find_run_by_fingerprint(tx, &run_fingerprint(&run))? {
+            Some(run_id) => known.push(KnownRun {
+                lines: run.lines,
+                quote_depth: run.quote_depth,
+                run_id,
+            }),
+            None => fresh.push(run),
+        }
+    }
+    document.runs = fresh;
+    Ok(known)
+}
+
+/// Links the runs a submission repeats to the stored ones.
+pub fn store_quotes(
+    tx: &Transaction,
+    submission_id: i64,
+    known: &[KnownRun],
+) -> anyhow::Result<()> {
+    for quote in known {
+        store::insert_run_quote(
+            tx,
+            submission_id,
+            quote.lines,
+            quote.quote_depth,
+            quote.run_id,
+        )
+        .with_context(|| {
+            format!(
+                "linking the repeated run at lines {}-{}",
+                quote.lines[0], quote.lines[1]
+            )
+        })?;
+    }
+    Ok(())
 }
 
 /// Writes a submission and everything parsed from it inside the caller's

@@ -448,7 +448,7 @@ async fn etags_answer_304_until_the_data_changes() {
         .etag
         .unwrap();
     assert_ne!(before, svg_tag, "each form has its own tag");
-    let more = "super-smack -d mysql select-key.smack 10 10000\nQuery Barrel Report for client smacker1\nconnect: max=4ms min=1ms avg= 2ms from 10 clients\nQuery_type num_queries max_time min_time q_per_s\nselect_index 200000 0 0 22061.88\n== ULE + libthr ==\n";
+    let more = "super-smack -d mysql select-key.smack 10 10000\nQuery Barrel Report for client smacker1\nconnect: max=4ms min=1ms avg= 2ms from 10 clients\nQuery_type num_queries max_time min_time q_per_s\nselect_index 200000 0 0 22061.99\n== ULE + libthr ==\n";
     let mut conn = benchlog::store::open(&db).unwrap();
     benchlog::ingest::ingest_text(&mut conn, Some("more"), more).unwrap();
     let after = fetch(&state, &uri, Some(&before)).await;

@@ -21,4 +21,5 @@ mod scale;
 mod store;
 mod support;
 mod upload;
+mod upload_limits;
 mod web;

@@ -195,7 +195,7 @@ async fn uploading_seed_000_shows_its_runs() {
 async fn uploading_files_by_multipart() {
     let (_dir, db, state) = test_state();
     let seed = seed_000();
-    let other = "super-smack -d mysql select-key.smack 10 10000\nQuery Barrel Report for client smacker1\nconnect: max=4ms min=1ms avg= 2ms from 10 clients\nQuery_type num_queries max_time min_time q_per_s\nselect_index 200000 0 0 22061.88\n";
+    let other = "super-smack -d mysql select-key.smack 10 10000\nQuery Barrel Report for client smacker1\nconnect: max=4ms min=1ms avg= 2ms from 10 clients\nQuery_type num_queries max_time min_time q_per_s\nselect_index 200000 0 0 22061.99\n";
     let response = send(
         &state,
         multipart(&[

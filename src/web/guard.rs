@@ -76,7 +76,7 @@ fn is_cross_site(headers: &HeaderMap) -> bool {
 /// `per_minute` a minute. Clients are told apart by IP address; requests
 /// with no known peer (tests calling the router directly) share a bucket.
 pub struct RateLimiter {
-    per_minute: u32,
+    pub(super) per_minute: u32,
     buckets: Mutex<HashMap<Option<IpAddr>, Bucket>>,
 }
 
@@ -101,6 +101,13 @@ impl RateLimiter {
     /// Takes one request from the client's bucket, or says how long until
     /// one is there.
     pub fn check(&self, peer: Option<IpAddr>) -> Result<(), Duration> {
+        self.check_cost(peer, 1)
+    }
+
+    /// Takes `cost` from the client's bucket, or says how long until that
+    /// much is there (forever, as `Duration::MAX`, when `cost` is more than
+    /// the bucket holds).
+    pub fn check_cost(&self, peer: Option<IpAddr>, cost: u32) -> Result<(), Duration> {
         if self.per_minute == 0 {
             return Ok(());
         }
@@ -122,11 +129,14 @@ impl RateLimiter {
         let refilled = now.duration_since(bucket.at).as_secs_f64() * per_second;
         bucket.tokens = (bucket.tokens + refilled).min(capacity);
         bucket.at = now;
-        if bucket.tokens >= 1.0 {
-            bucket.tokens -= 1.0;
+        let cost = f64::from(cost);
+        if cost > capacity {
+            Err(Duration::MAX)
+        } else if bucket.tokens >= cost {
+            bucket.tokens -= cost;
             Ok(())
         } else {
-            Err(Duration::from_secs_f64((1.0 - bucket.tokens) / per_second))
+            Err(Duration::from_secs_f64((cost - bucket.tokens) / per_second))
         }
     }
 }

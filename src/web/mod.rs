@@ -54,6 +54,9 @@ pub struct WebOptions {
     pub max_body_bytes: usize,
     /// Uploads per minute and client (after a burst of as many); 0: no limit.
     pub uploads_per_minute: u32,
+    /// Submissions stored per minute and client (after a burst of as
+    /// many); 0: no limit.
+    pub submissions_per_minute: u32,
     /// Longer requests are answered with 408.
     pub request_timeout: Duration,
     /// May change or delete any submission.
@@ -65,6 +68,7 @@ impl Default for WebOptions {
         WebOptions {
             max_body_bytes: MAX_BODY_BYTES,
             uploads_per_minute: 30,
+            submissions_per_minute: 2_000,
             request_timeout: Duration::from_secs(60),
             admin_token: None,
         }
@@ -98,6 +102,12 @@ struct Inner {
     idle: Mutex<Vec<Connection>>,
     options: WebOptions,
     upload_limiter: guard::RateLimiter,
+    /// Submissions stored, per client: an archive counts each message.
+    submission_limiter: guard::RateLimiter,
+    /// Bytes of request bodies being read or held by uploads ([`upload`]).
+    upload_bodies: tokio::sync::Semaphore,
+    /// Bytes of text being unpacked, decoded and parsed by uploads.
+    upload_work: tokio::sync::Semaphore,
     /// SQL statements run for requests so far (see [`AppState::statements_run`]).
     statements: AtomicU64,
     /// At most [`BUSY_CONNECTIONS`] pieces of database work at once: more
@@ -149,6 +159,9 @@ impl AppState {
                 static_dir: static_dir.to_owned(),
                 idle: Mutex::new(vec![conn]),
                 upload_limiter: guard::RateLimiter::per_minute(options.uploads_per_minute),
+                submission_limiter: guard::RateLimiter::per_minute(options.submissions_per_minute),
+                upload_bodies: tokio::sync::Semaphore::new(upload::BODY_BUDGET_KIB),
+                upload_work: tokio::sync::Semaphore::new(upload::WORK_BUDGET_KIB),
                 options,
                 statements: AtomicU64::new(0),
                 busy: tokio::sync::Semaphore::new(BUSY_CONNECTIONS),

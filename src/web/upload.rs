@@ -1,42 +1,89 @@
 //! `POST /upload`: pasted text (`text`) or one or more files (`file`:
-//! `.txt`, `.log`, `.gz`, ...), as multipart or urlencoded form. Everything
-//! is checked before anything is stored; then each input becomes a
-//! submission (or finds the one already holding the same text) and the
-//! answer redirects to the first one's review, which lists the others when
-//! there were several (`?uploaded=ID,ID,...`).
+//! `.txt`, `.log`, `.gz`, ...), as multipart or urlencoded form.
+//!
+//! Everything is checked before anything is stored, and what one upload
+//! may cost is bounded: its parts, the bytes it unpacks, the submissions
+//! it makes (per upload and per client a minute), and the memory all
+//! uploads in flight take (request bodies and the text being parsed each
+//! wait for their share of a budget). Then all its submissions are stored
+//! in one transaction, committed only while the uploader still waits for
+//! the answer that carries their edit token: an upload that times out or
+//! whose client goes away stores nothing. The answer redirects to the
+//! first submission's review, which lists the others (`?uploaded=ID,...`),
+//! or, for more than a page of them, is a page listing them.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use askama::Template;
 use axum::extract::{FromRequest, Multipart, Request, State};
-use axum::http::header::{CONTENT_TYPE, SET_COOKIE};
+use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE, SET_COOKIE};
 use axum::http::StatusCode;
-use axum::response::{AppendHeaders, IntoResponse, Redirect, Response};
+use axum::response::{AppendHeaders, Html, IntoResponse, Redirect, Response};
 use axum::routing::post;
-use axum::{Form, Router};
-use serde::Deserialize;
+use axum::Router;
+use rusqlite::TransactionBehavior;
 
 use super::{guard, rights, AppError, AppState};
-use crate::archive;
-use crate::ingest::InputError;
+use crate::archive::{self, Input};
+use crate::ingest::{InputError, MAX_INPUT_BYTES};
 use crate::store;
+
+/// Most inputs (the pasted text and files) one upload may carry.
+pub const MAX_UPLOAD_PARTS: usize = 20;
+
+/// Most submissions one upload may store (each message of an archive is
+/// one; a busy list's month is a few hundred): more would hold the write
+/// lock for long. `benchlog ingest` takes archives of any count.
+pub const MAX_SUBMISSIONS_PER_UPLOAD: usize = 1_000;
+
+/// Request bodies all uploads in flight may hold at once, in KiB (64 MiB):
+/// each waits for its Content-Length's share (the body limit when it has
+/// none) before it is read.
+pub const BODY_BUDGET_KIB: usize = 64 * 1024;
+
+/// Text all uploads in flight may unpack, decode and parse at once, in KiB
+/// (64 MiB, the most one upload may unpack): a compressed upload takes all
+/// of it, since it may unpack that much; plain text twice its size.
+pub const WORK_BUDGET_KIB: usize = (MAX_INPUT_BYTES / 1024) as usize;
+
+/// Most submissions one upload's notice lists in its redirect; more get a
+/// page of their own.
+const MAX_UPLOADED_IN_URL: usize = 100;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/upload", post(upload))
-}
-
-#[derive(Debug, Deserialize)]
-struct UploadForm {
-    #[serde(default)]
-    text: String,
 }
 
 /// One input of the form, before decoding.
 struct Part {
     /// The file's name, or None for the pasted text.
     file_name: Option<String>,
-    bytes: Vec<u8>,
+    bytes: axum::body::Bytes,
+}
+
+/// Set when the request's future is dropped (a timeout, or the client gone)
+/// so that the storing, which goes on on its own thread, does not commit
+/// submissions whose edit token nobody will receive.
+struct Abandoned(Arc<AtomicBool>);
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+#[derive(Template)]
+#[template(path = "upload/stored.html")]
+struct StoredPage {
+    title: String,
+    ids: Vec<i64>,
+    token: Option<String>,
 }
 
 async fn upload(State(state): State<AppState>, request: Request) -> Result<Response, AppError> {
-    if let Err(wait) = state.inner.upload_limiter.check(guard::peer_ip(&request)) {
+    let peer = guard::peer_ip(&request);
+    if let Err(wait) = state.inner.upload_limiter.check(peer) {
         let retry_after = wait.as_secs().max(1);
         return Err(AppError::TooManyRequests {
             message: format!(
@@ -52,24 +99,29 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
         .and_then(|value| value.to_str().ok())
         .unwrap_or("")
         .to_ascii_lowercase();
+    let max_body = state.options().max_body_bytes;
+    let declared = request
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<usize>().ok())
+        .unwrap_or(max_body)
+        .min(max_body);
+    let _body_permit = state
+        .inner
+        .upload_bodies
+        .acquire_many(kib(declared).min(BODY_BUDGET_KIB) as u32)
+        .await
+        .map_err(|_| AppError::Internal(anyhow::anyhow!("the upload queue is closed")))?;
     let parts = if content_type.starts_with("multipart/form-data") {
         read_multipart(request, &state).await?
     } else if content_type.starts_with("application/x-www-form-urlencoded") {
-        let Form(form) = Form::<UploadForm>::from_request(request, &state)
+        let body = axum::body::to_bytes(request.into_body(), max_body)
             .await
-            .map_err(|rejection| {
-                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                    too_large(&state)
-                } else {
-                    AppError::bad_request(format!(
-                        "The form could not be read: {}",
-                        rejection.body_text()
-                    ))
-                }
-            })?;
+            .map_err(|_| too_large(&state))?;
         vec![Part {
             file_name: None,
-            bytes: form.text.into_bytes(),
+            bytes: form_text(&body).into(),
         }]
     } else {
         return Err(AppError::bad_request(
@@ -77,7 +129,118 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
         ));
     };
 
+    let compressed = parts
+        .iter()
+        .any(|part| part.bytes.starts_with(&[0x1f, 0x8b]));
+    let work = if compressed {
+        WORK_BUDGET_KIB
+    } else {
+        kib(parts.iter().map(|part| part.bytes.len()).sum::<usize>() * 2).min(WORK_BUDGET_KIB)
+    };
+    let _work_permit = state
+        .inner
+        .upload_work
+        .acquire_many(work as u32)
+        .await
+        .map_err(|_| AppError::Internal(anyhow::anyhow!("the upload queue is closed")))?;
+    let texts = tokio::task::spawn_blocking(move || prepare_parts(parts))
+        .await
+        .map_err(|error| {
+            AppError::Internal(anyhow::Error::new(error).context("reading an upload"))
+        })??;
+
+    let submissions: usize = texts.iter().map(|(_, input)| input.submissions()).sum();
+    let cost = u32::try_from(submissions).unwrap_or(u32::MAX);
+    if let Err(wait) = state.inner.submission_limiter.check_cost(peer, cost) {
+        let retry_after = wait.as_secs().clamp(1, 3600);
+        return Err(AppError::TooManyRequests {
+            message: format!(
+                "This upload holds {submissions} submissions, more than your address may store now ({} a minute are allowed); please wait {retry_after} s and send it again, or split it.",
+                state.inner.submission_limiter.per_minute
+            ),
+            retry_after,
+        });
+    }
+
+    let abandoned = Abandoned(Arc::new(AtomicBool::new(false)));
+    let gone = Arc::clone(&abandoned.0);
+    let (ids, token) = state
+        .with_conn(move |conn| {
+            // The uploader's right to change what this upload adds (see
+            // `rights`): submissions numbered above the newest one now.
+            let token = rights::new_token()?;
+            let token_hash = rights::token_hash(&token);
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let newest_before = store::max_submission_id(&tx)?;
+            let mut ids: Vec<i64> = Vec::new();
+            let mut created = false;
+            let mut seen = std::collections::HashSet::new();
+            for (name, input) in &texts {
+                for stored in archive::store_input(&tx, name, input)? {
+                    if stored > newest_before && store::insert_edit_token(&tx, stored, &token_hash)?
+                    {
+                        created = true;
+                    }
+                    if seen.insert(stored) {
+                        ids.push(stored);
+                    }
+                }
+            }
+            if gone.load(Ordering::SeqCst) {
+                // Dropping the transaction stores nothing.
+                return Err(AppError::Internal(anyhow::anyhow!(
+                    "the upload was abandoned by its client before it was stored; nothing was kept"
+                )));
+            }
+            tx.commit()?;
+            Ok((ids, created.then_some(token)))
+        })
+        .await?;
+    drop(abandoned);
+    let first = *ids
+        .first()
+        .ok_or_else(|| AppError::bad_request("Nothing to store."))?;
+    let cookies: Vec<_> = token
+        .as_ref()
+        .map(|token| rights::new_upload_cookies(first, token).to_vec())
+        .unwrap_or_default();
+    if ids.len() > MAX_UPLOADED_IN_URL {
+        // The token is on this page; the flash cookie would show it again.
+        let page = StoredPage {
+            title: format!("{} submissions stored", ids.len()),
+            ids,
+            token,
+        };
+        let html = page.render().map_err(|e| {
+            AppError::Internal(anyhow::Error::new(e).context("rendering the upload page"))
+        })?;
+        let cookie = cookies
+            .into_iter()
+            .take(1)
+            .map(|cookie| (SET_COOKIE, cookie));
+        return Ok((AppendHeaders(cookie), Html(html)).into_response());
+    }
+    let redirect = match ids.as_slice() {
+        [only] => Redirect::to(&format!("/submissions/{only}")),
+        _ => {
+            let list: Vec<String> = ids.iter().map(i64::to_string).collect();
+            Redirect::to(&format!("/submissions/{first}?uploaded={}", list.join(",")))
+        }
+    };
+    let cookies = cookies.into_iter().map(|cookie| (SET_COOKIE, cookie));
+    Ok((AppendHeaders(cookies), redirect).into_response())
+}
+
+fn kib(bytes: usize) -> usize {
+    bytes.div_ceil(1024).max(1)
+}
+
+/// Unpacks, decodes and parses each part (on a blocking thread), refusing
+/// the whole upload when one part is bad or together they pass a limit.
+fn prepare_parts(parts: Vec<Part>) -> Result<Vec<(String, Input)>, AppError> {
     let mut texts = Vec::new();
+    let mut text_bytes = 0;
+    let mut submissions = 0;
     for part in parts {
         let what = match &part.file_name {
             Some(name) => format!("The file {name:?}"),
@@ -94,57 +257,57 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
             )));
         }
         // Mail archives (mbox, .eml) become one submission per message.
-        match archive::prepare_input(part.file_name.as_deref(), &part.bytes) {
-            Ok(input) => texts.push((part.file_name.unwrap_or_else(|| "paste".to_owned()), input)),
+        let input = match archive::prepare_input(part.file_name.as_deref(), &part.bytes) {
+            Ok(input) => input,
             // An empty text box next to a chosen file is not a mistake.
-            Err(InputError::Empty) => {}
+            Err(InputError::Empty) => continue,
             Err(error @ InputError::TooLarge) => return Err(error.into()),
             Err(error) => return Err(AppError::bad_request(format!("{what}: {error}."))),
+        };
+        text_bytes += input.text_bytes();
+        if text_bytes as u64 > MAX_INPUT_BYTES {
+            return Err(InputError::TooLarge.into());
         }
+        submissions += input.submissions();
+        if submissions > MAX_SUBMISSIONS_PER_UPLOAD {
+            return Err(AppError::TooLarge(format!(
+                "The upload holds more than {MAX_SUBMISSIONS_PER_UPLOAD} submissions (each message of an archive is one); split it, or import the archive with `benchlog ingest`."
+            )));
+        }
+        texts.push((part.file_name.unwrap_or_else(|| "paste".to_owned()), input));
     }
     if texts.is_empty() {
         return Err(AppError::bad_request(
             "Nothing to store: paste some benchmark output into the text box or choose a file.",
         ));
     }
+    Ok(texts)
+}
 
-    let (ids, cookies) = state
-        .with_conn(move |conn| {
-            let mut ids: Vec<i64> = Vec::new();
-            // The uploader's right to change what this upload adds (see
-            // `rights`): submissions numbered above the newest one now.
-            let token = rights::new_token()?;
-            let token_hash = rights::token_hash(&token);
-            let newest_before = store::max_submission_id(conn)?;
-            let mut first_new = None;
-            for (name, input) in &texts {
-                for stored in archive::store_input(conn, name, input)? {
-                    if stored > newest_before
-                        && store::insert_edit_token(conn, stored, &token_hash)?
-                    {
-                        first_new.get_or_insert(stored);
-                    }
-                    if !ids.contains(&stored) {
-                        ids.push(stored);
-                    }
-                }
-            }
-            let cookies = first_new
-                .map(|first| rights::new_upload_cookies(first, &token).to_vec())
-                .unwrap_or_default();
-            Ok((ids, cookies))
-        })
-        .await?;
-    let redirect = match ids.as_slice() {
-        [] => return Err(AppError::bad_request("Nothing to store.")),
-        [only] => Redirect::to(&format!("/submissions/{only}")),
-        [first, ..] => {
-            let list: Vec<String> = ids.iter().map(i64::to_string).collect();
-            Redirect::to(&format!("/submissions/{first}?uploaded={}", list.join(",")))
+/// The `text` field of a urlencoded form, as the bytes that were sent: a
+/// form posted in Latin-1 (or any 8-bit charset) is then decoded like an
+/// uploaded file, instead of having its accented letters replaced.
+fn form_text(body: &[u8]) -> Vec<u8> {
+    let mut text = Vec::new();
+    for pair in body.split(|&byte| byte == b'&') {
+        let (name, value) = match pair.iter().position(|&byte| byte == b'=') {
+            Some(at) => (&pair[..at], &pair[at + 1..]),
+            None => (pair, &[][..]),
+        };
+        if form_decode(name) == b"text" {
+            text = form_decode(value);
         }
-    };
-    let cookies = cookies.into_iter().map(|cookie| (SET_COOKIE, cookie));
-    Ok((AppendHeaders(cookies), redirect).into_response())
+    }
+    text
+}
+
+/// Undoes a form's encoding: `+` is a space, `%XX` a byte.
+fn form_decode(bytes: &[u8]) -> Vec<u8> {
+    let spaced: Vec<u8> = bytes
+        .iter()
+        .map(|&byte| if byte == b'+' { b' ' } else { byte })
+        .collect();
+    percent_encoding::percent_decode(&spaced).collect()
 }
 
 fn too_large(state: &AppState) -> AppError {
@@ -176,10 +339,15 @@ async fn read_multipart(request: Request, state: &AppState) -> Result<Vec<Part>,
             .bytes()
             .await
             .map_err(|error| multipart_error(error, state))?;
+        if matches!(name.as_str(), "text" | "file") && parts.len() == MAX_UPLOAD_PARTS {
+            return Err(AppError::bad_request(format!(
+                "The form carries more than {MAX_UPLOAD_PARTS} texts and files; send at most {MAX_UPLOAD_PARTS} at a time."
+            )));
+        }
         match name.as_str() {
             "text" => parts.push(Part {
                 file_name: None,
-                bytes: bytes.to_vec(),
+                bytes,
             }),
             "file" => {
                 // Browsers send an empty, nameless part when no file was chosen.
@@ -188,7 +356,7 @@ async fn read_multipart(request: Request, state: &AppState) -> Result<Vec<Part>,
                 }
                 parts.push(Part {
                     file_name: Some(file_name.unwrap_or_else(|| "upload".to_owned())),
-                    bytes: bytes.to_vec(),
+                    bytes,
                 });
             }
             // Other fields (a submit button's name, say) carry no input.
