@@ -113,9 +113,18 @@ pub enum Input {
 /// or a MIME message when it is one (see [`mbox::detect`]), else decoded as
 /// text like any paste. Mail that yields no readable message at all is
 /// kept as text rather than refused.
-pub fn prepare_input(file_name: Option<&str>, bytes: &[u8]) -> Result<Input, InputError> {
+/// An archive of more than `max_messages` messages is refused before any
+/// of them is decoded.
+pub fn prepare_input(
+    file_name: Option<&str>,
+    bytes: &[u8],
+    max_messages: usize,
+) -> Result<Input, InputError> {
     let unpacked = unpack(bytes, MAX_INPUT_BYTES)?;
     let kind = mbox::detect(file_name, &unpacked);
+    if kind == Kind::Mbox && mbox::split(&unpacked).nth(max_messages).is_some() {
+        return Err(InputError::TooManyMessages(max_messages));
+    }
     if kind != Kind::Text {
         let mails = prepare_mails(file_name.unwrap_or("upload"), kind, &unpacked);
         if mails.iter().any(Result::is_ok) {

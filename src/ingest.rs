@@ -31,6 +31,10 @@ pub enum InputError {
     BadGzip(String),
     #[error("the input is larger than {} MB", MAX_INPUT_BYTES / 1024 / 1024)]
     TooLarge,
+    #[error(
+        "the archive holds more than {0} messages; split it, or import it with `benchlog ingest`"
+    )]
+    TooManyMessages(usize),
     #[error("line {0} is longer than {max} characters; benchlog reads text in lines, as benchmark tools print it", max = MAX_LINE_BYTES)]
     LongLine(usize),
 }

@@ -257,10 +257,12 @@ fn prepare_parts(parts: Vec<Part>) -> Result<Vec<(String, Input)>, AppError> {
             )));
         }
         // Mail archives (mbox, .eml) become one submission per message.
-        let input = match archive::prepare_input(part.file_name.as_deref(), &part.bytes) {
+        let most = MAX_SUBMISSIONS_PER_UPLOAD - submissions;
+        let input = match archive::prepare_input(part.file_name.as_deref(), &part.bytes, most) {
             Ok(input) => input,
             // An empty text box next to a chosen file is not a mistake.
             Err(InputError::Empty) => continue,
+            Err(InputError::TooManyMessages(_)) => return Err(too_many_submissions()),
             Err(error @ InputError::TooLarge) => return Err(error.into()),
             Err(error) => return Err(AppError::bad_request(format!("{what}: {error}."))),
         };
@@ -270,9 +272,7 @@ fn prepare_parts(parts: Vec<Part>) -> Result<Vec<(String, Input)>, AppError> {
         }
         submissions += input.submissions();
         if submissions > MAX_SUBMISSIONS_PER_UPLOAD {
-            return Err(AppError::TooLarge(format!(
-                "The upload holds more than {MAX_SUBMISSIONS_PER_UPLOAD} submissions (each message of an archive is one); split it, or import the archive with `benchlog ingest`."
-            )));
+            return Err(too_many_submissions());
         }
         texts.push((part.file_name.unwrap_or_else(|| "paste".to_owned()), input));
     }
@@ -282,6 +282,12 @@ fn prepare_parts(parts: Vec<Part>) -> Result<Vec<(String, Input)>, AppError> {
         ));
     }
     Ok(texts)
+}
+
+fn too_many_submissions() -> AppError {
+    AppError::TooLarge(format!(
+        "The upload holds more than {MAX_SUBMISSIONS_PER_UPLOAD} submissions (each message of an archive is one); split it, or import the archive with `benchlog ingest`."
+    ))
 }
 
 /// The `text` field of a urlencoded form, as the bytes that were sent: a
