@@ -64,14 +64,15 @@ pub struct CompareQuery {
     pub baseline: Option<String>,
 }
 
-/// The most `by` attributes a comparison groups by: each is one more
-/// lookup per result row and multiplies the series; SQLite also caps a
-/// statement's columns (2,000), which a few thousand of them overran.
+/// The most `by` attributes a comparison groups by. Each is one more
+/// column and lookup per result row in one SQL statement, whose size
+/// SQLite bounds (2,100 of them made a 500), and multiplies the series
+/// past what a chart can show.
 pub const MAX_BY: usize = 8;
 
-/// The most `where=` filters a comparison or the runs table takes: each
-/// is a condition or a lookup in the statement, and about a thousand
-/// overran SQLite's expression depth (1,000).
+/// The most `where=` filters a comparison or the runs table takes. Each
+/// is a condition or a lookup in one SQL statement, whose size SQLite
+/// bounds (a thousand made a 500).
 pub const MAX_WHERE: usize = 16;
 
 /// The most `key=value` pairs a query string may hold, empty ones

@@ -73,6 +73,7 @@ impl WebArgs {
             uploads_per_minute: self.uploads_per_minute,
             request_timeout: std::time::Duration::from_secs(self.request_timeout_secs),
             admin_token: self.admin_token.clone().filter(|token| !token.is_empty()),
+            ..crate::web::WebOptions::default()
         }
     }
 }

@@ -19,5 +19,6 @@ mod rights;
 mod scale;
 mod store;
 mod support;
+mod unavailable;
 mod upload;
 mod web;

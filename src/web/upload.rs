@@ -108,6 +108,7 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
         ));
     }
 
+    state.check_database_file()?;
     let (ids, cookies) = state
         .with_conn(move |conn| {
             let mut ids: Vec<i64> = Vec::new();
