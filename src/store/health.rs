@@ -167,3 +167,51 @@ pub fn ping(conn: &Connection) -> Result<(), PingError> {
         other => Ok(other?),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sqlite_error(code: std::ffi::c_int) -> rusqlite::Error {
+        rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None)
+    }
+
+    #[test]
+    fn the_failure_is_found_however_it_is_wrapped() {
+        let cases: [(anyhow::Error, Option<Unavailable>); 5] = [
+            (
+                anyhow::Error::new(sqlite_error(rusqlite::ffi::SQLITE_FULL))
+                    .context("storing the submission"),
+                Some(Unavailable::DiskFull),
+            ),
+            // StoreError's SQLite error is transparent: no cause of its own.
+            (
+                anyhow::Error::new(StoreError::Sqlite(sqlite_error(
+                    rusqlite::ffi::SQLITE_CANTOPEN,
+                )))
+                .context("opening web.db"),
+                Some(Unavailable::CannotOpen),
+            ),
+            (
+                anyhow::Error::new(sqlite_error(READONLY_DBMOVED)),
+                Some(Unavailable::Gone),
+            ),
+            (
+                anyhow::Error::new(sqlite_error(rusqlite::ffi::SQLITE_READONLY)),
+                Some(Unavailable::ReadOnly),
+            ),
+            (
+                anyhow::Error::new(sqlite_error(rusqlite::ffi::SQLITE_CONSTRAINT))
+                    .context("storing run 1"),
+                None,
+            ),
+        ];
+        for (index, (error, want)) in cases.into_iter().enumerate() {
+            assert_eq!(
+                Unavailable::in_chain(error.chain()),
+                want,
+                "case {index}: {error:#}"
+            );
+        }
+    }
+}
