@@ -64,6 +64,25 @@ pub struct CompareQuery {
     pub baseline: Option<String>,
 }
 
+/// The most `by` attributes a comparison groups by. Each is one more
+/// column and lookup per result row in one SQL statement, whose size
+/// SQLite bounds (2,100 of them made a 500), and multiplies the series
+/// past what a chart can show.
+pub const MAX_BY: usize = 8;
+
+/// The most `where=` filters a comparison or the runs table takes. Each
+/// is a condition or a lookup in one SQL statement, whose size SQLite
+/// bounds (a thousand made a 500).
+pub const MAX_WHERE: usize = 16;
+
+/// The most `key=value` pairs a query string may hold, empty ones
+/// included: room for every field, the `by` and `where` limits and a
+/// form's empty boxes.
+pub const MAX_QUERY_PAIRS: usize = 64;
+
+/// The longest query string read, in bytes (before decoding).
+pub const MAX_QUERY_BYTES: usize = 32 * 1024;
+
 /// A mistake in the query: the message says what to change.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -76,16 +95,18 @@ fn fail<T>(message: impl Into<String>) -> Result<T, QueryError> {
 impl CompareQuery {
     /// Reads a raw query string (`tool=super-smack&by=scheduler&by=timer`).
     pub fn from_query_string(query: &str) -> Result<Self, QueryError> {
-        let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query)
-            .map_err(|e| QueryError(format!("the query string could not be read: {e}")))?;
-        Self::from_pairs(pairs)
+        Self::from_pairs(query_pairs(query)?)
     }
 
+    /// Reads the query's pairs, as a query string or `benchlog export`'s
+    /// options give them, within [`MAX_QUERY_PAIRS`], [`MAX_BY`] and
+    /// [`MAX_WHERE`].
     pub fn from_pairs(
         pairs: impl IntoIterator<Item = (String, String)>,
     ) -> Result<Self, QueryError> {
         let mut query = CompareQuery::default();
-        for (key, value) in pairs {
+        for (count, (key, value)) in pairs.into_iter().enumerate() {
+            check_pair_count(count + 1)?;
             let value = value.trim().to_owned();
             if value.is_empty() {
                 continue;
@@ -102,6 +123,9 @@ impl CompareQuery {
                     for key in value.split(',').map(str::trim).filter(|k| !k.is_empty()) {
                         check_attr_key(key)?;
                         if !query.by.iter().any(|k| k == key) {
+                            if query.by.len() == MAX_BY {
+                                return Err(too_many_by());
+                            }
                             query.by.push(key.to_owned());
                         }
                     }
@@ -114,6 +138,7 @@ impl CompareQuery {
                     };
                     let attr = attr.trim();
                     check_attr_key(attr)?;
+                    check_where_count(query.wheres.len() + 1)?;
                     query.wheres.push((attr.to_owned(), wanted.trim().to_owned()));
                 }
                 other => {
@@ -214,6 +239,55 @@ impl CompareQuery {
             None => fail("metric= is required, e.g. metric=q_per_s"),
         }
     }
+}
+
+/// The pairs of a raw query string, refused when it is longer than
+/// [`MAX_QUERY_BYTES`] or holds more than [`MAX_QUERY_PAIRS`]: every page
+/// reading a query string reads it here.
+pub fn query_pairs(query: &str) -> Result<Vec<(String, String)>, QueryError> {
+    if query.len() > MAX_QUERY_BYTES {
+        return fail(format!(
+            "the query string is {} bytes long; at most {MAX_QUERY_BYTES} are read: ask for fewer things at once",
+            query.len()
+        ));
+    }
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query)
+        .map_err(|e| QueryError(format!("the query string could not be read: {e}")))?;
+    if pairs.len() > MAX_QUERY_PAIRS {
+        // Name the parameter repeated too often, if one is.
+        let count = |name: &str| pairs.iter().filter(|(key, _)| key == name).count();
+        check_where_count(count("where"))?;
+        if count("by") > MAX_BY {
+            return Err(too_many_by());
+        }
+        check_pair_count(pairs.len())?;
+    }
+    Ok(pairs)
+}
+
+fn too_many_by() -> QueryError {
+    QueryError(format!(
+        "too many by= attributes: a comparison groups by at most {MAX_BY}; leave some out, or filter with where= instead"
+    ))
+}
+
+fn check_pair_count(count: usize) -> Result<(), QueryError> {
+    if count > MAX_QUERY_PAIRS {
+        return fail(format!(
+            "the query has too many parameters; at most {MAX_QUERY_PAIRS} are read: ask for fewer things at once"
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a `count`th `where=` filter beyond [`MAX_WHERE`].
+pub fn check_where_count(count: usize) -> Result<(), QueryError> {
+    if count > MAX_WHERE {
+        return fail(format!(
+            "too many where= filters: at most {MAX_WHERE} are taken (each value of an attribute is one); drop some"
+        ));
+    }
+    Ok(())
 }
 
 fn check_attr_key(key: &str) -> Result<(), QueryError> {

@@ -80,6 +80,7 @@ impl WebArgs {
             submissions_per_minute: self.submissions_per_minute,
             request_timeout: std::time::Duration::from_secs(self.request_timeout_secs),
             admin_token: self.admin_token.clone().filter(|token| !token.is_empty()),
+            ..crate::web::WebOptions::default()
         }
     }
 }

@@ -110,7 +110,18 @@ async fn the_runs_table_filters_by_tool_test_and_attributes() {
     assert!(page.contains(r#"href="/submissions/1#L130""#));
     assert!(page.contains("28581.18"), "the headline value is shown");
 
+    // As many filters as a query may hold still work.
+    let mut most = "/runs?where=scheduler:ULE&where=scheduler:4BSD".to_owned();
+    for i in 2..benchlog::compare::MAX_WHERE {
+        most.push_str(&format!("&where=scheduler:x{i}"));
+    }
+    let (status, page) = get(&state, &most).await;
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(rows(&page), 12);
+    let too_many = format!("{most}&where=timer:TSC");
+
     for (uri, message) in [
+        (too_many.as_str(), "at most 16 are taken"),
         ("/runs?where=scheduler", "needs the form where="),
         ("/runs?where=Bad-Key:x", "not an attribute name"),
         ("/runs?tool=nosuch", "unknown tool"),

@@ -193,6 +193,10 @@ fn export_explains_mistakes() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("cli.db");
     let db = db.to_str().unwrap();
+    let seventeen_wheres: String = (0..17)
+        .map(|i| format!("where=scheduler:v{i}&"))
+        .collect::<String>()
+        + "tool=super-smack&metric=q_per_s";
     for (args, message) in [
         (vec!["export", "--db", db], "--csv"),
         (
@@ -202,6 +206,21 @@ fn export_explains_mistakes() {
         (
             vec!["export", "--db", db, "--csv", "--where", "scheduler"],
             "where=",
+        ),
+        // The limits of /compare's query, through the same parser.
+        (
+            [
+                &["export", "--db", db, "--csv", "--tool", "super-smack"][..],
+                &["--metric", "q_per_s", "--by", "os,cpu,timer,malloc"],
+                &["--by", "scheduler", "--by", "thread_lib", "--by", "patches"],
+                &["--by", "label", "--by", "author"],
+            ]
+            .concat(),
+            "at most 8",
+        ),
+        (
+            vec!["export", "--db", db, "--csv", "--query", &seventeen_wheres],
+            "at most 16",
         ),
     ] {
         let output = benchlog(&args);

@@ -612,3 +612,54 @@ async fn export_gives_the_same_csv_as_the_page() {
     let counts = benchlog::store::counts(&benchlog::store::open(&db).unwrap()).unwrap();
     assert_eq!(all.lines().count() as i64, counts.results + 1);
 }
+
+#[tokio::test]
+async fn the_most_by_and_where_a_query_may_hold_still_make_a_comparison() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_000]);
+    let by = [
+        "scheduler",
+        "thread_lib",
+        "timer",
+        "os",
+        "cpu",
+        "malloc",
+        "patches",
+        "label",
+    ];
+    assert_eq!(by.len(), benchlog::compare::MAX_BY);
+    let mut query = "tool=super-smack&item=select_index&metric=q_per_s".to_owned();
+    for key in by {
+        query.push_str(&format!("&by={key}"));
+    }
+    // Two schedulers that exist among values that do not.
+    query.push_str("&where=scheduler:ULE&where=scheduler:4BSD");
+    for i in 2..benchlog::compare::MAX_WHERE {
+        query.push_str(&format!("&where=scheduler:x{i}"));
+    }
+    assert_eq!(
+        query.matches("where=").count(),
+        benchlog::compare::MAX_WHERE
+    );
+    let json = get(&state, &format!("/compare.json?{query}")).await.json();
+    assert_eq!(json["by"].as_array().unwrap().len(), 8, "{json}");
+    let series = json["series"].as_array().unwrap();
+    assert!(!series.is_empty(), "{json}");
+    for one in series {
+        let scheduler = one["keys"]["scheduler"].as_str().unwrap();
+        assert!(["ULE", "4BSD"].contains(&scheduler), "{one}");
+    }
+    let page = get(&state, &format!("/compare?{query}")).await;
+    assert!(page.text().contains("<svg"), "{}", page.text());
+
+    // One more of either is refused, saying the limit.
+    for extra in ["&by=author", "&where=scheduler:y"] {
+        let answer = fetch(&state, &format!("/compare.csv?{query}{extra}"), None).await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{extra}");
+        assert!(
+            answer.text().contains("at most"),
+            "{extra}: {}",
+            answer.text()
+        );
+    }
+}

@@ -92,6 +92,10 @@ fn corpus() -> Vec<Case> {
     }
     let bomb = bomb.finish().unwrap();
     let boundary = "multipart/form-data; boundary=XyZ";
+    let repeat = |count: usize, pair: &dyn Fn(usize) -> String| -> String {
+        (0..count).map(|i| format!("&{}", pair(i))).collect()
+    };
+    let compare = "/compare?tool=super-smack&item=select_index&metric=q_per_s";
     vec![
         Case { name: "binary file (PNG)", request: file("chart.png", png.clone()), expect: Refused(400, "binary") },
         Case { name: "binary in .gz", request: file("chart.png.gz", gzip(&png)), expect: Refused(400, "binary") },
@@ -141,6 +145,16 @@ fn corpus() -> Vec<Case> {
         Case { name: "unknown metric in /compare.json", request: get_request("/compare.json?tool=super-smack&item=select_index&metric=no_such_metric"), expect: Refused(400, "\"error\"") },
         Case { name: "unknown metric in /compare.svg", request: get_request("/compare.svg?tool=super-smack&item=select_index&metric=no_such_metric"), expect: Refused(400, "no_such_metric") },
         Case { name: "unknown query parameter", request: get_request("/compare?tool=super-smack&evil=1"), expect: Refused(400, "") },
+        Case { name: "/runs with 1,000 where= attributes", request: get_request(&format!("/runs?tool=super-smack{}", repeat(1000, &|i| format!("where=k{i}:v")))), expect: Refused(400, "at most 16") },
+        Case { name: "/runs with 17 where=", request: get_request(&format!("/runs?{}", repeat(17, &|i| format!("where=scheduler:v{i}")))), expect: Refused(400, "at most 16") },
+        Case { name: "/compare with 2,100 by= attributes", request: get_request(&format!("{compare}{}", repeat(2100, &|i| format!("by=k{i}")))), expect: Refused(400, "at most 8") },
+        Case { name: "/compare with 9 by= in one box", request: get_request(&format!("{compare}&by=os,cpu,timer,malloc,scheduler,thread_lib,patches,label,author")), expect: Refused(400, "at most 8") },
+        Case { name: "/compare with 1,000 where=", request: get_request(&format!("{compare}{}", repeat(1000, &|i| format!("where=k{i}:v")))), expect: Refused(400, "at most 16") },
+        Case { name: "/compare.json with 17 where=", request: get_request(&format!("/compare.json?tool=super-smack&metric=q_per_s{}", repeat(17, &|i| format!("where=scheduler:v{i}")))), expect: Refused(400, "at most 16") },
+        Case { name: "/compare.svg with 2,100 by= of one attribute", request: get_request(&format!("/compare.svg?tool=super-smack&metric=q_per_s{}", repeat(2100, &|_| "by=scheduler".to_owned()))), expect: Refused(400, "at most 8") },
+        Case { name: "/compare.svg with x= 100 times", request: get_request(&format!("/compare.svg?tool=super-smack&metric=q_per_s{}", repeat(100, &|_| "x=threads".to_owned()))), expect: Refused(400, "at most 64") },
+        Case { name: "/submissions with 65 parameters", request: get_request(&format!("/submissions?{}", repeat(65, &|_| "q=x".to_owned()))), expect: Refused(400, "at most 64") },
+        Case { name: "/runs with a 40 KB query string", request: get_request(&format!("/runs?test={}", "x".repeat(40 * 1024))), expect: Refused(400, "bytes long") },
         Case { name: "/static/../Cargo.toml", request: get_request("/static/../Cargo.toml"), expect: Refused(404, "no page or file") },
         Case { name: "/static/%2e%2e/Cargo.toml", request: get_request("/static/%2e%2e/Cargo.toml"), expect: Refused(404, "no page or file") },
         Case { name: "/static/..%2fCargo.toml", request: get_request("/static/..%2fCargo.toml"), expect: Refused(404, "no page or file") },

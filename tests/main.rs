@@ -20,6 +20,7 @@ mod rights;
 mod scale;
 mod store;
 mod support;
+mod unavailable;
 mod upload;
 mod upload_limits;
 mod web;

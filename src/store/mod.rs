@@ -6,13 +6,14 @@
 use std::path::Path;
 use std::time::Duration;
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OpenFlags};
 
 mod backup;
 mod browse;
 mod compare;
 mod edits;
 mod export;
+mod health;
 mod mail;
 mod submissions;
 mod tokens;
@@ -24,6 +25,7 @@ pub use compare::{
 };
 pub use edits::*;
 pub use export::{export_rows, ExportFilter, ExportRow};
+pub use health::{ping, DatabaseFile, PingError, Unavailable};
 pub use mail::*;
 pub use submissions::*;
 pub use tokens::*;
@@ -80,11 +82,32 @@ pub fn open(path: &Path) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
+/// Like [`open`], but fails (SQLITE_CANTOPEN) where there is no database
+/// file: for more connections to a database already open, which must not
+/// make a new, empty one when the file was deleted.
+pub fn open_existing(path: &Path) -> Result<Connection, StoreError> {
+    let flags = OpenFlags::default() - OpenFlags::SQLITE_OPEN_CREATE;
+    let mut conn = Connection::open_with_flags(path, flags)?;
+    configure(&conn)?;
+    migrate(&mut conn)?;
+    Ok(conn)
+}
+
+/// Caps the database at `pages` pages for this connection (never below
+/// its size now): writes that would grow it further fail as on a full
+/// disk.
+pub fn cap_pages(conn: &Connection, pages: u64) -> rusqlite::Result<()> {
+    conn.pragma_update(None, "max_page_count", pages as i64)
+}
+
+/// How long a writer waits for another to finish before failing.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// Settings every connection needs. WAL lets the dashboard read while an
 /// ingest writes; the busy timeout makes concurrent writers wait instead of
 /// failing at once.
 fn configure(conn: &Connection) -> rusqlite::Result<()> {
-    conn.busy_timeout(Duration::from_secs(10))?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
     // journal_mode answers with the mode now in force, hence the _and_check.
     conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
@@ -119,12 +142,6 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
         tx.commit()?;
     }
     Ok(())
-}
-
-/// Answers while the database does: `SELECT 1`.
-pub fn ping(conn: &Connection) -> rusqlite::Result<()> {
-    conn.query_row("SELECT 1", [], |row| row.get::<_, i64>(0))
-        .map(|_| ())
 }
 
 /// The data generation: it changes with every committed change to what

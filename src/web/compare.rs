@@ -85,13 +85,7 @@ impl Format {
     /// text for the rest (an image cannot say it).
     fn error(self, error: AppError) -> Response {
         let status = error.status();
-        let message = if status.is_server_error() {
-            tracing::error!("internal error: {error:#}");
-            "Something went wrong on our side. It has been logged; please try again later."
-                .to_owned()
-        } else {
-            error.to_string()
-        };
+        let message = error.public_message();
         match self {
             Format::Json => (
                 status,

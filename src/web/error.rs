@@ -11,6 +11,7 @@ use axum::response::{Html, IntoResponse, Response};
 use crate::charts::ChartError;
 use crate::compare::{CompareError, QueryError};
 use crate::ingest::InputError;
+use crate::store;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -29,13 +30,28 @@ pub enum AppError {
     /// `retry_after` seconds.
     #[error("{message}")]
     TooManyRequests { message: String, retry_after: u64 },
+    /// The database cannot be used on the server's side (read-only, disk
+    /// full, file deleted): nothing a request can fix, and nothing stored.
+    #[error("The server cannot store anything right now: {problem}. Nothing was stored (sending it again later stores nothing twice); please try again later.")]
+    Unavailable {
+        problem: store::Unavailable,
+        /// What failed, for the log.
+        detail: String,
+    },
     #[error(transparent)]
-    Internal(#[from] anyhow::Error),
+    Internal(anyhow::Error),
 }
 
 impl AppError {
     pub fn bad_request(message: impl Into<String>) -> Self {
         AppError::BadRequest(message.into())
+    }
+
+    pub fn unavailable(problem: store::Unavailable) -> Self {
+        AppError::Unavailable {
+            problem,
+            detail: problem.to_string(),
+        }
     }
 
     pub fn status(&self) -> StatusCode {
@@ -45,14 +61,46 @@ impl AppError {
             AppError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
             AppError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+            AppError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// What the answer says: the error's own message, except for an
+    /// internal error, which is logged and not shown.
+    pub fn public_message(&self) -> String {
+        match self {
+            AppError::Internal(error) => {
+                tracing::error!("internal error: {error:#}");
+                "Something went wrong on our side. It has been logged; please try again later."
+                    .to_owned()
+            }
+            AppError::Unavailable { detail, .. } => {
+                tracing::error!("database unavailable: {detail}");
+                self.to_string()
+            }
+            other => other.to_string(),
+        }
+    }
+}
+
+/// Any error of the work behind a request: a server-side database failure
+/// anywhere in its causes makes it [`AppError::Unavailable`].
+impl From<anyhow::Error> for AppError {
+    fn from(error: anyhow::Error) -> Self {
+        match store::Unavailable::in_chain(error.chain()) {
+            Some(problem) => AppError::Unavailable {
+                problem,
+                detail: format!("{error:#}"),
+            },
+            None => AppError::Internal(error),
         }
     }
 }
 
 impl From<rusqlite::Error> for AppError {
     fn from(error: rusqlite::Error) -> Self {
-        AppError::Internal(anyhow::Error::new(error).context("database"))
+        anyhow::Error::new(error).context("database").into()
     }
 }
 
@@ -97,14 +145,7 @@ struct ErrorPage<'a> {
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         let status = self.status();
-        let message = match &self {
-            AppError::Internal(error) => {
-                tracing::error!("internal error: {error:#}");
-                "Something went wrong on our side. It has been logged; please try again later."
-                    .to_owned()
-            }
-            other => other.to_string(),
-        };
+        let message = self.public_message();
         let mut response = error_page(status, &message);
         if let AppError::TooManyRequests { retry_after, .. } = &self {
             response

@@ -1,19 +1,29 @@
-//! `/healthz`: 200 while the database answers.
+//! `/healthz`: 200 while the database can be read and written; 503 with
+//! the reason in one line otherwise (the file deleted, replaced or
+//! read-only), for whatever watches the server.
 
 use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
-use super::{AppError, AppState};
-use crate::store;
+use super::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/healthz", get(healthz))
 }
 
-async fn healthz(State(state): State<AppState>) -> Result<&'static str, AppError> {
-    state
-        .with_conn(|conn| store::ping(conn).map_err(AppError::from))
-        .await?;
-    Ok("ok\n")
+async fn healthz(State(state): State<AppState>) -> Response {
+    match state.check_database().await {
+        Ok(()) => "ok\n".into_response(),
+        Err(reason) => {
+            tracing::warn!("unhealthy: {reason}");
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!("unavailable: {reason}\n"),
+            )
+                .into_response()
+        }
+    }
 }

@@ -61,6 +61,10 @@ pub struct WebOptions {
     pub request_timeout: Duration,
     /// May change or delete any submission.
     pub admin_token: Option<String>,
+    /// The most pages the database may grow to (SQLite's
+    /// `max_page_count`, never below its size at start); writes beyond
+    /// are refused as on a full disk. None: the disk is the limit.
+    pub max_database_pages: Option<u64>,
 }
 
 impl Default for WebOptions {
@@ -71,6 +75,7 @@ impl Default for WebOptions {
             submissions_per_minute: 2_000,
             request_timeout: Duration::from_secs(60),
             admin_token: None,
+            max_database_pages: None,
         }
     }
 }
@@ -98,6 +103,8 @@ pub struct AppState {
 
 struct Inner {
     db_path: PathBuf,
+    /// The file opened, to notice it deleted or replaced while serving.
+    db_file: store::DatabaseFile,
     static_dir: PathBuf,
     idle: Mutex<Vec<Connection>>,
     options: WebOptions,
@@ -131,8 +138,21 @@ fn count_statement(event: rusqlite::trace::TraceEvent<'_>) {
 }
 
 /// Opens a connection for the dashboard, counting the statements it runs.
-fn open_counted(db_path: &Path) -> Result<Connection, store::StoreError> {
-    let conn = store::open(db_path)?;
+/// Only the first may create the database: a later one finding no file
+/// fails instead of serving a new, empty database.
+fn open_counted(
+    db_path: &Path,
+    options: &WebOptions,
+    create: bool,
+) -> Result<Connection, store::StoreError> {
+    let conn = if create {
+        store::open(db_path)?
+    } else {
+        store::open_existing(db_path)?
+    };
+    if let Some(pages) = options.max_database_pages {
+        store::cap_pages(&conn, pages)?;
+    }
     conn.trace_v2(
         rusqlite::trace::TraceEventCodes::SQLITE_TRACE_STMT,
         Some(count_statement),
@@ -152,10 +172,11 @@ impl AppState {
         static_dir: &Path,
         options: WebOptions,
     ) -> Result<Self, store::StoreError> {
-        let conn = open_counted(db_path)?;
+        let conn = open_counted(db_path, &options, true)?;
         Ok(AppState {
             inner: Arc::new(Inner {
                 db_path: db_path.to_owned(),
+                db_file: store::DatabaseFile::of(db_path),
                 static_dir: static_dir.to_owned(),
                 idle: Mutex::new(vec![conn]),
                 upload_limiter: guard::RateLimiter::per_minute(options.uploads_per_minute),
@@ -226,17 +247,56 @@ impl AppState {
         .await
     }
 
+    /// Whether the database file is still the one opened: one `stat`,
+    /// before writing, since SQLite would go on writing to a deleted or
+    /// replaced file and the data would be lost with it.
+    pub fn check_database_file(&self) -> Result<(), AppError> {
+        self.inner.db_file.check().map_err(AppError::unavailable)
+    }
+
+    /// Whether the database can be used, for `/healthz`: the file is the
+    /// one opened, and a new connection to it can read and write. A new
+    /// one, since those kept keep what they had when opened: write access
+    /// to a file made read-only since, say.
+    pub async fn check_database(&self) -> Result<(), store::PingError> {
+        self.inner.db_file.check()?;
+        let state = self.clone();
+        let _permit = self
+            .inner
+            .busy
+            .acquire()
+            .await
+            .map_err(|_| store::PingError::Failed("the database queue is closed".to_owned()))?;
+        tokio::task::spawn_blocking(move || {
+            let conn = state.open_connection()?;
+            store::ping(&conn)?;
+            state.give_back(conn);
+            Ok(())
+        })
+        .await
+        .unwrap_or_else(|error| Err(store::PingError::Failed(error.to_string())))
+    }
+
+    fn open_connection(&self) -> Result<Connection, store::StoreError> {
+        open_counted(&self.inner.db_path, &self.inner.options, false)
+    }
+
     fn take_connection(&self) -> Result<Connection, AppError> {
         let idle = self.inner.idle.lock().map(|mut idle| idle.pop());
         match idle {
             Ok(Some(conn)) => Ok(conn),
-            _ => open_counted(&self.inner.db_path)
-                .with_context(|| format!("opening {}", self.inner.db_path.display()))
-                .map_err(AppError::Internal),
+            _ => Ok(self
+                .open_connection()
+                .with_context(|| format!("opening {}", self.inner.db_path.display()))?),
         }
     }
 
     fn give_back(&self, conn: Connection) {
+        // One opened while the file was read-only stays so: open anew
+        // once the file is writable again.
+        if conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(true) {
+            return;
+        }
         if let Ok(mut idle) = self.inner.idle.lock() {
             if idle.len() < IDLE_CONNECTIONS {
                 idle.push(conn);

@@ -18,6 +18,7 @@ use rusqlite::Connection;
 
 use super::submissions::{page_number, query_pairs, tool_name};
 use super::{ready, Answer, AppError, AppState};
+use crate::compare;
 use crate::store::{self, RunListing, RunSearch, RunsFrom};
 
 /// Runs per page.
@@ -129,6 +130,7 @@ fn parse_search(raw: Option<&str>) -> Result<(RunSearch, Option<usize>), AppErro
                 };
                 let attr = attr.trim();
                 check_filter_key(attr)?;
+                compare::check_where_count(search.wheres.len() + 1)?;
                 search
                     .wheres
                     .push((attr.to_owned(), wanted.trim().to_owned()));

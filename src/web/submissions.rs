@@ -39,8 +39,7 @@ pub fn router() -> Router<AppState> {
 
 /// The query string's pairs, or a message saying it could not be read.
 pub(super) fn query_pairs(raw: Option<&str>) -> Result<Vec<(String, String)>, AppError> {
-    serde_urlencoded::from_str(raw.unwrap_or(""))
-        .map_err(|e| AppError::bad_request(format!("The query string could not be read: {e}.")))
+    Ok(crate::compare::query_pairs(raw.unwrap_or(""))?)
 }
 
 /// `page=N` (1-based), checked.

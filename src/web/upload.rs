@@ -162,6 +162,7 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
         });
     }
 
+    state.check_database_file()?;
     let abandoned = Abandoned(Arc::new(AtomicBool::new(false)));
     let gone = Arc::clone(&abandoned.0);
     let (ids, token) = state

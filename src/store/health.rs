@@ -1,0 +1,217 @@
+//! Whether the database can still be used, and what SQLite's errors mean
+//! for it: the server-side failures (a read-only or deleted file, a full
+//! disk) that no request can fix, told apart from everything else.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, ErrorCode, MAIN_DB};
+
+use super::{StoreError, BUSY_TIMEOUT};
+
+/// Why the database cannot be used right now, on the server's side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Unavailable {
+    #[error("the database is read-only")]
+    ReadOnly,
+    #[error("the disk is full")]
+    DiskFull,
+    #[error("the database file cannot be opened")]
+    CannotOpen,
+    #[error("reading or writing the database file failed")]
+    Io,
+    /// Writes would go to a file no longer reachable by its name, and be
+    /// lost with it.
+    #[error("the database file was deleted or moved away since the server opened it")]
+    Gone,
+    #[error("the database file was replaced by another one since the server opened it")]
+    Replaced,
+}
+
+/// SQLite's extended code for a write to a database file that was renamed
+/// or deleted since it was opened (SQLITE_READONLY_DBMOVED).
+const READONLY_DBMOVED: std::ffi::c_int = 1032;
+
+impl Unavailable {
+    /// The server-side failure a SQLite error reports, if it is one.
+    pub fn of_sqlite(error: &rusqlite::Error) -> Option<Self> {
+        let rusqlite::Error::SqliteFailure(failure, _) = error else {
+            return None;
+        };
+        match failure.code {
+            ErrorCode::ReadOnly if failure.extended_code == READONLY_DBMOVED => {
+                Some(Unavailable::Gone)
+            }
+            ErrorCode::ReadOnly | ErrorCode::PermissionDenied => Some(Unavailable::ReadOnly),
+            ErrorCode::DiskFull => Some(Unavailable::DiskFull),
+            ErrorCode::CannotOpen => Some(Unavailable::CannotOpen),
+            ErrorCode::SystemIoFailure => Some(Unavailable::Io),
+            _ => None,
+        }
+    }
+
+    /// The server-side failure behind an error, found anywhere in its
+    /// chain of causes (uploads wrap SQLite's errors in context).
+    pub fn in_chain<'a>(
+        mut chain: impl Iterator<Item = &'a (dyn std::error::Error + 'static)>,
+    ) -> Option<Self> {
+        chain.find_map(|cause| {
+            if let Some(found) = cause.downcast_ref::<Unavailable>() {
+                return Some(*found);
+            }
+            if let Some(sqlite) = cause.downcast_ref::<rusqlite::Error>() {
+                return Self::of_sqlite(sqlite);
+            }
+            // Its SQLite error is transparent: not a cause of its own.
+            match cause.downcast_ref::<StoreError>()? {
+                StoreError::Sqlite(sqlite) | StoreError::Migration { source: sqlite, .. } => {
+                    Self::of_sqlite(sqlite)
+                }
+                StoreError::TooNew { .. } => None,
+            }
+        })
+    }
+}
+
+/// The database file as it was when the server opened it, to tell later
+/// whether its path still leads to it. SQLite keeps using the file it
+/// opened even after it was deleted or replaced, so everything written
+/// then would be lost.
+#[derive(Debug, Clone)]
+pub struct DatabaseFile {
+    path: PathBuf,
+    identity: Option<FileIdentity>,
+}
+
+/// Device and inode: what stays the same for one file however it is
+/// renamed, and differs for a new file at the same path.
+type FileIdentity = (u64, u64);
+
+#[cfg(unix)]
+fn identity(metadata: &std::fs::Metadata) -> Option<FileIdentity> {
+    use std::os::unix::fs::MetadataExt;
+    Some((metadata.dev(), metadata.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(_: &std::fs::Metadata) -> Option<FileIdentity> {
+    None
+}
+
+impl DatabaseFile {
+    /// The file now at `path` (call it right after opening the database).
+    pub fn of(path: &Path) -> Self {
+        DatabaseFile {
+            path: path.to_owned(),
+            identity: std::fs::metadata(path).ok().and_then(|m| identity(&m)),
+        }
+    }
+
+    /// Whether the path still leads to the file opened: one `stat`.
+    pub fn check(&self) -> Result<(), Unavailable> {
+        match std::fs::metadata(&self.path) {
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Err(Unavailable::Gone),
+            Err(_) => Err(Unavailable::CannotOpen),
+            Ok(metadata) => match (self.identity, identity(&metadata)) {
+                (Some(opened), Some(now)) if opened != now => Err(Unavailable::Replaced),
+                _ => Ok(()),
+            },
+        }
+    }
+}
+
+/// Why [`ping`] failed: a known server-side failure, or another error.
+#[derive(Debug, thiserror::Error)]
+pub enum PingError {
+    #[error(transparent)]
+    Unavailable(#[from] Unavailable),
+    #[error("the database does not answer: {0}")]
+    Failed(String),
+}
+
+impl From<rusqlite::Error> for PingError {
+    fn from(error: rusqlite::Error) -> Self {
+        match Unavailable::of_sqlite(&error) {
+            Some(unavailable) => PingError::Unavailable(unavailable),
+            None => PingError::Failed(error.to_string()),
+        }
+    }
+}
+
+impl From<StoreError> for PingError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Sqlite(sqlite) => sqlite.into(),
+            other => PingError::Failed(other.to_string()),
+        }
+    }
+}
+
+/// Answers while the database can be read and written: `SELECT 1`, and a
+/// write transaction begun and rolled back, which fails on a read-only
+/// database without writing anything. Another writer holding the lock
+/// is no failure: it shows that the database takes writes.
+pub fn ping(conn: &Connection) -> Result<(), PingError> {
+    conn.query_row("SELECT 1", [], |row| row.get::<_, i64>(0))?;
+    if conn.is_readonly(MAIN_DB)? {
+        return Err(Unavailable::ReadOnly.into());
+    }
+    conn.busy_timeout(Duration::ZERO)?;
+    let probe = conn.execute_batch("BEGIN IMMEDIATE; ROLLBACK");
+    if !conn.is_autocommit() {
+        conn.execute_batch("ROLLBACK")?;
+    }
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    match probe {
+        Err(error) if error.sqlite_error_code() == Some(ErrorCode::DatabaseBusy) => Ok(()),
+        other => Ok(other?),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sqlite_error(code: std::ffi::c_int) -> rusqlite::Error {
+        rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None)
+    }
+
+    #[test]
+    fn the_failure_is_found_however_it_is_wrapped() {
+        let cases: [(anyhow::Error, Option<Unavailable>); 5] = [
+            (
+                anyhow::Error::new(sqlite_error(rusqlite::ffi::SQLITE_FULL))
+                    .context("storing the submission"),
+                Some(Unavailable::DiskFull),
+            ),
+            // StoreError's SQLite error is transparent: no cause of its own.
+            (
+                anyhow::Error::new(StoreError::Sqlite(sqlite_error(
+                    rusqlite::ffi::SQLITE_CANTOPEN,
+                )))
+                .context("opening web.db"),
+                Some(Unavailable::CannotOpen),
+            ),
+            (
+                anyhow::Error::new(sqlite_error(READONLY_DBMOVED)),
+                Some(Unavailable::Gone),
+            ),
+            (
+                anyhow::Error::new(sqlite_error(rusqlite::ffi::SQLITE_READONLY)),
+                Some(Unavailable::ReadOnly),
+            ),
+            (
+                anyhow::Error::new(sqlite_error(rusqlite::ffi::SQLITE_CONSTRAINT))
+                    .context("storing run 1"),
+                None,
+            ),
+        ];
+        for (index, (error, want)) in cases.into_iter().enumerate() {
+            assert_eq!(
+                Unavailable::in_chain(error.chain()),
+                want,
+                "case {index}: {error:#}"
+            );
+        }
+    }
+}
