@@ -384,8 +384,8 @@ fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn backup(args: BackupArgs) -> anyhow::Result<ExitCode> {
-    let conn =
-        store::open(&args.db.db).with_context(|| format!("opening {}", args.db.db.display()))?;
+    let conn = store::open_existing(&args.db.db)
+        .with_context(|| format!("backing up {}", args.db.db.display()))?;
     let pages = store::backup(&conn, &args.path).with_context(|| {
         format!(
             "backing up {} to {}",

@@ -3,10 +3,10 @@
 //! `migrations/`; this module knows rows, not the parsers' types (that
 //! bridge is `crate::ingest`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use rusqlite::{Connection, TransactionBehavior};
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 mod backup;
 mod browse;
@@ -64,6 +64,8 @@ pub enum StoreError {
     Sqlite(#[from] rusqlite::Error),
     #[error("the database is at schema version {found}, newer than this benchlog knows ({known}); use a newer benchlog")]
     TooNew { found: i64, known: i64 },
+    #[error("no database at {}", path.display())]
+    Missing { path: PathBuf },
     #[error("migration {name} failed: {source}")]
     Migration {
         name: &'static str,
@@ -77,6 +79,24 @@ pub fn open(path: &Path) -> Result<Connection, StoreError> {
     let mut conn = Connection::open(path)?;
     configure(&conn)?;
     migrate(&mut conn)?;
+    Ok(conn)
+}
+
+/// Opens the database at `path` as it is: never creates one (a mistyped
+/// path is refused, not made into an empty database) and never migrates
+/// (a copy taken before an upgrade keeps the schema it had).
+pub fn open_existing(path: &Path) -> Result<Connection, StoreError> {
+    if !path.is_file() {
+        return Err(StoreError::Missing {
+            path: path.to_owned(),
+        });
+    }
+    // Without SQLITE_OPEN_CREATE, in case the file goes in the meantime.
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
     Ok(conn)
 }
 
@@ -95,9 +115,9 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     let deadline = Instant::now() + BUSY_TIMEOUT;
     loop {
         // journal_mode answers with the mode now in force, hence the _and_check.
-        match conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| {
-            row.get::<_, String>(0)
-        }) {
+        match conn
+            .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))
+        {
             Ok(_) => break,
             Err(error) if is_busy(&error) && Instant::now() < deadline => {
                 std::thread::sleep(Duration::from_millis(10));
