@@ -28,6 +28,7 @@ fn migrations_apply_to_an_empty_database() {
         [
             "data_generation",
             "edit_tokens",
+            "id_high_water",
             "mails",
             "messages",
             "results",
@@ -330,4 +331,34 @@ fn processes_creating_the_same_database_at_once_all_succeed_many_times() {
     for _ in 0..200 {
         open_new_database_from_many_processes(8);
     }
+}
+
+#[test]
+fn the_id_high_water_mark_starts_at_the_ids_already_given() {
+    let (_dir, path, mut conn) = fresh_db();
+    for seed in 0..3 {
+        benchlog::ingest::ingest_text(&mut conn, None, &crate::support::smack_log(seed, 2))
+            .unwrap();
+    }
+    // Back to the schema before 0008, holding those rows.
+    conn.execute_batch(
+        "DROP TRIGGER submissions_delete_high_water;
+         DROP TRIGGER runs_delete_high_water;
+         DROP TABLE id_high_water;
+         PRAGMA user_version = 7;",
+    )
+    .unwrap();
+    drop(conn);
+    let conn = store::open(&path).unwrap();
+    let marks: Vec<(String, i64)> = conn
+        .prepare("SELECT tbl, id FROM id_high_water ORDER BY tbl")
+        .unwrap()
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        marks,
+        [("runs".to_owned(), 6), ("submissions".to_owned(), 3)]
+    );
 }

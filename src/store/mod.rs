@@ -56,6 +56,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0007_choice_indexes",
         include_str!("../../migrations/0007_choice_indexes.sql"),
     ),
+    (
+        "0008_no_reused_ids",
+        include_str!("../../migrations/0008_no_reused_ids.sql"),
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]
