@@ -14,7 +14,7 @@ use crate::config::{
 };
 use crate::store::{self, ExportFilter, ExportRow};
 use crate::web;
-use crate::{archive, ingest};
+use crate::{archive, csv_cell, ingest};
 
 /// Runs one subcommand. Errors carry context for each step; `main` prints
 /// the chain.
@@ -305,7 +305,7 @@ pub fn write_export_csv(out: impl Write, rows: &[ExportRow]) -> anyhow::Result<(
             key.to_string()
         }
     }));
-    writer.write_record(&header)?;
+    csv_cell::write_record(&mut writer, &header)?;
     let text = |value: &Option<String>| value.clone().unwrap_or_default();
     for row in rows {
         let mut record = vec![
@@ -333,7 +333,7 @@ pub fn write_export_csv(out: impl Write, rows: &[ExportRow]) -> anyhow::Result<(
                 .iter()
                 .map(|key| row.attrs.get(*key).cloned().unwrap_or_default()),
         );
-        writer.write_record(&record)?;
+        csv_cell::write_record(&mut writer, &record)?;
     }
     writer.flush()?;
     Ok(())
@@ -384,8 +384,8 @@ fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn backup(args: BackupArgs) -> anyhow::Result<ExitCode> {
-    let conn =
-        store::open(&args.db.db).with_context(|| format!("opening {}", args.db.db.display()))?;
+    let conn = store::open_as_is(&args.db.db)
+        .with_context(|| format!("backing up {}", args.db.db.display()))?;
     let pages = store::backup(&conn, &args.path).with_context(|| {
         format!(
             "backing up {} to {}",

@@ -13,6 +13,7 @@ use parsers::{MetricInfo, Tool};
 use serde::Serialize;
 
 use crate::charts::{Chart, ChartSeries};
+use crate::csv_cell;
 use crate::store::{self, MetricFilter, MetricRow};
 
 mod table;
@@ -1075,7 +1076,7 @@ impl Comparison {
             ]
             .map(str::to_owned),
         );
-        writer.write_record(&header)?;
+        csv_cell::write_record(&mut writer, &header)?;
         for series in &self.series {
             for point in &series.points {
                 let mut record = vec![series.name.clone()];
@@ -1110,7 +1111,7 @@ impl Comparison {
                         .collect::<Vec<_>>()
                         .join(";"),
                 ]);
-                writer.write_record(&record)?;
+                csv_cell::write_record(&mut writer, &record)?;
             }
         }
         writer.into_inner().map_err(|e| e.into_error().into())

@@ -28,7 +28,8 @@ pub enum Command {
     /// Serve the dashboard on a fresh database holding the example logs.
     Demo(DemoArgs),
     /// Copy the database to PATH while it stays in use (SQLite's online
-    /// backup): a consistent snapshot, even while the server writes.
+    /// backup): a consistent snapshot, even while the server writes. The
+    /// database must exist; it is copied as it is, unmigrated.
     Backup(BackupArgs),
 }
 

@@ -19,6 +19,7 @@ pub mod charts;
 pub mod cli;
 pub mod compare;
 pub mod config;
+pub mod csv_cell;
 pub mod ingest;
 pub mod store;
 pub mod web;

@@ -128,3 +128,28 @@ fn a_backup_of_a_served_database_opens_as_benchlog_database() {
         store::schema_version_known()
     );
 }
+
+#[test]
+fn a_backup_of_a_mistyped_database_is_refused_and_creates_nothing() {
+    let (dir, db, conn) = fresh_db();
+    drop(conn);
+    let mistyped = db.with_file_name("tset.db");
+    let dest = dir.path().join("copy.db");
+    let output = backup(&mistyped, &dest);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!("no database at {}", mistyped.display())),
+        "{stderr}"
+    );
+    for path in [&mistyped, &dest] {
+        assert!(!path.exists(), "{} was created", path.display());
+    }
+    let mut left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| !name.starts_with("test.db"))
+        .collect();
+    left.sort();
+    assert_eq!(left, Vec::<String>::new(), "files left behind");
+}

@@ -663,3 +663,94 @@ async fn the_most_by_and_where_a_query_may_hold_still_make_a_comparison() {
         );
     }
 }
+
+/// Reads a CSV back as the csv crate does: the header, then the rows.
+fn read_csv(bytes: &[u8]) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut reader = csv::Reader::from_reader(bytes);
+    let header = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    let rows = reader
+        .records()
+        .map(|record| record.unwrap().iter().map(str::to_owned).collect())
+        .collect();
+    (header, rows)
+}
+
+/// The values of one column, sorted.
+fn column(csv: &(Vec<String>, Vec<Vec<String>>), name: &str) -> Vec<String> {
+    let index = csv.0.iter().position(|c| c == name).unwrap();
+    let mut values: Vec<String> = csv.1.iter().map(|row| row[index].clone()).collect();
+    values.sort();
+    values
+}
+
+#[tokio::test]
+async fn csv_cells_that_a_spreadsheet_would_run_are_neutralised() {
+    let (_dir, db, state) = test_state();
+    let hostile = [
+        "=HYPERLINK(\"http://x\",\"y\")",
+        "+1+1",
+        "-2+3",
+        "@SUM(A1)",
+        "\t=1+1",
+    ];
+    let mut document = crate::store::hand_made_document();
+    let template = document.runs[0].clone();
+    document.runs = hostile
+        .iter()
+        .enumerate()
+        .map(|(index, cell)| {
+            let mut run = template.clone();
+            run.label = Some(cell.to_string());
+            run.author = Some(cell.to_string());
+            run.attrs.insert("scheduler".into(), cell.to_string());
+            run.threads = Some(index as u32 + 1);
+            // A number that starts like a formula, and stays a number.
+            run.results[1].value = -12.5;
+            run
+        })
+        .collect();
+    let mut conn = benchlog::store::open(&db).unwrap();
+    benchlog::ingest::ingest_document(&mut conn, Some("hostile.txt"), "hostile\n", &document)
+        .unwrap();
+    drop(conn);
+    let mut expected: Vec<String> = hostile.iter().map(|cell| format!("'{cell}")).collect();
+    expected.sort();
+
+    let query = "tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=label&by=scheduler";
+    let web = get(&state, &format!("/compare.csv?{query}")).await;
+    assert_eq!(web.status, StatusCode::OK);
+    let compared = read_csv(&web.body);
+    assert_eq!(compared.1.len(), hostile.len(), "{}", web.text());
+    assert_eq!(column(&compared, "label"), expected);
+    assert_eq!(column(&compared, "scheduler"), expected);
+    assert!(
+        column(&compared, "series")
+            .iter()
+            .all(|s| s.starts_with('\'')),
+        "{}",
+        web.text()
+    );
+    assert_eq!(column(&compared, "mean"), vec!["-12.5"; hostile.len()]);
+
+    let exported = benchlog(&["export", "--db", db.to_str().unwrap(), "--csv"]);
+    let exported = read_csv(&exported);
+    let q_per_s: Vec<&Vec<String>> = exported
+        .1
+        .iter()
+        .filter(|row| row[13] == "q_per_s")
+        .collect();
+    assert_eq!(exported.0[13], "metric");
+    assert_eq!(q_per_s.len(), hostile.len());
+    for name in ["label", "author", "scheduler"] {
+        let mut cells = column(&exported, name);
+        cells.dedup();
+        assert_eq!(cells, expected, "{name}");
+    }
+    assert!(q_per_s.iter().all(|row| row[14] == "-12.5"));
+    assert_eq!(exported.0[14], "value");
+}

@@ -7,7 +7,7 @@ use axum::http::{header, Request, StatusCode};
 use benchlog::store;
 
 use crate::http::{cookies_of, get, get_with_cookies, post_form, read, see_other, send};
-use crate::support::{seed_000, test_state, ADMIN_TOKEN};
+use crate::support::{seed_000, smack_log, test_state, ADMIN_TOKEN};
 
 fn with_cookies(mut request: Request<Body>, cookies: &str) -> Request<Body> {
     request
@@ -361,4 +361,44 @@ async fn every_answer_carries_the_security_headers_and_pages_no_inline_code() {
             assert!(!lower.contains(needle), "{uri} holds {needle:?}");
         }
     }
+}
+
+/// The ids of every stored run.
+fn run_ids(db: &std::path::Path) -> Vec<i64> {
+    let conn = store::open(db).unwrap();
+    let mut stmt = conn.prepare("SELECT id FROM runs ORDER BY id").unwrap();
+    let rows = stmt.query_map([], |row| row.get(0)).unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
+#[tokio::test]
+async fn a_deleted_newest_submission_leaves_its_ids_unused() {
+    let (_dir, db, state) = test_state();
+    let first = crate::http::paste(&state, &smack_log(1, 2)).await;
+    let newest = crate::http::paste(&state, &smack_log(2, 3)).await;
+    assert_eq!(
+        (first.as_str(), newest.as_str()),
+        ("/submissions/1", "/submissions/2")
+    );
+    let deleted_runs = run_ids(&db);
+    assert_eq!(deleted_runs, [1, 2, 3, 4, 5]);
+
+    let request = post_form(&format!("{newest}/delete"), &[("token", ADMIN_TOKEN)]);
+    assert_eq!(see_other(&send(&state, request).await), "/submissions");
+    assert_eq!(run_ids(&db), [1, 2]);
+
+    // A link to the deleted submission (or its runs) shows nothing, never
+    // someone else's data.
+    let next = crate::http::paste(&state, &smack_log(3, 2)).await;
+    assert_eq!(next, "/submissions/3");
+    assert_eq!(get(&state, &newest).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(run_ids(&db), [1, 2, 6, 7]);
+
+    // Across a reopen too: the mark is kept in the database.
+    drop(state);
+    let mut conn = store::open(&db).unwrap();
+    assert!(store::delete_submission(&conn, 3).unwrap());
+    let again = benchlog::ingest::ingest_text(&mut conn, None, &smack_log(4, 1)).unwrap();
+    assert_eq!(again.submission_id, 4);
+    assert_eq!(run_ids(&db), [1, 2, 8]);
 }

@@ -28,6 +28,7 @@ fn migrations_apply_to_an_empty_database() {
         [
             "data_generation",
             "edit_tokens",
+            "id_high_water",
             "mails",
             "messages",
             "results",
@@ -272,5 +273,92 @@ fn rows_written_without_their_tool_get_the_runs() {
     assert!(
         choices.attr_keys.contains(&"timer".to_owned()),
         "{choices:?}"
+    );
+}
+
+/// Starts `processes` real benchlog processes that all open the same new
+/// database at once (an export of nothing: open, migrate, read), and checks
+/// that every one succeeded and that the schema came out whole.
+fn open_new_database_from_many_processes(processes: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("same.db");
+    let children: Vec<_> = (0..processes)
+        .map(|_| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_benchlog"))
+                .args(["export", "--csv", "--db"])
+                .arg(&path)
+                .env_remove("BENCHLOG_DB")
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let output = child.wait_with_output().unwrap();
+        assert!(
+            output.status.success(),
+            "a concurrent open failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let conn = store::open(&path).unwrap();
+    assert_eq!(
+        store::schema_version(&conn).unwrap(),
+        store::schema_version_known()
+    );
+    let generation_tables: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'data_generation'",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(generation_tables, 1);
+    assert_eq!(store::generation(&conn).unwrap(), 0);
+}
+
+#[test]
+fn processes_creating_the_same_database_at_once_all_succeed() {
+    for _ in 0..20 {
+        open_new_database_from_many_processes(8);
+    }
+}
+
+#[test]
+#[ignore = "several hundred processes: run with --ignored"]
+fn processes_creating_the_same_database_at_once_all_succeed_many_times() {
+    for _ in 0..200 {
+        open_new_database_from_many_processes(8);
+    }
+}
+
+#[test]
+fn the_id_high_water_mark_starts_at_the_ids_already_given() {
+    let (_dir, path, mut conn) = fresh_db();
+    for seed in 0..3 {
+        benchlog::ingest::ingest_text(&mut conn, None, &crate::support::smack_log(seed, 2))
+            .unwrap();
+    }
+    // Back to the schema before 0008, holding those rows.
+    conn.execute_batch(
+        "DROP TRIGGER submissions_delete_high_water;
+         DROP TRIGGER runs_delete_high_water;
+         DROP TABLE id_high_water;
+         PRAGMA user_version = 7;",
+    )
+    .unwrap();
+    drop(conn);
+    let conn = store::open(&path).unwrap();
+    let marks: Vec<(String, i64)> = conn
+        .prepare("SELECT tbl, id FROM id_high_water ORDER BY tbl")
+        .unwrap()
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        marks,
+        [("runs".to_owned(), 6), ("submissions".to_owned(), 3)]
     );
 }

@@ -67,6 +67,7 @@ impl Unavailable {
                 StoreError::Sqlite(sqlite) | StoreError::Migration { source: sqlite, .. } => {
                     Self::of_sqlite(sqlite)
                 }
+                StoreError::Missing { .. } => Some(Unavailable::Gone),
                 StoreError::TooNew { .. } => None,
             }
         })

@@ -3,10 +3,10 @@
 //! `migrations/`; this module knows rows, not the parsers' types (that
 //! bridge is `crate::ingest`).
 
-use std::path::Path;
-use std::time::Duration;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 mod backup;
 mod browse;
@@ -58,6 +58,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0007_choice_indexes",
         include_str!("../../migrations/0007_choice_indexes.sql"),
     ),
+    (
+        "0008_no_reused_ids",
+        include_str!("../../migrations/0008_no_reused_ids.sql"),
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -66,6 +70,8 @@ pub enum StoreError {
     Sqlite(#[from] rusqlite::Error),
     #[error("the database is at schema version {found}, newer than this benchlog knows ({known}); use a newer benchlog")]
     TooNew { found: i64, known: i64 },
+    #[error("no database at {}", path.display())]
+    Missing { path: PathBuf },
     #[error("migration {name} failed: {source}")]
     Migration {
         name: &'static str,
@@ -100,7 +106,25 @@ pub fn cap_pages(conn: &Connection, pages: u64) -> rusqlite::Result<()> {
     conn.pragma_update(None, "max_page_count", pages as i64)
 }
 
-/// How long a writer waits for another to finish before failing.
+/// Opens the database at `path` as it is: never creates one (a mistyped
+/// path is refused, not made into an empty database) and never migrates
+/// (a copy taken before an upgrade keeps the schema it had).
+pub fn open_as_is(path: &Path) -> Result<Connection, StoreError> {
+    if !path.is_file() {
+        return Err(StoreError::Missing {
+            path: path.to_owned(),
+        });
+    }
+    // Without SQLITE_OPEN_CREATE, in case the file goes in the meantime.
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    Ok(conn)
+}
+
+/// How long a connection waits for another one's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Settings every connection needs. WAL lets the dashboard read while an
@@ -108,11 +132,33 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// failing at once.
 fn configure(conn: &Connection) -> rusqlite::Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
-    // journal_mode answers with the mode now in force, hence the _and_check.
-    conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))?;
+    // Switching a new file to WAL needs an exclusive lock, and SQLite can
+    // answer SQLITE_BUSY here without calling the busy handler (when two
+    // processes create the same file at once, one of them did): wait for
+    // the other as the busy timeout would have.
+    let deadline = Instant::now() + BUSY_TIMEOUT;
+    loop {
+        // journal_mode answers with the mode now in force, hence the _and_check.
+        match conn
+            .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))
+        {
+            Ok(_) => break,
+            Err(error) if is_busy(&error) && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(error) => return Err(error),
+        }
+    }
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     Ok(())
+}
+
+fn is_busy(error: &rusqlite::Error) -> bool {
+    matches!(
+        error.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
 }
 
 /// The schema version this build of benchlog writes.
@@ -125,22 +171,36 @@ pub fn schema_version(conn: &Connection) -> rusqlite::Result<i64> {
     conn.pragma_query_value(None, "user_version", |row| row.get(0))
 }
 
-/// Applies every migration the database has not seen yet, each in its own
-/// transaction together with the bump of `user_version`, so a failed
-/// migration leaves the database at the previous version.
+/// Applies every migration the database has not seen yet, with their bumps
+/// of `user_version`, in one transaction: a failed migration leaves the
+/// database as it was.
+///
+/// Reading the version and migrating are two steps, and two processes
+/// opening a new file at once would both migrate (the second failing, or
+/// worse, recording a version its tables do not match). So the migrations
+/// run under the write lock, which a second process waits for (busy
+/// timeout), and the version is read again once the lock is held.
 pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
-    let found = schema_version(conn)?;
     let known = schema_version_known();
-    if found > known {
-        return Err(StoreError::TooNew { found, known });
+    let check = |found: i64| {
+        if found > known {
+            Err(StoreError::TooNew { found, known })
+        } else {
+            Ok(found)
+        }
+    };
+    // The common case, an up-to-date database, takes no write lock.
+    if check(schema_version(conn)?)? == known {
+        return Ok(());
     }
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let found = check(schema_version(&tx)?)?;
     for (version, (name, sql)) in MIGRATIONS.iter().enumerate().skip(found as usize) {
-        let tx = conn.transaction()?;
         tx.execute_batch(sql)
             .and_then(|()| tx.pragma_update(None, "user_version", version as i64 + 1))
             .map_err(|source| StoreError::Migration { name, source })?;
-        tx.commit()?;
     }
+    tx.commit()?;
     Ok(())
 }
 

@@ -63,11 +63,37 @@ pub fn find_submission_by_sha256(conn: &Connection, sha256: &str) -> rusqlite::R
     .optional()
 }
 
+/// The tables whose ids appear in links.
+#[derive(Clone, Copy)]
+enum LinkedTable {
+    Submissions,
+    Runs,
+}
+
+/// The id for a new row: above every id the table holds and every one it
+/// has held (see migrations/0008_no_reused_ids.sql), so that a link to a
+/// deleted row never comes to show another.
+fn fresh_id(tx: &Transaction, table: LinkedTable) -> rusqlite::Result<i64> {
+    let sql = match table {
+        LinkedTable::Submissions => {
+            "SELECT max(h.id, coalesce((SELECT max(id) FROM submissions), 0)) + 1
+             FROM id_high_water h WHERE h.tbl = 'submissions'"
+        }
+        LinkedTable::Runs => {
+            "SELECT max(h.id, coalesce((SELECT max(id) FROM runs), 0)) + 1
+             FROM id_high_water h WHERE h.tbl = 'runs'"
+        }
+    };
+    tx.prepare_cached(sql)?.query_row([], |row| row.get(0))
+}
+
 pub fn insert_submission(tx: &Transaction, new: &NewSubmission) -> rusqlite::Result<i64> {
+    let id = fresh_id(tx, LinkedTable::Submissions)?;
     tx.execute(
-        "INSERT INTO submissions (text, sha256, source_name, author, date, subject)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO submissions (id, text, sha256, source_name, author, date, subject)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![
+            id,
             new.text,
             new.sha256,
             new.source_name,
@@ -76,7 +102,7 @@ pub fn insert_submission(tx: &Transaction, new: &NewSubmission) -> rusqlite::Res
             new.subject
         ],
     )?;
-    Ok(tx.last_insert_rowid())
+    Ok(id)
 }
 
 pub fn insert_message(
@@ -106,12 +132,14 @@ pub fn insert_message(
 }
 
 pub fn insert_run(tx: &Transaction, submission_id: i64, new: &NewRun) -> rusqlite::Result<i64> {
+    let id = fresh_id(tx, LinkedTable::Runs)?;
     tx.prepare_cached(
-        "INSERT INTO runs (submission_id, idx, message_idx, tool, test, label, threads,
+        "INSERT INTO runs (id, submission_id, idx, message_idx, tool, test, label, threads,
                            quote_depth, author, command, first_line, last_line)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
     )?
     .execute(params![
+        id,
         submission_id,
         new.idx as i64,
         new.message_idx.map(|i| i as i64),
@@ -125,7 +153,7 @@ pub fn insert_run(tx: &Transaction, submission_id: i64, new: &NewRun) -> rusqlit
         new.lines[0] as i64,
         new.lines[1] as i64,
     ])?;
-    Ok(tx.last_insert_rowid())
+    Ok(id)
 }
 
 /// Stores an attribute of a run, with the run's tool copied in, so that
