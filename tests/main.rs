@@ -4,6 +4,7 @@ mod backup;
 mod browse;
 mod cli;
 mod compare;
+mod connections;
 mod crash;
 mod e2e;
 mod golden_cli;
