@@ -62,9 +62,17 @@ async fn fate(stream: &mut TcpStream, within: Duration) -> Fate {
 /// whole answer: status and body (None if the server closed or refused
 /// the connection without an answer), and how long it took.
 async fn exchange(server: SocketAddr, request: &[u8]) -> (Option<(u16, String)>, Duration) {
+    exchange_from(loopback(1), server, request).await
+}
+
+async fn exchange_from(
+    from: IpAddr,
+    server: SocketAddr,
+    request: &[u8],
+) -> (Option<(u16, String)>, Duration) {
     let started = Instant::now();
     let answer = tokio::time::timeout(Duration::from_secs(10), async {
-        let mut stream = TcpStream::connect(server).await.ok()?;
+        let mut stream = silent(from, server).await;
         stream.write_all(request).await.ok()?;
         let mut answer = Vec::new();
         let _ = stream.read_to_end(&mut answer).await;
@@ -286,6 +294,28 @@ async fn long_addresses_get_414_and_large_headers_431_with_a_message() {
     let status = answer.map(|(status, _)| status);
     assert!(matches!(status, Some(200 | 400)), "{status:?}");
     assert_healthy(server.addr, "after the oversized requests").await;
+}
+
+#[tokio::test]
+async fn the_upload_rate_limit_still_tells_clients_apart_by_address() {
+    let server = start_server(&["--uploads-per-minute", "1"]);
+    let upload = |text: &str| {
+        format!(
+            "POST /upload HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\ntext={text}",
+            text.len() + 5
+        )
+    };
+    let status = |answer: Option<(u16, String)>| answer.map(|(status, _)| status);
+    let (first, _) = exchange_from(loopback(2), server.addr, upload("one").as_bytes()).await;
+    assert_eq!(status(first), Some(303));
+    let (again, _) = exchange_from(loopback(2), server.addr, upload("two").as_bytes()).await;
+    assert_eq!(status(again), Some(429));
+    let (other, _) = exchange_from(loopback(3), server.addr, upload("three").as_bytes()).await;
+    assert_eq!(
+        status(other),
+        Some(303),
+        "another address has its own bucket"
+    );
 }
 
 #[tokio::test]
