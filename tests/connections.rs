@@ -280,6 +280,17 @@ async fn long_addresses_get_414_and_large_headers_431_with_a_message() {
     assert!(body.contains("headers are too large"), "{body}");
     assert!(body.contains("32 KiB"), "{body}");
 
+    let mut many_headers =
+        String::from("GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n");
+    for n in 0..150 {
+        many_headers.push_str(&format!("X-Filler-{n}: b\r\n"));
+    }
+    many_headers.push_str("\r\n");
+    let (answer, _) = exchange(server.addr, many_headers.as_bytes()).await;
+    let (status, body) = answer.expect("an answer");
+    assert_eq!(status, 431, "{body}");
+    assert!(body.contains("too many headers"), "{body}");
+
     // Within the limits all is as before.
     let (answer, _) = exchange(
         server.addr,

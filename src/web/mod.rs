@@ -40,7 +40,7 @@ mod upload;
 pub use cache::{Answer, CACHE_BYTES};
 pub use error::AppError;
 pub use guard::{RateLimiter, CONTENT_SECURITY_POLICY};
-pub use server::{MAX_HEADER_BYTES, MAX_URI_BYTES, READ_BUFFER_BYTES};
+pub use server::{MAX_HEADER_BYTES, MAX_HEADER_COUNT, MAX_URI_BYTES, READ_BUFFER_BYTES};
 
 /// The largest request body accepted by default (uploads). axum's own 2 MB
 /// default is switched off so that [`WebOptions::max_body_bytes`] is the

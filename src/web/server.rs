@@ -47,6 +47,15 @@ pub const MAX_URI_BYTES: usize = 8 * 1024;
 /// may carry; more get 431. Browsers send a few KiB, most of it cookies.
 pub const MAX_HEADER_BYTES: usize = 32 * 1024;
 
+/// The most header fields a request may carry; more get 431. hyper's own
+/// default limit, which it would answer with an empty 431.
+pub const MAX_HEADER_COUNT: usize = 100;
+
+/// What hyper parses before [`refuse_oversized_heads`] sees the request:
+/// twice [`MAX_HEADER_COUNT`], so that a request a little over it is told
+/// why.
+const HYPER_MAX_HEADERS: usize = 2 * MAX_HEADER_COUNT;
+
 /// hyper's read buffer per connection, the most of a request head it holds
 /// while parsing. Heads larger than this get hyper's own empty 431, so it
 /// is kept well above [`MAX_URI_BYTES`] + [`MAX_HEADER_BYTES`] for nearly
@@ -81,7 +90,8 @@ pub async fn serve(app: Router, addr: SocketAddr, options: &WebOptions) -> anyho
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(options.header_read_timeout)
-        .max_buf_size(READ_BUFFER_BYTES);
+        .max_buf_size(READ_BUFFER_BYTES)
+        .max_headers(HYPER_MAX_HEADERS);
     let slots = Arc::new(Slots::new(
         options.max_connections,
         options.max_connections_per_ip,
@@ -246,8 +256,8 @@ fn client_of(ip: IpAddr) -> IpAddr {
 }
 
 /// Answers a request whose address or headers are larger than
-/// [`MAX_URI_BYTES`] or [`MAX_HEADER_BYTES`] with 414 or 431 and a message,
-/// before anything reads them.
+/// [`MAX_URI_BYTES`], [`MAX_HEADER_BYTES`] or [`MAX_HEADER_COUNT`] with 414
+/// or 431 and a message, before anything reads them.
 pub async fn refuse_oversized_heads(request: Request, next: Next) -> Response {
     let uri = request.uri();
     let uri_bytes = uri.scheme_str().map_or(0, str::len)
@@ -257,6 +267,13 @@ pub async fn refuse_oversized_heads(request: Request, next: Next) -> Response {
         return AppError::UriTooLong(format!(
             "The address is too long: {uri_bytes} bytes, and this site takes at most {} KiB ({MAX_URI_BYTES} bytes). Shorten it (fewer `by` or `where` terms in a comparison).",
             MAX_URI_BYTES / 1024
+        ))
+        .into_response();
+    }
+    let header_count = request.headers().len();
+    if header_count > MAX_HEADER_COUNT {
+        return AppError::HeadersTooLarge(format!(
+            "The request has too many headers: {header_count}, and this site takes at most {MAX_HEADER_COUNT}."
         ))
         .into_response();
     }
