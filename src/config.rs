@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand};
 
 /// benchlog: a results database and comparison dashboard for benchmark
@@ -70,6 +71,28 @@ pub struct WebArgs {
     /// only the uploader of a submission (holding its edit token) can.
     #[arg(long, env = "BENCHLOG_ADMIN_TOKEN", hide_env_values = true)]
     pub admin_token: Option<String>,
+    /// Seconds a connection may take to send a request's headers, counted
+    /// from its opening or its last answer; then it is closed. Silent
+    /// connections would otherwise be held for ever.
+    #[arg(long, env = "BENCHLOG_HEADER_READ_TIMEOUT", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub header_read_timeout_secs: u64,
+    /// Connections open at once; more are answered 503 and closed. Keep it
+    /// well under the process's file limit (`ulimit -n`).
+    #[arg(long, env = "BENCHLOG_MAX_CONNECTIONS", default_value_t = 512,
+          value_parser = RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub max_connections: usize,
+    /// Connections open at once from one client (IPv4 address, IPv6 /64
+    /// network), so that one client cannot hold them all. Behind a reverse
+    /// proxy every client is the proxy: raise it to --max-connections.
+    #[arg(long, env = "BENCHLOG_MAX_CONNECTIONS_PER_IP", default_value_t = 64,
+          value_parser = RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub max_connections_per_ip: usize,
+    /// Seconds requests under way may take to finish after SIGTERM or
+    /// Ctrl-C; connections still busy then are closed.
+    #[arg(long, env = "BENCHLOG_SHUTDOWN_GRACE", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(0..=3600))]
+    pub shutdown_grace_secs: u64,
 }
 
 impl WebArgs {
@@ -81,6 +104,10 @@ impl WebArgs {
             submissions_per_minute: self.submissions_per_minute,
             request_timeout: std::time::Duration::from_secs(self.request_timeout_secs),
             admin_token: self.admin_token.clone().filter(|token| !token.is_empty()),
+            header_read_timeout: std::time::Duration::from_secs(self.header_read_timeout_secs),
+            max_connections: self.max_connections,
+            max_connections_per_ip: self.max_connections_per_ip,
+            shutdown_grace: std::time::Duration::from_secs(self.shutdown_grace_secs),
             ..crate::web::WebOptions::default()
         }
     }

@@ -5,6 +5,7 @@ mod bounded_pages;
 mod browse;
 mod cli;
 mod compare;
+mod connections;
 mod crash;
 mod e2e;
 mod golden_cli;

@@ -22,6 +22,10 @@ pub enum AppError {
     NotFound(String),
     #[error("{0}")]
     TooLarge(String),
+    #[error("{0}")]
+    UriTooLong(String),
+    #[error("{0}")]
+    HeadersTooLarge(String),
     /// Changing something needs a token the request did not carry, or the
     /// request came from another site.
     #[error("{0}")]
@@ -59,6 +63,8 @@ impl AppError {
             AppError::BadRequest(_) => StatusCode::BAD_REQUEST,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::UriTooLong(_) => StatusCode::URI_TOO_LONG,
+            AppError::HeadersTooLarge(_) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
             AppError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             AppError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,

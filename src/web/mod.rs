@@ -12,7 +12,6 @@ use anyhow::Context;
 use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::middleware;
-use axum::serve::ListenerExt;
 use axum::Router;
 use rusqlite::Connection;
 use tower_http::compression::CompressionLayer;
@@ -33,6 +32,7 @@ mod ready;
 mod review;
 mod rights;
 mod runs;
+mod server;
 mod submissions;
 mod threads;
 mod upload;
@@ -41,6 +41,7 @@ pub use cache::{Answer, CACHE_BYTES};
 pub use error::AppError;
 pub use guard::{RateLimiter, CONTENT_SECURITY_POLICY};
 pub use review::{MAX_ATTRS_PER_RUN, MAX_FORM_BYTES};
+pub use server::{MAX_HEADER_BYTES, MAX_HEADER_COUNT, MAX_URI_BYTES, READ_BUFFER_BYTES};
 
 /// The largest request body accepted by default (uploads). axum's own 2 MB
 /// default is switched off so that [`WebOptions::max_body_bytes`] is the
@@ -65,6 +66,15 @@ pub struct WebOptions {
     /// `max_page_count`, never below its size at start); writes beyond
     /// are refused as on a full disk. None: the disk is the limit.
     pub max_database_pages: Option<u64>,
+    /// A connection that has not sent a whole request head this long after
+    /// opening (or after its last answer) is closed.
+    pub header_read_timeout: Duration,
+    /// Connections open at once, in all; more are told 503 and closed.
+    pub max_connections: usize,
+    /// Connections open at once from one client (IPv4 address, IPv6 /64).
+    pub max_connections_per_ip: usize,
+    /// How long requests under way may finish after SIGTERM or Ctrl-C.
+    pub shutdown_grace: Duration,
 }
 
 impl Default for WebOptions {
@@ -76,6 +86,12 @@ impl Default for WebOptions {
             request_timeout: Duration::from_secs(60),
             admin_token: None,
             max_database_pages: None,
+            header_read_timeout: Duration::from_secs(10),
+            // Well under the usual file limit of 1024, which also has to
+            // hold the database's files.
+            max_connections: 512,
+            max_connections_per_ip: 64,
+            shutdown_grace: Duration::from_secs(10),
         }
     }
 }
@@ -331,6 +347,7 @@ pub fn app(state: AppState) -> Router {
             StatusCode::REQUEST_TIMEOUT,
             options.request_timeout,
         ))
+        .layer(middleware::from_fn(server::refuse_oversized_heads))
         // Outside the limits above, so that their bare answers (413, 408,
         // 405, a static file's 404) get a page saying what was wrong.
         .layer(middleware::from_fn(error::error_pages))
@@ -342,48 +359,9 @@ async fn not_found() -> AppError {
     AppError::NotFound("There is no page at this address.".into())
 }
 
-/// Serves [`app`] on `addr` until Ctrl-C or SIGTERM.
+/// Serves [`app`] on `addr` until Ctrl-C or SIGTERM, with the connection
+/// limits of the state's [`WebOptions`].
 pub async fn serve(state: AppState, addr: SocketAddr) -> anyhow::Result<()> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("listening on {addr}"))?;
-    let local = listener
-        .local_addr()
-        .context("reading the listening address")?;
-    // axum leaves Nagle's algorithm on; small responses would then wait for
-    // a delayed ACK (about 40 ms each).
-    let listener = listener.tap_io(|tcp| {
-        if let Err(error) = tcp.set_nodelay(true) {
-            tracing::debug!("could not set TCP_NODELAY: {error}");
-        }
-    });
-    tracing::info!("benchlog is serving http://{local}/");
-    // The peer's address keys the upload rate limit.
-    let service = app(state).into_make_service_with_connect_info::<SocketAddr>();
-    axum::serve(listener, service)
-        .with_graceful_shutdown(shutdown_signal())
-        .await
-        .context("serving")
-}
-
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
-    }
-    tracing::info!("shutting down");
+    let options = state.options().clone();
+    server::serve(app(state), addr, &options).await
 }
