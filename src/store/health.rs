@@ -119,6 +119,21 @@ impl DatabaseFile {
             },
         }
     }
+
+    /// Whether the file may be written now, as a new connection would
+    /// find it (one `open` for writing, which writes nothing): connections
+    /// opened before it was made read-only could still write, so their
+    /// success says nothing.
+    pub fn check_writable(&self) -> Result<(), Unavailable> {
+        match std::fs::OpenOptions::new().write(true).open(&self.path) {
+            Ok(_) => Ok(()),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Err(Unavailable::Gone),
+            Err(error) if error.kind() == std::io::ErrorKind::PermissionDenied => {
+                Err(Unavailable::ReadOnly)
+            }
+            Err(_) => Err(Unavailable::CannotOpen),
+        }
+    }
 }
 
 /// Why [`ping`] failed: a known server-side failure, or another error.

@@ -284,7 +284,11 @@ impl AppState {
             .await
             .map_err(|_| store::PingError::Failed("the database queue is closed".to_owned()))?;
         tokio::task::spawn_blocking(move || {
-            let conn = state.open_connection()?;
+            state.inner.db_file.check_writable()?;
+            let conn = match state.inner.idle.lock().map(|mut idle| idle.pop()) {
+                Ok(Some(conn)) => conn,
+                _ => state.open_connection()?,
+            };
             store::ping(&conn)?;
             state.give_back(conn);
             Ok(())
