@@ -170,20 +170,25 @@ impl MailOutcome {
     }
 }
 
+/// Ancestors looked up for a mail: one per quote depth that real threads
+/// reach, and each costs a query under the write lock.
+const MAX_ANCESTORS: usize = 16;
+
 /// The messages a mail answers, nearest first: its In-Reply-To, then its
-/// References from the newest back. The n-th (0-based) wrote the text this
-/// mail quotes at depth n + 1.
+/// References from the newest back, at most [`MAX_ANCESTORS`]. The n-th
+/// (0-based) wrote the text this mail quotes at depth n + 1.
 fn ancestors(mail: &MailMessage) -> Vec<&str> {
-    let mut ids: Vec<&str> = Vec::new();
-    if let Some(parent) = &mail.in_reply_to {
-        ids.push(parent);
-    }
-    for id in mail.references.iter().rev() {
+    let mut ids: Vec<&str> = Vec::with_capacity(MAX_ANCESTORS);
+    // References are few and distinct once decoded (mbox::MAX_REFERENCES),
+    // so this scan stays small.
+    for id in mail.in_reply_to.iter().chain(mail.references.iter().rev()) {
+        if ids.len() == MAX_ANCESTORS {
+            break;
+        }
         if !ids.contains(&id.as_str()) {
             ids.push(id);
         }
     }
-    ids.truncate(16);
     ids
 }
 
