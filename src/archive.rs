@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
 
-use anyhow::Context;
+use anyhow::{bail, Context};
 use flate2::read::MultiGzDecoder;
 use parsers::mbox::{self, Kind, MailMessage};
 use parsers::Document;
@@ -23,15 +23,20 @@ use sha2::{Digest, Sha256};
 use crate::ingest::{self, InputError, MAX_INPUT_BYTES};
 use crate::store;
 
-/// The largest archive `benchlog ingest` unpacks (uploads keep the smaller
-/// [`MAX_INPUT_BYTES`]).
-pub const MAX_ARCHIVE_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+/// The largest file `benchlog ingest` reads, on disk and unpacked
+/// (uploads keep the smaller [`MAX_INPUT_BYTES`]). A file is held whole
+/// while its messages are read, so this bounds the memory an import takes;
+/// a busy list's month is a few MB, a year of one under 100 MB.
+pub const MAX_ARCHIVE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Messages stored per transaction when importing an archive: one commit
 /// per message would cost more than the parsing.
 const BATCH: usize = 256;
 
 /// Gunzips `.gz` content (by its magic bytes), up to `limit` bytes.
+///
+/// The stream is unpacked twice, first only to count: a gzip bomb is then
+/// refused without holding any of it, and what is kept is allocated once.
 pub fn unpack(bytes: &[u8], limit: u64) -> Result<Cow<'_, [u8]>, InputError> {
     if !bytes.starts_with(&[0x1f, 0x8b]) {
         return if bytes.len() as u64 > limit {
@@ -40,11 +45,20 @@ pub fn unpack(bytes: &[u8], limit: u64) -> Result<Cow<'_, [u8]>, InputError> {
             Ok(Cow::Borrowed(bytes))
         };
     }
-    let mut out = Vec::with_capacity(bytes.len().saturating_mul(4));
+    let bad = |e: std::io::Error| InputError::BadGzip(e.to_string());
+    let size = std::io::copy(
+        &mut MultiGzDecoder::new(bytes).take(limit + 1),
+        &mut std::io::sink(),
+    )
+    .map_err(bad)?;
+    if size > limit {
+        return Err(InputError::TooLarge);
+    }
+    let mut out = Vec::with_capacity(size as usize);
     MultiGzDecoder::new(bytes)
         .take(limit + 1)
         .read_to_end(&mut out)
-        .map_err(|e| InputError::BadGzip(e.to_string()))?;
+        .map_err(bad)?;
     if out.len() as u64 > limit {
         return Err(InputError::TooLarge);
     }
@@ -69,12 +83,42 @@ pub struct MailFailure {
     pub why: String,
 }
 
-/// Decodes and parses one raw message. Pure work, no database.
+/// Why a message was not prepared.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum Refusal {
+    /// Not mail at all: an upload is then read as text instead.
+    #[error(transparent)]
+    NotMail(#[from] mbox::MailError),
+    /// Mail whose decoded text is refused as a paste would be.
+    #[error(transparent)]
+    Text(#[from] InputError),
+}
+
+/// Decodes and parses one raw message. Pure work, no database: all of it
+/// is done before a transaction takes the write lock.
 pub fn prepare_mail(source_name: String, raw: &[u8]) -> Result<PreparedMail, MailFailure> {
-    let mail = mbox::decode(raw).map_err(|error| MailFailure {
-        source_name: source_name.clone(),
-        why: error.to_string(),
-    })?;
+    prepare(source_name, raw).map_err(|(failure, _)| failure)
+}
+
+/// [`prepare_mail`], telling also why a message was refused.
+fn prepare(source_name: String, raw: &[u8]) -> Result<PreparedMail, (MailFailure, Refusal)> {
+    let decoded =
+        mbox::decode(raw).map_err(Refusal::from).and_then(|mail| {
+            match ingest::check_text(&mail.text) {
+                Ok(()) => Ok(mail),
+                Err(error) => Err(error.into()),
+            }
+        });
+    let mail = match decoded {
+        Ok(mail) => mail,
+        Err(refusal) => {
+            let failure = MailFailure {
+                source_name,
+                why: refusal.to_string(),
+            };
+            return Err((failure, refusal));
+        }
+    };
     let document = parsers::parse(&mail.text);
     Ok(PreparedMail {
         source_name,
@@ -111,15 +155,37 @@ pub enum Input {
 /// Turns uploaded bytes into an [`Input`]: gunzipped, then read as an mbox
 /// or a MIME message when it is one (see [`mbox::detect`]), else decoded as
 /// text like any paste. Mail that yields no readable message at all is
-/// kept as text rather than refused.
+/// kept as text rather than refused; a message whose decoded text a paste
+/// could not have (a NUL, an overlong line) refuses the whole upload, as
+/// the paste would be.
 pub fn prepare_input(file_name: Option<&str>, bytes: &[u8]) -> Result<Input, InputError> {
     let unpacked = unpack(bytes, MAX_INPUT_BYTES)?;
     let kind = mbox::detect(file_name, &unpacked);
-    if kind != Kind::Text {
-        let mails = prepare_mails(file_name.unwrap_or("upload"), kind, &unpacked);
-        if mails.iter().any(Result::is_ok) {
-            return Ok(Input::Mails(mails));
+    let name = file_name.unwrap_or("upload");
+    let raws: Vec<&[u8]> = match kind {
+        Kind::Mbox => mbox::split(&unpacked).collect(),
+        Kind::Message => vec![&unpacked[..]],
+        Kind::Text => Vec::new(),
+    };
+    let mut mails = Vec::with_capacity(raws.len());
+    for (i, raw) in raws.into_iter().enumerate() {
+        let source_name = match kind {
+            Kind::Mbox => format!("{name}, message {}", i + 1),
+            _ => name.to_owned(),
+        };
+        match prepare(source_name, raw) {
+            Err((_, Refusal::Text(error))) if kind == Kind::Mbox => {
+                return Err(InputError::InMessage {
+                    message: i + 1,
+                    error: Box::new(error),
+                })
+            }
+            Err((_, Refusal::Text(error))) => return Err(error),
+            prepared => mails.push(prepared.map_err(|(failure, _)| failure)),
         }
+    }
+    if mails.iter().any(Result::is_ok) {
+        return Ok(Input::Mails(mails));
     }
     ingest::decode_input(&unpacked).map(Input::Text)
 }
@@ -453,12 +519,36 @@ pub fn import_file(
     conn: &mut Connection,
     path: &Path,
     summary: &mut ImportSummary,
+    progress: impl FnMut(u64),
+) -> anyhow::Result<FileOutcome> {
+    import_file_within(conn, path, MAX_ARCHIVE_BYTES, summary, progress)
+}
+
+/// [`import_file`] with another limit than [`MAX_ARCHIVE_BYTES`] on the
+/// file's size, on disk and unpacked.
+pub fn import_file_within(
+    conn: &mut Connection,
+    path: &Path,
+    limit: u64,
+    summary: &mut ImportSummary,
     mut progress: impl FnMut(u64),
 ) -> anyhow::Result<FileOutcome> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = ingest::read_file(path, limit)?;
     let on_disk = bytes.len() as u64;
-    let unpacked =
-        unpack(&bytes, MAX_ARCHIVE_BYTES).with_context(|| format!("reading {}", path.display()))?;
+    let gunzipped = match unpack(&bytes, limit) {
+        Ok(Cow::Owned(out)) => Some(out),
+        Ok(Cow::Borrowed(_)) => None,
+        Err(InputError::TooLarge) => bail!(
+            "{} is larger than {} MiB unpacked, the most benchlog reads from one file; split it",
+            path.display(),
+            limit / 1024 / 1024
+        ),
+        Err(error) => {
+            return Err(anyhow::Error::new(error).context(format!("reading {}", path.display())))
+        }
+    };
+    // The compressed bytes are not needed once unpacked.
+    let unpacked = gunzipped.unwrap_or(bytes);
     let name = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),

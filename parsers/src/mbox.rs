@@ -357,10 +357,15 @@ fn push_forwarded(
     let mut block = String::from("--- forwarded message ---\n");
     // Its decoded headers, not its raw ones: see push_body.
     let from = message.from().and_then(|from| from.first()).map(|from| {
-        display_sender(
-            from.name(),
-            from.address().map(text::deobfuscate_address).as_deref(),
-        )
+        // mail-parser takes `user at host (Name)` whole for a name or an
+        // address: read it again as the archives write it.
+        let written = match (from.name(), from.address()) {
+            (Some(name), Some(address)) => format!("\"{name}\" <{address}>"),
+            (Some(one), None) | (None, Some(one)) => one.to_string(),
+            (None, None) => String::new(),
+        };
+        let (name, email) = sender(&written);
+        display_sender(Some(&name), email.as_deref())
     });
     let date = message.date().map(|date| date.to_rfc822());
     let subject = message.subject().map(unfold);
