@@ -539,9 +539,9 @@ pub fn import_file_within(
         Ok(Cow::Owned(out)) => Some(out),
         Ok(Cow::Borrowed(_)) => None,
         Err(InputError::TooLarge) => bail!(
-            "{} is larger than {} MiB unpacked, the most benchlog reads from one file; split it",
+            "{} is larger than {} unpacked, the most benchlog reads from one file; split it",
             path.display(),
-            limit / 1024 / 1024
+            ingest::size_for_people(limit)
         ),
         Err(error) => {
             return Err(anyhow::Error::new(error).context(format!("reading {}", path.display())))

@@ -324,9 +324,9 @@ pub fn read_file(path: &Path, limit: u64) -> anyhow::Result<Vec<u8>> {
     }
     let too_large = || {
         anyhow::anyhow!(
-            "{} is larger than {} MiB, the most benchlog reads from one file",
+            "{} is larger than {}, the most benchlog reads from one file",
             path.display(),
-            limit / 1024 / 1024
+            size_for_people(limit)
         )
     };
     if meta.len() > limit {
@@ -342,6 +342,16 @@ pub fn read_file(path: &Path, limit: u64) -> anyhow::Result<Vec<u8>> {
         return Err(too_large());
     }
     Ok(bytes)
+}
+
+/// `256 MiB`, or `1000 bytes` for a size that is not whole MiB.
+pub fn size_for_people(bytes: u64) -> String {
+    const MIB: u64 = 1024 * 1024;
+    if bytes >= MIB && bytes % MIB == 0 {
+        format!("{} MiB", bytes / MIB)
+    } else {
+        format!("{bytes} bytes")
+    }
 }
 
 /// Refuses what is neither a regular file nor a folder.

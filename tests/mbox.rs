@@ -557,3 +557,94 @@ fn a_forwarded_report_gives_its_runs() {
         "{text}"
     );
 }
+
+/// A mail whose base64 body decodes to text with a NUL in it.
+const NUL_IN_BASE64: &str = "From: A <a@b.org>\nSubject: core\nMessage-ID: <nul@b.org>\nMIME-Version: 1.0\nContent-Type: text/plain; charset=us-ascii\nContent-Transfer-Encoding: base64\n\naGVsbG8Ad29ybGQK\n";
+
+/// A mail with a line of 2 MiB, as a paste could not have.
+fn long_line_mail() -> String {
+    format!(
+        "From: A <a@b.org>\nSubject: long\nMessage-ID: <long@b.org>\nMIME-Version: 1.0\n\nfirst\n{}\n",
+        "x".repeat(2 * 1024 * 1024)
+    )
+}
+
+#[test]
+fn mailed_text_is_refused_as_a_paste_would_be() {
+    use benchlog::ingest::{self, InputError};
+    let long = long_line_mail();
+    // The same text pasted, for the messages to compare with.
+    let pasted_long = ingest::decode_input(format!("first\n{}\n", "x".repeat(2 << 20)).as_bytes());
+    assert_eq!(pasted_long, Err(InputError::LongLine(2)));
+
+    for (name, raw, want) in [
+        ("nul.eml", NUL_IN_BASE64.to_owned(), InputError::Binary),
+        // Line 6 of the decoded text: its From, Subject and Message-ID,
+        // a blank line and "first" come before it.
+        ("long.eml", long.clone(), InputError::LongLine(6)),
+    ] {
+        let error = archive::prepare_input(Some(name), raw.as_bytes()).unwrap_err();
+        assert_eq!(error, want, "{name}");
+    }
+
+    // In an mbox the message is named; ingest reports it and keeps the rest.
+    let mbox = format!(
+        "{GOOD}\nFrom a at b.org  Mon Jan  1 10:01:00 2007\n{NUL_IN_BASE64}\nFrom a at b.org  Mon Jan  1 10:02:00 2007\n{long}"
+    );
+    assert_eq!(
+        archive::prepare_input(Some("2007-January.txt"), mbox.as_bytes()).unwrap_err(),
+        InputError::InMessage {
+            message: 2,
+            error: Box::new(InputError::Binary)
+        }
+    );
+    let (dir, _path, mut conn) = fresh_db();
+    let path = dir.path().join("2007-January.txt");
+    std::fs::write(&path, &mbox).unwrap();
+    let mut summary = ImportSummary::default();
+    archive::import_file(&mut conn, &path, &mut summary, |_| {}).unwrap();
+    assert_eq!((summary.messages_read, summary.messages_added), (3, 1));
+    let failures: Vec<(&str, &str)> = summary
+        .failures
+        .iter()
+        .map(|f| (f.source_name.as_str(), f.why.as_str()))
+        .collect();
+    assert_eq!(
+        failures,
+        [
+            (
+                "2007-January.txt, message 2",
+                InputError::Binary.to_string().as_str()
+            ),
+            (
+                "2007-January.txt, message 3",
+                InputError::LongLine(6).to_string().as_str()
+            ),
+        ]
+    );
+    assert_eq!(store::counts(&conn).unwrap().submissions, 1);
+}
+
+#[tokio::test]
+async fn an_uploaded_mail_with_a_nul_or_a_long_line_is_a_400_and_stores_nothing() {
+    use crate::http::{multipart, read, send};
+    let (_dir, db, state) = test_state();
+    let long = long_line_mail();
+    let mbox = format!("{GOOD}\nFrom a at b.org  Mon Jan  1 10:01:00 2007\n{NUL_IN_BASE64}");
+    for (name, raw, message) in [
+        ("nul.eml", NUL_IN_BASE64.as_bytes(), "binary"),
+        ("long.eml", long.as_bytes(), "line 6 is longer than"),
+        (
+            "2007-January.txt",
+            mbox.as_bytes(),
+            "message 2 of the archive",
+        ),
+    ] {
+        let response = send(&state, multipart(&[("file", Some(name), raw)])).await;
+        let (status, page) = read(response).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{name}");
+        assert!(page.contains(message), "{name}: {page}");
+    }
+    let conn = store::open(Path::new(&db)).unwrap();
+    assert_eq!(store::counts(&conn).unwrap().submissions, 0);
+}
