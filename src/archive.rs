@@ -129,22 +129,6 @@ fn prepare(source_name: String, raw: &[u8]) -> Result<PreparedMail, (MailFailure
     })
 }
 
-/// The messages of an mbox or `.eml`, each prepared or refused.
-pub fn prepare_mails(
-    name: &str,
-    kind: Kind,
-    bytes: &[u8],
-) -> Vec<Result<PreparedMail, MailFailure>> {
-    match kind {
-        Kind::Mbox => mbox::split(bytes)
-            .enumerate()
-            .map(|(i, raw)| prepare_mail(format!("{name}, message {}", i + 1), raw))
-            .collect(),
-        Kind::Message => vec![prepare_mail(name.to_owned(), bytes)],
-        Kind::Text => Vec::new(),
-    }
-}
-
 /// An upload or file, read: plain text, or the messages of a mail archive.
 #[derive(Debug, Clone)]
 pub enum Input {
