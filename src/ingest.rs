@@ -347,7 +347,7 @@ pub fn read_file(path: &Path, limit: u64) -> anyhow::Result<Vec<u8>> {
 /// `256 MiB`, or `1000 bytes` for a size that is not whole MiB.
 pub fn size_for_people(bytes: u64) -> String {
     const MIB: u64 = 1024 * 1024;
-    if bytes >= MIB && bytes % MIB == 0 {
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
         format!("{} MiB", bytes / MIB)
     } else {
         format!("{bytes} bytes")

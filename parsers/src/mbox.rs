@@ -864,7 +864,7 @@ mod bounds_tests {
         for i in 0..count {
             let _ = write!(raw, " <r{i}@x>");
             if i % 8 == 7 {
-                raw.push_str("\n");
+                raw.push('\n');
             }
         }
         raw.push_str("\n\nhello\n");
