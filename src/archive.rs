@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
 
-use anyhow::Context;
+use anyhow::{bail, Context};
 use flate2::read::MultiGzDecoder;
 use parsers::mbox::{self, Kind, MailMessage};
 use parsers::Document;
@@ -23,15 +23,20 @@ use sha2::{Digest, Sha256};
 use crate::ingest::{self, InputError, MAX_INPUT_BYTES};
 use crate::store;
 
-/// The largest archive `benchlog ingest` unpacks (uploads keep the smaller
-/// [`MAX_INPUT_BYTES`]).
-pub const MAX_ARCHIVE_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+/// The largest file `benchlog ingest` reads, on disk and unpacked
+/// (uploads keep the smaller [`MAX_INPUT_BYTES`]). A file is held whole
+/// while its messages are read, so this bounds the memory an import takes;
+/// a busy list's month is a few MB, a year of one under 100 MB.
+pub const MAX_ARCHIVE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Messages stored per transaction when importing an archive: one commit
 /// per message would cost more than the parsing.
 const BATCH: usize = 256;
 
 /// Gunzips `.gz` content (by its magic bytes), up to `limit` bytes.
+///
+/// The stream is unpacked twice, first only to count: a gzip bomb is then
+/// refused without holding any of it, and what is kept is allocated once.
 pub fn unpack(bytes: &[u8], limit: u64) -> Result<Cow<'_, [u8]>, InputError> {
     if !bytes.starts_with(&[0x1f, 0x8b]) {
         return if bytes.len() as u64 > limit {
@@ -40,11 +45,20 @@ pub fn unpack(bytes: &[u8], limit: u64) -> Result<Cow<'_, [u8]>, InputError> {
             Ok(Cow::Borrowed(bytes))
         };
     }
-    let mut out = Vec::with_capacity(bytes.len().saturating_mul(4));
+    let bad = |e: std::io::Error| InputError::BadGzip(e.to_string());
+    let size = std::io::copy(
+        &mut MultiGzDecoder::new(bytes).take(limit + 1),
+        &mut std::io::sink(),
+    )
+    .map_err(bad)?;
+    if size > limit {
+        return Err(InputError::TooLarge);
+    }
+    let mut out = Vec::with_capacity(size as usize);
     MultiGzDecoder::new(bytes)
         .take(limit + 1)
         .read_to_end(&mut out)
-        .map_err(|e| InputError::BadGzip(e.to_string()))?;
+        .map_err(bad)?;
     if out.len() as u64 > limit {
         return Err(InputError::TooLarge);
     }
@@ -69,12 +83,42 @@ pub struct MailFailure {
     pub why: String,
 }
 
-/// Decodes and parses one raw message. Pure work, no database.
+/// Why a message was not prepared.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum Refusal {
+    /// Not mail at all: an upload is then read as text instead.
+    #[error(transparent)]
+    NotMail(#[from] mbox::MailError),
+    /// Mail whose decoded text is refused as a paste would be.
+    #[error(transparent)]
+    Text(#[from] InputError),
+}
+
+/// Decodes and parses one raw message. Pure work, no database: all of it
+/// is done before a transaction takes the write lock.
 pub fn prepare_mail(source_name: String, raw: &[u8]) -> Result<PreparedMail, MailFailure> {
-    let mail = mbox::decode(raw).map_err(|error| MailFailure {
-        source_name: source_name.clone(),
-        why: error.to_string(),
-    })?;
+    prepare(source_name, raw).map_err(|(failure, _)| failure)
+}
+
+/// [`prepare_mail`], telling also why a message was refused.
+fn prepare(source_name: String, raw: &[u8]) -> Result<PreparedMail, (MailFailure, Refusal)> {
+    let decoded =
+        mbox::decode(raw).map_err(Refusal::from).and_then(|mail| {
+            match ingest::check_text(&mail.text) {
+                Ok(()) => Ok(mail),
+                Err(error) => Err(error.into()),
+            }
+        });
+    let mail = match decoded {
+        Ok(mail) => mail,
+        Err(refusal) => {
+            let failure = MailFailure {
+                source_name,
+                why: refusal.to_string(),
+            };
+            return Err((failure, refusal));
+        }
+    };
     let document = parsers::parse(&mail.text);
     Ok(PreparedMail {
         source_name,
@@ -83,22 +127,6 @@ pub fn prepare_mail(source_name: String, raw: &[u8]) -> Result<PreparedMail, Mai
         mail,
         document,
     })
-}
-
-/// The messages of an mbox or `.eml`, each prepared or refused.
-pub fn prepare_mails(
-    name: &str,
-    kind: Kind,
-    bytes: &[u8],
-) -> Vec<Result<PreparedMail, MailFailure>> {
-    match kind {
-        Kind::Mbox => mbox::split(bytes)
-            .enumerate()
-            .map(|(i, raw)| prepare_mail(format!("{name}, message {}", i + 1), raw))
-            .collect(),
-        Kind::Message => vec![prepare_mail(name.to_owned(), bytes)],
-        Kind::Text => Vec::new(),
-    }
 }
 
 /// An upload or file, read: plain text, or the messages of a mail archive.
@@ -112,9 +140,10 @@ pub enum Input {
 /// Turns uploaded bytes into an [`Input`]: gunzipped, then read as an mbox
 /// or a MIME message when it is one (see [`mbox::detect`]), else decoded as
 /// text like any paste. Mail that yields no readable message at all is
-/// kept as text rather than refused.
-/// An archive of more than `max_messages` messages is refused before any
-/// of them is decoded.
+/// kept as text rather than refused; a message whose decoded text a paste
+/// could not have (a NUL, an overlong line) refuses the whole upload, as
+/// the paste would be. An archive of more than `max_messages` messages is
+/// refused before any of them is decoded.
 pub fn prepare_input(
     file_name: Option<&str>,
     bytes: &[u8],
@@ -122,14 +151,34 @@ pub fn prepare_input(
 ) -> Result<Input, InputError> {
     let unpacked = unpack(bytes, MAX_INPUT_BYTES)?;
     let kind = mbox::detect(file_name, &unpacked);
-    if kind == Kind::Mbox && mbox::split(&unpacked).nth(max_messages).is_some() {
+    let name = file_name.unwrap_or("upload");
+    let raws: Vec<&[u8]> = match kind {
+        Kind::Mbox => mbox::split(&unpacked).take(max_messages + 1).collect(),
+        Kind::Message => vec![&unpacked[..]],
+        Kind::Text => Vec::new(),
+    };
+    if raws.len() > max_messages {
         return Err(InputError::TooManyMessages(max_messages));
     }
-    if kind != Kind::Text {
-        let mails = prepare_mails(file_name.unwrap_or("upload"), kind, &unpacked);
-        if mails.iter().any(Result::is_ok) {
-            return Ok(Input::Mails(mails));
+    let mut mails = Vec::with_capacity(raws.len());
+    for (i, raw) in raws.into_iter().enumerate() {
+        let source_name = match kind {
+            Kind::Mbox => format!("{name}, message {}", i + 1),
+            _ => name.to_owned(),
+        };
+        match prepare(source_name, raw) {
+            Err((_, Refusal::Text(error))) if kind == Kind::Mbox => {
+                return Err(InputError::InMessage {
+                    message: i + 1,
+                    error: Box::new(error),
+                })
+            }
+            Err((_, Refusal::Text(error))) => return Err(error),
+            prepared => mails.push(prepared.map_err(|(failure, _)| failure)),
         }
+    }
+    if mails.iter().any(Result::is_ok) {
+        return Ok(Input::Mails(mails));
     }
     let text = ingest::decode_input(&unpacked)?;
     let document = parsers::parse(&text);
@@ -192,20 +241,25 @@ impl MailOutcome {
     }
 }
 
+/// Ancestors looked up for a mail: one per quote depth that real threads
+/// reach, and each costs a query under the write lock.
+const MAX_ANCESTORS: usize = 16;
+
 /// The messages a mail answers, nearest first: its In-Reply-To, then its
-/// References from the newest back. The n-th (0-based) wrote the text this
-/// mail quotes at depth n + 1.
+/// References from the newest back, at most [`MAX_ANCESTORS`]. The n-th
+/// (0-based) wrote the text this mail quotes at depth n + 1.
 fn ancestors(mail: &MailMessage) -> Vec<&str> {
-    let mut ids: Vec<&str> = Vec::new();
-    if let Some(parent) = &mail.in_reply_to {
-        ids.push(parent);
-    }
-    for id in mail.references.iter().rev() {
+    let mut ids: Vec<&str> = Vec::with_capacity(MAX_ANCESTORS);
+    // References are few and distinct once decoded (mbox::MAX_REFERENCES),
+    // so this scan stays small.
+    for id in mail.in_reply_to.iter().chain(mail.references.iter().rev()) {
+        if ids.len() == MAX_ANCESTORS {
+            break;
+        }
         if !ids.contains(&id.as_str()) {
             ids.push(id);
         }
     }
-    ids.truncate(16);
     ids
 }
 
@@ -459,12 +513,36 @@ pub fn import_file(
     conn: &mut Connection,
     path: &Path,
     summary: &mut ImportSummary,
+    progress: impl FnMut(u64),
+) -> anyhow::Result<FileOutcome> {
+    import_file_within(conn, path, MAX_ARCHIVE_BYTES, summary, progress)
+}
+
+/// [`import_file`] with another limit than [`MAX_ARCHIVE_BYTES`] on the
+/// file's size, on disk and unpacked.
+pub fn import_file_within(
+    conn: &mut Connection,
+    path: &Path,
+    limit: u64,
+    summary: &mut ImportSummary,
     mut progress: impl FnMut(u64),
 ) -> anyhow::Result<FileOutcome> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = ingest::read_file(path, limit)?;
     let on_disk = bytes.len() as u64;
-    let unpacked =
-        unpack(&bytes, MAX_ARCHIVE_BYTES).with_context(|| format!("reading {}", path.display()))?;
+    let gunzipped = match unpack(&bytes, limit) {
+        Ok(Cow::Owned(out)) => Some(out),
+        Ok(Cow::Borrowed(_)) => None,
+        Err(InputError::TooLarge) => bail!(
+            "{} is larger than {} unpacked, the most benchlog reads from one file; split it",
+            path.display(),
+            ingest::size_for_people(limit)
+        ),
+        Err(error) => {
+            return Err(anyhow::Error::new(error).context(format!("reading {}", path.display())))
+        }
+    };
+    // The compressed bytes are not needed once unpacked.
+    let unpacked = gunzipped.unwrap_or(bytes);
     let name = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),

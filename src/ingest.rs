@@ -37,6 +37,12 @@ pub enum InputError {
     TooManyMessages(usize),
     #[error("line {0} is longer than {max} characters; benchlog reads text in lines, as benchmark tools print it", max = MAX_LINE_BYTES)]
     LongLine(usize),
+    /// One message of a mail archive is refused; its number counts from 1.
+    #[error("message {message} of the archive: {error}")]
+    InMessage {
+        message: usize,
+        error: Box<InputError>,
+    },
 }
 
 /// Lines longer than this are refused: no benchmark prints one, and a
@@ -72,9 +78,7 @@ pub fn decode_input(bytes: &[u8]) -> Result<String, InputError> {
         _ => None,
     };
     let text = match utf16 {
-        Some(text) if text.contains('\0') => return Err(InputError::Binary),
         Some(text) => text,
-        None if bytes.contains(&0) => return Err(InputError::Binary),
         None => match std::str::from_utf8(bytes) {
             Ok(text) => text.to_owned(),
             Err(_) => encoding_rs::WINDOWS_1252.decode(bytes).0.into_owned(),
@@ -87,13 +91,23 @@ pub fn decode_input(bytes: &[u8]) -> Result<String, InputError> {
     if text.trim().is_empty() {
         return Err(InputError::Empty);
     }
-    if let Some(index) = text
+    check_text(&text)?;
+    Ok(text)
+}
+
+/// What any text must be to be stored, pasted or decoded from mail alike:
+/// no NUL (binary data) and no line over [`MAX_LINE_BYTES`].
+pub fn check_text(text: &str) -> Result<(), InputError> {
+    if text.as_bytes().contains(&0) {
+        return Err(InputError::Binary);
+    }
+    match text
         .split('\n')
         .position(|line| line.len() > MAX_LINE_BYTES)
     {
-        return Err(InputError::LongLine(index + 1));
+        Some(index) => Err(InputError::LongLine(index + 1)),
+        None => Ok(()),
     }
-    Ok(text)
 }
 
 /// Hex SHA-256 of a submission's text: its identity.
@@ -365,7 +379,7 @@ pub fn run_fingerprint(run: &parsers::Run) -> String {
 
 /// Reads, decodes and stores one file; its file name becomes the source name.
 pub fn ingest_file(conn: &mut Connection, path: &Path) -> anyhow::Result<Ingested> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = read_file(path, MAX_INPUT_BYTES)?;
     let text = decode_input(&bytes).with_context(|| format!("reading {}", path.display()))?;
     let name = path
         .file_name()
@@ -373,14 +387,69 @@ pub fn ingest_file(conn: &mut Connection, path: &Path) -> anyhow::Result<Ingeste
     ingest_text(conn, name.as_deref(), &text).with_context(|| format!("storing {}", path.display()))
 }
 
+/// Reads a regular file of at most `limit` bytes. Anything else is
+/// refused before it is opened: a FIFO or `/dev/zero` would block or
+/// never end.
+pub fn read_file(path: &Path, limit: u64) -> anyhow::Result<Vec<u8>> {
+    let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
+    refuse_special(path, &meta)?;
+    if meta.is_dir() {
+        bail!("{} is a folder, not a file", path.display());
+    }
+    let too_large = || {
+        anyhow::anyhow!(
+            "{} is larger than {}, the most benchlog reads from one file",
+            path.display(),
+            size_for_people(limit)
+        )
+    };
+    if meta.len() > limit {
+        return Err(too_large());
+    }
+    let file = std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?;
+    // The file may grow after its size was read: read no more than allowed.
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("reading {}", path.display()))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// `256 MiB`, or `1000 bytes` for a size that is not whole MiB.
+pub fn size_for_people(bytes: u64) -> String {
+    const MIB: u64 = 1024 * 1024;
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// Refuses what is neither a regular file nor a folder.
+fn refuse_special(path: &Path, meta: &std::fs::Metadata) -> anyhow::Result<()> {
+    if !meta.is_file() && !meta.is_dir() {
+        bail!(
+            "{} is not a regular file (a FIFO, device or socket); benchlog reads files and folders",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
 /// The files to ingest for the given paths: files as given, folders walked
 /// recursively in name order, skipping hidden entries and the parsers'
-/// golden `.json` files that sit next to fixtures.
+/// golden `.json` files that sit next to fixtures. A path given that is
+/// neither a file nor a folder is refused at once; one found in a folder
+/// is listed, and refused when read (see [`read_file`]).
 pub fn collect_input_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for path in paths {
         let meta =
             std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
+        refuse_special(path, &meta)?;
         if meta.is_dir() {
             walk(path, &mut files)?;
         } else {

@@ -229,3 +229,73 @@ fn export_explains_mistakes() {
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
 }
+
+/// Runs `benchlog args`, failing the test when it takes longer than 60 s
+/// (a read of a FIFO or /dev/zero never ends).
+fn benchlog_promptly(args: &[&std::ffi::OsStr]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_benchlog"))
+        .args(args)
+        .env_remove("BENCHLOG_DB")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("benchlog {args:?} did not return");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn ingest_refuses_fifos_and_devices_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cli.db");
+    let fifo = dir.path().join("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    for path in [fifo.as_path(), std::path::Path::new("/dev/zero")] {
+        let output = benchlog_promptly(&[
+            "ingest".as_ref(),
+            "--db".as_ref(),
+            db.as_os_str(),
+            path.as_os_str(),
+        ]);
+        assert!(!output.status.success(), "{path:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "{} is not a regular file (a FIFO, device or socket); benchlog reads files and folders",
+                path.display()
+            )),
+            "{path:?}: {stderr}"
+        );
+    }
+
+    // In a folder, the FIFO is that file's failure; the others are read.
+    let logs = dir.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    std::fs::copy(repo_path(SEED_000), logs.join("seed-000.txt")).unwrap();
+    let made = Command::new("mkfifo")
+        .arg(logs.join("pipe"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let output = benchlog_promptly(&[
+        "ingest".as_ref(),
+        "--db".as_ref(),
+        db.as_os_str(),
+        logs.as_os_str(),
+    ]);
+    assert!(!output.status.success());
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(out.contains("seed-000.txt: submission 1 (17 runs"), "{out}");
+    assert!(out.contains("1 added, 0 already stored, 1 failed"), "{out}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("pipe is not a regular file"), "{stderr}");
+}

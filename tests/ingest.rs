@@ -2,6 +2,7 @@
 
 use std::io::Write;
 
+use benchlog::archive;
 use benchlog::ingest::{self, InputError};
 use benchlog::store;
 
@@ -103,4 +104,76 @@ fn decoding_inputs() {
         ingest::decode_input(&packed[..packed.len() / 2]),
         Err(InputError::BadGzip(_))
     ));
+}
+
+/// `len` zero bytes, gzipped: a few KB on disk per MB unpacked.
+fn gzip_bomb(len: u64) -> Vec<u8> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let zeros = vec![0u8; 1 << 20];
+    let mut left = len;
+    while left > 0 {
+        let n = left.min(zeros.len() as u64) as usize;
+        gz.write_all(&zeros[..n]).unwrap();
+        left -= n as u64;
+    }
+    gz.finish().unwrap()
+}
+
+/// Ingests a gzip bomb one byte over `limit` and checks it is refused,
+/// naming the limit, with nothing stored.
+fn bomb_is_refused(limit: u64) {
+    let (dir, _path, mut conn) = fresh_db();
+    let path = dir.path().join("bomb.txt.gz");
+    std::fs::write(&path, gzip_bomb(limit + 1)).unwrap();
+    let mut summary = archive::ImportSummary::default();
+    let error = archive::import_file_within(&mut conn, &path, limit, &mut summary, |_| {})
+        .expect_err("a file over the limit is refused");
+    assert_eq!(
+        format!("{error:#}"),
+        format!(
+            "{} is larger than {} unpacked, the most benchlog reads from one file; split it",
+            path.display(),
+            ingest::size_for_people(limit)
+        )
+    );
+    assert_eq!(store::counts(&conn).unwrap(), store::Counts::default());
+}
+
+#[test]
+fn a_gzip_bomb_over_the_limit_is_refused() {
+    bomb_is_refused(1 << 20);
+    assert_eq!(ingest::size_for_people(1 << 20), "1 MiB");
+    // At the limit it is read, and refused as what it is: binary.
+    let (dir, _path, mut conn) = fresh_db();
+    let path = dir.path().join("zeros.gz");
+    std::fs::write(&path, gzip_bomb(1 << 20)).unwrap();
+    let error = archive::import_file_within(
+        &mut conn,
+        &path,
+        1 << 20,
+        &mut archive::ImportSummary::default(),
+        |_| {},
+    )
+    .unwrap_err();
+    assert!(format!("{error:#}").contains("binary"), "{error:#}");
+}
+
+#[test]
+fn a_gzip_bomb_over_the_real_limit_is_refused() {
+    bomb_is_refused(archive::MAX_ARCHIVE_BYTES);
+}
+
+#[test]
+fn files_are_read_up_to_a_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("log.txt");
+    std::fs::write(&path, vec![b'x'; 1025]).unwrap();
+    assert_eq!(ingest::read_file(&path, 1025).unwrap().len(), 1025);
+    let error = ingest::read_file(&path, 1024).unwrap_err();
+    assert!(
+        format!("{error:#}").contains("is larger than 1024 bytes, the most benchlog reads"),
+        "{error:#}"
+    );
+    let error = ingest::read_file(dir.path(), 1024).unwrap_err();
+    assert!(format!("{error:#}").contains("is a folder"), "{error:#}");
 }

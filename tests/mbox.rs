@@ -449,3 +449,204 @@ fn the_command_line_imports_an_archive_and_reports() {
         "{report}"
     );
 }
+
+/// A mail with `count` distinct References ids, `<r0@x>` (the root) first
+/// and `<r{count-1}@x>` last; under 1 MB for 100,000 ids.
+fn mail_with_references(message_id: &str, in_reply_to: Option<&str>, count: usize) -> Vec<u8> {
+    use std::fmt::Write as _;
+    let mut raw = format!("From: B <b@b.org>\nSubject: Re: one\nMessage-ID: <{message_id}>\n");
+    if let Some(parent) = in_reply_to {
+        let _ = writeln!(raw, "In-Reply-To: <{parent}>");
+    }
+    raw.push_str("References:");
+    for i in 0..count {
+        let _ = write!(raw, " <r{i}@x>");
+        if i % 8 == 7 {
+            raw.push('\n');
+        }
+    }
+    raw.push_str("\n\nagreed\n");
+    raw.into_bytes()
+}
+
+fn stored_mail(conn: &Connection, message_id: &str) -> (String, String) {
+    conn.query_row(
+        "SELECT refs, thread_id FROM mails WHERE message_id = ?1",
+        [message_id],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_mail_with_200000_references_is_stored_at_once_and_threaded() {
+    let (_dir, _path, mut conn) = fresh_db();
+    // The thread's last message, then two answers to it: one saying so in
+    // In-Reply-To, one only as the last of 200,000 References.
+    let parent = archive::prepare_mail(
+        "parent".into(),
+        b"From: A <a@b.org>\nSubject: one\nMessage-ID: <r199999@x>\nReferences: <root@x>\n\nfirst\n",
+    )
+    .unwrap();
+    archive::import_mails(
+        &mut conn,
+        [Ok(parent)],
+        &mut ImportSummary::default(),
+        |_| {},
+    )
+    .unwrap();
+    let (_, parent_thread) = stored_mail(&conn, "r199999@x");
+    assert_eq!(parent_thread, "root@x");
+
+    for (message_id, in_reply_to) in [("a@x", Some("r199999@x")), ("b@x", None)] {
+        let raw = mail_with_references(message_id, in_reply_to, 200_000);
+        let start = std::time::Instant::now();
+        let prepared = archive::prepare_mail(message_id.into(), &raw).unwrap();
+        let mut summary = ImportSummary::default();
+        archive::import_mails(&mut conn, [Ok(prepared)], &mut summary, |_| {}).unwrap();
+        let took = start.elapsed();
+        assert_eq!(summary.messages_added, 1, "{summary:?}");
+        assert!(
+            took < std::time::Duration::from_secs(1),
+            "{message_id}: {took:?}"
+        );
+
+        let (refs, thread) = stored_mail(&conn, message_id);
+        let refs: Vec<&str> = refs.split(' ').collect();
+        assert_eq!(refs.len(), parsers::mbox::MAX_REFERENCES, "{message_id}");
+        assert_eq!(refs[0], "r0@x", "the root is kept");
+        assert_eq!(refs[refs.len() - 1], "r199999@x", "the newest is kept");
+        assert_eq!(
+            refs[1],
+            format!("r{}@x", 200_000 - (parsers::mbox::MAX_REFERENCES - 1))
+        );
+        assert_eq!(
+            thread, parent_thread,
+            "{message_id} joins its parent's thread"
+        );
+    }
+}
+
+const FORWARD: &str = "From: Fwd Person <f@example.org>\nSubject: Fwd: mysql performance\nDate: Fri, 21 Apr 2006 10:00:00 +0200\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"fwd\"\n\n--fwd\nContent-Type: text/plain\n\nSee the numbers below.\n--fwd\nContent-Type: message/rfc822\n\nFrom: mv at thebeastie.org (Michael Vince)\nDate: Thu, 20 Apr 2006 09:46:56 +1000\nSubject: mysql performance on 4 * dualcore opteron\nMIME-Version: 1.0\nContent-Type: text/plain; charset=us-ascii\n\n";
+
+#[test]
+fn a_forwarded_report_gives_its_runs() {
+    let (_dir, _path, mut conn) = fresh_db();
+    // Seed 000's own text (lines 41-59): two super-smack runs.
+    let seed = crate::support::seed_000();
+    let report: Vec<&str> = seed.lines().skip(40).take(19).collect();
+    assert!(report[0].starts_with("Interestingly"), "{report:?}");
+    let raw = format!("{FORWARD}{}\n\n--fwd--\n", report.join("\n"));
+
+    let input = archive::prepare_input(Some("fwd.eml"), raw.as_bytes(), 1_000).unwrap();
+    let tx = conn.transaction().unwrap();
+    let ids = archive::store_input(&tx, "fwd.eml", &input).unwrap();
+    tx.commit().unwrap();
+    assert_eq!(ids.len(), 1);
+    let text = store::get_submission(&conn, ids[0]).unwrap().unwrap().text;
+    assert!(
+        text.contains("--- forwarded message ---\nFrom: Michael Vince <mv@thebeastie.org>\nDate: Thu, 20 Apr 2006 09:46:56 +1000\nSubject: mysql performance on 4 * dualcore opteron\n\nInterestingly"),
+        "{text}"
+    );
+    let runs = runs_of(&conn, ids[0]);
+    let values: Vec<(Option<u32>, Option<f64>)> = runs
+        .iter()
+        .map(|run| (run.threads, value(run, "select_index", "q_per_s")))
+        .collect();
+    assert_eq!(
+        values,
+        [(Some(10), Some(19234.02)), (Some(10), Some(16583.43))],
+        "{text}"
+    );
+}
+
+/// A mail whose base64 body decodes to text with a NUL in it.
+const NUL_IN_BASE64: &str = "From: A <a@b.org>\nSubject: core\nMessage-ID: <nul@b.org>\nMIME-Version: 1.0\nContent-Type: text/plain; charset=us-ascii\nContent-Transfer-Encoding: base64\n\naGVsbG8Ad29ybGQK\n";
+
+/// A mail with a line of 2 MiB, as a paste could not have.
+fn long_line_mail() -> String {
+    format!(
+        "From: A <a@b.org>\nSubject: long\nMessage-ID: <long@b.org>\nMIME-Version: 1.0\n\nfirst\n{}\n",
+        "x".repeat(2 * 1024 * 1024)
+    )
+}
+
+#[test]
+fn mailed_text_is_refused_as_a_paste_would_be() {
+    use benchlog::ingest::{self, InputError};
+    let long = long_line_mail();
+    // The same text pasted, for the messages to compare with.
+    let pasted_long = ingest::decode_input(format!("first\n{}\n", "x".repeat(2 << 20)).as_bytes());
+    assert_eq!(pasted_long, Err(InputError::LongLine(2)));
+
+    for (name, raw, want) in [
+        ("nul.eml", NUL_IN_BASE64.to_owned(), InputError::Binary),
+        // Line 6 of the decoded text: its From, Subject and Message-ID,
+        // a blank line and "first" come before it.
+        ("long.eml", long.clone(), InputError::LongLine(6)),
+    ] {
+        let error = archive::prepare_input(Some(name), raw.as_bytes(), 1_000).unwrap_err();
+        assert_eq!(error, want, "{name}");
+    }
+
+    // In an mbox the message is named; ingest reports it and keeps the rest.
+    let mbox = format!(
+        "{GOOD}\nFrom a at b.org  Mon Jan  1 10:01:00 2007\n{NUL_IN_BASE64}\nFrom a at b.org  Mon Jan  1 10:02:00 2007\n{long}"
+    );
+    assert_eq!(
+        archive::prepare_input(Some("2007-January.txt"), mbox.as_bytes(), 1_000).unwrap_err(),
+        InputError::InMessage {
+            message: 2,
+            error: Box::new(InputError::Binary)
+        }
+    );
+    let (dir, _path, mut conn) = fresh_db();
+    let path = dir.path().join("2007-January.txt");
+    std::fs::write(&path, &mbox).unwrap();
+    let mut summary = ImportSummary::default();
+    archive::import_file(&mut conn, &path, &mut summary, |_| {}).unwrap();
+    assert_eq!((summary.messages_read, summary.messages_added), (3, 1));
+    let failures: Vec<(&str, &str)> = summary
+        .failures
+        .iter()
+        .map(|f| (f.source_name.as_str(), f.why.as_str()))
+        .collect();
+    assert_eq!(
+        failures,
+        [
+            (
+                "2007-January.txt, message 2",
+                InputError::Binary.to_string().as_str()
+            ),
+            (
+                "2007-January.txt, message 3",
+                InputError::LongLine(6).to_string().as_str()
+            ),
+        ]
+    );
+    assert_eq!(store::counts(&conn).unwrap().submissions, 1);
+}
+
+#[tokio::test]
+async fn an_uploaded_mail_with_a_nul_or_a_long_line_is_a_400_and_stores_nothing() {
+    use crate::http::{multipart, read, send};
+    let (_dir, db, state) = test_state();
+    let long = long_line_mail();
+    let mbox = format!("{GOOD}\nFrom a at b.org  Mon Jan  1 10:01:00 2007\n{NUL_IN_BASE64}");
+    for (name, raw, message) in [
+        ("nul.eml", NUL_IN_BASE64.as_bytes(), "binary"),
+        ("long.eml", long.as_bytes(), "line 6 is longer than"),
+        (
+            "2007-January.txt",
+            mbox.as_bytes(),
+            "message 2 of the archive",
+        ),
+    ] {
+        let response = send(&state, multipart(&[("file", Some(name), raw)])).await;
+        let (status, page) = read(response).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{name}");
+        assert!(page.contains(message), "{name}: {page}");
+    }
+    let conn = store::open(Path::new(&db)).unwrap();
+    assert_eq!(store::counts(&conn).unwrap().submissions, 0);
+}

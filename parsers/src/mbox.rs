@@ -21,8 +21,11 @@
 //! ```
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
-use mail_parser::{Encoding, HeaderValue, MessageParser, MessagePart, MimeHeaders, PartType};
+use mail_parser::{
+    Encoding, HeaderValue, Message, MessageParser, MessagePart, MimeHeaders, PartType,
+};
 
 use crate::text;
 
@@ -170,6 +173,23 @@ fn trim_trailing_blank(bytes: &[u8]) -> &[u8] {
     &bytes[..end]
 }
 
+/// `References:` ids kept per message: the thread's root (the first) and
+/// the newest after it. Threading needs only the nearest few, and a header
+/// of 400,000 ids must cost no more to keep, show and store than these.
+pub const MAX_REFERENCES: usize = 32;
+
+/// Message ids longer than this are dropped: real ones are a few dozen
+/// bytes, and each one kept is shown, stored and looked up.
+pub const MAX_ID_BYTES: usize = 250;
+
+/// `From:`, `Date:` and `Subject:` are cut to this many bytes (the RFC 5322
+/// line limit): they are shown on one line and stored in every row.
+pub const MAX_HEADER_BYTES: usize = 998;
+
+/// Forwarded messages (`message/rfc822` parts) are read this deep, a
+/// forward of a forward counting two; deeper ones are left out.
+pub const MAX_FORWARD_DEPTH: usize = 4;
+
 /// One message, decoded.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MailMessage {
@@ -186,14 +206,16 @@ pub struct MailMessage {
     pub message_id: Option<String>,
     pub in_reply_to: Option<String>,
     /// The thread's earlier messages, oldest first, as the `References:`
-    /// header lists them.
+    /// header lists them: the first and at most [`MAX_REFERENCES`] - 1 of
+    /// the newest, each once.
     pub references: Vec<String>,
     /// Names of the text attachments whose text is part of [`Self::text`].
     pub attachments: Vec<String>,
     /// The message as text: a header block (`From:`, `Date:`, `Subject:`,
     /// `Message-ID:`, `In-Reply-To:`, `References:`), a blank line, the
     /// decoded body, then each text attachment under a `--- attachment:
-    /// NAME ---` line.
+    /// NAME ---` line and each forwarded message under a `--- forwarded
+    /// message ---` line with its own `From:`, `Date:` and `Subject:`.
     pub text: String,
 }
 
@@ -206,8 +228,6 @@ pub enum MailError {
     NoHeaders,
     #[error("the message could not be read as RFC 822 mail")]
     Unreadable,
-    #[error("the decoded message is binary (it contains NUL bytes)")]
-    Binary,
 }
 
 /// Decodes one raw RFC 822 message (as [`split`] gives them).
@@ -244,60 +264,15 @@ pub fn decode(raw: &[u8]) -> Result<MailMessage, MailError> {
         .filter(|d| d.is_valid())
         .map(|d| d.to_timestamp());
     mail.subject = header_text(&message, "Subject").map(|s| unfold(&s));
-    mail.message_id = message
-        .message_id()
-        .map(clean_id)
-        .filter(|id| !id.is_empty());
-    mail.in_reply_to = ids(message.in_reply_to()).into_iter().next_back();
-    mail.references = ids(message.references());
+    mail.message_id = message.message_id().and_then(clean_id);
+    mail.in_reply_to = newest_ids(message.in_reply_to(), 1).pop();
+    mail.references = references(message.references());
 
     let mut body = String::new();
-    let mut used = Vec::new();
-    for &index in &message.text_body {
-        let Some(part) = message.parts.get(index as usize) else {
-            continue;
-        };
-        used.push(index);
-        // Inline images and other binary parts sit in the body list too.
-        if matches!(part.body, PartType::Text(_) | PartType::Html(_)) {
-            push_block(&mut body, &part_text(part, message.raw_message()));
-        }
-    }
-    for &index in &message.attachments {
-        if used.contains(&index) {
-            continue;
-        }
-        let Some(part) = message.parts.get(index as usize) else {
-            continue;
-        };
-        let name = part.attachment_name().map(str::to_string);
-        let named_text = name.as_deref().is_some_and(|n| {
-            let n = n.to_ascii_lowercase();
-            n.ends_with(".txt") || n.ends_with(".log")
-        });
-        let plain = matches!(part.body, PartType::Text(_));
-        if !(plain || named_text) {
-            continue;
-        }
-        let text = part_text(part, message.raw_message());
-        if text.trim().is_empty() {
-            continue;
-        }
-        let name = name.unwrap_or_else(|| "(unnamed)".to_string());
-        push_block(&mut body, &format!("--- attachment: {name} ---\n{text}"));
-        mail.attachments.push(name);
-    }
-    if body.contains('\0') {
-        return Err(MailError::Binary);
-    }
+    push_body(&mut body, &message, 0, &mut mail.attachments);
 
     let mut out = String::with_capacity(body.len() + 256);
-    let from = match (&mail.author, &mail.email) {
-        (Some(name), Some(email)) if name != email => format!("{name} <{email}>"),
-        (_, Some(email)) => email.clone(),
-        (Some(name), None) => name.clone(),
-        (None, None) => String::new(),
-    };
+    let from = display_sender(mail.author.as_deref(), mail.email.as_deref());
     push_header(&mut out, "From", Some(&from));
     push_header(&mut out, "Date", mail.date.as_deref());
     push_header(&mut out, "Subject", mail.subject.as_deref());
@@ -319,6 +294,101 @@ pub fn decode(raw: &[u8]) -> Result<MailMessage, MailError> {
     out.push_str(&body);
     mail.text = out;
     Ok(mail)
+}
+
+/// Appends a message's body parts, then its text attachments and the
+/// messages it forwards (at `depth`, 0 for the mail itself), each as a
+/// block; names of the attachments read go to `attachments`.
+fn push_body(out: &mut String, message: &Message<'_>, depth: usize, attachments: &mut Vec<String>) {
+    // mail-parser gives a forwarded message's parts offsets into the
+    // outer message but only its own bytes, so its raw bytes cannot be
+    // read again by offset.
+    let raw = (depth == 0).then(|| message.raw_message());
+    let in_body: HashSet<u32> = message.text_body.iter().copied().collect();
+    for &index in &message.text_body {
+        let Some(part) = message.parts.get(index as usize) else {
+            continue;
+        };
+        // Inline images and other binary parts sit in the body list too.
+        if matches!(part.body, PartType::Text(_) | PartType::Html(_)) {
+            push_block(out, &part_text(part, raw));
+        }
+    }
+    for &index in &message.attachments {
+        if in_body.contains(&index) {
+            continue;
+        }
+        let Some(part) = message.parts.get(index as usize) else {
+            continue;
+        };
+        if let PartType::Message(inner) = &part.body {
+            if depth + 1 < MAX_FORWARD_DEPTH {
+                push_forwarded(out, inner, depth + 1, attachments);
+            }
+            continue;
+        }
+        let name = part.attachment_name().map(str::to_string);
+        let named_text = name.as_deref().is_some_and(|n| {
+            let n = n.to_ascii_lowercase();
+            n.ends_with(".txt") || n.ends_with(".log")
+        });
+        let plain = matches!(part.body, PartType::Text(_));
+        if !(plain || named_text) {
+            continue;
+        }
+        let text = part_text(part, raw);
+        if text.trim().is_empty() {
+            continue;
+        }
+        let name = name.unwrap_or_else(|| "(unnamed)".to_string());
+        push_block(out, &format!("--- attachment: {name} ---\n{text}"));
+        attachments.push(name);
+    }
+}
+
+/// A forwarded message as a block: a mark, its sender, date and subject
+/// (so the reader sees whose text it is), a blank line and its body.
+fn push_forwarded(
+    out: &mut String,
+    message: &Message<'_>,
+    depth: usize,
+    attachments: &mut Vec<String>,
+) {
+    let mut block = String::from("--- forwarded message ---\n");
+    // Its decoded headers, not its raw ones: see push_body.
+    let from = message.from().and_then(|from| from.first()).map(|from| {
+        // mail-parser takes `user at host (Name)` whole for a name or an
+        // address: read it again as the archives write it.
+        let written = match (from.name(), from.address()) {
+            (Some(name), Some(address)) => format!("\"{name}\" <{address}>"),
+            (Some(one), None) | (None, Some(one)) => one.to_string(),
+            (None, None) => String::new(),
+        };
+        let (name, email) = sender(&written);
+        display_sender(Some(&name), email.as_deref())
+    });
+    let date = message.date().map(|date| date.to_rfc822());
+    let subject = message.subject().map(unfold);
+    for (name, value) in [("From", from), ("Date", date), ("Subject", subject)] {
+        if let Some(mut value) = value {
+            truncate_at_char(&mut value, MAX_HEADER_BYTES);
+            push_header(&mut block, name, Some(&value));
+        }
+    }
+    // push_block puts the blank line between the headers and the body.
+    push_body(&mut block, message, depth, attachments);
+    push_block(out, &block);
+}
+
+/// `Name <address>`, or whichever of the two is known.
+fn display_sender(name: Option<&str>, email: Option<&str>) -> String {
+    let name = name.filter(|n| !n.is_empty());
+    match (name, email) {
+        (Some(name), Some(email)) if name != email => format!("{name} <{email}>"),
+        (_, Some(email)) => email.to_string(),
+        (Some(name), None) => name.to_string(),
+        (None, None) => String::new(),
+    }
 }
 
 fn push_header(out: &mut String, name: &str, value: Option<&str>) {
@@ -358,33 +428,67 @@ fn bracket(id: &str) -> String {
     format!("<{id}>")
 }
 
-fn clean_id(id: &str) -> String {
-    id.trim()
+/// An id without its brackets; none when empty or longer than
+/// [`MAX_ID_BYTES`].
+fn clean_id(id: &str) -> Option<String> {
+    let id = id
+        .trim()
         .trim_start_matches('<')
         .trim_end_matches('>')
-        .trim()
-        .to_string()
+        .trim();
+    (!id.is_empty() && id.len() <= MAX_ID_BYTES).then(|| id.to_string())
 }
 
-fn ids(value: &HeaderValue<'_>) -> Vec<String> {
-    let list: Vec<&str> = match value {
-        HeaderValue::Text(id) => vec![id.as_ref()],
-        HeaderValue::TextList(ids) => ids.iter().map(|id| id.as_ref()).collect(),
-        _ => Vec::new(),
-    };
-    list.into_iter()
-        .map(clean_id)
-        .filter(|id| !id.is_empty())
-        .collect()
+/// The ids of a header as mail-parser lists them.
+fn header_ids<'a>(value: &'a HeaderValue<'_>) -> &'a [Cow<'a, str>] {
+    match value {
+        HeaderValue::Text(id) => std::slice::from_ref(id),
+        HeaderValue::TextList(ids) => ids,
+        _ => &[],
+    }
+}
+
+/// Up to `max` distinct ids of a header, the newest (last listed), oldest
+/// first. It stops once it has them, so a header's length costs nothing.
+fn newest_ids(value: &HeaderValue<'_>, max: usize) -> Vec<String> {
+    let mut seen = HashSet::new();
+    let mut kept: Vec<String> = header_ids(value)
+        .iter()
+        .rev()
+        .filter_map(|id| clean_id(id))
+        .filter(|id| seen.insert(id.clone()))
+        .take(max)
+        .collect();
+    kept.reverse();
+    kept
+}
+
+/// The `References:` ids kept (see [`MailMessage::references`]): the
+/// first names the thread's root, the newest its nearest messages.
+fn references(value: &HeaderValue<'_>) -> Vec<String> {
+    let root = header_ids(value).iter().find_map(|id| clean_id(id));
+    let mut kept = newest_ids(value, MAX_REFERENCES);
+    if let Some(root) = root {
+        if !kept.contains(&root) {
+            // `kept` is oldest first: the root goes before it, and the
+            // oldest of the newest makes room when it is full.
+            if kept.len() == MAX_REFERENCES {
+                kept.remove(0);
+            }
+            kept.insert(0, root);
+        }
+    }
+    kept
 }
 
 fn unfold(value: &str) -> String {
     value.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// A header's value as text: encoded words decoded, and raw 8-bit bytes
-/// read as UTF-8 when valid, windows-1252 otherwise.
-fn header_text(message: &mail_parser::Message<'_>, name: &str) -> Option<String> {
+/// A header's value as text: encoded words decoded, raw 8-bit bytes read
+/// as UTF-8 when valid, windows-1252 otherwise, and cut to
+/// [`MAX_HEADER_BYTES`].
+fn header_text(message: &Message<'_>, name: &str) -> Option<String> {
     let header = message
         .headers()
         .iter()
@@ -392,8 +496,23 @@ fn header_text(message: &mail_parser::Message<'_>, name: &str) -> Option<String>
     let raw = message
         .raw_message()
         .get(header.offset_start() as usize..header.offset_end() as usize)?;
+    // Encoded words and folding only shrink a value: four times the limit
+    // of raw bytes is more than enough to fill it.
+    let raw = &raw[..raw.len().min(4 * MAX_HEADER_BYTES)];
     let raw = eight_bit_text(raw);
-    Some(decode_encoded_words(&raw).trim().to_string())
+    let mut value = decode_encoded_words(&raw).trim().to_string();
+    truncate_at_char(&mut value, MAX_HEADER_BYTES);
+    Some(value)
+}
+
+fn truncate_at_char(text: &mut String, max: usize) {
+    if text.len() > max {
+        let mut end = max;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
 }
 
 /// RFC 2047 `=?charset?Q|B?...?=` words, decoded with mail-parser by
@@ -432,15 +551,15 @@ fn sender(from: &str) -> (String, Option<String>) {
 /// mail-parser; one that declared no charset and was not valid UTF-8 is
 /// read again from its raw bytes as windows-1252, HTML is turned into
 /// text, and an attachment sent as binary is read as 8-bit text.
-fn part_text<'a>(part: &'a MessagePart<'a>, raw_message: &[u8]) -> Cow<'a, str> {
+fn part_text<'a>(part: &'a MessagePart<'a>, raw_message: Option<&[u8]>) -> Cow<'a, str> {
     match &part.body {
         PartType::Text(text) => {
             let no_charset = part
                 .content_type()
                 .is_none_or(|ct| ct.attribute("charset").is_none());
             if text.contains('\u{fffd}') && no_charset && part.encoding == Encoding::None {
-                if let Some(raw) =
-                    raw_message.get(part.offset_body as usize..part.offset_end as usize)
+                if let Some(raw) = raw_message
+                    .and_then(|raw| raw.get(part.offset_body as usize..part.offset_end as usize))
                 {
                     return Cow::Owned(eight_bit_text(raw).into_owned());
                 }
@@ -726,5 +845,116 @@ mod tests {
             Err(MailError::NoHeaders | MailError::Unreadable)
         ));
         assert_eq!(decode(b"X-Junk: 1\n\nbody\n"), Err(MailError::NoHeaders));
+    }
+}
+
+#[cfg(test)]
+mod bounds_tests {
+    use std::fmt::Write as _;
+    use std::time::{Duration, Instant};
+
+    use super::*;
+
+    /// A mail answering `<parent@x>`, whose References list `count`
+    /// distinct ids, `<r0@x>` (the root) first and `<r{count-1}@x>` last.
+    fn mail_with_references(count: usize) -> Vec<u8> {
+        let mut raw = String::from(
+            "From: A <a@b.c>\nSubject: s\nMessage-ID: <me@x>\nIn-Reply-To: <parent@x>\nReferences:",
+        );
+        for i in 0..count {
+            let _ = write!(raw, " <r{i}@x>");
+            if i % 8 == 7 {
+                raw.push('\n');
+            }
+        }
+        raw.push_str("\n\nhello\n");
+        raw.into_bytes()
+    }
+
+    #[test]
+    fn a_huge_references_header_keeps_the_root_and_the_newest() {
+        let raw = mail_with_references(200_000);
+        assert!(raw.len() < 3_000_000);
+        let start = Instant::now();
+        let mail = decode(&raw).unwrap();
+        let took = start.elapsed();
+        assert!(took < Duration::from_secs(1), "decoding took {took:?}");
+        assert_eq!(mail.references.len(), MAX_REFERENCES);
+        assert_eq!(mail.references[0], "r0@x");
+        let newest: Vec<String> = (200_000 - (MAX_REFERENCES - 1)..200_000)
+            .map(|i| format!("r{i}@x"))
+            .collect();
+        assert_eq!(mail.references[1..], newest[..]);
+        assert_eq!(mail.in_reply_to.as_deref(), Some("parent@x"));
+        let header = mail
+            .text
+            .lines()
+            .find(|l| l.starts_with("References:"))
+            .unwrap();
+        assert!(
+            header.len() < MAX_REFERENCES * (MAX_ID_BYTES + 3) + 12,
+            "{}",
+            header.len()
+        );
+    }
+
+    /// A mail forwarding a mail that forwards ... `depth` deep, each
+    /// level's body saying its depth.
+    fn forwards(depth: usize) -> Vec<u8> {
+        let mut raw = String::new();
+        for level in 0..depth {
+            let _ = write!(
+                raw,
+                "From: L{level} <l{level}@x>\nSubject: level {level}\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"b{level}\"\n\n--b{level}\nContent-Type: text/plain\n\nbody of level {level}\n--b{level}\nContent-Type: message/rfc822\n\n"
+            );
+        }
+        raw.push_str("From: Last <last@x>\nSubject: last\n\nthe innermost text\n");
+        for level in (0..depth).rev() {
+            let _ = write!(raw, "\n--b{level}--\n");
+        }
+        raw.into_bytes()
+    }
+
+    #[test]
+    fn a_forwarded_message_is_read_with_its_headers() {
+        let mail = decode(&forwards(1)).unwrap();
+        assert!(
+            mail.text.ends_with("\n\nbody of level 0\n\n--- forwarded message ---\nFrom: Last <last@x>\nSubject: last\n\nthe innermost text\n"),
+            "{}",
+            mail.text
+        );
+        assert_eq!(mail.author.as_deref(), Some("L0"));
+    }
+
+    #[test]
+    fn forwards_are_read_only_so_deep() {
+        let mail = decode(&forwards(MAX_FORWARD_DEPTH + 2)).unwrap();
+        assert_eq!(
+            mail.text.matches("--- forwarded message ---").count(),
+            MAX_FORWARD_DEPTH - 1,
+            "{}",
+            mail.text
+        );
+        assert!(mail
+            .text
+            .contains(&format!("body of level {}", MAX_FORWARD_DEPTH - 1)));
+        assert!(!mail.text.contains("the innermost text"));
+        // Far deeper nesting is still read without harm.
+        let deep = forwards(5_000);
+        assert!(decode(&deep).is_ok());
+    }
+
+    #[test]
+    fn overlong_ids_and_headers_are_bounded() {
+        let long_id = format!("<{}@x>", "i".repeat(MAX_ID_BYTES));
+        let subject = "é".repeat(MAX_HEADER_BYTES);
+        let raw = format!("From: A <a@b.c>\nSubject: {subject}\nMessage-ID: {long_id}\nIn-Reply-To: {long_id}\nReferences: <ok@x> {long_id}\n\nhello\n");
+        let mail = decode(raw.as_bytes()).unwrap();
+        assert_eq!(mail.message_id, None);
+        assert_eq!(mail.in_reply_to, None);
+        assert_eq!(mail.references, ["ok@x"]);
+        let kept = mail.subject.unwrap();
+        assert!(kept.len() <= MAX_HEADER_BYTES && kept.len() > MAX_HEADER_BYTES - 4);
+        assert!(kept.chars().all(|c| c == 'é'));
     }
 }
