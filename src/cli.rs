@@ -139,15 +139,26 @@ fn ingest_paths(args: IngestArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// One input to parse: a bounded regular file, or at most as much of
+/// standard input as a file may hold (so `/dev/zero` or an endless pipe
+/// is refused instead of filling memory).
 fn read_input(path: &Path) -> anyhow::Result<String> {
+    let limit = ingest::MAX_INPUT_BYTES;
     let bytes = if path == Path::new("-") {
         let mut bytes = Vec::new();
         std::io::stdin()
+            .take(limit + 1)
             .read_to_end(&mut bytes)
             .context("reading standard input")?;
+        if bytes.len() as u64 > limit {
+            anyhow::bail!(
+                "standard input is longer than {}, the most benchlog reads from one input",
+                ingest::size_for_people(limit)
+            );
+        }
         bytes
     } else {
-        std::fs::read(path).with_context(|| format!("reading {}", path.display()))?
+        ingest::read_file(path, limit)?
     };
     ingest::decode_input(&bytes).with_context(|| format!("reading {}", path.display()))
 }

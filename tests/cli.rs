@@ -266,6 +266,12 @@ fn ingest_refuses_fifos_and_devices_at_once() {
             db.as_os_str(),
             path.as_os_str(),
         ]);
+        let parsed = benchlog_promptly(&["parse".as_ref(), path.as_os_str()]);
+        assert!(!parsed.status.success(), "parse {path:?}");
+        assert!(
+            String::from_utf8_lossy(&parsed.stderr).contains("is not a regular file"),
+            "parse {path:?}"
+        );
         assert!(!output.status.success(), "{path:?}");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(

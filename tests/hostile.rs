@@ -173,6 +173,13 @@ fn corpus() -> Vec<Case> {
         Case { name: "edit: label of 10 000 characters", request: edit_form("/submissions/1/edit", &[("run", "1"), ("label", &"é".repeat(10_000))]), expect: Refused(400, "longer than") },
         Case { name: "edit without a token", request: post_form("/submissions/1/edit", &[("run", "1"), ("label", "x")]), expect: Refused(403, "edit token") },
         Case { name: "delete with a wrong token", request: post_form("/submissions/1/delete", &[("token", "0123456789abcdef0123456789abcdef")]), expect: Refused(403, "not the edit token") },
+        Case { name: "edit: 65 attributes in one form", request: edit_form("/submissions/1/edit", &[vec![("run".to_owned(), "1".to_owned())], (0..65).map(|i| (format!("attr.k{i}"), "v".to_owned())).collect()].concat().iter().map(|(k, v)| (k.as_str(), v.as_str())).collect::<Vec<_>>()), expect: Refused(400, "at most 64") },
+        Case { name: "edit: a 70 KB form", request: edit_form("/submissions/1/edit", &[("run", "1"), ("label", &"x".repeat(70_000))]), expect: Refused(413, "") },
+        Case { name: "upload: 21 texts in one form", request: multipart(&(0..21).map(|_| ("text", None, report.as_bytes())).collect::<Vec<_>>()), expect: Refused(400, "more than 20") },
+        Case { name: "upload: an mbox of 1,001 messages", request: file("2007-May.txt", (0..1001).map(|i| format!("From a{i} at b.org  Mon Jan  1 10:00:00 2007\nFrom: A <a{i}@b.org>\nSubject: s{i}\n\nnote {i}\n\n")).collect::<String>().into_bytes()), expect: Refused(413, "more than 1000 submissions") },
+        Case { name: "upload: a form posted in Latin-1", request: raw_post("/upload", "application/x-www-form-urlencoded", "text=R%E9sultats+du+caf%E9"), expect: Accepted },
+        Case { name: "submission page: part 0", request: get_request("/submissions/1?part=0"), expect: Refused(400, "not a page number") },
+        Case { name: "submission page: part 999", request: get_request("/submissions/1?part=999"), expect: Refused(404, "there is no part 999") },
         Case { name: "edit: form body not urlencoded", request: raw_post("/submissions/1/edit", "application/x-www-form-urlencoded", vec![0xff, 0x00, 0x25]), expect: Refused(403, "") },
     ]
 }
