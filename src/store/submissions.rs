@@ -441,13 +441,11 @@ pub struct SubmissionHead {
     pub date: Option<String>,
     pub subject: Option<String>,
     pub created_at: String,
-    /// Bytes of text.
-    pub text_bytes: usize,
 }
 
 pub fn get_submission_head(conn: &Connection, id: i64) -> rusqlite::Result<Option<SubmissionHead>> {
     conn.prepare_cached(
-        "SELECT id, source_name, author, date, subject, created_at, length(CAST(text AS BLOB))
+        "SELECT id, source_name, author, date, subject, created_at
          FROM submissions WHERE id = ?1",
     )?
     .query_row([id], |row| {
@@ -458,7 +456,6 @@ pub fn get_submission_head(conn: &Connection, id: i64) -> rusqlite::Result<Optio
             date: row.get(3)?,
             subject: row.get(4)?,
             created_at: row.get(5)?,
-            text_bytes: row.get::<_, i64>(6)? as usize,
         })
     })
     .optional()
