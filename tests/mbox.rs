@@ -229,11 +229,27 @@ fn quoted_runs_belong_to_their_author_and_are_stored_once() {
     assert_eq!(runs[0].quote_depth, 1);
 
     // One thread of three mails under the first one's id.
-    let thread = store::thread(&conn, ROOT_ID).unwrap();
+    let thread = store::thread(&conn, ROOT_ID, 1_000).unwrap();
     let ids: Vec<i64> = thread.mails.iter().map(|m| m.submission_id).collect();
     assert_eq!(ids, [hartland, vince, reply]);
     assert_eq!(thread.runs.len(), 6);
     assert_eq!(thread.quotes.len(), 3);
+
+    // A page of a thread reads its first mails only, and their runs.
+    let first_two = store::thread(&conn, ROOT_ID, 2).unwrap();
+    let ids: Vec<i64> = first_two.mails.iter().map(|m| m.submission_id).collect();
+    assert_eq!(ids, [hartland, vince]);
+    assert!(first_two
+        .runs
+        .iter()
+        .chain(thread.runs.iter().filter(|r| r.submission_id != reply))
+        .all(|r| r.submission_id != reply));
+    assert_eq!(
+        first_two.runs.len(),
+        thread.runs.iter().filter(|r| r.submission_id != reply).count()
+    );
+    assert!(first_two.quotes.iter().all(|q| q.submission_id != reply));
+    assert_eq!(store::thread_length(&conn, ROOT_ID).unwrap(), 3);
 }
 
 #[test]

@@ -221,15 +221,34 @@ pub struct Thread {
     pub quotes: Vec<StoredQuote>,
 }
 
-pub fn thread(conn: &Connection, thread_id: &str) -> rusqlite::Result<Thread> {
+/// Most runs (and most quotes) a thread's page reads.
+pub const MAX_THREAD_RUNS: usize = 2_000;
+
+/// The submissions of a thread's mails shown (`?1` the thread, `?2` how many).
+const SHOWN: &str = "SELECT submission_id FROM mails WHERE thread_id = ?1
+    ORDER BY sent_at IS NULL, sent_at, submission_id LIMIT ?2";
+
+/// How many mails a thread has.
+pub fn thread_length(conn: &Connection, thread_id: &str) -> rusqlite::Result<usize> {
+    conn.prepare_cached("SELECT count(*) FROM mails WHERE thread_id = ?1")?
+        .query_row([thread_id], |row| row.get::<_, i64>(0))
+        .map(|n| n as usize)
+}
+
+/// A thread's first `max_mails` mails in date order, with their runs (at
+/// most [`MAX_THREAD_RUNS`]) and quotes: a page of a thread costs the same
+/// however long the thread grows.
+pub fn thread(conn: &Connection, thread_id: &str, max_mails: usize) -> rusqlite::Result<Thread> {
+    let limit = i64::try_from(max_mails).unwrap_or(i64::MAX);
     let mut stmt = conn.prepare_cached(
         "SELECT m.submission_id, m.message_id, m.in_reply_to, m.refs, m.sent_at, s.author,
                 s.date, s.subject
          FROM mails m JOIN submissions s ON s.id = m.submission_id
-         WHERE m.thread_id = ?1 ORDER BY m.sent_at IS NULL, m.sent_at, m.submission_id",
+         WHERE m.thread_id = ?1 ORDER BY m.sent_at IS NULL, m.sent_at, m.submission_id
+         LIMIT ?2",
     )?;
     let mails = stmt
-        .query_map([thread_id], |row| {
+        .query_map(rusqlite::params![thread_id, limit], |row| {
             let refs: String = row.get(3)?;
             Ok(ThreadMail {
                 submission_id: row.get(0)?,
@@ -244,14 +263,14 @@ pub fn thread(conn: &Connection, thread_id: &str) -> rusqlite::Result<Thread> {
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
 
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT r.submission_id, r.id, r.idx, r.tool, r.test, r.label, r.threads, r.author,
                 r.quote_depth
-         FROM runs r JOIN mails m ON m.submission_id = r.submission_id
-         WHERE m.thread_id = ?1 ORDER BY r.submission_id, r.idx",
-    )?;
+         FROM runs r WHERE r.submission_id IN ({SHOWN}) ORDER BY r.submission_id, r.idx
+         LIMIT {MAX_THREAD_RUNS}",
+    ))?;
     let mut runs = stmt
-        .query_map([thread_id], |row| {
+        .query_map(rusqlite::params![thread_id, limit], |row| {
             Ok(ThreadRun {
                 submission_id: row.get(0)?,
                 run_id: row.get(1)?,
@@ -272,13 +291,14 @@ pub fn thread(conn: &Connection, thread_id: &str) -> rusqlite::Result<Thread> {
         .map(|(i, run)| (run.run_id, i))
         .collect();
 
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT x.run_id, x.item, x.metric, x.value, x.unit
-         FROM results x JOIN runs r ON r.id = x.run_id
-         JOIN mails m ON m.submission_id = r.submission_id
-         WHERE m.thread_id = ?1 ORDER BY x.id",
-    )?;
-    let mut rows = stmt.query([thread_id])?;
+         FROM results x WHERE x.run_id IN (SELECT r.id FROM runs r
+             WHERE r.submission_id IN ({SHOWN}) ORDER BY r.submission_id, r.idx
+             LIMIT {MAX_THREAD_RUNS})
+         ORDER BY x.id"
+    ))?;
+    let mut rows = stmt.query(rusqlite::params![thread_id, limit])?;
     while let Some(row) = rows.next()? {
         if let Some(&i) = position.get(&row.get::<_, i64>(0)?) {
             runs[i]
@@ -289,11 +309,11 @@ pub fn thread(conn: &Connection, thread_id: &str) -> rusqlite::Result<Thread> {
 
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {QUOTE_COLUMNS} FROM run_quotes q JOIN runs r ON r.id = q.run_id
-         JOIN mails m ON m.submission_id = q.submission_id
-         WHERE m.thread_id = ?1 ORDER BY q.submission_id, q.first_line, q.id"
+         WHERE q.submission_id IN ({SHOWN})
+         ORDER BY q.submission_id, q.first_line, q.id LIMIT {MAX_THREAD_RUNS}"
     ))?;
     let quotes = stmt
-        .query_map([thread_id], quote_row)?
+        .query_map(rusqlite::params![thread_id, limit], quote_row)?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(Thread {
         mails,

@@ -7,8 +7,8 @@
 use std::collections::{HashMap, HashSet};
 
 use askama::Template;
-use askama_web::WebTemplate;
 use axum::extract::{Path, State};
+use axum::response::Html;
 use axum::routing::get;
 use axum::Router;
 use rusqlite::Connection;
@@ -23,11 +23,16 @@ pub fn router() -> Router<AppState> {
 /// Deeper replies are drawn at this depth: the page stays readable.
 const MAX_INDENT: usize = 8;
 
-#[derive(Template, WebTemplate)]
+/// Most messages a thread's page shows (the first, by date).
+const MAX_THREAD_MAILS: usize = 1_000;
+
+#[derive(Template)]
 #[template(path = "threads/show.html")]
 struct ThreadPage {
     title: String,
     thread_id: String,
+    /// Messages in the thread, shown or not.
+    total_mails: usize,
     mails: Vec<MailView>,
     runs: usize,
     quotes: usize,
@@ -85,7 +90,7 @@ pub fn submission_mail(conn: &Connection, submission_id: i64) -> rusqlite::Resul
 async fn show(
     State(state): State<AppState>,
     Path(key): Path<String>,
-) -> Result<ThreadPage, AppError> {
+) -> Result<Html<String>, AppError> {
     let wanted = key
         .trim()
         .trim_start_matches('<')
@@ -96,7 +101,8 @@ async fn show(
             "Name a thread by a message id or a submission number.",
         ));
     }
-    let (thread_id, thread) = state
+    // Read, built and rendered on a blocking thread: a thread may be long.
+    state
         .with_conn(move |conn| {
             let thread_id = match wanted.parse::<i64>() {
                 Ok(submission_id) => store::thread_of_submission(conn, submission_id)?,
@@ -107,14 +113,17 @@ async fn show(
                     "No stored mail has the message id or submission number {wanted:?}."
                 )));
             };
-            let thread = store::thread(conn, &thread_id)?;
-            Ok((thread_id, thread))
+            let thread = store::thread(conn, &thread_id, MAX_THREAD_MAILS)?;
+            let total_mails = store::thread_length(conn, &thread_id)?;
+            let page = thread_page(thread_id, total_mails, thread);
+            page.render().map(Html).map_err(|e| {
+                AppError::Internal(anyhow::Error::new(e).context("rendering a thread page"))
+            })
         })
-        .await?;
-    Ok(thread_page(thread_id, thread))
+        .await
 }
 
-fn thread_page(thread_id: String, thread: Thread) -> ThreadPage {
+fn thread_page(thread_id: String, total_mails: usize, thread: Thread) -> ThreadPage {
     let Thread {
         mails,
         runs,
@@ -204,6 +213,7 @@ fn thread_page(thread_id: String, thread: Thread) -> ThreadPage {
     ThreadPage {
         title,
         thread_id,
+        total_mails,
         mails: views,
         runs: runs.len(),
         quotes: quotes.len(),
