@@ -171,7 +171,7 @@ fn quoted_runs_belong_to_their_author_and_are_stored_once() {
 
     // Michael Vince quotes it with no attribution line: the run is Steven
     // Hartland's, known from In-Reply-To.
-    let quotes = store::quotes_of_submission(&conn, vince).unwrap();
+    let quotes = store::quotes_of_submission(&conn, vince, &store::LineWindow::ALL).unwrap();
     assert_eq!(quotes.len(), 1);
     assert_eq!(quotes[0].run_id, baseline[0]);
     assert_eq!(quotes[0].author.as_deref(), Some("Steven Hartland"));
@@ -191,7 +191,7 @@ fn quoted_runs_belong_to_their_author_and_are_stored_once() {
     assert_eq!(quoted_author.as_deref(), Some("Steven Hartland"));
 
     // The reply quotes both at depths 1 and 2 and adds one run.
-    let quotes = store::quotes_of_submission(&conn, reply).unwrap();
+    let quotes = store::quotes_of_submission(&conn, reply, &store::LineWindow::ALL).unwrap();
     let mut quoted: Vec<(usize, Option<String>)> = quotes
         .iter()
         .map(|q| (q.quote_depth, q.author.clone()))
@@ -246,7 +246,11 @@ fn quoted_runs_belong_to_their_author_and_are_stored_once() {
         .all(|r| r.submission_id != reply));
     assert_eq!(
         first_two.runs.len(),
-        thread.runs.iter().filter(|r| r.submission_id != reply).count()
+        thread
+            .runs
+            .iter()
+            .filter(|r| r.submission_id != reply)
+            .count()
     );
     assert!(first_two.quotes.iter().all(|q| q.submission_id != reply));
     assert_eq!(store::thread_length(&conn, ROOT_ID).unwrap(), 3);

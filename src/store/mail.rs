@@ -154,12 +154,18 @@ fn quote_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredQuote> {
 pub fn quotes_of_submission(
     conn: &Connection,
     submission_id: i64,
+    window: &super::LineWindow,
 ) -> rusqlite::Result<Vec<StoredQuote>> {
+    let [first, last, limit] = window.sql();
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {QUOTE_COLUMNS} FROM run_quotes q JOIN runs r ON r.id = q.run_id
-         WHERE q.submission_id = ?1 ORDER BY q.first_line, q.id"
+         WHERE q.submission_id = ?1 AND q.last_line >= ?2 AND q.first_line <= ?3
+         ORDER BY q.first_line, q.id LIMIT ?4"
     ))?;
-    let rows = stmt.query_map([submission_id], quote_row)?;
+    let rows = stmt.query_map(
+        rusqlite::params![submission_id, first, last, limit],
+        quote_row,
+    )?;
     rows.collect()
 }
 

@@ -435,7 +435,7 @@ fn review_page(
     let unparsed = store::unparsed_in_lines(conn, id, &window)?;
     let edits = store::edits_in_lines(conn, id, &window)?;
     let runs_per_message = store::runs_per_message(conn, id)?;
-    let mail = super::threads::submission_mail(conn, id)?;
+    let mail = super::threads::submission_mail(conn, id, &window)?;
 
     let lines = line_views(text.lines, first_line, &runs, &unparsed);
     let title = submission

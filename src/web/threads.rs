@@ -77,10 +77,15 @@ pub struct SubmissionMail {
 
 /// Reads what the submission page shows about a submission read from mail
 /// (nothing for other submissions): two queries.
-pub fn submission_mail(conn: &Connection, submission_id: i64) -> rusqlite::Result<SubmissionMail> {
+/// The thread and the quoted runs (those in `window`) of a submission.
+pub fn submission_mail(
+    conn: &Connection,
+    submission_id: i64,
+    window: &store::LineWindow,
+) -> rusqlite::Result<SubmissionMail> {
     Ok(SubmissionMail {
         thread_url: store::thread_of_submission(conn, submission_id)?.map(|id| thread_url(&id)),
-        quotes: store::quotes_of_submission(conn, submission_id)?
+        quotes: store::quotes_of_submission(conn, submission_id, window)?
             .iter()
             .map(quote_view)
             .collect(),
