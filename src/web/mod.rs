@@ -271,27 +271,17 @@ impl AppState {
     }
 
     /// Whether the database can be used, for `/healthz`: the file is the
-    /// one opened, and a new connection to it can read and write. A new
-    /// one, since those kept keep what they had when opened: write access
-    /// to a file made read-only since, say.
+    /// one opened, a new connection could write to it (a kept one keeps
+    /// the write access it had when opened, to a file made read-only
+    /// since, say), and a connection can read and take the write lock.
     pub async fn check_database(&self) -> Result<(), store::PingError> {
         self.inner.db_file.check()?;
-        let state = self.clone();
-        let _permit = self
-            .inner
-            .busy
-            .acquire()
-            .await
-            .map_err(|_| store::PingError::Failed("the database queue is closed".to_owned()))?;
-        tokio::task::spawn_blocking(move || {
-            state.inner.db_file.check_writable()?;
-            let conn = match state.inner.idle.lock().map(|mut idle| idle.pop()) {
-                Ok(Some(conn)) => conn,
-                _ => state.open_connection()?,
-            };
-            store::ping(&conn)?;
-            state.give_back(conn);
-            Ok(())
+        let file = self.inner.db_file.clone();
+        self.with_conn(move |conn| {
+            Ok(file
+                .check_writable()
+                .map_err(store::PingError::from)
+                .and_then(|()| store::ping(conn)))
         })
         .await
         .unwrap_or_else(|error| Err(store::PingError::Failed(error.to_string())))
