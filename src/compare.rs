@@ -18,36 +18,7 @@ use crate::store::{self, MetricFilter, MetricRow};
 
 mod table;
 
-/// Grouping keys that are not run attributes but fields of the run.
-pub const PSEUDO_ATTRS: [&str; 4] = ["label", "author", "submission", "test"];
-
-/// The attribute keys of Contract 2, accepted in `by` and `where` even
-/// where no stored run has them yet.
-pub const CONTRACT_ATTRS: [&str; 20] = [
-    "os",
-    "os_version",
-    "kernel_config",
-    "arch",
-    "distro",
-    "scheduler",
-    "thread_lib",
-    "timer",
-    "malloc",
-    "fs",
-    "patches",
-    "cpu",
-    "cpus",
-    "memory_mb",
-    "machine",
-    "db_server",
-    "db_version",
-    "storage_engine",
-    "tool_version",
-    "variant",
-];
-
-/// The value shown for a run that lacks a `by` attribute.
-pub const NONE: &str = "(none)";
+pub use parsers::contract::{is_interim_item, ATTRIBUTE_KEYS, NONE, PSEUDO_FIELD_NAMES};
 
 /// The query string of `/compare`, as the user wrote it (empty fields are
 /// absent). Keys repeat for `by` and `where`.
@@ -491,7 +462,7 @@ pub fn compare(
     resolved: Resolved,
 ) -> Result<Comparison, CompareError> {
     // Only a key outside the run's fields and Contract 2 can be unknown.
-    if query_keys(query).any(|(_, key)| !is_field(key) && !CONTRACT_ATTRS.contains(&key)) {
+    if query_keys(query).any(|(_, key)| !is_field(key) && !ATTRIBUTE_KEYS.contains(&key)) {
         let stored_keys = store::tool_attr_keys(conn, resolved.tool.name())?;
         check_keys(query, resolved.tool, &stored_keys)?;
     }
@@ -524,17 +495,17 @@ fn query_keys(query: &CompareQuery) -> impl Iterator<Item = (&'static str, &str)
 /// Whether `key` names a field of the result or its run rather than a run
 /// attribute.
 fn is_field(key: &str) -> bool {
-    key == "item" || PSEUDO_ATTRS.contains(&key)
+    key == "item" || PSEUDO_FIELD_NAMES.contains(&key)
 }
 
 fn check_keys(query: &CompareQuery, tool: Tool, stored: &[String]) -> Result<(), QueryError> {
     let known = |key: &str| {
-        is_field(key) || CONTRACT_ATTRS.contains(&key) || stored.iter().any(|k| k == key)
+        is_field(key) || ATTRIBUTE_KEYS.contains(&key) || stored.iter().any(|k| k == key)
     };
     for (parameter, key) in query_keys(query) {
         if !known(key) {
             let mut accepted: Vec<&str> = stored.iter().map(String::as_str).collect();
-            accepted.extend(PSEUDO_ATTRS);
+            accepted.extend(PSEUDO_FIELD_NAMES);
             return fail(format!(
                 "unknown attribute {key:?} in {parameter}=; {tool} runs can be grouped and filtered by {}",
                 accepted.join(", ")
@@ -545,7 +516,7 @@ fn check_keys(query: &CompareQuery, tool: Tool, stored: &[String]) -> Result<(),
 }
 
 /// Where the value of a `by` or `where` key is found in a row: a field of
-/// the run (the [`PSEUDO_ATTRS`]), the item, or one of the attributes read
+/// the run (the [`PSEUDO_FIELD_NAMES`]), the item, or one of the attributes read
 /// with the rows.
 #[derive(Debug, Clone, Copy)]
 enum KeyField {
@@ -665,7 +636,7 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
 
 /// Where a scaling efficiency means something: rates (per second, IOPS).
 fn is_rate(metric: &MetricInfo) -> bool {
-    metric.higher_is_better && (metric.unit.ends_with("/s") || metric.unit == "IOPS")
+    metric.is_throughput()
 }
 
 /// Means are rounded far below what any tool prints, so that the same
@@ -681,7 +652,7 @@ fn tidy(value: f64) -> f64 {
 /// sysbench's interim report lines (`t=10s`) are items of their own; a
 /// query that leaves the item open means the final reports.
 fn is_interim(item: &str) -> bool {
-    item.starts_with("t=")
+    is_interim_item(item)
 }
 
 fn group(
@@ -997,10 +968,10 @@ impl Comparison {
     }
 
     fn x_title(&self) -> &'static str {
-        match (self.x, self.tool.as_str()) {
-            (XAxis::Threads, "super-smack") => "clients (threads)",
-            (XAxis::Threads, _) => "threads",
-            (XAxis::None, _) => "item",
+        match self.x {
+            XAxis::Threads => parsers::Tool::from_name(&self.tool)
+                .map_or("threads", parsers::Tool::concurrency_title),
+            XAxis::None => "item",
         }
     }
 

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::mail::Messages;
 use crate::text::{Line, LogicalLine};
-use crate::{Run, Tool};
+use crate::Run;
 
 /// A section label line (or lines) such as `== 4BSD + libthr + TSC ==`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -245,7 +245,7 @@ fn apply_facts(
     by_key: &BTreeMap<&str, Vec<&Fact>>,
 ) {
     // A thread library says nothing about a disk benchmark.
-    let disk_tool = matches!(run.tool, Tool::Bonnie | Tool::Diskinfo);
+    let disk_tool = run.tool.is_disk();
     let relevant = by_key
         .iter()
         .filter(|(&key, _)| !(disk_tool && key == "thread_lib"));

@@ -21,16 +21,16 @@ use serde::{Deserialize, Serialize};
 
 pub mod bonnie;
 pub mod context;
+pub mod contract;
 pub mod diskinfo;
 pub mod mail;
 pub mod mbox;
-pub mod metrics;
 pub mod sql_bench;
 pub mod super_smack;
 pub mod sysbench;
 pub mod text;
 
-pub use metrics::{metric_info, MetricInfo};
+pub use contract::{metric_info, MetricInfo};
 
 /// What every tool module's unit tests need: run one `find_runs` on a text.
 #[cfg(test)]

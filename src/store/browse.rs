@@ -201,8 +201,6 @@ pub struct RunListing {
     pub run: StoredRun,
 }
 
-const NONE_VALUE: &str = "(none)";
-
 /// The column of `runs r` a filter on `key` reads, for the keys that are
 /// not run attributes.
 fn run_column(key: &str) -> Option<&'static str> {
@@ -217,11 +215,13 @@ fn run_column(key: &str) -> Option<&'static str> {
 
 /// The SQL condition of one attribute's wanted values, and its parameters.
 fn where_condition(key: &str, wanted: &[&str], params: &mut Vec<Value>) -> String {
-    let none = wanted.iter().any(|w| w.eq_ignore_ascii_case(NONE_VALUE));
+    let none = wanted
+        .iter()
+        .any(|w| w.eq_ignore_ascii_case(parsers::contract::NONE));
     let values: Vec<&str> = wanted
         .iter()
         .copied()
-        .filter(|w| !w.eq_ignore_ascii_case(NONE_VALUE))
+        .filter(|w| !w.eq_ignore_ascii_case(parsers::contract::NONE))
         .collect();
     let marks = vec!["?"; values.len()].join(", ");
     let mut alternatives = Vec::new();
@@ -297,7 +297,10 @@ impl RunSource {
             .iter()
             .filter(|_| search.tool.is_none())
             .find_map(|(key, wanted)| match wanted[..] {
-                [value] if run_column(key).is_none() && !value.eq_ignore_ascii_case(NONE_VALUE) => {
+                [value]
+                    if run_column(key).is_none()
+                        && !value.eq_ignore_ascii_case(parsers::contract::NONE) =>
+                {
                     Some((*key, value))
                 }
                 _ => None,

@@ -17,8 +17,9 @@ use rusqlite::Connection;
 
 use super::{Answer, AppError, AppState};
 use crate::charts::{self, format_value};
-use crate::compare::{self, CompareQuery, Comparison, Resolved, XAxis, PSEUDO_ATTRS};
+use crate::compare::{self, CompareQuery, Comparison, Resolved, XAxis};
 use crate::store::{self, Choices};
+use parsers::contract::PSEUDO_FIELD_NAMES;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -309,7 +310,7 @@ fn form_view(query: &CompareQuery, choices: &Choices, comparison: Option<&Compar
         }
     }
     let mut by_keys: Vec<String> = choices.attr_keys.clone();
-    by_keys.extend(PSEUDO_ATTRS.iter().map(|k| k.to_string()));
+    by_keys.extend(PSEUDO_FIELD_NAMES.iter().map(|k| k.to_string()));
     by_keys.extend(query.by.iter().cloned());
     by_keys.sort();
     by_keys.dedup();

@@ -6,8 +6,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::charts::{ChartSeries, LineChart};
-use crate::compare::{CompareQuery, NONE};
+use crate::compare::CompareQuery;
 use crate::store::{StoredResult, StoredRun};
+use parsers::contract::{is_interim_item, NONE};
 
 /// Attributes in the order a reader cares about them: the knobs people
 /// turn between runs first, the facts of the machine last. A `by` lists
@@ -115,9 +116,7 @@ pub fn distinguishing_keys(runs: &[&StoredRun]) -> Vec<String> {
 /// else the first printed.
 fn headline_metric<'a>(results: impl Iterator<Item = &'a StoredResult> + Clone) -> Option<&'a str> {
     let info = |r: &&StoredResult| parsers::metric_info(&r.metric);
-    let rate = |r: &&StoredResult| {
-        info(r).is_some_and(|info| info.higher_is_better && info.unit.ends_with("/s"))
-    };
+    let rate = |r: &&StoredResult| info(r).is_some_and(|info| info.is_throughput());
     let better = |r: &&StoredResult| info(r).is_some_and(|info| info.higher_is_better);
     results
         .clone()
@@ -136,8 +135,8 @@ fn items_of(runs: &[&StoredRun]) -> Vec<String> {
             items.push(result.item.clone());
         }
     }
-    if items.iter().any(|item| !item.starts_with("t=")) {
-        items.retain(|item| !item.starts_with("t="));
+    if items.iter().any(|item| !is_interim_item(item)) {
+        items.retain(|item| !is_interim_item(item));
     }
     items
 }
@@ -278,4 +277,35 @@ pub fn run_headline(run: &StoredRun) -> Option<&StoredResult> {
     let of_item = run.results.iter().filter(|r| &r.item == item);
     let metric = headline_metric(of_item.clone())?;
     of_item.clone().find(|r| r.metric == metric)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(item: &str, metric: &str, unit: &str) -> StoredResult {
+        StoredResult {
+            item: item.to_owned(),
+            metric: metric.to_owned(),
+            value: 1.0,
+            unit: unit.to_owned(),
+            line: 1,
+            estimated: false,
+        }
+    }
+
+    #[test]
+    fn iops_is_a_rate_here_as_on_the_compare_page() {
+        // diskinfo's async random reads: operations counted, then IOPS.
+        let results = [
+            result("async_random_reads", "operations", "ops"),
+            result("async_random_reads", "iops", "IOPS"),
+        ];
+        assert_eq!(headline_metric(results.iter()), Some("iops"));
+        let results = [
+            result("select_index", "num_queries", "queries"),
+            result("select_index", "q_per_s", "q/s"),
+        ];
+        assert_eq!(headline_metric(results.iter()), Some("q_per_s"));
+    }
 }

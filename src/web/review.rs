@@ -14,8 +14,8 @@ use axum::Router;
 
 use super::rights::require_edit_rights;
 use super::{AppError, AppState};
-use crate::compare::PSEUDO_ATTRS;
 use crate::store::{self, RunField, RunPlace};
+use parsers::contract::PseudoField;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -91,7 +91,7 @@ pub fn check_key(key: &str) -> Result<(), AppError> {
             "{key:?} is not an attribute name: use lower snake case (letters, digits and _, starting with a letter), at most {MAX_KEY_CHARS} characters, like scheduler or os_version."
         )));
     }
-    if PSEUDO_ATTRS.contains(&key) || RESERVED_KEYS.contains(&key) {
+    if PseudoField::from_name(key).is_some() || RESERVED_KEYS.contains(&key) {
         return Err(bad(format!(
             "{key:?} is a field of every run, not an attribute; choose another name{}.",
             if key == "label" {

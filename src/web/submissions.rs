@@ -489,7 +489,7 @@ fn review_page(
         scopes,
         uploaded,
         notice,
-        known_attrs: &crate::compare::CONTRACT_ATTRS,
+        known_attrs: &parsers::contract::ATTRIBUTE_KEYS,
         mail,
         rights,
         part,

@@ -240,9 +240,7 @@ fn describe(tool: &str, test: Option<&str>, threads: Option<u32>) -> String {
 fn run_line(run: &ThreadRun) -> RunLine {
     // The headline: the first rate the run printed, else its first number.
     let rate = run.results.iter().find(|(item, metric, _, _)| {
-        item != "connect"
-            && parsers::metric_info(metric)
-                .is_some_and(|info| info.higher_is_better && info.unit.ends_with("/s"))
+        item != "connect" && parsers::metric_info(metric).is_some_and(|info| info.is_throughput())
     });
     let headline = rate
         .or_else(|| run.results.first())
@@ -288,4 +286,37 @@ pub fn thread_url(thread_id: &str) -> String {
         }
     }
     url
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_iops_value_is_the_headline_of_a_disk_run() {
+        let run = ThreadRun {
+            submission_id: 1,
+            run_id: 1,
+            idx: 0,
+            tool: "diskinfo".to_owned(),
+            test: None,
+            label: None,
+            threads: None,
+            author: None,
+            quote_depth: 0,
+            results: vec![
+                ("command_overhead".into(), "ms".into(), 0.01, "ms".into()),
+                (
+                    "async_random_reads".into(),
+                    "iops".into(),
+                    100398.0,
+                    "IOPS".into(),
+                ),
+            ],
+        };
+        assert_eq!(
+            run_line(&run).headline,
+            "async_random_reads iops 100398 IOPS"
+        );
+    }
 }

@@ -1,13 +1,34 @@
-//! What each metric name of Contract 2 means: its unit and which way is better.
+//! Contract 2 of the design, in one place: the names of metrics (with
+//! their units and directions), of run attributes and of the run's own
+//! fields one may group by, and the few rules about names that every part
+//! of benchlog applies the same way. Everything else asks here.
+
+use crate::Tool;
 
 /// Unit and direction of one metric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MetricInfo {
+    /// Its name in Contract 2: `q_per_s`.
     pub name: &'static str,
+    /// The unit values are stored in: `q/s`.
     pub unit: &'static str,
+    /// Which way is better.
     pub higher_is_better: bool,
     /// Words for axis titles: "queries per second".
     pub title: &'static str,
+}
+
+impl MetricInfo {
+    /// A rate (per second, or IOPS): what a scaling efficiency and a
+    /// "peak" mean something for.
+    pub fn is_rate(&self) -> bool {
+        self.unit.ends_with("/s") || self.unit == "IOPS"
+    }
+
+    /// A rate where more is better: the metrics ready comparisons prefer.
+    pub fn is_throughput(&self) -> bool {
+        self.higher_is_better && self.is_rate()
+    }
 }
 
 const fn info(
@@ -101,6 +122,109 @@ pub const METRICS: &[MetricInfo] = &[
     info("iops", "IOPS", true, "I/O operations per second"),
 ];
 
+/// The attribute keys of Contract 2: accepted in `by` and `where` even
+/// where no stored run has them yet, and suggested in the edit forms.
+pub const ATTRIBUTE_KEYS: [&str; 20] = [
+    "os",
+    "os_version",
+    "kernel_config",
+    "arch",
+    "distro",
+    "scheduler",
+    "thread_lib",
+    "timer",
+    "malloc",
+    "fs",
+    "patches",
+    "cpu",
+    "cpus",
+    "memory_mb",
+    "machine",
+    "db_server",
+    "db_version",
+    "storage_engine",
+    "tool_version",
+    "variant",
+];
+
+/// Fields of every run that comparisons may group and filter by like an
+/// attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PseudoField {
+    /// The run's label (a section banner, say).
+    Label,
+    /// Who wrote the run.
+    Author,
+    /// The number of the submission it was read from.
+    Submission,
+    /// The tool's test (`select-key`, `oltp_read_only`).
+    Test,
+}
+
+impl PseudoField {
+    /// Every field, in the order forms offer them.
+    pub const ALL: [PseudoField; 4] = [
+        PseudoField::Label,
+        PseudoField::Author,
+        PseudoField::Submission,
+        PseudoField::Test,
+    ];
+
+    /// Its name in URLs (`by=label`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            PseudoField::Label => "label",
+            PseudoField::Author => "author",
+            PseudoField::Submission => "submission",
+            PseudoField::Test => "test",
+        }
+    }
+
+    /// The field of this name, if it is one.
+    pub fn from_name(name: &str) -> Option<PseudoField> {
+        PseudoField::ALL
+            .into_iter()
+            .find(|field| field.name() == name)
+    }
+}
+
+/// The names of [`PseudoField::ALL`], for lists of accepted keys.
+pub const PSEUDO_FIELD_NAMES: [&str; 4] = [
+    PseudoField::ALL[0].name(),
+    PseudoField::ALL[1].name(),
+    PseudoField::ALL[2].name(),
+    PseudoField::ALL[3].name(),
+];
+
+/// The value shown for a run that lacks a grouping attribute; sorted
+/// after every real value.
+pub const NONE: &str = "(none)";
+
+/// sysbench's interim report lines (`t=10s`) are items of their own,
+/// left out of comparisons unless asked for.
+pub fn is_interim_item(item: &str) -> bool {
+    item.starts_with("t=")
+}
+
+impl Tool {
+    /// Disk benchmarks (bonnie, diskinfo): their runs describe a disk, not
+    /// the system facts of a database server.
+    pub fn is_disk(self) -> bool {
+        match self {
+            Tool::Bonnie | Tool::Diskinfo => true,
+            Tool::SuperSmack | Tool::Sysbench | Tool::SqlBench => false,
+        }
+    }
+
+    /// The title of a comparison's concurrency axis.
+    pub fn concurrency_title(self) -> &'static str {
+        match self {
+            Tool::SuperSmack => "clients (threads)",
+            Tool::Sysbench | Tool::SqlBench | Tool::Bonnie | Tool::Diskinfo => "threads",
+        }
+    }
+}
+
 /// Unit and direction of a metric, or `None` for a name benchlog does not know.
 pub fn metric_info(name: &str) -> Option<&'static MetricInfo> {
     METRICS
@@ -139,6 +263,23 @@ mod tests {
                 m.name
             );
         }
+    }
+
+    #[test]
+    fn rates() {
+        assert!(metric_info("iops").unwrap().is_rate());
+        assert!(metric_info("iops").unwrap().is_throughput());
+        assert!(metric_info("q_per_s").unwrap().is_throughput());
+        assert!(!metric_info("wallclock_s").unwrap().is_rate());
+        assert!(!metric_info("num_queries").unwrap().is_rate());
+    }
+
+    #[test]
+    fn run_fields_round_trip() {
+        for field in PseudoField::ALL {
+            assert_eq!(PseudoField::from_name(field.name()), Some(field));
+        }
+        assert_eq!(PseudoField::from_name("scheduler"), None);
     }
 
     #[test]
