@@ -4,11 +4,11 @@
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::http::{header, Request, StatusCode};
+use axum::http::{header, StatusCode};
 use benchlog::store;
 use benchlog::web::WebOptions;
 
-use crate::http::{get, multipart, post_form, read, send};
+use crate::http::{get, multipart, post_form, raw_post, read, send};
 use crate::support::test_state_with;
 
 #[tokio::test]
@@ -126,10 +126,11 @@ async fn a_request_slower_than_the_timeout_gets_408_with_a_message() {
     });
     // A body that never ends: a client that stalls mid-upload.
     let stream = futures_stall();
-    let request = Request::post("/upload")
-        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-        .body(Body::from_stream(stream))
-        .unwrap();
+    let request = raw_post(
+        "/upload",
+        "application/x-www-form-urlencoded",
+        Body::from_stream(stream),
+    );
     let (status, body) = read(send(&state, request).await).await;
     assert_eq!(status, StatusCode::REQUEST_TIMEOUT, "{body}");
     assert!(body.contains("took too long"), "{body}");

@@ -68,3 +68,8 @@ pub fn parsed_counts(text: &str) -> (usize, usize) {
     let results = document.runs.iter().map(|run| run.results.len()).sum();
     (document.runs.len(), results)
 }
+
+/// Row counts of the database at `db`.
+pub fn counts(db: &Path) -> benchlog::store::Counts {
+    benchlog::store::counts(&benchlog::store::open(db).unwrap()).unwrap()
+}

@@ -8,7 +8,7 @@ use flate2::write::GzEncoder;
 use flate2::Compression;
 
 use crate::http::{fixture, get, multipart, paste, read, see_other, send};
-use crate::support::{seed_000, test_state};
+use crate::support::{counts, seed_000, test_state};
 
 const BONNIE: &str = "fixtures/bonnie/bonnie-classic-two-machines.txt";
 
@@ -16,10 +16,6 @@ fn gzip(text: &str) -> Vec<u8> {
     let mut encoder = GzEncoder::new(Vec::new(), Compression::default());
     encoder.write_all(text.as_bytes()).unwrap();
     encoder.finish().unwrap()
-}
-
-fn counts(db: &std::path::Path) -> store::Counts {
-    store::counts(&store::open(db).unwrap()).unwrap()
 }
 
 #[tokio::test]
