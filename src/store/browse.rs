@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use parsers::contract::{PseudoField, NONE};
 use rusqlite::types::Value;
 use rusqlite::{params, params_from_iter, Connection};
 
@@ -203,24 +204,21 @@ pub struct RunListing {
 /// The column of `runs r` a filter on `key` reads, for the keys that are
 /// not run attributes.
 fn run_column(key: &str) -> Option<&'static str> {
-    match key {
-        "label" => Some("r.label"),
-        "author" => Some("r.author"),
-        "test" => Some("r.test"),
-        "submission" => Some("CAST(r.submission_id AS TEXT)"),
-        _ => None,
-    }
+    PseudoField::from_name(key).map(|field| match field {
+        PseudoField::Label => "r.label",
+        PseudoField::Author => "r.author",
+        PseudoField::Test => "r.test",
+        PseudoField::Submission => "CAST(r.submission_id AS TEXT)",
+    })
 }
 
 /// The SQL condition of one attribute's wanted values, and its parameters.
 fn where_condition(key: &str, wanted: &[&str], params: &mut Vec<Value>) -> String {
-    let none = wanted
-        .iter()
-        .any(|w| w.eq_ignore_ascii_case(parsers::contract::NONE));
+    let none = wanted.iter().any(|w| w.eq_ignore_ascii_case(NONE));
     let values: Vec<&str> = wanted
         .iter()
         .copied()
-        .filter(|w| !w.eq_ignore_ascii_case(parsers::contract::NONE))
+        .filter(|w| !w.eq_ignore_ascii_case(NONE))
         .collect();
     let marks = vec!["?"; values.len()].join(", ");
     let mut alternatives = Vec::new();
@@ -296,10 +294,7 @@ impl RunSource {
             .iter()
             .filter(|_| search.tool.is_none())
             .find_map(|(key, wanted)| match wanted[..] {
-                [value]
-                    if run_column(key).is_none()
-                        && !value.eq_ignore_ascii_case(parsers::contract::NONE) =>
-                {
+                [value] if run_column(key).is_none() && !value.eq_ignore_ascii_case(NONE) => {
                     Some((*key, value))
                 }
                 _ => None,
