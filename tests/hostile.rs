@@ -16,7 +16,7 @@ use flate2::Compression;
 use crate::http::{
     edit_form, get, get_request, multipart, paste, paste_bytes, post_form, raw_post, read, send,
 };
-use crate::support::{seed_000, test_state_with, ADMIN_TOKEN};
+use crate::support::{gzip, seed_000, test_state_with, ADMIN_TOKEN};
 
 /// What a case must get.
 enum Expect {
@@ -39,12 +39,6 @@ fn smack_report(clients: &str, value: &str) -> String {
     format!(
         "super-smack -d mysql select-key.smack {clients} 10000\nQuery Barrel Report for client smacker1\nconnect: max=4ms min=1ms avg= 2ms from {clients} clients\nQuery_type num_queries max_time min_time q_per_s\nselect_index 200000 0 0 {value}\n"
     )
-}
-
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut encoder = GzEncoder::new(Vec::new(), Compression::default());
-    encoder.write_all(bytes).unwrap();
-    encoder.finish().unwrap()
 }
 
 fn file(name: &'static str, bytes: Vec<u8>) -> Request<Body> {

@@ -8,7 +8,7 @@ use benchlog::store;
 use crate::http::{
     cookies_of, get, get_request, get_with_cookies, post_form, read, see_other, send, with_cookies,
 };
-use crate::support::{seed_000, smack_log, test_state, ADMIN_TOKEN};
+use crate::support::{counts, seed_000, smack_log, test_state, ADMIN_TOKEN};
 
 /// The token shown in the page's notice.
 fn shown_token(page: &str) -> Option<String> {
@@ -266,12 +266,7 @@ async fn forms_posted_from_other_sites_are_refused() {
             .insert("sec-fetch-site", "cross-site".parse().unwrap());
         assert_eq!(send(&state, request).await.status(), StatusCode::FORBIDDEN);
     }
-    assert_eq!(
-        store::counts(&store::open(&db).unwrap())
-            .unwrap()
-            .submissions,
-        0
-    );
+    assert_eq!(counts(&db).submissions, 0);
     for headers in [
         vec![
             ("sec-fetch-site", "same-origin"),
