@@ -231,7 +231,8 @@ pub fn get_submission(conn: &Connection, id: i64) -> rusqlite::Result<Option<Sub
 }
 
 /// Every run of a submission in text order, with attrs and results: three
-/// queries however many runs there are.
+/// queries, two more for each further 10,000 runs (see
+/// `rows::fill_attrs_and_results`).
 pub fn runs_of_submission(
     conn: &Connection,
     submission_id: i64,
