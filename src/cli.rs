@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
+use parsers::contract::PseudoField;
 
 use crate::compare::{self, CompareQuery};
 use crate::config::{
@@ -289,14 +290,16 @@ const EXPORT_COLUMNS: [&str; 18] = [
     "estimated",
 ];
 
+/// A row's value of a `--where` key: a run field, the result's item, or
+/// an attribute.
 fn export_key_value(row: &ExportRow, key: &str) -> Option<String> {
-    match key {
-        "label" => row.label.clone(),
-        "author" => row.author.clone(),
-        "submission" => Some(row.submission_id.to_string()),
-        "test" => row.test.clone(),
-        "item" => Some(row.item.clone()),
-        _ => row.attrs.get(key).cloned(),
+    match PseudoField::from_name(key) {
+        Some(PseudoField::Label) => row.label.clone(),
+        Some(PseudoField::Author) => row.author.clone(),
+        Some(PseudoField::Submission) => Some(row.submission_id.to_string()),
+        Some(PseudoField::Test) => row.test.clone(),
+        None if key == "item" => Some(row.item.clone()),
+        None => row.attrs.get(key).cloned(),
     }
 }
 

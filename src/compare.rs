@@ -262,7 +262,7 @@ pub fn check_where_count(count: usize) -> Result<(), QueryError> {
     Ok(())
 }
 
-fn check_attr_key(key: &str) -> Result<(), QueryError> {
+pub fn check_attr_key(key: &str) -> Result<(), QueryError> {
     let ok = !key.is_empty()
         && key.len() <= 64
         && key

@@ -7,14 +7,16 @@
 use std::io::Write;
 
 use axum::body::Body;
-use axum::http::{header, Request, StatusCode};
+use axum::http::{Request, StatusCode};
 use benchlog::store;
 use benchlog::web::WebOptions;
 use flate2::write::GzEncoder;
 use flate2::Compression;
 
-use crate::http::{edit_form, get, multipart, paste, post_form, read, send};
-use crate::support::{seed_000, test_state_with, ADMIN_TOKEN};
+use crate::http::{
+    edit_form, get, get_request, multipart, paste, paste_bytes, post_form, raw_post, read, send,
+};
+use crate::support::{gzip, seed_000, test_state_with, ADMIN_TOKEN};
 
 /// What a case must get.
 enum Expect {
@@ -39,37 +41,8 @@ fn smack_report(clients: &str, value: &str) -> String {
     )
 }
 
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut encoder = GzEncoder::new(Vec::new(), Compression::default());
-    encoder.write_all(bytes).unwrap();
-    encoder.finish().unwrap()
-}
-
 fn file(name: &'static str, bytes: Vec<u8>) -> Request<Body> {
     multipart(&[("file", Some(name), &bytes)])
-}
-
-fn paste_bytes(bytes: &[u8]) -> Request<Body> {
-    // Percent-encode every byte, as a form would (serde_urlencoded wants text).
-    let mut body = b"text=".to_vec();
-    for byte in bytes {
-        body.extend_from_slice(format!("%{byte:02X}").as_bytes());
-    }
-    Request::post("/upload")
-        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-        .body(Body::from(body))
-        .unwrap()
-}
-
-fn raw_post(uri: &str, content_type: &str, body: impl Into<Body>) -> Request<Body> {
-    Request::post(uri)
-        .header(header::CONTENT_TYPE, content_type)
-        .body(body.into())
-        .unwrap()
-}
-
-fn get_request(uri: &str) -> Request<Body> {
-    Request::get(uri).body(Body::empty()).unwrap()
 }
 
 fn quoted(depth: usize, marker: &str, text: &str) -> String {

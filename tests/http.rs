@@ -19,17 +19,48 @@ pub async fn read(response: Response) -> (StatusCode, String) {
     (status, String::from_utf8_lossy(&bytes).into_owned())
 }
 
+pub fn get_request(uri: &str) -> Request<Body> {
+    Request::get(uri).body(Body::empty()).unwrap()
+}
+
 pub async fn get(state: &AppState, uri: &str) -> (StatusCode, String) {
-    read(send(state, Request::get(uri).body(Body::empty()).unwrap()).await).await
+    read(send(state, get_request(uri)).await).await
+}
+
+/// Status, `Content-Type` (empty when there is none) and body of a GET.
+pub async fn get_typed(state: &AppState, uri: &str) -> (StatusCode, String, String) {
+    let response = send(state, get_request(uri)).await;
+    let content_type = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    let (status, body) = read(response).await;
+    (status, content_type, body)
+}
+
+/// A POST of `body` as it is, declared as `content_type`.
+pub fn raw_post(uri: &str, content_type: &str, body: impl Into<Body>) -> Request<Body> {
+    Request::post(uri)
+        .header(header::CONTENT_TYPE, content_type)
+        .body(body.into())
+        .unwrap()
 }
 
 /// A urlencoded POST of `pairs` to `uri`.
 pub fn post_form(uri: &str, pairs: &[(&str, &str)]) -> Request<Body> {
     let body = serde_urlencoded::to_string(pairs).unwrap();
-    Request::post(uri)
-        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-        .body(Body::from(body))
-        .unwrap()
+    raw_post(uri, "application/x-www-form-urlencoded", body)
+}
+
+/// The upload form with `bytes` pasted, percent-encoded byte by byte as a
+/// browser sends a form in the page's charset (serde_urlencoded wants text).
+pub fn paste_bytes(bytes: &[u8]) -> Request<Body> {
+    let mut body = b"text=".to_vec();
+    for byte in bytes {
+        body.extend_from_slice(format!("%{byte:02X}").as_bytes());
+    }
+    raw_post("/upload", "application/x-www-form-urlencoded", body)
 }
 
 /// A urlencoded POST that changes a submission, carrying the admin token
@@ -107,13 +138,17 @@ pub fn cookies_of(response: &Response) -> String {
         .join("; ")
 }
 
+/// `request` carrying `cookies` (a `Cookie` header value).
+pub fn with_cookies(mut request: Request<Body>, cookies: &str) -> Request<Body> {
+    request
+        .headers_mut()
+        .insert(header::COOKIE, cookies.parse().unwrap());
+    request
+}
+
 /// A GET carrying cookies.
 pub async fn get_with_cookies(state: &AppState, uri: &str, cookies: &str) -> (StatusCode, String) {
-    let request = Request::get(uri)
-        .header(header::COOKIE, cookies)
-        .body(Body::empty())
-        .unwrap();
-    read(send(state, request).await).await
+    read(send(state, with_cookies(get_request(uri), cookies)).await).await
 }
 
 /// The `href`s of links with this class, as a browser reads them (askama

@@ -4,12 +4,11 @@
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::http::{header, Request, StatusCode};
-use benchlog::store;
+use axum::http::{header, StatusCode};
 use benchlog::web::WebOptions;
 
-use crate::http::{get, multipart, post_form, read, send};
-use crate::support::test_state_with;
+use crate::http::{get, multipart, post_form, raw_post, read, send};
+use crate::support::{counts, test_state_with};
 
 #[tokio::test]
 async fn bodies_over_the_limit_get_413_with_a_message() {
@@ -50,12 +49,7 @@ async fn bodies_over_the_limit_get_413_with_a_message() {
     }
     let small = post_form("/upload", &[("text", "super-smack notes")]);
     assert_eq!(send(&state, small).await.status(), StatusCode::SEE_OTHER);
-    assert_eq!(
-        store::counts(&store::open(&db).unwrap())
-            .unwrap()
-            .submissions,
-        1
-    );
+    assert_eq!(counts(&db).submissions, 1);
 }
 
 #[tokio::test]
@@ -92,12 +86,7 @@ async fn uploads_over_the_rate_get_429_and_other_pages_still_answer() {
     assert!((1..=20).contains(&retry), "{retry}");
     let (_, body) = read(response).await;
     assert!(body.contains("Too many uploads"), "{body}");
-    assert_eq!(
-        store::counts(&store::open(&db).unwrap())
-            .unwrap()
-            .submissions,
-        3
-    );
+    assert_eq!(counts(&db).submissions, 3);
     let (status, _) = get(&state, "/submissions").await;
     assert_eq!(status, StatusCode::OK);
 }
@@ -126,19 +115,15 @@ async fn a_request_slower_than_the_timeout_gets_408_with_a_message() {
     });
     // A body that never ends: a client that stalls mid-upload.
     let stream = futures_stall();
-    let request = Request::post("/upload")
-        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-        .body(Body::from_stream(stream))
-        .unwrap();
+    let request = raw_post(
+        "/upload",
+        "application/x-www-form-urlencoded",
+        Body::from_stream(stream),
+    );
     let (status, body) = read(send(&state, request).await).await;
     assert_eq!(status, StatusCode::REQUEST_TIMEOUT, "{body}");
     assert!(body.contains("took too long"), "{body}");
-    assert_eq!(
-        store::counts(&store::open(&db).unwrap())
-            .unwrap()
-            .submissions,
-        0
-    );
+    assert_eq!(counts(&db).submissions, 0);
 }
 
 /// A stream that yields a little and then nothing, forever.

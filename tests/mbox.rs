@@ -5,15 +5,12 @@
 
 use std::path::Path;
 
-use axum::body::Body;
-use axum::http::{header, Request, StatusCode};
+use axum::http::{header, StatusCode};
 use benchlog::archive::{self, FileOutcome, ImportSummary};
 use benchlog::store;
-use benchlog::web::{app, AppState};
-use http_body_util::BodyExt;
 use rusqlite::Connection;
-use tower::ServiceExt;
 
+use crate::http::{get, multipart, read, send};
 use crate::support::{fresh_db, repo_path, test_state};
 
 const MBOX: &str = "fixtures/mbox/seed-threads.mbox";
@@ -358,35 +355,15 @@ fn a_message_that_fails_to_store_leaves_nothing_and_spares_its_batch() {
     assert_eq!(mails, 2);
 }
 
-async fn get(state: &AppState, uri: &str) -> (StatusCode, String) {
-    let response = app(state.clone())
-        .oneshot(Request::get(uri).body(Body::empty()).unwrap())
-        .await
-        .unwrap();
-    let status = response.status();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (status, String::from_utf8_lossy(&bytes).into_owned())
-}
-
 #[tokio::test]
 async fn an_uploaded_archive_shows_its_threads_and_quotes() {
     let (_dir, db, state) = test_state();
     let gz = std::fs::read(repo_path(MBOX_GZ)).unwrap();
-    let boundary = "mbox-test-boundary";
-    let mut body = format!(
-        "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"2006-April.txt.gz\"\r\nContent-Type: application/gzip\r\n\r\n"
+    let response = send(
+        &state,
+        multipart(&[("file", Some("2006-April.txt.gz"), &gz)]),
     )
-    .into_bytes();
-    body.extend_from_slice(&gz);
-    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
-    let request = Request::post("/upload")
-        .header(
-            header::CONTENT_TYPE,
-            format!("multipart/form-data; boundary={boundary}"),
-        )
-        .body(Body::from(body))
-        .unwrap();
-    let response = app(state.clone()).oneshot(request).await.unwrap();
+    .await;
     assert_eq!(response.status(), StatusCode::SEE_OTHER);
     // The first message, with the others of the upload listed beside it.
     let location = response.headers()[header::LOCATION].to_str().unwrap();
@@ -649,7 +626,6 @@ fn mailed_text_is_refused_as_a_paste_would_be() {
 
 #[tokio::test]
 async fn an_uploaded_mail_with_a_nul_or_a_long_line_is_a_400_and_stores_nothing() {
-    use crate::http::{multipart, read, send};
     let (_dir, db, state) = test_state();
     let long = long_line_mail();
     let mbox = format!("{GOOD}\nFrom a at b.org  Mon Jan  1 10:01:00 2007\n{NUL_IN_BASE64}");

@@ -2,19 +2,13 @@
 //! the token shown once) or the admin may change a submission; everyone
 //! else reads.
 
-use axum::body::Body;
-use axum::http::{header, Request, StatusCode};
+use axum::http::{header, StatusCode};
 use benchlog::store;
 
-use crate::http::{cookies_of, get, get_with_cookies, post_form, read, see_other, send};
-use crate::support::{seed_000, smack_log, test_state, ADMIN_TOKEN};
-
-fn with_cookies(mut request: Request<Body>, cookies: &str) -> Request<Body> {
-    request
-        .headers_mut()
-        .insert(header::COOKIE, cookies.parse().unwrap());
-    request
-}
+use crate::http::{
+    cookies_of, get, get_request, get_with_cookies, post_form, read, see_other, send, with_cookies,
+};
+use crate::support::{counts, seed_000, smack_log, test_state, ADMIN_TOKEN};
 
 /// The token shown in the page's notice.
 fn shown_token(page: &str) -> Option<String> {
@@ -46,14 +40,7 @@ async fn the_uploader_edits_with_the_token_shown_once_and_others_only_read() {
     assert!(set_cookie.contains("HttpOnly") && set_cookie.contains("SameSite=Lax"));
 
     // The first view shows the token and clears the flash cookie.
-    let first = send(
-        &state,
-        with_cookies(
-            Request::get(&location).body(Body::empty()).unwrap(),
-            &cookies,
-        ),
-    )
-    .await;
+    let first = send(&state, with_cookies(get_request(&location), &cookies)).await;
     let clears = cookies_of(&first);
     let (status, page) = read(first).await;
     assert_eq!(status, 200);
@@ -279,12 +266,7 @@ async fn forms_posted_from_other_sites_are_refused() {
             .insert("sec-fetch-site", "cross-site".parse().unwrap());
         assert_eq!(send(&state, request).await.status(), StatusCode::FORBIDDEN);
     }
-    assert_eq!(
-        store::counts(&store::open(&db).unwrap())
-            .unwrap()
-            .submissions,
-        0
-    );
+    assert_eq!(counts(&db).submissions, 0);
     for headers in [
         vec![
             ("sec-fetch-site", "same-origin"),
@@ -300,7 +282,7 @@ async fn forms_posted_from_other_sites_are_refused() {
         assert_eq!(response.status(), StatusCode::SEE_OTHER, "{headers:?}");
     }
     // GETs from anywhere are fine (links).
-    let mut request = Request::get("/submissions").body(Body::empty()).unwrap();
+    let mut request = get_request("/submissions");
     request
         .headers_mut()
         .insert("sec-fetch-site", "cross-site".parse().unwrap());
@@ -325,7 +307,7 @@ async fn every_answer_carries_the_security_headers_and_pages_no_inline_code() {
         "/no/such/page",
         "/submissions/999",
     ] {
-        let response = send(&state, Request::get(uri).body(Body::empty()).unwrap()).await;
+        let response = send(&state, get_request(uri)).await;
         let headers = response.headers().clone();
         assert_eq!(
             headers

@@ -68,3 +68,16 @@ pub fn parsed_counts(text: &str) -> (usize, usize) {
     let results = document.runs.iter().map(|run| run.results.len()).sum();
     (document.runs.len(), results)
 }
+
+/// Row counts of the database at `db`.
+pub fn counts(db: &Path) -> benchlog::store::Counts {
+    benchlog::store::counts(&benchlog::store::open(db).unwrap()).unwrap()
+}
+
+/// `bytes` gzipped, as an uploaded `.gz` holds them.
+pub fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}

@@ -1,33 +1,19 @@
 //! Uploading through the front page's form: several files at once, gzip,
 //! broken gzip, and the same text twice.
 
-use std::io::Write;
-
 use benchlog::store;
-use flate2::write::GzEncoder;
-use flate2::Compression;
 
 use crate::http::{fixture, get, multipart, paste, read, see_other, send};
-use crate::support::{seed_000, test_state};
+use crate::support::{counts, gzip, seed_000, test_state};
 
 const BONNIE: &str = "fixtures/bonnie/bonnie-classic-two-machines.txt";
-
-fn gzip(text: &str) -> Vec<u8> {
-    let mut encoder = GzEncoder::new(Vec::new(), Compression::default());
-    encoder.write_all(text.as_bytes()).unwrap();
-    encoder.finish().unwrap()
-}
-
-fn counts(db: &std::path::Path) -> store::Counts {
-    store::counts(&store::open(db).unwrap()).unwrap()
-}
 
 #[tokio::test]
 async fn several_files_become_several_submissions() {
     let (_dir, db, state) = test_state();
     let short = "super-smack -d mysql select-key.smack 10 10000\nQuery Barrel Report for client smacker1\nconnect: max=4ms min=1ms avg= 2ms from 10 clients\nQuery_type num_queries max_time min_time q_per_s\nselect_index 200000 0 0 22061.88\n";
     let seed = seed_000();
-    let bonnie_gz = gzip(&fixture(BONNIE));
+    let bonnie_gz = gzip(fixture(BONNIE).as_bytes());
     let response = send(
         &state,
         multipart(&[
@@ -57,7 +43,7 @@ async fn several_files_become_several_submissions() {
 #[tokio::test]
 async fn broken_gzip_is_refused_and_nothing_is_stored() {
     let (_dir, db, state) = test_state();
-    let good = gzip(&fixture(BONNIE));
+    let good = gzip(fixture(BONNIE).as_bytes());
     let truncated = &good[..good.len() / 2];
     // (what, parts, what the answer says)
     type Case<'a> = (&'a str, Vec<(&'a str, Option<&'a str>, &'a [u8])>, &'a str);
@@ -102,7 +88,7 @@ async fn the_same_text_twice_lands_on_the_existing_submission() {
     assert_eq!(first, "/submissions/1");
     assert_eq!(paste(&state, &seed_000()).await, first);
     // As a file (any name, gzipped or not) it is still the same text.
-    let gz = gzip(&seed_000());
+    let gz = gzip(seed_000().as_bytes());
     let again = see_other(&send(&state, multipart(&[("file", Some("again.gz"), &gz)])).await);
     assert_eq!(again, first);
     assert_eq!(counts(&db).submissions, 1);

@@ -5,16 +5,12 @@
 
 use std::time::Duration;
 
-use axum::http::{header, Request, StatusCode};
+use axum::http::{header, StatusCode};
 use benchlog::store;
 use benchlog::web::WebOptions;
 
-use crate::http::{multipart, paste, read, see_other, send};
-use crate::support::{seed_000, smack_log, test_state, test_state_with};
-
-fn counts(db: &std::path::Path) -> store::Counts {
-    store::counts(&store::open(db).unwrap()).unwrap()
-}
+use crate::http::{get_request, multipart, paste, raw_post, read, see_other, send};
+use crate::support::{counts, seed_000, smack_log, test_state, test_state_with};
 
 /// An mbox of `messages` short mails, each with its own text.
 fn mbox(messages: usize) -> Vec<u8> {
@@ -166,16 +162,7 @@ async fn a_report_pasted_again_with_trivial_changes_is_a_copy() {
     let after = counts(&db);
     assert_eq!(after.runs, before.runs, "no run is stored twice");
     assert_eq!(after.results, before.results);
-    let (_, page) = read(
-        send(
-            &state,
-            Request::get(&location)
-                .body(axum::body::Body::empty())
-                .unwrap(),
-        )
-        .await,
-    )
-    .await;
+    let (_, page) = read(send(&state, get_request(&location)).await).await;
     assert!(
         page.contains("quoted from <a href="),
         "the copies link to the runs: {page}"
@@ -196,10 +183,7 @@ async fn a_form_posted_in_latin_1_keeps_its_letters() {
     let (_dir, db, state) = test_state();
     // "Résultats: café" in ISO-8859-1, percent-encoded as such a form sends it.
     let body = "text=R%E9sultats%3A+caf%E9%0Aselect_index+done";
-    let request = Request::post("/upload")
-        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-        .body(axum::body::Body::from(body))
-        .unwrap();
+    let request = raw_post("/upload", "application/x-www-form-urlencoded", body);
     let response = send(&state, request).await;
     let location = see_other(&response);
     assert_eq!(location, "/submissions/1");

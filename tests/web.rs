@@ -1,32 +1,15 @@
 //! The dashboard through its router, with no socket: `app(state).oneshot`.
 
 use axum::body::Body;
-use axum::http::{header, Request, StatusCode};
+use axum::http::{Request, StatusCode};
 use benchlog::store;
 use benchlog::web::AppState;
-use http_body_util::BodyExt;
 
-use crate::http::{multipart, post_form, see_other, send};
-use crate::support::{seed_000, test_state};
+use crate::http::{get_typed, multipart, post_form, raw_post, read, see_other, send};
+use crate::support::{counts, seed_000, test_state};
 
 const COMPARE_QUERY: &str =
     "tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=scheduler&by=thread_lib";
-
-async fn get(state: &AppState, uri: &str) -> (StatusCode, String, String) {
-    let response = send(state, Request::get(uri).body(Body::empty()).unwrap()).await;
-    let status = response.status();
-    let content_type = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .map(|v| v.to_str().unwrap().to_owned())
-        .unwrap_or_default();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (
-        status,
-        content_type,
-        String::from_utf8_lossy(&bytes).into_owned(),
-    )
-}
 
 /// The upload form with `text` pasted.
 fn form(text: &str) -> Request<Body> {
@@ -37,16 +20,12 @@ async fn upload_seed(state: &AppState) -> String {
     see_other(&send(state, form(&seed_000())).await)
 }
 
-fn counts(state_db: &std::path::Path) -> store::Counts {
-    store::counts(&store::open(state_db).unwrap()).unwrap()
-}
-
 #[tokio::test]
 async fn every_page_answers() {
     let (_dir, _db, state) = test_state();
     // An empty database first: nothing may fail for lack of data.
     for uri in ["/", "/compare", "/compare?tool=super-smack", "/healthz"] {
-        let (status, _, body) = get(&state, uri).await;
+        let (status, _, body) = get_typed(&state, uri).await;
         assert_eq!(status, StatusCode::OK, "{uri}: {body}");
     }
     let submission = upload_seed(&state).await;
@@ -66,7 +45,7 @@ async fn every_page_answers() {
         ("/static/style.css", "text/css"),
     ];
     for (uri, content_type) in pages {
-        let (status, got_type, body) = get(&state, uri).await;
+        let (status, got_type, body) = get_typed(&state, uri).await;
         assert_eq!(status, StatusCode::OK, "{uri}: {body}");
         assert!(got_type.starts_with(content_type), "{uri}: {got_type}");
     }
@@ -75,11 +54,11 @@ async fn every_page_answers() {
 #[tokio::test]
 async fn the_home_page_lists_submissions_and_has_the_upload_form() {
     let (_dir, _db, state) = test_state();
-    let (_, _, empty) = get(&state, "/").await;
+    let (_, _, empty) = get_typed(&state, "/").await;
     assert!(empty.contains(r#"action="/upload""#));
     assert!(empty.contains(r#"name="text""#) && empty.contains(r#"name="file""#));
     upload_seed(&state).await;
-    let (_, _, body) = get(&state, "/").await;
+    let (_, _, body) = get_typed(&state, "/").await;
     assert!(
         body.contains("mysql performance on 4 * dualcore opteron"),
         "{body}"
@@ -118,18 +97,12 @@ async fn bad_uploads_are_refused_and_store_nothing() {
         ),
         (
             "not a form",
-            Request::post("/upload")
-                .header(header::CONTENT_TYPE, "application/json")
-                .body(Body::from("{}"))
-                .unwrap(),
+            raw_post("/upload", "application/json", "{}"),
             "as a form",
         ),
     ];
     for (index, (name, request, message)) in cases.into_iter().enumerate() {
-        let response = send(&state, request).await;
-        let status = response.status();
-        let body = response.into_body().collect().await.unwrap().to_bytes();
-        let body = String::from_utf8_lossy(&body);
+        let (status, body) = read(send(&state, request).await).await;
         assert_eq!(
             status,
             StatusCode::BAD_REQUEST,
@@ -158,7 +131,7 @@ async fn uploading_seed_000_shows_its_runs() {
     assert_eq!(upload_seed(&state).await, location);
     assert_eq!(counts(&db).submissions, 1);
 
-    let (status, _, page) = get(&state, &location).await;
+    let (status, _, page) = get_typed(&state, &location).await;
     assert_eq!(status, StatusCode::OK);
     assert!(page.contains("Runs found (17)"), "{page}");
     for needle in [
@@ -178,16 +151,16 @@ async fn uploading_seed_000_shows_its_runs() {
     let link = page[start..start + page[start..].find('"').unwrap()].replace("&#38;", "&");
     let link = link.replace("&amp;", "&");
     assert!(link.contains("where=submission%3A1"), "{link}");
-    let (status, _, chart) = get(&state, &link).await;
+    let (status, _, chart) = get_typed(&state, &link).await;
     assert_eq!(status, StatusCode::OK, "{link}: {chart}");
     assert!(
         chart.contains("<svg") && chart.contains("22061.88"),
         "{link}"
     );
 
-    let (status, _, _) = get(&state, "/submissions/999").await;
+    let (status, _, _) = get_typed(&state, "/submissions/999").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
-    let (status, _, _) = get(&state, "/submissions/abc").await;
+    let (status, _, _) = get_typed(&state, "/submissions/abc").await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
 }
 
@@ -211,7 +184,7 @@ async fn uploading_files_by_multipart() {
     let counts = counts(&db);
     assert_eq!(counts.submissions, 2);
     assert_eq!(counts.runs, 18);
-    let (_, _, home) = get(&state, "/").await;
+    let (_, _, home) = get_typed(&state, "/").await;
     assert!(
         home.contains("short.txt"),
         "the file name is the source name"
@@ -223,7 +196,7 @@ async fn compare_draws_one_series_per_attribute_combination() {
     let (_dir, _db, state) = test_state();
     upload_seed(&state).await;
 
-    let (status, _, json) = get(&state, &format!("/compare.json?{COMPARE_QUERY}")).await;
+    let (status, _, json) = get_typed(&state, &format!("/compare.json?{COMPARE_QUERY}")).await;
     assert_eq!(status, StatusCode::OK);
     let json: serde_json::Value = serde_json::from_str(&json).unwrap();
     let series = json["series"].as_array().unwrap();
@@ -232,7 +205,7 @@ async fn compare_draws_one_series_per_attribute_combination() {
     assert!(names.contains(&"ULE / libthr"), "{names:?}");
     assert_eq!(json["unit"], "q/s");
 
-    let (_, _, svg) = get(&state, &format!("/compare.svg?{COMPARE_QUERY}")).await;
+    let (_, _, svg) = get_typed(&state, &format!("/compare.svg?{COMPARE_QUERY}")).await;
     assert!(svg.starts_with("<svg"));
     for name in &names {
         assert!(svg.contains(name), "the legend names {name:?}");
@@ -242,12 +215,12 @@ async fn compare_draws_one_series_per_attribute_combination() {
         "the y axis says what and in which unit"
     );
 
-    let (_, _, csv) = get(&state, &format!("/compare.csv?{COMPARE_QUERY}")).await;
+    let (_, _, csv) = get_typed(&state, &format!("/compare.csv?{COMPARE_QUERY}")).await;
     assert!(csv.starts_with("series,scheduler,thread_lib,"), "{csv}");
     assert!(csv.contains(",18624.6,"), "{csv}");
     assert!(csv.contains(",28581.18,"), "{csv}");
 
-    let (_, _, page) = get(&state, &format!("/compare?{COMPARE_QUERY}")).await;
+    let (_, _, page) = get_typed(&state, &format!("/compare?{COMPARE_QUERY}")).await;
     assert!(page.contains("<svg"), "the chart is inline");
     assert!(page.contains("18624.6"), "the numbers are in a table");
     // The template escapes `&` in attributes (as `&#38;`); a browser reads it back.
@@ -270,7 +243,7 @@ async fn compare_filters_with_where_and_is_stable() {
     let (_dir, _db, state) = test_state();
     upload_seed(&state).await;
     let query = format!("{COMPARE_QUERY}&where=scheduler:ULE");
-    let (_, _, csv) = get(&state, &format!("/compare.csv?{query}")).await;
+    let (_, _, csv) = get_typed(&state, &format!("/compare.csv?{query}")).await;
     let rows: Vec<&str> = csv.lines().skip(1).collect();
     assert!(!rows.is_empty());
     assert!(
@@ -280,8 +253,8 @@ async fn compare_filters_with_where_and_is_stable() {
     assert!(csv.contains(",28581.18,"));
     assert!(!csv.contains(",18624.6,"));
     // A shared link shows the same chart for the same data.
-    let (_, _, first) = get(&state, &format!("/compare.svg?{query}")).await;
-    let (_, _, second) = get(&state, &format!("/compare.svg?{query}")).await;
+    let (_, _, first) = get_typed(&state, &format!("/compare.svg?{query}")).await;
+    let (_, _, second) = get_typed(&state, &format!("/compare.svg?{query}")).await;
     assert_eq!(first, second);
 }
 
@@ -307,7 +280,7 @@ async fn compare_explains_bad_queries() {
         ),
     ];
     for (index, (uri, message)) in cases.into_iter().enumerate() {
-        let (status, _, body) = get(&state, uri).await;
+        let (status, _, body) = get_typed(&state, uri).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "case {index} {uri}");
         assert!(body.contains(message), "case {index} {uri}: {body}");
     }
@@ -316,6 +289,6 @@ async fn compare_explains_bad_queries() {
 #[tokio::test]
 async fn healthz_answers_while_the_database_does() {
     let (_dir, _db, state) = test_state();
-    let (status, _, body) = get(&state, "/healthz").await;
+    let (status, _, body) = get_typed(&state, "/healthz").await;
     assert_eq!((status, body.as_str()), (StatusCode::OK, "ok\n"));
 }

@@ -5,10 +5,13 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use parsers::contract::{PseudoField, NONE};
 use rusqlite::types::Value;
 use rusqlite::{params, params_from_iter, Connection};
 
-use super::submissions::result_from_row;
+use super::rows::{
+    fill_attrs_and_results, run_from_row, summary_from_row, RUN_COLUMNS, SUMMARY_COLUMNS,
+};
 use super::{StoredRun, SubmissionSummary};
 
 /// How many runs and submissions a tool has.
@@ -76,18 +79,15 @@ pub fn search_submissions(
     conn: &Connection,
     search: &SubmissionSearch,
 ) -> rusqlite::Result<Vec<SubmissionSummary>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT s.id, s.source_name, s.author, s.date, s.subject, s.created_at,
-                (SELECT count(*) FROM runs r WHERE r.submission_id = s.id),
-                (SELECT group_concat(tool, ' ') FROM
-                    (SELECT DISTINCT tool FROM runs r WHERE r.submission_id = s.id ORDER BY tool))
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {SUMMARY_COLUMNS}
          FROM submissions s
          WHERE (?1 IS NULL OR s.id IN
                    (SELECT rowid FROM submissions_fts WHERE submissions_fts MATCH ?1))
            AND (?2 IS NULL OR EXISTS
                    (SELECT 1 FROM runs r WHERE r.submission_id = s.id AND r.tool = ?2))
-         ORDER BY s.id DESC LIMIT ?3 OFFSET ?4",
-    )?;
+         ORDER BY s.id DESC LIMIT ?3 OFFSET ?4"
+    ))?;
     let q = search.q.as_deref().and_then(fts_query);
     let rows = stmt.query_map(
         params![q, search.tool, search.limit as i64, search.offset as i64],
@@ -204,24 +204,21 @@ pub struct RunListing {
 /// The column of `runs r` a filter on `key` reads, for the keys that are
 /// not run attributes.
 fn run_column(key: &str) -> Option<&'static str> {
-    match key {
-        "label" => Some("r.label"),
-        "author" => Some("r.author"),
-        "test" => Some("r.test"),
-        "submission" => Some("CAST(r.submission_id AS TEXT)"),
-        _ => None,
-    }
+    PseudoField::from_name(key).map(|field| match field {
+        PseudoField::Label => "r.label",
+        PseudoField::Author => "r.author",
+        PseudoField::Test => "r.test",
+        PseudoField::Submission => "CAST(r.submission_id AS TEXT)",
+    })
 }
 
 /// The SQL condition of one attribute's wanted values, and its parameters.
 fn where_condition(key: &str, wanted: &[&str], params: &mut Vec<Value>) -> String {
-    let none = wanted
-        .iter()
-        .any(|w| w.eq_ignore_ascii_case(parsers::contract::NONE));
+    let none = wanted.iter().any(|w| w.eq_ignore_ascii_case(NONE));
     let values: Vec<&str> = wanted
         .iter()
         .copied()
-        .filter(|w| !w.eq_ignore_ascii_case(parsers::contract::NONE))
+        .filter(|w| !w.eq_ignore_ascii_case(NONE))
         .collect();
     let marks = vec!["?"; values.len()].join(", ");
     let mut alternatives = Vec::new();
@@ -297,10 +294,7 @@ impl RunSource {
             .iter()
             .filter(|_| search.tool.is_none())
             .find_map(|(key, wanted)| match wanted[..] {
-                [value]
-                    if run_column(key).is_none()
-                        && !value.eq_ignore_ascii_case(parsers::contract::NONE) =>
-                {
+                [value] if run_column(key).is_none() && !value.eq_ignore_ascii_case(NONE) => {
                     Some((*key, value))
                 }
                 _ => None,
@@ -361,9 +355,7 @@ pub fn search_runs(conn: &Connection, search: &RunSearch) -> rusqlite::Result<Ru
     // of those, read upwards.
     let upwards = matches!(search.from, RunsFrom::After(_));
     let sql = format!(
-        "SELECT r.id, r.idx, r.message_idx, r.tool, r.test, r.label, r.threads, r.quote_depth,
-                r.author, r.command, r.first_line, r.last_line,
-                r.submission_id, s.subject, s.source_name
+        "SELECT {RUN_COLUMNS}, r.submission_id, s.subject, s.source_name
          FROM {} JOIN submissions s ON s.id = r.submission_id
          {}
          ORDER BY {} {} LIMIT ? OFFSET ?",
@@ -429,65 +421,6 @@ fn any_run_beyond(
         source.where_clause()
     );
     conn.query_row(&sql, params_from_iter(source.values), |row| row.get(0))
-}
-
-/// The columns `id, idx, message_idx, tool, test, label, threads,
-/// quote_depth, author, command, first_line, last_line` of a run.
-pub(super) fn run_from_row(row: &rusqlite::Row) -> rusqlite::Result<StoredRun> {
-    Ok(StoredRun {
-        id: row.get(0)?,
-        idx: row.get::<_, i64>(1)? as usize,
-        message_idx: row.get::<_, Option<i64>>(2)?.map(|i| i as usize),
-        tool: row.get(3)?,
-        test: row.get(4)?,
-        label: row.get(5)?,
-        threads: row.get(6)?,
-        quote_depth: row.get::<_, i64>(7)? as usize,
-        author: row.get(8)?,
-        command: row.get(9)?,
-        lines: [
-            row.get::<_, i64>(10)? as usize,
-            row.get::<_, i64>(11)? as usize,
-        ],
-        attrs: BTreeMap::new(),
-        results: Vec::new(),
-    })
-}
-
-/// Loads the attributes and results of the given runs: two queries.
-fn fill_attrs_and_results(conn: &Connection, runs: &mut [&mut StoredRun]) -> rusqlite::Result<()> {
-    if runs.is_empty() {
-        return Ok(());
-    }
-    let position: HashMap<i64, usize> = runs
-        .iter()
-        .enumerate()
-        .map(|(i, run)| (run.id, i))
-        .collect();
-    let ids: Vec<i64> = runs.iter().map(|run| run.id).collect();
-    let marks = vec!["?"; runs.len()].join(", ");
-
-    let mut stmt = conn.prepare(&format!(
-        "SELECT run_id, key, value FROM run_attrs WHERE run_id IN ({marks})"
-    ))?;
-    let mut rows = stmt.query(params_from_iter(&ids))?;
-    while let Some(row) = rows.next()? {
-        if let Some(&i) = position.get(&row.get::<_, i64>(0)?) {
-            runs[i].attrs.insert(row.get(1)?, row.get(2)?);
-        }
-    }
-
-    let mut stmt = conn.prepare(&format!(
-        "SELECT run_id, item, metric, value, unit, line, estimated FROM results
-         WHERE run_id IN ({marks}) ORDER BY id"
-    ))?;
-    let mut rows = stmt.query(params_from_iter(&ids))?;
-    while let Some(row) = rows.next()? {
-        if let Some(&i) = position.get(&row.get::<_, i64>(0)?) {
-            runs[i].results.push(result_from_row(row)?);
-        }
-    }
-    Ok(())
 }
 
 /// Every attribute name in use, for the runs table's filter form. The
@@ -568,10 +501,9 @@ pub fn ready_groups(
     submissions.dedup();
     let marks = vec!["?"; submissions.len()].join(", ");
     let mut stmt = conn.prepare(&format!(
-        "SELECT id, idx, message_idx, tool, test, label, threads, quote_depth, author, command,
-                first_line, last_line, submission_id
-         FROM runs WHERE submission_id IN ({marks}) AND threads IS NOT NULL
-         ORDER BY submission_id, idx"
+        "SELECT {RUN_COLUMNS}, r.submission_id
+         FROM runs r WHERE r.submission_id IN ({marks}) AND r.threads IS NOT NULL
+         ORDER BY r.submission_id, r.idx"
     ))?;
     let mut found: Vec<(i64, StoredRun)> = stmt
         .query_map(params_from_iter(&submissions), |row| {
@@ -605,11 +537,7 @@ pub fn submissions_by_ids(
     }
     let marks = vec!["?"; ids.len()].join(", ");
     let mut stmt = conn.prepare(&format!(
-        "SELECT s.id, s.source_name, s.author, s.date, s.subject, s.created_at,
-                (SELECT count(*) FROM runs r WHERE r.submission_id = s.id),
-                (SELECT group_concat(tool, ' ') FROM
-                    (SELECT DISTINCT tool FROM runs r WHERE r.submission_id = s.id ORDER BY tool))
-         FROM submissions s WHERE s.id IN ({marks})"
+        "SELECT {SUMMARY_COLUMNS} FROM submissions s WHERE s.id IN ({marks})"
     ))?;
     let found: Vec<SubmissionSummary> = stmt
         .query_map(params_from_iter(ids), summary_from_row)?
@@ -618,22 +546,4 @@ pub fn submissions_by_ids(
         .iter()
         .filter_map(|id| found.iter().find(|s| s.id == *id).cloned())
         .collect())
-}
-
-/// The columns `id, source_name, author, date, subject, created_at, runs,
-/// tools` of a submission's summary.
-pub(super) fn summary_from_row(row: &rusqlite::Row) -> rusqlite::Result<SubmissionSummary> {
-    let tools: Option<String> = row.get(7)?;
-    Ok(SubmissionSummary {
-        id: row.get(0)?,
-        source_name: row.get(1)?,
-        author: row.get(2)?,
-        date: row.get(3)?,
-        subject: row.get(4)?,
-        created_at: row.get(5)?,
-        runs: row.get(6)?,
-        tools: tools
-            .map(|t| t.split(' ').map(str::to_owned).collect())
-            .unwrap_or_default(),
-    })
 }

@@ -297,19 +297,12 @@ pub fn thread(conn: &Connection, thread_id: &str, max_mails: usize) -> rusqlite:
         .map(|(i, run)| (run.run_id, i))
         .collect();
 
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT x.run_id, x.item, x.metric, x.value, x.unit
-         FROM results x WHERE x.run_id IN (SELECT r.id FROM runs r
-             WHERE r.submission_id IN ({SHOWN}) ORDER BY r.submission_id, r.idx
-             LIMIT {MAX_THREAD_RUNS})
-         ORDER BY x.id"
-    ))?;
-    let mut rows = stmt.query(rusqlite::params![thread_id, limit])?;
-    while let Some(row) = rows.next()? {
-        if let Some(&i) = position.get(&row.get::<_, i64>(0)?) {
+    let ids: Vec<i64> = runs.iter().map(|run| run.run_id).collect();
+    for (run_id, result) in super::rows::results_of_runs(conn, &ids)? {
+        if let Some(&i) = position.get(&run_id) {
             runs[i]
                 .results
-                .push((row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?));
+                .push((result.item, result.metric, result.value, result.unit));
         }
     }
 

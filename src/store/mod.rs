@@ -15,6 +15,7 @@ mod edits;
 mod export;
 mod health;
 mod mail;
+mod rows;
 mod submissions;
 mod tokens;
 
@@ -27,6 +28,7 @@ pub use edits::*;
 pub use export::{export_rows, ExportFilter, ExportRow};
 pub use health::{ping, DatabaseFile, PingError, Unavailable};
 pub use mail::*;
+pub use rows::{StoredResult, StoredRun, Submission, SubmissionHead, SubmissionSummary};
 pub use submissions::*;
 pub use tokens::*;
 

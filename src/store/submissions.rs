@@ -1,9 +1,13 @@
 //! Submissions and everything read from them: writing one (inside the
 //! caller's transaction) and reading it back for the pages.
 
-use std::collections::BTreeMap;
-
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
+
+use super::rows::{
+    fill_attrs_and_results, head_from_row, run_from_row, submission_from_row, summary_from_row,
+    HEAD_COLUMNS, RUN_COLUMNS, SUMMARY_COLUMNS,
+};
+use super::{StoredRun, Submission, SubmissionHead, SubmissionSummary};
 
 /// A submission about to be stored.
 #[derive(Debug, Clone, Copy)]
@@ -205,111 +209,30 @@ pub fn insert_unparsed(
     Ok(())
 }
 
-/// One line of the home page's list.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SubmissionSummary {
-    pub id: i64,
-    pub source_name: Option<String>,
-    pub author: Option<String>,
-    pub date: Option<String>,
-    pub subject: Option<String>,
-    pub created_at: String,
-    pub runs: i64,
-    pub tools: Vec<String>,
-}
-
 /// Submissions, newest first, at most `limit`.
 pub fn list_submissions(
     conn: &Connection,
     limit: usize,
 ) -> rusqlite::Result<Vec<SubmissionSummary>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT s.id, s.source_name, s.author, s.date, s.subject, s.created_at,
-                (SELECT count(*) FROM runs r WHERE r.submission_id = s.id),
-                (SELECT group_concat(tool, ' ') FROM
-                    (SELECT DISTINCT tool FROM runs r WHERE r.submission_id = s.id ORDER BY tool))
-         FROM submissions s ORDER BY s.id DESC LIMIT ?1",
-    )?;
-    let rows = stmt.query_map([limit as i64], super::browse::summary_from_row)?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {SUMMARY_COLUMNS} FROM submissions s ORDER BY s.id DESC LIMIT ?1"
+    ))?;
+    let rows = stmt.query_map([limit as i64], summary_from_row)?;
     rows.collect()
-}
-
-/// A stored submission with its verbatim text.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Submission {
-    pub id: i64,
-    pub text: String,
-    pub sha256: String,
-    pub source_name: Option<String>,
-    pub author: Option<String>,
-    pub date: Option<String>,
-    pub subject: Option<String>,
-    pub created_at: String,
 }
 
 pub fn get_submission(conn: &Connection, id: i64) -> rusqlite::Result<Option<Submission>> {
     conn.query_row(
-        "SELECT id, text, sha256, source_name, author, date, subject, created_at
-         FROM submissions WHERE id = ?1",
+        &format!("SELECT {HEAD_COLUMNS}, s.text, s.sha256 FROM submissions s WHERE s.id = ?1"),
         [id],
-        |row| {
-            Ok(Submission {
-                id: row.get(0)?,
-                text: row.get(1)?,
-                sha256: row.get(2)?,
-                source_name: row.get(3)?,
-                author: row.get(4)?,
-                date: row.get(5)?,
-                subject: row.get(6)?,
-                created_at: row.get(7)?,
-            })
-        },
+        submission_from_row,
     )
     .optional()
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct StoredResult {
-    pub item: String,
-    pub metric: String,
-    pub value: f64,
-    pub unit: String,
-    pub line: usize,
-    pub estimated: bool,
-}
-
-/// A result from the columns `run_id, item, metric, value, unit, line,
-/// estimated` (the run id, column 0, is the caller's).
-pub(super) fn result_from_row(row: &rusqlite::Row) -> rusqlite::Result<StoredResult> {
-    Ok(StoredResult {
-        item: row.get(1)?,
-        metric: row.get(2)?,
-        value: row.get(3)?,
-        unit: row.get(4)?,
-        line: row.get::<_, i64>(5)? as usize,
-        estimated: row.get(6)?,
-    })
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct StoredRun {
-    pub id: i64,
-    pub idx: usize,
-    pub message_idx: Option<usize>,
-    pub tool: String,
-    pub test: Option<String>,
-    pub label: Option<String>,
-    pub threads: Option<u32>,
-    pub quote_depth: usize,
-    pub author: Option<String>,
-    pub command: Option<String>,
-    pub lines: [usize; 2],
-    pub attrs: BTreeMap<String, String>,
-    pub results: Vec<StoredResult>,
-}
-
 /// Every run of a submission in text order, with attrs and results: three
-/// queries however many runs there are.
+/// queries, two more for each further 10,000 runs (see
+/// `rows::fill_attrs_and_results`).
 pub fn runs_of_submission(
     conn: &Connection,
     submission_id: i64,
@@ -347,45 +270,16 @@ pub fn runs_in_lines(
     submission_id: i64,
     window: &LineWindow,
 ) -> rusqlite::Result<Vec<StoredRun>> {
-    const CHOSEN: &str = "SELECT id FROM runs WHERE submission_id = ?1
-        AND last_line >= ?2 AND first_line <= ?3 ORDER BY idx LIMIT ?4";
     let [first, last, limit] = window.sql();
-    let args = rusqlite::params![submission_id, first, last, limit];
-    let mut stmt = conn.prepare_cached(
-        "SELECT id, idx, message_idx, tool, test, label, threads, quote_depth, author, command,
-                first_line, last_line
-         FROM runs WHERE submission_id = ?1 AND last_line >= ?2 AND first_line <= ?3
-         ORDER BY idx LIMIT ?4",
-    )?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {RUN_COLUMNS}
+         FROM runs r WHERE r.submission_id = ?1 AND r.last_line >= ?2 AND r.first_line <= ?3
+         ORDER BY r.idx LIMIT ?4"
+    ))?;
     let mut runs: Vec<StoredRun> = stmt
-        .query_map(args, super::browse::run_from_row)?
+        .query_map(params![submission_id, first, last, limit], run_from_row)?
         .collect::<rusqlite::Result<_>>()?;
-    let position: std::collections::HashMap<i64, usize> = runs
-        .iter()
-        .enumerate()
-        .map(|(i, run)| (run.id, i))
-        .collect();
-
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT a.run_id, a.key, a.value FROM run_attrs a WHERE a.run_id IN ({CHOSEN})"
-    ))?;
-    let mut rows = stmt.query(args)?;
-    while let Some(row) = rows.next()? {
-        if let Some(&i) = position.get(&row.get::<_, i64>(0)?) {
-            runs[i].attrs.insert(row.get(1)?, row.get(2)?);
-        }
-    }
-
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT x.run_id, x.item, x.metric, x.value, x.unit, x.line, x.estimated
-         FROM results x WHERE x.run_id IN ({CHOSEN}) ORDER BY x.id"
-    ))?;
-    let mut rows = stmt.query(args)?;
-    while let Some(row) = rows.next()? {
-        if let Some(&i) = position.get(&row.get::<_, i64>(0)?) {
-            runs[i].results.push(result_from_row(row)?);
-        }
-    }
+    fill_attrs_and_results(conn, &mut runs.iter_mut().collect::<Vec<_>>())?;
     Ok(runs)
 }
 
@@ -432,32 +326,11 @@ pub fn runs_per_message(
     rows.collect()
 }
 
-/// A stored submission without its text (see [`text_window`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct SubmissionHead {
-    pub id: i64,
-    pub source_name: Option<String>,
-    pub author: Option<String>,
-    pub date: Option<String>,
-    pub subject: Option<String>,
-    pub created_at: String,
-}
-
 pub fn get_submission_head(conn: &Connection, id: i64) -> rusqlite::Result<Option<SubmissionHead>> {
-    conn.prepare_cached(
-        "SELECT id, source_name, author, date, subject, created_at
-         FROM submissions WHERE id = ?1",
-    )?
-    .query_row([id], |row| {
-        Ok(SubmissionHead {
-            id: row.get(0)?,
-            source_name: row.get(1)?,
-            author: row.get(2)?,
-            date: row.get(3)?,
-            subject: row.get(4)?,
-            created_at: row.get(5)?,
-        })
-    })
+    conn.prepare_cached(&format!(
+        "SELECT {HEAD_COLUMNS} FROM submissions s WHERE s.id = ?1"
+    ))?
+    .query_row([id], head_from_row)
     .optional()
 }
 

@@ -28,6 +28,7 @@ mod error;
 mod guard;
 mod health;
 mod home;
+mod query;
 mod ready;
 mod review;
 mod rights;

@@ -94,7 +94,7 @@ pub fn check_key(key: &str) -> Result<(), AppError> {
     if PseudoField::from_name(key).is_some() || RESERVED_KEYS.contains(&key) {
         return Err(bad(format!(
             "{key:?} is a field of every run, not an attribute; choose another name{}.",
-            if key == "label" {
+            if PseudoField::from_name(key) == Some(PseudoField::Label) {
                 " (the label has its own box)"
             } else {
                 ""

@@ -16,7 +16,7 @@ use axum::routing::get;
 use axum::Router;
 use rusqlite::Connection;
 
-use super::submissions::{page_number, query_pairs, tool_name};
+use super::query::{page_number, query_pairs, tool_name};
 use super::{ready, Answer, AppError, AppState};
 use crate::compare;
 use crate::store::{self, RunListing, RunSearch, RunsFrom};
@@ -67,20 +67,15 @@ struct RunRow {
     headline_line: usize,
 }
 
-/// An attribute name in a filter: lower snake case, as on /compare.
+/// An attribute name in a filter, by /compare's rule (so that a filter
+/// copied between the two pages is accepted by both), in this page's
+/// sentence form.
 fn check_filter_key(key: &str) -> Result<(), AppError> {
-    let ok = !key.is_empty()
-        && key.len() <= 64
-        && key
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-    if ok {
-        Ok(())
-    } else {
-        Err(AppError::bad_request(format!(
+    compare::check_attr_key(key).map_err(|_| {
+        AppError::bad_request(format!(
             "{key:?} is not an attribute name; names are lower snake case, like scheduler or thread_lib."
-        )))
-    }
+        ))
+    })
 }
 
 /// A run id in `before=` or `after=`, checked.

@@ -16,6 +16,7 @@ use axum::routing::get;
 use axum::Router;
 use rusqlite::Connection;
 
+use super::query::{page_number, query_pairs, tool_name};
 use super::ready::{self, ReadyComparison};
 use super::rights::{self, ViewerRights};
 use super::WebOptions;
@@ -35,35 +36,6 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/submissions", get(index))
         .route("/submissions/{id}", get(show))
-}
-
-/// The query string's pairs, or a message saying it could not be read.
-pub(super) fn query_pairs(raw: Option<&str>) -> Result<Vec<(String, String)>, AppError> {
-    Ok(crate::compare::query_pairs(raw.unwrap_or(""))?)
-}
-
-/// `page=N` (1-based), checked.
-pub(super) fn page_number(value: &str) -> Result<usize, AppError> {
-    match value.trim().parse::<usize>() {
-        Ok(page) if (1..=100_000).contains(&page) => Ok(page),
-        _ => Err(AppError::bad_request(format!(
-            "page={value} is not a page number; pages count from 1."
-        ))),
-    }
-}
-
-/// A tool name from a query, checked against the tools benchlog reads.
-pub(super) fn tool_name(value: &str) -> Result<String, AppError> {
-    match parsers::Tool::from_name(value.trim()) {
-        Some(tool) => Ok(tool.name().to_owned()),
-        None => {
-            let known: Vec<&str> = parsers::Tool::ALL.iter().map(|t| t.name()).collect();
-            Err(AppError::bad_request(format!(
-                "unknown tool {value:?}; choose one of {}.",
-                known.join(", ")
-            )))
-        }
-    }
 }
 
 #[derive(Template, WebTemplate)]

@@ -1,0 +1,227 @@
+//! What a stored submission, run and result read back as, the columns each
+//! is read from, and the one loader of runs' attributes and results. The
+//! other store modules write their own WHERE and ORDER BY around these
+//! columns, so a row is read the same way by every page.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rusqlite::{params_from_iter, Connection, Row};
+
+/// The columns [`head_from_row`] reads, of `submissions s`.
+pub(super) const HEAD_COLUMNS: &str =
+    "s.id, s.source_name, s.author, s.date, s.subject, s.created_at";
+
+/// The columns [`summary_from_row`] reads, of `submissions s`: its head,
+/// how many runs it has and their tools.
+pub(super) const SUMMARY_COLUMNS: &str =
+    "s.id, s.source_name, s.author, s.date, s.subject, s.created_at,
+     (SELECT count(*) FROM runs r WHERE r.submission_id = s.id),
+     (SELECT group_concat(tool, ' ') FROM
+         (SELECT DISTINCT tool FROM runs r WHERE r.submission_id = s.id ORDER BY tool))";
+
+/// The columns [`run_from_row`] reads, of `runs r`.
+pub(super) const RUN_COLUMNS: &str = "r.id, r.idx, r.message_idx, r.tool, r.test, r.label,
+     r.threads, r.quote_depth, r.author, r.command, r.first_line, r.last_line";
+
+/// A stored submission without its text (see [`super::text_window`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubmissionHead {
+    pub id: i64,
+    pub source_name: Option<String>,
+    pub author: Option<String>,
+    pub date: Option<String>,
+    pub subject: Option<String>,
+    pub created_at: String,
+}
+
+/// A stored submission with its verbatim text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Submission {
+    pub id: i64,
+    pub text: String,
+    pub sha256: String,
+    pub source_name: Option<String>,
+    pub author: Option<String>,
+    pub date: Option<String>,
+    pub subject: Option<String>,
+    pub created_at: String,
+}
+
+/// One line of the home page's list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubmissionSummary {
+    pub id: i64,
+    pub source_name: Option<String>,
+    pub author: Option<String>,
+    pub date: Option<String>,
+    pub subject: Option<String>,
+    pub created_at: String,
+    pub runs: i64,
+    pub tools: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredResult {
+    pub item: String,
+    pub metric: String,
+    pub value: f64,
+    pub unit: String,
+    pub line: usize,
+    pub estimated: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredRun {
+    pub id: i64,
+    pub idx: usize,
+    pub message_idx: Option<usize>,
+    pub tool: String,
+    pub test: Option<String>,
+    pub label: Option<String>,
+    pub threads: Option<u32>,
+    pub quote_depth: usize,
+    pub author: Option<String>,
+    pub command: Option<String>,
+    pub lines: [usize; 2],
+    pub attrs: BTreeMap<String, String>,
+    pub results: Vec<StoredResult>,
+}
+
+/// A submission's head from [`HEAD_COLUMNS`], the first columns of the row.
+pub(super) fn head_from_row(row: &Row) -> rusqlite::Result<SubmissionHead> {
+    Ok(SubmissionHead {
+        id: row.get(0)?,
+        source_name: row.get(1)?,
+        author: row.get(2)?,
+        date: row.get(3)?,
+        subject: row.get(4)?,
+        created_at: row.get(5)?,
+    })
+}
+
+/// A submission from [`HEAD_COLUMNS`] followed by `s.text, s.sha256`.
+pub(super) fn submission_from_row(row: &Row) -> rusqlite::Result<Submission> {
+    let head = head_from_row(row)?;
+    Ok(Submission {
+        id: head.id,
+        text: row.get(6)?,
+        sha256: row.get(7)?,
+        source_name: head.source_name,
+        author: head.author,
+        date: head.date,
+        subject: head.subject,
+        created_at: head.created_at,
+    })
+}
+
+/// A submission's summary from [`SUMMARY_COLUMNS`].
+pub(super) fn summary_from_row(row: &Row) -> rusqlite::Result<SubmissionSummary> {
+    let head = head_from_row(row)?;
+    let tools: Option<String> = row.get(7)?;
+    Ok(SubmissionSummary {
+        id: head.id,
+        source_name: head.source_name,
+        author: head.author,
+        date: head.date,
+        subject: head.subject,
+        created_at: head.created_at,
+        runs: row.get(6)?,
+        tools: tools
+            .map(|t| t.split(' ').map(str::to_owned).collect())
+            .unwrap_or_default(),
+    })
+}
+
+/// A run from [`RUN_COLUMNS`], the first columns of the row, without its
+/// attributes and results (see [`fill_attrs_and_results`]).
+pub(super) fn run_from_row(row: &Row) -> rusqlite::Result<StoredRun> {
+    Ok(StoredRun {
+        id: row.get(0)?,
+        idx: row.get::<_, i64>(1)? as usize,
+        message_idx: row.get::<_, Option<i64>>(2)?.map(|i| i as usize),
+        tool: row.get(3)?,
+        test: row.get(4)?,
+        label: row.get(5)?,
+        threads: row.get(6)?,
+        quote_depth: row.get::<_, i64>(7)? as usize,
+        author: row.get(8)?,
+        command: row.get(9)?,
+        lines: [
+            row.get::<_, i64>(10)? as usize,
+            row.get::<_, i64>(11)? as usize,
+        ],
+        attrs: BTreeMap::new(),
+        results: Vec::new(),
+    })
+}
+
+/// How many run ids one statement binds: a page's runs in one query each,
+/// far below SQLite's limit on parameters (32,766), which a whole
+/// submission's runs could pass.
+const IDS_PER_QUERY: usize = 10_000;
+
+/// Loads the attributes and results of the given runs: two queries per
+/// [`IDS_PER_QUERY`] runs.
+pub(super) fn fill_attrs_and_results(
+    conn: &Connection,
+    runs: &mut [&mut StoredRun],
+) -> rusqlite::Result<()> {
+    let position: HashMap<i64, usize> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, run)| (run.id, i))
+        .collect();
+    let ids: Vec<i64> = runs.iter().map(|run| run.id).collect();
+    for chunk in ids.chunks(IDS_PER_QUERY) {
+        let marks = vec!["?"; chunk.len()].join(", ");
+        let mut stmt = conn.prepare(&format!(
+            "SELECT run_id, key, value FROM run_attrs WHERE run_id IN ({marks})"
+        ))?;
+        let mut rows = stmt.query(params_from_iter(chunk))?;
+        while let Some(row) = rows.next()? {
+            if let Some(&i) = position.get(&row.get::<_, i64>(0)?) {
+                runs[i].attrs.insert(row.get(1)?, row.get(2)?);
+            }
+        }
+    }
+    for (run_id, result) in results_of_runs(conn, &ids)? {
+        if let Some(&i) = position.get(&run_id) {
+            runs[i].results.push(result);
+        }
+    }
+    Ok(())
+}
+
+/// The results of the given runs as `(run id, result)`, in the order
+/// they were stored (each run's in the order printed): one query per
+/// [`IDS_PER_QUERY`] runs.
+pub(super) fn results_of_runs(
+    conn: &Connection,
+    ids: &[i64],
+) -> rusqlite::Result<Vec<(i64, StoredResult)>> {
+    let mut found = Vec::new();
+    for chunk in ids.chunks(IDS_PER_QUERY) {
+        let marks = vec!["?"; chunk.len()].join(", ");
+        let mut stmt = conn.prepare(&format!(
+            "SELECT run_id, item, metric, value, unit, line, estimated FROM results
+             WHERE run_id IN ({marks}) ORDER BY id"
+        ))?;
+        let rows = stmt.query_map(params_from_iter(chunk), |row| {
+            Ok((
+                row.get(0)?,
+                StoredResult {
+                    item: row.get(1)?,
+                    metric: row.get(2)?,
+                    value: row.get(3)?,
+                    unit: row.get(4)?,
+                    line: row.get::<_, i64>(5)? as usize,
+                    estimated: row.get(6)?,
+                },
+            ))
+        })?;
+        for row in rows {
+            found.push(row?);
+        }
+    }
+    Ok(found)
+}
