@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 
-use parsers::MetricInfo;
+use parsers::contract::PseudoField;
 
 use super::{
     is_interim_item, CompareQuery, Comparison, Peak, Point, Resolved, RunValue, Series, VsBaseline,
@@ -16,14 +16,10 @@ use super::{
 use crate::store::MetricRow;
 
 /// Where the value of a `by` or `where` key is found in a row: a field of
-/// the run (the [`PSEUDO_FIELD_NAMES`]), the item, or one of the attributes read
-/// with the rows.
+/// the run, the item, or one of the attributes read with the rows.
 #[derive(Debug, Clone, Copy)]
 enum KeyField {
-    Label,
-    Author,
-    Submission,
-    Test,
+    Run(PseudoField),
     Item,
     /// The index in the rows' `attrs`.
     Attr(usize),
@@ -33,26 +29,27 @@ enum KeyField {
 
 impl KeyField {
     fn of(key: &str, attr_keys: &[String]) -> Self {
-        match key {
-            "label" => KeyField::Label,
-            "author" => KeyField::Author,
-            "submission" => KeyField::Submission,
-            "test" => KeyField::Test,
-            "item" => KeyField::Item,
-            _ => match attr_keys.iter().position(|k| k == key) {
-                Some(index) => KeyField::Attr(index),
-                None => KeyField::Unread,
-            },
+        if let Some(field) = PseudoField::from_name(key) {
+            return KeyField::Run(field);
+        }
+        if key == "item" {
+            return KeyField::Item;
+        }
+        match attr_keys.iter().position(|k| k == key) {
+            Some(index) => KeyField::Attr(index),
+            None => KeyField::Unread,
         }
     }
 
     /// The row's value, borrowed where the row holds it as text.
     fn value(self, row: &MetricRow) -> Option<Cow<'_, str>> {
         let text = match self {
-            KeyField::Label => row.label.as_deref(),
-            KeyField::Author => row.author.as_deref(),
-            KeyField::Submission => return Some(Cow::Owned(row.submission_id.to_string())),
-            KeyField::Test => row.test.as_deref(),
+            KeyField::Run(PseudoField::Label) => row.label.as_deref(),
+            KeyField::Run(PseudoField::Author) => row.author.as_deref(),
+            KeyField::Run(PseudoField::Submission) => {
+                return Some(Cow::Owned(row.submission_id.to_string()))
+            }
+            KeyField::Run(PseudoField::Test) => row.test.as_deref(),
             KeyField::Item => Some(row.item.as_str()),
             KeyField::Attr(index) => row.attrs.get(index).and_then(Option::as_deref),
             KeyField::Unread => None,
@@ -134,11 +131,6 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
     }
 }
 
-/// Where a scaling efficiency means something: rates (per second, IOPS).
-fn is_rate(metric: &MetricInfo) -> bool {
-    metric.is_throughput()
-}
-
 /// Means are rounded far below what any tool prints, so that the same
 /// repeats give the same digits in every form (no 29261.640000000003).
 fn tidy(value: f64) -> f64 {
@@ -149,13 +141,8 @@ fn tidy(value: f64) -> f64 {
     }
 }
 
-/// sysbench's interim report lines (`t=10s`) are items of their own; a
-/// query that leaves the item open means the final reports.
-fn is_interim(item: &str) -> bool {
-    is_interim_item(item)
-}
-
-pub(super) fn group(
+/// Filters and groups the rows of a resolved query into its comparison.
+pub(super) fn comparison(
     query: &CompareQuery,
     resolved: Resolved,
     attr_keys: &[String],
@@ -174,7 +161,8 @@ pub(super) fn group(
         if !wanted {
             return false;
         }
-        let keep = query.item.is_some() || !is_interim(&row.item);
+        // A query that leaves the item open means the final reports.
+        let keep = query.item.is_some() || !is_interim_item(&row.item);
         interim += usize::from(!keep);
         keep
     });
@@ -348,7 +336,10 @@ pub(super) fn group(
                 .iter()
                 .find(|p| p.threads == Some(1))
                 .map(|p| p.mean);
-            if let Some(single) = single.filter(|q1| *q1 > 0.0 && is_rate(resolved.metric)) {
+            // Efficiency is counted for throughputs only: the rates where
+            // more is better.
+            let counts = resolved.metric.is_throughput();
+            if let Some(single) = single.filter(|q1| *q1 > 0.0 && counts) {
                 for p in &mut s.points {
                     let threads = f64::from(p.threads.unwrap_or(1));
                     p.efficiency = Some((p.mean / (threads * single) * 1000.0).round() / 1000.0);

@@ -184,7 +184,7 @@ pub fn compare(
         attr_keys,
     };
     let rows = store::metric_rows(conn, &filter)?;
-    Ok(group::group(query, resolved, &filter.attr_keys, rows))
+    Ok(group::comparison(query, resolved, &filter.attr_keys, rows))
 }
 
 impl Point {
