@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use parsers::{MetricInfo, Tool};
 use serde::Serialize;
 
-use crate::store::{self, MetricFilter};
+use crate::store::{self, MetricFilter, MetricRow, StoredRun};
 
 mod group;
 mod output;
@@ -170,21 +170,73 @@ pub fn compare(
         let stored_keys = store::tool_attr_keys(conn, resolved.tool.name())?;
         check_keys(query, resolved.tool, &stored_keys)?;
     }
+    let filter = metric_filter(query, resolved);
+    let rows = store::metric_rows(conn, &filter)?;
+    Ok(group::comparison(query, resolved, &filter.attr_keys, rows))
+}
+
+/// The comparison of runs already read (one submission's, say), grouped
+/// exactly as [`compare`] groups the stored ones: a chart drawn from it
+/// shows the series of `/compare` in the same order and colours.
+pub fn compare_runs(
+    query: &CompareQuery,
+    resolved: Resolved,
+    submission_id: i64,
+    runs: &[StoredRun],
+) -> Comparison {
+    let filter = metric_filter(query, resolved);
+    let mut runs: Vec<&StoredRun> = runs
+        .iter()
+        .filter(|run| run.tool == filter.tool)
+        .filter(|run| filter.test.is_none() || run.test == filter.test)
+        .collect();
+    // The order of the database's rows.
+    runs.sort_by_key(|run| run.id);
+    let rows = runs
+        .into_iter()
+        .flat_map(|run| {
+            run.results
+                .iter()
+                .filter(|result| result.metric == filter.metric)
+                .filter(|result| filter.item.as_ref().is_none_or(|item| result.item == *item))
+                .map(|result| MetricRow {
+                    run_id: run.id,
+                    submission_id,
+                    test: run.test.clone(),
+                    label: run.label.clone(),
+                    threads: run.threads,
+                    author: run.author.clone(),
+                    first_line: run.lines[0],
+                    item: result.item.clone(),
+                    value: result.value,
+                    unit: result.unit.clone(),
+                    attrs: filter
+                        .attr_keys
+                        .iter()
+                        .map(|key| run.attrs.get(key).cloned())
+                        .collect(),
+                })
+        })
+        .collect();
+    group::comparison(query, resolved, &filter.attr_keys, rows)
+}
+
+/// What to read for a query: its tool, metric, test and item, and the
+/// attributes its `by` and `where` name, each once.
+fn metric_filter(query: &CompareQuery, resolved: Resolved) -> MetricFilter {
     let mut attr_keys: Vec<String> = Vec::new();
     for (_, key) in query_keys(query) {
         if !is_field(key) && !attr_keys.iter().any(|k| k == key) {
             attr_keys.push(key.to_owned());
         }
     }
-    let filter = MetricFilter {
+    MetricFilter {
         tool: resolved.tool.name().to_owned(),
         metric: resolved.metric.name.to_owned(),
         test: query.test.clone(),
         item: query.item.clone(),
         attr_keys,
-    };
-    let rows = store::metric_rows(conn, &filter)?;
-    Ok(group::comparison(query, resolved, &filter.attr_keys, rows))
+    }
 }
 
 impl Point {
