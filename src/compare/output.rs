@@ -1,8 +1,8 @@
 //! The forms a comparison is shown in: the chart, the CSV and the text
 //! for a mail (laid out in [`table`](super::table)).
 
-use super::{table, Comparison, Series, XAxis};
-use crate::charts::{Chart, ChartSeries};
+use super::{table, Comparison, Point, Series, XAxis};
+use crate::charts::{Chart, ChartSeries, Summary};
 use crate::csv_cell;
 
 impl Comparison {
@@ -45,9 +45,9 @@ impl Comparison {
         }
     }
 
-    /// The chart: lines against threads, or bars per item. Every run's
-    /// value goes in, so the chart's mean, whisker and count are the
-    /// table's.
+    /// The chart: lines against threads, or bars per item. It draws the
+    /// points as grouped here, so the chart's mean, whisker and count are
+    /// the table's.
     pub fn chart(&self) -> Chart {
         let mut chart = match self.x {
             XAxis::Threads => Chart::new(self.title(), self.x_title(), self.value_title()),
@@ -66,21 +66,30 @@ impl Comparison {
                 points: series
                     .points
                     .iter()
-                    .flat_map(|p| {
-                        let x = match p.threads {
-                            Some(threads) => f64::from(threads),
-                            None => self
-                                .categories
-                                .iter()
-                                .position(|c| *c == p.item)
-                                .unwrap_or(0) as f64,
-                        };
-                        p.runs.iter().map(move |run| (x, run.value))
+                    .map(|point| Summary {
+                        x: self.chart_x(point),
+                        mean: point.mean,
+                        min: point.min,
+                        max: point.max,
+                        count: point.n,
                     })
                     .collect(),
             })
             .collect();
         chart
+    }
+
+    /// Where a point sits along the chart's x: its thread count, or on
+    /// bars the index of its item.
+    fn chart_x(&self, point: &Point) -> f64 {
+        match point.threads {
+            Some(threads) => f64::from(threads),
+            None => self
+                .categories
+                .iter()
+                .position(|c| *c == point.item)
+                .unwrap_or(0) as f64,
+        }
     }
 
     /// The numbers as CSV (RFC 4180): one row per point, every series key
