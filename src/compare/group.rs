@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, HashMap};
 use parsers::contract::PseudoField;
 
 use super::{
-    is_interim_item, CompareQuery, Comparison, Peak, Point, Resolved, RunValue, Series, VsBaseline,
-    XAxis, NONE,
+    is_interim_item, CompareQuery, Comparison, Peak, Point, Resolved, RunValue, Series, Verdict,
+    VsBaseline, XAxis, NONE,
 };
 use crate::store::MetricRow;
 
@@ -315,13 +315,7 @@ pub(super) fn comparison(
                     continue;
                 }
                 let percent = (p.mean - base_mean) / base_mean.abs() * 100.0;
-                let verdict = if percent.abs() < 0.05 {
-                    "same"
-                } else if (percent > 0.0) == resolved.metric.higher_is_better {
-                    "better"
-                } else {
-                    "worse"
-                };
+                let verdict = Verdict::of(percent, resolved.metric.higher_is_better);
                 p.vs_baseline = Some(VsBaseline {
                     percent: (percent * 100.0).round() / 100.0,
                     verdict,

@@ -6,6 +6,7 @@
 //! `benchlog export`, so that every form of one query gives the same data.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use parsers::{MetricInfo, Tool};
 use serde::Serialize;
@@ -82,8 +83,55 @@ pub struct RunValue {
 pub struct VsBaseline {
     /// (mean − baseline mean) / baseline mean × 100.
     pub percent: f64,
-    /// "better", "worse" or "same", by the metric's direction.
-    pub verdict: &'static str,
+    pub verdict: Verdict,
+}
+
+impl VsBaseline {
+    /// The difference as tables show it: `+3.2% better`, or `same`.
+    pub fn describe(&self) -> String {
+        match self.verdict {
+            Verdict::Same => Verdict::Same.to_string(),
+            verdict => format!("{:+.1}% {verdict}", self.percent),
+        }
+    }
+}
+
+/// Whether a point did better or worse than the baseline's, by the
+/// metric's direction. Shown as its lower-case word (also in CSV and JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Better,
+    Worse,
+    /// Within 0.05% of the baseline.
+    Same,
+}
+
+impl Verdict {
+    /// The verdict on a difference of `percent` to the baseline.
+    pub fn of(percent: f64, higher_is_better: bool) -> Self {
+        if percent.abs() < 0.05 {
+            Verdict::Same
+        } else if (percent > 0.0) == higher_is_better {
+            Verdict::Better
+        } else {
+            Verdict::Worse
+        }
+    }
+
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Better => "better",
+            Verdict::Worse => "worse",
+            Verdict::Same => "same",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.word())
+    }
 }
 
 /// One x of a series: the mean of the runs there, their spread and count.

@@ -20,12 +20,21 @@ impl Comparison {
 
     /// The value axis' title: what, in which unit, and which way is better.
     pub fn value_title(&self) -> String {
-        let direction = if self.higher_is_better {
+        format!(
+            "{} ({}), {}",
+            self.metric_title,
+            self.unit,
+            self.direction()
+        )
+    }
+
+    /// Which way is better, in words.
+    pub fn direction(&self) -> &'static str {
+        if self.higher_is_better {
             "higher is better"
         } else {
             "lower is better"
-        };
-        format!("{} ({}), {direction}", self.metric_title, self.unit)
+        }
     }
 
     fn x_title(&self) -> &'static str {
@@ -143,7 +152,7 @@ impl Comparison {
                     point.n.to_string(),
                     self.unit.clone(),
                     baseline.map(|b| b.percent.to_string()).unwrap_or_default(),
-                    baseline.map(|b| b.verdict.to_owned()).unwrap_or_default(),
+                    baseline.map(|b| b.verdict.to_string()).unwrap_or_default(),
                     point.efficiency.map(|e| e.to_string()).unwrap_or_default(),
                     point
                         .runs
