@@ -2,12 +2,17 @@
 //! `x`, `by`, `where`, `baseline`), checking it, and grouping the stored
 //! results into series of points (mean, min, max and count of the repeats
 //! of one configuration), with the difference to a baseline series, the
-//! peak and the scaling efficiency. Shared by the web pages and
-//! `benchlog export`, so that every form of one query gives the same data.
+//! peak and the scaling efficiency. Shared by the web pages, their
+//! thumbnails and `benchlog export`, so that every form of one query gives
+//! the same data.
+//!
+//! `query` reads and checks the query, `group` turns rows into series and
+//! their statistics, `output` and `table` give the chart, CSV and text.
 
 use std::collections::BTreeMap;
 use std::fmt;
 
+use parsers::contract::{is_interim_item, ATTRIBUTE_KEYS, NONE, PSEUDO_FIELD_NAMES};
 use parsers::{MetricInfo, Tool};
 use serde::Serialize;
 
@@ -19,7 +24,6 @@ mod query;
 mod table;
 
 pub use group::{matches_wheres, natural_cmp};
-pub use parsers::contract::{is_interim_item, ATTRIBUTE_KEYS, NONE, PSEUDO_FIELD_NAMES};
 pub use query::{
     check_where_count, contract_metrics, query_pairs, CompareQuery, QueryError, MAX_BY,
     MAX_QUERY_BYTES, MAX_QUERY_PAIRS, MAX_WHERE,
