@@ -8,6 +8,7 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 
 use parsers::contract::PseudoField;
+use parsers::MetricInfo;
 
 use super::{
     is_interim_item, CompareQuery, Comparison, Peak, Point, Resolved, RunValue, Series, Verdict,
@@ -282,79 +283,16 @@ pub(super) fn comparison(
         })
         .collect();
 
-    let baseline = query.baseline.as_ref().and_then(|wanted| {
-        let found = series
-            .iter()
-            .position(|s| s.name == *wanted)
-            .or_else(|| series.iter().position(|s| s.name.eq_ignore_ascii_case(wanted)));
-        if found.is_none() {
-            let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
-            notices.push(format!(
-                "The baseline {wanted:?} is not one of this comparison's series ({}); no differences are shown.",
-                if names.is_empty() { "none".to_owned() } else { names.join(", ") }
-            ));
-        }
-        found
-    });
+    let baseline = query
+        .baseline
+        .as_ref()
+        .and_then(|wanted| find_baseline(&series, wanted, &mut notices));
     if let Some(base) = baseline {
-        series[base].is_baseline = true;
-        let reference: HashMap<(Option<u32>, String), f64> = series[base]
-            .points
-            .iter()
-            .map(|p| ((p.threads, p.item.clone()), p.mean))
-            .collect();
-        for (index, s) in series.iter_mut().enumerate() {
-            if index == base {
-                continue;
-            }
-            for p in &mut s.points {
-                let Some(&base_mean) = reference.get(&(p.threads, p.item.clone())) else {
-                    continue;
-                };
-                if base_mean == 0.0 {
-                    continue;
-                }
-                let percent = (p.mean - base_mean) / base_mean.abs() * 100.0;
-                let verdict = Verdict::of(percent, resolved.metric.higher_is_better);
-                p.vs_baseline = Some(VsBaseline {
-                    percent: (percent * 100.0).round() / 100.0,
-                    verdict,
-                });
-            }
-        }
+        compare_with_baseline(&mut series, base, resolved.metric);
     }
     if x == XAxis::Threads {
         for s in &mut series {
-            let single = s
-                .points
-                .iter()
-                .find(|p| p.threads == Some(1))
-                .map(|p| p.mean);
-            // Efficiency is counted for throughputs only: the rates where
-            // more is better.
-            let counts = resolved.metric.is_throughput();
-            if let Some(single) = single.filter(|q1| *q1 > 0.0 && counts) {
-                for p in &mut s.points {
-                    let threads = f64::from(p.threads.unwrap_or(1));
-                    p.efficiency = Some((p.mean / (threads * single) * 1000.0).round() / 1000.0);
-                }
-            }
-            let best = s.points.iter().reduce(|best, p| {
-                let better = if resolved.metric.higher_is_better {
-                    p.mean > best.mean
-                } else {
-                    p.mean < best.mean
-                };
-                if better {
-                    p
-                } else {
-                    best
-                }
-            });
-            s.peak = best.map(|p| Peak {
-                mean: p.mean,
-                threads: p.threads,
-            });
+            add_scaling(s, resolved.metric);
         }
     }
 
@@ -389,6 +327,88 @@ pub(super) fn comparison(
         without_threads,
         notices,
     }
+}
+
+/// The series the query names as baseline (its exact name, else the same
+/// name in other case); a notice when there is none.
+fn find_baseline(series: &[Series], wanted: &str, notices: &mut Vec<String>) -> Option<usize> {
+    let found = series.iter().position(|s| s.name == *wanted).or_else(|| {
+        series
+            .iter()
+            .position(|s| s.name.eq_ignore_ascii_case(wanted))
+    });
+    if found.is_none() {
+        let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+        notices.push(format!(
+            "The baseline {wanted:?} is not one of this comparison's series ({}); no differences are shown.",
+            if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+        ));
+    }
+    found
+}
+
+/// Marks series `base` as the baseline and gives every other point the
+/// difference to the baseline's point at the same x.
+fn compare_with_baseline(series: &mut [Series], base: usize, metric: &MetricInfo) {
+    series[base].is_baseline = true;
+    let reference: HashMap<(Option<u32>, String), f64> = series[base]
+        .points
+        .iter()
+        .map(|p| ((p.threads, p.item.clone()), p.mean))
+        .collect();
+    for (index, s) in series.iter_mut().enumerate() {
+        if index == base {
+            continue;
+        }
+        for p in &mut s.points {
+            let Some(&base_mean) = reference.get(&(p.threads, p.item.clone())) else {
+                continue;
+            };
+            if base_mean == 0.0 {
+                continue;
+            }
+            let percent = (p.mean - base_mean) / base_mean.abs() * 100.0;
+            p.vs_baseline = Some(VsBaseline {
+                percent: (percent * 100.0).round() / 100.0,
+                verdict: Verdict::of(percent, metric.higher_is_better),
+            });
+        }
+    }
+}
+
+/// A series against threads: its peak, and the scaling efficiency of
+/// each point where it has a 1-thread point.
+fn add_scaling(series: &mut Series, metric: &MetricInfo) {
+    let single = series
+        .points
+        .iter()
+        .find(|p| p.threads == Some(1))
+        .map(|p| p.mean);
+    // Efficiency is counted for throughputs only: the rates where more is
+    // better.
+    let counts = metric.is_throughput();
+    if let Some(single) = single.filter(|q1| *q1 > 0.0 && counts) {
+        for p in &mut series.points {
+            let threads = f64::from(p.threads.unwrap_or(1));
+            p.efficiency = Some((p.mean / (threads * single) * 1000.0).round() / 1000.0);
+        }
+    }
+    let best = series.points.iter().reduce(|best, p| {
+        let better = if metric.higher_is_better {
+            p.mean > best.mean
+        } else {
+            p.mean < best.mean
+        };
+        if better {
+            p
+        } else {
+            best
+        }
+    });
+    series.peak = best.map(|p| Peak {
+        mean: p.mean,
+        threads: p.threads,
+    });
 }
 
 /// The point of the rows at `indices`, which it takes the runs' texts
