@@ -10,8 +10,8 @@ use crate::compare::{self, CompareQuery, Resolved, XAxis};
 use crate::store::{StoredResult, StoredRun};
 use parsers::contract::{is_interim_item, PseudoField};
 
-/// Attributes in the order a reader cares about them: the knobs people
-/// turn between runs first, the facts of the machine last. A `by` lists
+/// Contract 2's attributes in the order a reader cares about them: the
+/// knobs people turn between runs first, the facts of the machine last. A `by` lists
 /// its keys in this order, and the least interesting go first when a
 /// smaller set splits the runs just as well.
 const ATTR_INTEREST: [&str; 20] = [
@@ -280,6 +280,15 @@ mod tests {
             line: 1,
             estimated: false,
         }
+    }
+
+    #[test]
+    fn interest_ranks_every_contract_attribute_once() {
+        let mut ranked = ATTR_INTEREST.to_vec();
+        let mut contract = parsers::contract::ATTRIBUTE_KEYS.to_vec();
+        ranked.sort_unstable();
+        contract.sort_unstable();
+        assert_eq!(ranked, contract);
     }
 
     #[test]
