@@ -8,14 +8,14 @@ use criterion::{criterion_group, criterion_main, Criterion};
 
 fn chart() -> Chart {
     let series = (0..10)
-        .map(|s| ChartSeries {
-            name: format!("series {s}"),
-            points: (0..20)
+        .map(|s| {
+            let values: Vec<(f64, f64)> = (0..20)
                 .map(|p| {
                     let threads = f64::from(1 + p * 4);
                     (threads, 1000.0 * f64::from(s + 1) * threads.sqrt())
                 })
-                .collect(),
+                .collect();
+            ChartSeries::from_values(format!("series {s}"), &values)
         })
         .collect();
     Chart {

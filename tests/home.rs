@@ -106,3 +106,102 @@ async fn ready_comparisons_are_looked_for_among_the_newest_runs() {
     let reaching = benchlog::store::ready_groups(&conn, 12, 17).unwrap();
     assert!(submissions(reaching).contains(&1));
 }
+
+/// A chart's legend: each series' colour and name, in order. The name
+/// keeps what the chart shows, so a long one ends in an ellipsis.
+fn legend(svg: &str) -> Vec<(String, String)> {
+    let mut entries = Vec::new();
+    for (at, _) in svg.match_indices("<polyline ") {
+        let element = &svg[at..at + svg[at..].find("/>").unwrap()];
+        let stroke = attribute(element, "stroke");
+        let points: Vec<(i32, i32)> = attribute(element, "points")
+            .split_whitespace()
+            .map(|point| {
+                let (x, y) = point.split_once(',').unwrap();
+                (x.parse().unwrap(), y.parse().unwrap())
+            })
+            .collect();
+        // A legend line is the one 28 pixels long with its name 36 pixels
+        // right of where it starts.
+        let [(x1, y1), (x2, y2)] = points[..] else {
+            continue;
+        };
+        if y1 != y2 || x2 - x1 != 28 {
+            continue;
+        }
+        let name_at = format!(r#"<text x="{}" y="{y1}""#, x1 + 36);
+        let Some(text) = svg.find(&name_at) else {
+            continue;
+        };
+        let start = text + svg[text..].find('>').unwrap() + 1;
+        let end = start + svg[start..].find("</text>").unwrap();
+        entries.push((stroke, svg[start..end].trim().to_owned()));
+    }
+    entries
+}
+
+fn attribute(element: &str, name: &str) -> String {
+    let needle = format!(r#" {name}=""#);
+    let start = element.find(&needle).unwrap() + needle.len();
+    element[start..start + element[start..].find('"').unwrap()].to_owned()
+}
+
+/// The same name, allowing for either being cut short with an ellipsis.
+fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.trim_end_matches('…'), b.trim_end_matches('…'));
+    a.starts_with(b) || b.starts_with(a)
+}
+
+#[tokio::test]
+async fn thumbnails_order_and_colour_their_series_as_the_chart_they_link_to() {
+    let (_dir, _db, state) = test_state();
+    // (none) sorts first byte by byte but last on /compare.
+    paste(&state, &seed_000()).await;
+    // "run 10" sorts before "run 9" byte by byte, after it naturally.
+    let mut numbered = String::new();
+    for (label, qps) in [("run 9", 1100.0), ("run 10", 1200.0)] {
+        numbered.push_str(&format!("== {label} ==\n\n"));
+        for clients in [10, 100] {
+            numbered.push_str(&format!(
+                "super-smack -d mysql select-key.smack {clients} 10000\nQuery Barrel Report for client smacker1\nconnect: max=4ms min=1ms avg= 2ms from {clients} clients\nQuery_type num_queries max_time min_time q_per_s\nselect_index {} 0 0 {:.2}\n\n",
+                clients * 20000,
+                qps + f64::from(clients)
+            ));
+        }
+    }
+    paste(&state, &numbered).await;
+
+    let (_, page) = get(&state, "/").await;
+    // Each small chart sits inside its link to /compare.
+    let thumbnails: Vec<(String, &str)> = page
+        .split(r#"class="ready-compare" href=""#)
+        .skip(1)
+        .filter_map(|rest| {
+            let link = rest[..rest.find('"')?].replace("&#38;", "&");
+            let inside = &rest[rest.find('>')? + 1..];
+            let svg = &inside[..inside.find("</svg>")? + "</svg>".len()];
+            inside.starts_with("<svg").then_some((link, svg))
+        })
+        .collect();
+    assert_eq!(thumbnails.len(), 2, "one small chart per submission");
+    for (link, thumbnail) in thumbnails {
+        let query = link.strip_prefix("/compare?").unwrap();
+        let (status, full) = get(&state, &format!("/compare.svg?{query}")).await;
+        assert_eq!(status, 200, "{link}");
+        let (thumbnail, full) = (legend(thumbnail), legend(&full));
+        assert!(thumbnail.len() >= 2, "{link}: {thumbnail:?}");
+        assert_eq!(
+            thumbnail.len(),
+            full.len(),
+            "{link}: {thumbnail:?} {full:?}"
+        );
+        for (position, ((small_colour, small), (colour, name))) in
+            thumbnail.iter().zip(&full).enumerate()
+        {
+            assert!(
+                same_name(small, name) && small_colour == colour,
+                "{link}: series {position} is {small:?} in {small_colour} on the thumbnail, {name:?} in {colour} on /compare.svg"
+            );
+        }
+    }
+}

@@ -63,13 +63,26 @@ pub fn series_colour(index: usize) -> String {
     format!("#{r:02x}{g:02x}{b:02x}")
 }
 
-/// One series of a chart. Points may repeat an x (the same configuration
-/// run several times): the chart shows their mean, a whisker from min to
-/// max, and their count. For bars, x is the category's index.
+/// One series of a chart: a point per x, in ascending x, already
+/// summarised (the mean of the runs of one configuration, a whisker from
+/// min to max, and their count), so the chart shows the numbers its
+/// comparison computed rather than computing them again. For bars, x is
+/// the category's index.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChartSeries {
     pub name: String,
-    pub points: Vec<(f64, f64)>,
+    pub points: Vec<Summary>,
+}
+
+impl ChartSeries {
+    /// A series of raw `(x, value)` pairs, repeats of an x summarised into
+    /// one point.
+    pub fn from_values(name: impl Into<String>, values: &[(f64, f64)]) -> Self {
+        ChartSeries {
+            name: name.into(),
+            points: summarise(values),
+        }
+    }
 }
 
 /// What to draw. `categories: None` is a line chart against a numeric x
@@ -145,7 +158,7 @@ impl Chart {
 #[error("drawing the chart failed: {0}")]
 pub struct ChartError(String);
 
-/// The points of one x of a series.
+/// The values of one x of a series.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Summary {
     pub x: f64,
@@ -338,8 +351,8 @@ fn draw<DB: DrawingBackend>(
         &TEXT,
         (HPos::Left, VPos::Top),
     );
-    let summaries: Vec<Vec<Summary>> = chart.series.iter().map(|s| summarise(&s.points)).collect();
-    if summaries.iter().all(Vec::is_empty) {
+    let summaries: Vec<&[Summary]> = chart.series.iter().map(|s| s.points.as_slice()).collect();
+    if summaries.iter().all(|points| points.is_empty()) {
         text(
             labels,
             "No data to draw for this choice.",
@@ -378,8 +391,8 @@ fn legend_width(chart: &Chart, width: i32) -> i32 {
 /// The value axis: ticks, grid and the range they cover. Throughput and
 /// times are never negative, so the axis starts at zero then: a chart that
 /// starts at 18000 makes a 5% difference look like a doubling.
-fn value_range(summaries: &[Vec<Summary>]) -> (f64, f64, Vec<f64>) {
-    let all = summaries.iter().flatten();
+fn value_range(summaries: &[&[Summary]]) -> (f64, f64, Vec<f64>) {
+    let all = summaries.iter().flat_map(|points| points.iter());
     let low = all.clone().map(|s| s.min).fold(f64::INFINITY, f64::min);
     let high = all.map(|s| s.max).fold(f64::NEG_INFINITY, f64::max);
     let low = low.min(0.0);
@@ -394,7 +407,7 @@ fn draw_lines<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     labels: &mut Labels,
     chart: &Chart,
-    summaries: &[Vec<Summary>],
+    summaries: &[&[Summary]],
     frame: Rect,
 ) -> DrawResult<DB> {
     let (y_low, y_high, y_ticks) = value_range(summaries);
@@ -414,7 +427,11 @@ fn draw_lines<DB: DrawingBackend>(
 
     // Thread counts usually double (1, 2, 4 ... 64): on a linear axis the
     // small ones would crowd into a corner, so such an axis is logarithmic.
-    let mut xs: Vec<f64> = summaries.iter().flatten().map(|s| s.x).collect();
+    let mut xs: Vec<f64> = summaries
+        .iter()
+        .flat_map(|points| points.iter())
+        .map(|s| s.x)
+        .collect();
     xs.sort_by(f64::total_cmp);
     xs.dedup();
     let (x_min, x_max) = (xs[0], xs[xs.len() - 1]);
@@ -501,7 +518,7 @@ fn draw_lines<DB: DrawingBackend>(
     let mut placed: Vec<Rect> = Vec::new();
     for (index, series) in summaries.iter().enumerate() {
         let colour = PALETTE[index % PALETTE.len()];
-        for s in series {
+        for s in series.iter() {
             let (x, y) = (px(s.x), py(s.mean));
             if s.max > s.min {
                 let (top, bottom) = (py(s.max), py(s.min));
@@ -591,7 +608,7 @@ fn draw_bars<DB: DrawingBackend>(
     labels: &mut Labels,
     chart: &Chart,
     categories: &[String],
-    summaries: &[Vec<Summary>],
+    summaries: &[&[Summary]],
     frame: Rect,
 ) -> DrawResult<DB> {
     let (v_low, v_high, v_ticks) = value_range(summaries);
@@ -808,10 +825,10 @@ mod tests {
             "threads",
             "queries per second (q/s)",
         );
-        chart.series.push(ChartSeries {
-            name: "ULE / libthr".into(),
-            points: vec![(10.0, 30128.44), (100.0, 28581.18)],
-        });
+        chart.series.push(ChartSeries::from_values(
+            "ULE / libthr",
+            &[(10.0, 30128.44), (100.0, 28581.18)],
+        ));
         let svg = render_svg(&chart).unwrap();
         assert!(svg.starts_with("<svg"), "{}", &svg[..80]);
         assert!(svg.contains("queries per second (q/s)"));
@@ -825,10 +842,10 @@ mod tests {
     #[test]
     fn repeats_show_their_count() {
         let mut chart = LineChart::new("t", "threads", "q/s");
-        chart.series.push(ChartSeries {
-            name: "a".into(),
-            points: vec![(64.0, 1.0), (64.0, 2.0), (64.0, 3.0), (8.0, 2.0)],
-        });
+        chart.series.push(ChartSeries::from_values(
+            "a",
+            &[(64.0, 1.0), (64.0, 2.0), (64.0, 3.0), (8.0, 2.0)],
+        ));
         let svg = render_svg(&chart).unwrap();
         assert!(svg.contains("n=3"), "{svg}");
         assert!(!svg.contains("n=1"));
@@ -842,10 +859,10 @@ mod tests {
             "wall-clock time (s)",
             vec!["test-ATIS".into(), "test-insert".into()],
         );
-        chart.series.push(ChartSeries {
-            name: "2.4.0".into(),
-            points: vec![(0.0, 26.0), (1.0, 1000.0)],
-        });
+        chart.series.push(ChartSeries::from_values(
+            "2.4.0",
+            &[(0.0, 26.0), (1.0, 1000.0)],
+        ));
         let svg = render_svg(&chart).unwrap();
         for needle in ["test-ATIS", "test-insert", "2.4.0", "wall-clock time (s)"] {
             assert!(svg.contains(needle), "{needle}");
@@ -855,10 +872,9 @@ mod tests {
     #[test]
     fn png_is_a_png() {
         let mut chart = LineChart::new("t", "x", "y");
-        chart.series.push(ChartSeries {
-            name: "a".into(),
-            points: vec![(1.0, 1.0), (2.0, 4.0)],
-        });
+        chart
+            .series
+            .push(ChartSeries::from_values("a", &[(1.0, 1.0), (2.0, 4.0)]));
         let png = render_png(&chart).unwrap();
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     }

@@ -121,8 +121,7 @@ fn row(point: &Point, first_width: usize, with_baseline: bool, with_efficiency: 
     );
     if with_baseline {
         let difference = match &point.vs_baseline {
-            Some(vs) if vs.verdict == "same" => "same".to_owned(),
-            Some(vs) => format!("{:+.1}% {}", vs.percent, vs.verdict),
+            Some(vs) => vs.describe(),
             None => "-".to_owned(),
         };
         line.push_str(&format!(" {difference:>13}"));

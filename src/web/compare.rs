@@ -17,7 +17,7 @@ use rusqlite::Connection;
 
 use super::{Answer, AppError, AppState};
 use crate::charts::{self, format_value};
-use crate::compare::{self, CompareQuery, Comparison, Resolved, XAxis};
+use crate::compare::{self, CompareQuery, Comparison, Resolved, VsBaseline, XAxis};
 use crate::store::{self, Choices};
 use parsers::contract::PSEUDO_FIELD_NAMES;
 
@@ -402,12 +402,12 @@ fn result_view(comparison: Comparison, svg: String) -> ResultView {
                     min: format_value(p.min),
                     max: format_value(p.max),
                     n: p.n,
-                    vs_baseline: match &p.vs_baseline {
-                        Some(vs) if vs.verdict == "same" => "same".to_owned(),
-                        Some(vs) => format!("{:+.1}% {}", vs.percent, vs.verdict),
-                        None => String::new(),
-                    },
-                    verdict: p.vs_baseline.as_ref().map(|v| v.verdict).unwrap_or(""),
+                    vs_baseline: p
+                        .vs_baseline
+                        .as_ref()
+                        .map(VsBaseline::describe)
+                        .unwrap_or_default(),
+                    verdict: p.vs_baseline.as_ref().map_or("", |v| v.verdict.word()),
                     efficiency: p.efficiency.map(|e| format!("{e:.2}")).unwrap_or_default(),
                     runs: p
                         .runs
@@ -444,12 +444,8 @@ fn result_view(comparison: Comparison, svg: String) -> ResultView {
             .flat_map(|s| &s.points)
             .any(|p| p.efficiency.is_some()),
         without_threads: comparison.without_threads,
+        direction: comparison.direction(),
         notices: comparison.notices,
         unit: comparison.unit,
-        direction: if comparison.higher_is_better {
-            "higher is better"
-        } else {
-            "lower is better"
-        },
     }
 }

@@ -3,15 +3,15 @@
 //! that tell those runs apart. Pure: runs in, queries (and chart series)
 //! out; the submission page and the home page share it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
-use crate::charts::{ChartSeries, LineChart};
-use crate::compare::CompareQuery;
+use crate::charts::LineChart;
+use crate::compare::{self, CompareQuery, Resolved, XAxis};
 use crate::store::{StoredResult, StoredRun};
-use parsers::contract::{is_interim_item, NONE};
+use parsers::contract::{is_interim_item, PseudoField};
 
-/// Attributes in the order a reader cares about them: the knobs people
-/// turn between runs first, the facts of the machine last. A `by` lists
+/// Contract 2's attributes in the order a reader cares about them: the
+/// knobs people turn between runs first, the facts of the machine last. A `by` lists
 /// its keys in this order, and the least interesting go first when a
 /// smaller set splits the runs just as well.
 const ATTR_INTEREST: [&str; 20] = [
@@ -49,6 +49,7 @@ fn interest(key: &str) -> (usize, &str) {
 /// One ready comparison.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadyComparison {
+    pub submission_id: i64,
     pub tool: String,
     pub test: Option<String>,
     pub item: String,
@@ -62,11 +63,13 @@ pub struct ReadyComparison {
 
 /// The value of a `by` key for a run, as `/compare` reads it.
 fn key_value<'a>(run: &'a StoredRun, key: &str) -> Option<&'a str> {
-    match key {
-        "label" => run.label.as_deref(),
-        "author" => run.author.as_deref(),
-        "test" => run.test.as_deref(),
-        _ => run.attrs.get(key).map(String::as_str),
+    match PseudoField::from_name(key) {
+        Some(PseudoField::Label) => run.label.as_deref(),
+        Some(PseudoField::Author) => run.author.as_deref(),
+        Some(PseudoField::Test) => run.test.as_deref(),
+        // The runs told apart here are all one submission's.
+        Some(PseudoField::Submission) => None,
+        None => run.attrs.get(key).map(String::as_str),
     }
 }
 
@@ -165,6 +168,7 @@ fn ready(
         baseline: None,
     };
     Some(ReadyComparison {
+        submission_id,
         tool: first.tool.clone(),
         test: first.test.clone(),
         item: item.to_owned(),
@@ -221,26 +225,10 @@ pub fn headline_comparison(submission_id: i64, runs: &[StoredRun]) -> Option<Rea
     ready(submission_id, &group, &distinguishing_keys(&group), item)
 }
 
-/// The small chart of a ready comparison, grouped as `/compare` groups
-/// it: a series per combination of the `by` values.
+/// The small chart of a ready comparison, grouped by `/compare`'s own
+/// code so that it shows the series of the chart it links to, in the same
+/// order and colours.
 pub fn small_chart(comparison: &ReadyComparison, runs: &[StoredRun]) -> LineChart {
-    let mut series: BTreeMap<Vec<String>, Vec<(f64, f64)>> = BTreeMap::new();
-    for run in runs {
-        let Some(threads) = run.threads else { continue };
-        let values: Vec<String> = comparison
-            .by
-            .iter()
-            .map(|key| key_value(run, key).unwrap_or(NONE).to_owned())
-            .collect();
-        for result in &run.results {
-            if result.item == comparison.item && result.metric == comparison.metric {
-                series
-                    .entry(values.clone())
-                    .or_default()
-                    .push((f64::from(threads), result.value));
-            }
-        }
-    }
     let unit = parsers::metric_info(&comparison.metric)
         .map(|info| format!("{} ({})", info.title, info.unit))
         .unwrap_or_else(|| comparison.metric.clone());
@@ -251,17 +239,17 @@ pub fn small_chart(comparison: &ReadyComparison, runs: &[StoredRun]) -> LineChar
     let mut chart = LineChart::new(title, "threads", unit);
     chart.width = 560;
     chart.height = 300;
-    chart.series = series
-        .into_iter()
-        .map(|(values, points)| ChartSeries {
-            name: if values.is_empty() {
-                "all runs".to_owned()
-            } else {
-                values.join(" / ")
-            },
-            points,
-        })
-        .collect();
+    if let Ok(Some(resolved)) = comparison.query.resolve() {
+        // A small chart is always drawn against threads.
+        let resolved = Resolved {
+            x: Some(XAxis::Threads),
+            ..resolved
+        };
+        chart.series =
+            compare::compare_runs(&comparison.query, resolved, comparison.submission_id, runs)
+                .chart()
+                .series;
+    }
     chart
 }
 
@@ -292,6 +280,15 @@ mod tests {
             line: 1,
             estimated: false,
         }
+    }
+
+    #[test]
+    fn interest_ranks_every_contract_attribute_once() {
+        let mut ranked = ATTR_INTEREST.to_vec();
+        let mut contract = parsers::contract::ATTRIBUTE_KEYS.to_vec();
+        ranked.sort_unstable();
+        contract.sort_unstable();
+        assert_eq!(ranked, contract);
     }
 
     #[test]

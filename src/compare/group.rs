@@ -1,0 +1,465 @@
+//! Grouping the stored results of a comparison: the `where` filters,
+//! series in natural order of their keys, points with their statistics
+//! (mean, min, max, n), the differences to a baseline, the peak and the
+//! scaling efficiency.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, HashMap};
+
+use parsers::contract::PseudoField;
+use parsers::MetricInfo;
+
+use super::{
+    is_interim_item, CompareQuery, Comparison, Peak, Point, Resolved, RunValue, Series, Verdict,
+    VsBaseline, XAxis, NONE,
+};
+use crate::store::MetricRow;
+
+/// Where the value of a `by` or `where` key is found in a row: a field of
+/// the run, the item, or one of the attributes read with the rows.
+#[derive(Debug, Clone, Copy)]
+enum KeyField {
+    Run(PseudoField),
+    Item,
+    /// The index in the rows' `attrs`.
+    Attr(usize),
+    /// An attribute that was not read: no row has it.
+    Unread,
+}
+
+impl KeyField {
+    fn of(key: &str, attr_keys: &[String]) -> Self {
+        if let Some(field) = PseudoField::from_name(key) {
+            return KeyField::Run(field);
+        }
+        if key == "item" {
+            return KeyField::Item;
+        }
+        match attr_keys.iter().position(|k| k == key) {
+            Some(index) => KeyField::Attr(index),
+            None => KeyField::Unread,
+        }
+    }
+
+    /// The row's value, borrowed where the row holds it as text.
+    fn value(self, row: &MetricRow) -> Option<Cow<'_, str>> {
+        let text = match self {
+            KeyField::Run(PseudoField::Label) => row.label.as_deref(),
+            KeyField::Run(PseudoField::Author) => row.author.as_deref(),
+            KeyField::Run(PseudoField::Submission) => {
+                return Some(Cow::Owned(row.submission_id.to_string()))
+            }
+            KeyField::Run(PseudoField::Test) => row.test.as_deref(),
+            KeyField::Item => Some(row.item.as_str()),
+            KeyField::Attr(index) => row.attrs.get(index).and_then(Option::as_deref),
+            KeyField::Unread => None,
+        };
+        text.map(Cow::Borrowed)
+    }
+}
+
+/// The `where` filters by key, each with the values that key may have.
+fn where_groups(wheres: &[(String, String)]) -> BTreeMap<&str, Vec<&str>> {
+    let mut by_key: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (key, value) in wheres {
+        by_key.entry(key).or_default().push(value);
+    }
+    by_key
+}
+
+/// Whether a run's value of one key (`None` when it has none) is one of
+/// the `wanted`.
+fn is_wanted(have: Option<&str>, wanted: &[&str]) -> bool {
+    let have = have.unwrap_or(NONE);
+    wanted.iter().any(|w| w.eq_ignore_ascii_case(have))
+}
+
+/// Whether a row passes the `where` filters: several values for one key
+/// mean "any of them"; different keys must all hold. A run without the
+/// attribute has the value `(none)`.
+pub fn matches_wheres(
+    value_of: impl Fn(&str) -> Option<String>,
+    wheres: &[(String, String)],
+) -> bool {
+    where_groups(wheres)
+        .into_iter()
+        .all(|(key, wanted)| is_wanted(value_of(key).as_deref(), &wanted))
+}
+
+/// Orders names as people count: `2.2.16` before `2.4.0`, `8` before
+/// `16`, case aside; `(none)` last.
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    match (a == NONE, b == NONE) {
+        (true, false) => return Ordering::Greater,
+        (false, true) => return Ordering::Less,
+        _ => {}
+    }
+    let (mut left, mut right) = (a, b);
+    loop {
+        match (left.chars().next(), right.chars().next()) {
+            (None, None) => return a.cmp(b),
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(l), Some(r)) if l.is_ascii_digit() && r.is_ascii_digit() => {
+                let l_len = left
+                    .find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(left.len());
+                let r_len = right
+                    .find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(right.len());
+                let l_digits = left[..l_len].trim_start_matches('0');
+                let r_digits = right[..r_len].trim_start_matches('0');
+                let order = l_digits
+                    .len()
+                    .cmp(&r_digits.len())
+                    .then_with(|| l_digits.cmp(r_digits));
+                if order != Ordering::Equal {
+                    return order;
+                }
+                left = &left[l_len..];
+                right = &right[r_len..];
+            }
+            (Some(l), Some(r)) => {
+                let order = l.to_lowercase().cmp(r.to_lowercase());
+                if order != Ordering::Equal {
+                    return order;
+                }
+                left = &left[l.len_utf8()..];
+                right = &right[r.len_utf8()..];
+            }
+        }
+    }
+}
+
+/// Means are rounded far below what any tool prints, so that the same
+/// repeats give the same digits in every form (no 29261.640000000003).
+fn tidy(value: f64) -> f64 {
+    if value.is_finite() && value.abs() < 1e12 {
+        (value * 1e6).round() / 1e6
+    } else {
+        value
+    }
+}
+
+/// Filters and groups the rows of a resolved query into its comparison.
+pub(super) fn comparison(
+    query: &CompareQuery,
+    resolved: Resolved,
+    attr_keys: &[String],
+    mut rows: Vec<MetricRow>,
+) -> Comparison {
+    let mut notices = Vec::new();
+    let wheres: Vec<(KeyField, Vec<&str>)> = where_groups(&query.wheres)
+        .into_iter()
+        .map(|(key, wanted)| (KeyField::of(key, attr_keys), wanted))
+        .collect();
+    let mut interim = 0;
+    rows.retain(|row| {
+        let wanted = wheres
+            .iter()
+            .all(|(field, wanted)| is_wanted(field.value(row).as_deref(), wanted));
+        if !wanted {
+            return false;
+        }
+        // A query that leaves the item open means the final reports.
+        let keep = query.item.is_some() || !is_interim_item(&row.item);
+        interim += usize::from(!keep);
+        keep
+    });
+    if interim > 0 {
+        notices.push(format!(
+            "{interim} interim report values (items t=…) are left out; choose such an item to see them."
+        ));
+    }
+    let x = resolved
+        .x
+        .unwrap_or(if rows.iter().any(|r| r.threads.is_some()) {
+            XAxis::Threads
+        } else {
+            XAxis::None
+        });
+
+    // Items in the order the tool printed them (storage order).
+    let mut categories: Vec<&str> = Vec::new();
+    let mut category_index: HashMap<&str, usize> = HashMap::new();
+    let row_categories: Vec<usize> = rows
+        .iter()
+        .map(|row| {
+            *category_index.entry(&row.item).or_insert_with(|| {
+                categories.push(&row.item);
+                categories.len() - 1
+            })
+        })
+        .collect();
+    let mut key_columns: Vec<String> = Vec::new();
+    if x == XAxis::Threads && query.item.is_none() && categories.len() > 1 {
+        key_columns.push("item".to_owned());
+    }
+    for key in &query.by {
+        if !key_columns.contains(key) {
+            key_columns.push(key.clone());
+        }
+    }
+    let key_fields: Vec<KeyField> = key_columns
+        .iter()
+        .map(|key| KeyField::of(key, attr_keys))
+        .collect();
+
+    // Series, then points within each: (threads, category index), each
+    // with the indices of its rows. Values are borrowed from the rows
+    // until the series are known.
+    type PointKey = (Option<u32>, usize);
+    type SeriesRows<Value> = (Vec<Value>, BTreeMap<PointKey, Vec<usize>>);
+    let mut index_of: HashMap<Vec<Cow<str>>, usize> = HashMap::new();
+    let mut grouped: Vec<SeriesRows<Cow<str>>> = Vec::new();
+    let mut values: Vec<Cow<str>> = Vec::with_capacity(key_fields.len());
+    let mut without_threads = 0;
+    for (index, row) in rows.iter().enumerate() {
+        let threads = match x {
+            XAxis::Threads => match row.threads {
+                Some(threads) => Some(threads),
+                None => {
+                    without_threads += 1;
+                    continue;
+                }
+            },
+            XAxis::None => None,
+        };
+        values.clear();
+        values.extend(
+            key_fields
+                .iter()
+                .map(|field| field.value(row).unwrap_or(Cow::Borrowed(NONE))),
+        );
+        let series = match index_of.get(values.as_slice()) {
+            Some(&series) => series,
+            None => {
+                index_of.insert(values.clone(), grouped.len());
+                grouped.push((values.clone(), BTreeMap::new()));
+                grouped.len() - 1
+            }
+        };
+        grouped[series]
+            .1
+            .entry((threads, row_categories[index]))
+            .or_default()
+            .push(index);
+    }
+    grouped.sort_by(|(a, _), (b, _)| {
+        a.iter()
+            .zip(b)
+            .map(|(a, b)| natural_cmp(a, b))
+            .find(|o| o.is_ne())
+            .unwrap_or(Ordering::Equal)
+    });
+    let grouped: Vec<SeriesRows<String>> = grouped
+        .into_iter()
+        .map(|(values, points)| (values.into_iter().map(Cow::into_owned).collect(), points))
+        .collect();
+    let categories: Vec<String> = categories.into_iter().map(str::to_owned).collect();
+
+    let mut series: Vec<Series> = grouped
+        .into_iter()
+        .map(|(values, points)| {
+            let points = points
+                .into_iter()
+                .map(|((threads, category), indices)| {
+                    point(threads, &categories[category], &mut rows, indices)
+                })
+                .collect();
+            let name = if values.is_empty() {
+                "all runs".to_owned()
+            } else {
+                values.join(" / ")
+            };
+            Series {
+                name,
+                keys: key_columns.iter().cloned().zip(values).collect(),
+                points,
+                peak: None,
+                is_baseline: false,
+            }
+        })
+        .collect();
+
+    let baseline = query
+        .baseline
+        .as_ref()
+        .and_then(|wanted| find_baseline(&series, wanted, &mut notices));
+    if let Some(base) = baseline {
+        compare_with_baseline(&mut series, base, resolved.metric);
+    }
+    if x == XAxis::Threads {
+        for s in &mut series {
+            add_scaling(s, resolved.metric);
+        }
+    }
+
+    let unit = rows
+        .first()
+        .map(|row| row.unit.clone())
+        .unwrap_or_else(|| resolved.metric.unit.to_owned());
+    Comparison {
+        query: query.to_query_string(),
+        tool: resolved.tool.name().to_owned(),
+        metric: resolved.metric.name.to_owned(),
+        unit,
+        metric_title: resolved.metric.title.to_owned(),
+        higher_is_better: resolved.metric.higher_is_better,
+        item: query.item.clone(),
+        test: query.test.clone(),
+        x,
+        by: query.by.clone(),
+        key_columns,
+        wheres: query
+            .wheres
+            .iter()
+            .map(|(k, v)| format!("{k}:{v}"))
+            .collect(),
+        baseline: baseline.map(|index| series[index].name.clone()),
+        categories: if x == XAxis::None {
+            categories
+        } else {
+            Vec::new()
+        },
+        series,
+        without_threads,
+        notices,
+    }
+}
+
+/// The series the query names as baseline (its exact name, else the same
+/// name in other case); a notice when there is none.
+fn find_baseline(series: &[Series], wanted: &str, notices: &mut Vec<String>) -> Option<usize> {
+    let found = series.iter().position(|s| s.name == *wanted).or_else(|| {
+        series
+            .iter()
+            .position(|s| s.name.eq_ignore_ascii_case(wanted))
+    });
+    if found.is_none() {
+        let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+        notices.push(format!(
+            "The baseline {wanted:?} is not one of this comparison's series ({}); no differences are shown.",
+            if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+        ));
+    }
+    found
+}
+
+/// Marks series `base` as the baseline and gives every other point the
+/// difference to the baseline's point at the same x.
+fn compare_with_baseline(series: &mut [Series], base: usize, metric: &MetricInfo) {
+    series[base].is_baseline = true;
+    let reference: HashMap<(Option<u32>, String), f64> = series[base]
+        .points
+        .iter()
+        .map(|p| ((p.threads, p.item.clone()), p.mean))
+        .collect();
+    for (index, s) in series.iter_mut().enumerate() {
+        if index == base {
+            continue;
+        }
+        for p in &mut s.points {
+            let Some(&base_mean) = reference.get(&(p.threads, p.item.clone())) else {
+                continue;
+            };
+            if base_mean == 0.0 {
+                continue;
+            }
+            let percent = (p.mean - base_mean) / base_mean.abs() * 100.0;
+            p.vs_baseline = Some(VsBaseline {
+                percent: (percent * 100.0).round() / 100.0,
+                verdict: Verdict::of(percent, metric.higher_is_better),
+            });
+        }
+    }
+}
+
+/// A series against threads: its peak, and the scaling efficiency of
+/// each point where it has a 1-thread point.
+fn add_scaling(series: &mut Series, metric: &MetricInfo) {
+    let single = series
+        .points
+        .iter()
+        .find(|p| p.threads == Some(1))
+        .map(|p| p.mean);
+    // Efficiency is counted for throughputs only: the rates where more is
+    // better.
+    let counts = metric.is_throughput();
+    if let Some(single) = single.filter(|q1| *q1 > 0.0 && counts) {
+        for p in &mut series.points {
+            let threads = f64::from(p.threads.unwrap_or(1));
+            p.efficiency = Some((p.mean / (threads * single) * 1000.0).round() / 1000.0);
+        }
+    }
+    let best = series.points.iter().reduce(|best, p| {
+        let better = if metric.higher_is_better {
+            p.mean > best.mean
+        } else {
+            p.mean < best.mean
+        };
+        if better {
+            p
+        } else {
+            best
+        }
+    });
+    series.peak = best.map(|p| Peak {
+        mean: p.mean,
+        threads: p.threads,
+    });
+}
+
+/// The point of the rows at `indices`, which it takes the runs' texts
+/// from (each row belongs to one point).
+fn point(
+    threads: Option<u32>,
+    item: &str,
+    rows: &mut [MetricRow],
+    mut indices: Vec<usize>,
+) -> Point {
+    indices.sort_by_key(|&index| rows[index].run_id);
+    let values: Vec<f64> = indices.iter().map(|&index| rows[index].value).collect();
+    let n = values.len();
+    Point {
+        threads,
+        item: item.to_owned(),
+        mean: tidy(values.iter().sum::<f64>() / n as f64),
+        min: values.iter().copied().fold(f64::INFINITY, f64::min),
+        max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        n,
+        vs_baseline: None,
+        efficiency: None,
+        runs: indices
+            .into_iter()
+            .map(|index| {
+                let row = &mut rows[index];
+                RunValue {
+                    run_id: row.run_id,
+                    submission_id: row.submission_id,
+                    line: row.first_line,
+                    value: row.value,
+                    label: row.label.take(),
+                    author: row.author.take(),
+                    test: row.test.take(),
+                }
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn natural_order() {
+        let mut names = vec!["(none)", "2.4.0", "16", "2.2.16-22smp", "8", "ULE", "4BSD"];
+        names.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            names,
+            ["2.2.16-22smp", "2.4.0", "4BSD", "8", "16", "ULE", "(none)"]
+        );
+    }
+}

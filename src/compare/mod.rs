@@ -1,0 +1,302 @@
+//! Contract 3's comparison: the query (`tool`, `test`, `item`, `metric`,
+//! `x`, `by`, `where`, `baseline`), checking it, and grouping the stored
+//! results into series of points (mean, min, max and count of the repeats
+//! of one configuration), with the difference to a baseline series, the
+//! peak and the scaling efficiency. Shared by the web pages, their
+//! thumbnails and `benchlog export`, so that every form of one query gives
+//! the same data.
+//!
+//! `query` reads and checks the query, `group` turns rows into series and
+//! their statistics, `output` and `table` give the chart, CSV and text.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use parsers::contract::{is_interim_item, ATTRIBUTE_KEYS, NONE, PSEUDO_FIELD_NAMES};
+use parsers::{MetricInfo, Tool};
+use serde::Serialize;
+
+use crate::store::{self, MetricFilter, MetricRow, StoredRun};
+
+mod group;
+mod output;
+mod query;
+mod table;
+
+pub use group::{matches_wheres, natural_cmp};
+pub use query::{
+    check_attr_key, check_where_count, contract_metrics, query_pairs, CompareQuery, QueryError,
+    MAX_BY, MAX_QUERY_BYTES, MAX_QUERY_PAIRS, MAX_WHERE,
+};
+
+use query::{check_keys, is_field, query_keys};
+
+/// What goes along the x axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum XAxis {
+    /// A line chart against the thread (client) count.
+    Threads,
+    /// Grouped bars, one group per item.
+    None,
+}
+
+impl XAxis {
+    pub fn name(self) -> &'static str {
+        match self {
+            XAxis::Threads => "threads",
+            XAxis::None => "none",
+        }
+    }
+}
+
+/// A query checked against benchlog's tools and metrics.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Resolved {
+    pub tool: Tool,
+    pub metric: &'static MetricInfo,
+    /// `None`: chosen from the data.
+    pub x: Option<XAxis>,
+}
+
+/// Why a comparison could not be made: the query (the user's to fix) or
+/// the database.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    #[error("reading the results: {0}")]
+    Database(#[from] rusqlite::Error),
+}
+
+/// One stored value inside a point, to trace it back to its run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunValue {
+    pub run_id: i64,
+    pub submission_id: i64,
+    /// First line of the run in its submission, for links.
+    pub line: usize,
+    pub value: f64,
+    pub label: Option<String>,
+    pub author: Option<String>,
+    pub test: Option<String>,
+}
+
+/// The difference of a point to the baseline's point at the same x.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VsBaseline {
+    /// (mean − baseline mean) / baseline mean × 100.
+    pub percent: f64,
+    pub verdict: Verdict,
+}
+
+impl VsBaseline {
+    /// The difference as tables show it: `+3.2% better`, or `same`.
+    pub fn describe(&self) -> String {
+        match self.verdict {
+            Verdict::Same => Verdict::Same.to_string(),
+            verdict => format!("{:+.1}% {verdict}", self.percent),
+        }
+    }
+}
+
+/// Whether a point did better or worse than the baseline's, by the
+/// metric's direction. Shown as its lower-case word (also in CSV and JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Better,
+    Worse,
+    /// Within 0.05% of the baseline.
+    Same,
+}
+
+impl Verdict {
+    /// The verdict on a difference of `percent` to the baseline.
+    pub fn of(percent: f64, higher_is_better: bool) -> Self {
+        if percent.abs() < 0.05 {
+            Verdict::Same
+        } else if (percent > 0.0) == higher_is_better {
+            Verdict::Better
+        } else {
+            Verdict::Worse
+        }
+    }
+
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Better => "better",
+            Verdict::Worse => "worse",
+            Verdict::Same => "same",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.word())
+    }
+}
+
+/// One x of a series: the mean of the runs there, their spread and count.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Point {
+    /// The thread count (x=threads); `None` on bars.
+    pub threads: Option<u32>,
+    /// The item (on bars, the category).
+    pub item: String,
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+    pub n: usize,
+    pub vs_baseline: Option<VsBaseline>,
+    /// value(n) / (n × value(1)), where the series has a 1-thread point
+    /// and the metric is a rate.
+    pub efficiency: Option<f64>,
+    pub runs: Vec<RunValue>,
+}
+
+/// The best point of a series against threads (highest, or lowest where
+/// lower is better).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Peak {
+    pub mean: f64,
+    pub threads: Option<u32>,
+}
+
+/// The runs sharing one combination of the `by` values.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Series {
+    pub name: String,
+    /// The `by` attributes' values for this series (plus the item when the
+    /// query left it open on a line chart and several were found).
+    pub keys: BTreeMap<String, String>,
+    pub points: Vec<Point>,
+    pub peak: Option<Peak>,
+    pub is_baseline: bool,
+}
+
+/// A comparison ready to draw or tabulate. Series are in natural order of
+/// their keys, points by threads or in the order the tool prints its
+/// items, so the same data always gives the same chart and colours.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    /// The canonical query string: the permalink's.
+    pub query: String,
+    pub tool: String,
+    pub metric: String,
+    pub unit: String,
+    pub metric_title: String,
+    pub higher_is_better: bool,
+    pub item: Option<String>,
+    pub test: Option<String>,
+    pub x: XAxis,
+    pub by: Vec<String>,
+    /// The series' key names, in column order.
+    pub key_columns: Vec<String>,
+    #[serde(rename = "where")]
+    pub wheres: Vec<String>,
+    /// The baseline series' name, when the query named one that exists.
+    pub baseline: Option<String>,
+    /// The bar groups (items), in order; empty on a line chart.
+    pub categories: Vec<String>,
+    pub series: Vec<Series>,
+    /// Matching results that have no thread count, so cannot be placed on
+    /// a thread axis.
+    pub without_threads: usize,
+    /// Things the reader should know (a baseline that names no series).
+    pub notices: Vec<String>,
+}
+
+/// Reads and groups the data of a resolved query: one query however much
+/// is stored, and one more for a `by` or `where` key that benchlog does not
+/// know of itself. Attribute keys are checked against the ones stored for
+/// the tool (and Contract 2's).
+pub fn compare(
+    conn: &rusqlite::Connection,
+    query: &CompareQuery,
+    resolved: Resolved,
+) -> Result<Comparison, CompareError> {
+    // Only a key outside the run's fields and Contract 2 can be unknown.
+    if query_keys(query).any(|(_, key)| !is_field(key) && !ATTRIBUTE_KEYS.contains(&key)) {
+        let stored_keys = store::tool_attr_keys(conn, resolved.tool.name())?;
+        check_keys(query, resolved.tool, &stored_keys)?;
+    }
+    let filter = metric_filter(query, resolved);
+    let rows = store::metric_rows(conn, &filter)?;
+    Ok(group::comparison(query, resolved, &filter.attr_keys, rows))
+}
+
+/// The comparison of runs already read (one submission's, say), grouped
+/// exactly as [`compare`] groups the stored ones: a chart drawn from it
+/// shows the series of `/compare` in the same order and colours.
+pub fn compare_runs(
+    query: &CompareQuery,
+    resolved: Resolved,
+    submission_id: i64,
+    runs: &[StoredRun],
+) -> Comparison {
+    let filter = metric_filter(query, resolved);
+    let mut runs: Vec<&StoredRun> = runs
+        .iter()
+        .filter(|run| run.tool == filter.tool)
+        .filter(|run| filter.test.is_none() || run.test == filter.test)
+        .collect();
+    // The order of the database's rows.
+    runs.sort_by_key(|run| run.id);
+    let rows = runs
+        .into_iter()
+        .flat_map(|run| {
+            run.results
+                .iter()
+                .filter(|result| result.metric == filter.metric)
+                .filter(|result| filter.item.as_ref().is_none_or(|item| result.item == *item))
+                .map(|result| MetricRow {
+                    run_id: run.id,
+                    submission_id,
+                    test: run.test.clone(),
+                    label: run.label.clone(),
+                    threads: run.threads,
+                    author: run.author.clone(),
+                    first_line: run.lines[0],
+                    item: result.item.clone(),
+                    value: result.value,
+                    unit: result.unit.clone(),
+                    attrs: filter
+                        .attr_keys
+                        .iter()
+                        .map(|key| run.attrs.get(key).cloned())
+                        .collect(),
+                })
+        })
+        .collect();
+    group::comparison(query, resolved, &filter.attr_keys, rows)
+}
+
+/// What to read for a query: its tool, metric, test and item, and the
+/// attributes its `by` and `where` name, each once.
+fn metric_filter(query: &CompareQuery, resolved: Resolved) -> MetricFilter {
+    let mut attr_keys: Vec<String> = Vec::new();
+    for (_, key) in query_keys(query) {
+        if !is_field(key) && !attr_keys.iter().any(|k| k == key) {
+            attr_keys.push(key.to_owned());
+        }
+    }
+    MetricFilter {
+        tool: resolved.tool.name().to_owned(),
+        metric: resolved.metric.name.to_owned(),
+        test: query.test.clone(),
+        item: query.item.clone(),
+        attr_keys,
+    }
+}
+
+impl Point {
+    /// The distinct tests of the runs behind this point.
+    pub fn tests(&self) -> Vec<String> {
+        let mut tests: Vec<String> = self.runs.iter().filter_map(|r| r.test.clone()).collect();
+        tests.sort();
+        tests.dedup();
+        tests
+    }
+}

@@ -1,0 +1,174 @@
+//! The forms a comparison is shown in: the chart, the CSV and the text
+//! for a mail (laid out in [`table`](super::table)).
+
+use super::{table, Comparison, Point, Series, XAxis};
+use crate::charts::{Chart, ChartSeries, Summary};
+use crate::csv_cell;
+
+impl Comparison {
+    /// The headline: tool, what is measured, of which item and test.
+    pub fn title(&self) -> String {
+        let mut title = format!("{} {}", self.tool, self.metric_title);
+        if let Some(item) = &self.item {
+            title.push_str(&format!(", {item}"));
+        }
+        if let Some(test) = &self.test {
+            title.push_str(&format!(" ({test})"));
+        }
+        title
+    }
+
+    /// The value axis' title: what, in which unit, and which way is better.
+    pub fn value_title(&self) -> String {
+        format!(
+            "{} ({}), {}",
+            self.metric_title,
+            self.unit,
+            self.direction()
+        )
+    }
+
+    /// Which way is better, in words.
+    pub fn direction(&self) -> &'static str {
+        if self.higher_is_better {
+            "higher is better"
+        } else {
+            "lower is better"
+        }
+    }
+
+    fn x_title(&self) -> &'static str {
+        match self.x {
+            XAxis::Threads => parsers::Tool::from_name(&self.tool)
+                .map_or("threads", parsers::Tool::concurrency_title),
+            XAxis::None => "item",
+        }
+    }
+
+    /// Series names as the legend shows them.
+    fn legend_name(series: &Series) -> String {
+        if series.is_baseline {
+            format!("{} (baseline)", series.name)
+        } else {
+            series.name.clone()
+        }
+    }
+
+    /// The chart: lines against threads, or bars per item. It draws the
+    /// points as grouped here, so the chart's mean, whisker and count are
+    /// the table's.
+    pub fn chart(&self) -> Chart {
+        let mut chart = match self.x {
+            XAxis::Threads => Chart::new(self.title(), self.x_title(), self.value_title()),
+            XAxis::None => Chart::bars(
+                self.title(),
+                self.x_title(),
+                self.value_title(),
+                self.categories.clone(),
+            ),
+        };
+        chart.series = self
+            .series
+            .iter()
+            .map(|series| ChartSeries {
+                name: Self::legend_name(series),
+                points: series
+                    .points
+                    .iter()
+                    .map(|point| Summary {
+                        x: self.chart_x(point),
+                        mean: point.mean,
+                        min: point.min,
+                        max: point.max,
+                        count: point.n,
+                    })
+                    .collect(),
+            })
+            .collect();
+        chart
+    }
+
+    /// Where a point sits along the chart's x: its thread count, or on
+    /// bars the index of its item.
+    fn chart_x(&self, point: &Point) -> f64 {
+        match point.threads {
+            Some(threads) => f64::from(threads),
+            None => self
+                .categories
+                .iter()
+                .position(|c| *c == point.item)
+                .unwrap_or(0) as f64,
+        }
+    }
+
+    /// The numbers as CSV (RFC 4180): one row per point, every series key
+    /// a column, then mean, min, max and n.
+    pub fn to_csv(&self) -> Result<Vec<u8>, csv::Error> {
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        let fixed: Vec<&str> = ["tool", "test", "item", "metric", "threads"]
+            .into_iter()
+            .filter(|c| !self.key_columns.iter().any(|k| k == c))
+            .collect();
+        let mut header = vec!["series".to_owned()];
+        header.extend(self.key_columns.iter().cloned());
+        header.extend(fixed.iter().map(|c| c.to_string()));
+        header.extend(
+            [
+                "mean",
+                "min",
+                "max",
+                "n",
+                "unit",
+                "vs_baseline_pct",
+                "verdict",
+                "efficiency",
+                "run_ids",
+            ]
+            .map(str::to_owned),
+        );
+        csv_cell::write_record(&mut writer, &header)?;
+        for series in &self.series {
+            for point in &series.points {
+                let mut record = vec![series.name.clone()];
+                record.extend(
+                    self.key_columns
+                        .iter()
+                        .map(|k| series.keys.get(k).cloned().unwrap_or_default()),
+                );
+                for column in &fixed {
+                    record.push(match *column {
+                        "tool" => self.tool.clone(),
+                        "test" => point.tests().join(";"),
+                        "item" => point.item.clone(),
+                        "metric" => self.metric.clone(),
+                        _ => point.threads.map(|t| t.to_string()).unwrap_or_default(),
+                    });
+                }
+                let baseline = point.vs_baseline.as_ref();
+                record.extend([
+                    point.mean.to_string(),
+                    point.min.to_string(),
+                    point.max.to_string(),
+                    point.n.to_string(),
+                    self.unit.clone(),
+                    baseline.map(|b| b.percent.to_string()).unwrap_or_default(),
+                    baseline.map(|b| b.verdict.to_string()).unwrap_or_default(),
+                    point.efficiency.map(|e| e.to_string()).unwrap_or_default(),
+                    point
+                        .runs
+                        .iter()
+                        .map(|r| r.run_id.to_string())
+                        .collect::<Vec<_>>()
+                        .join(";"),
+                ]);
+                csv_cell::write_record(&mut writer, &record)?;
+            }
+        }
+        writer.into_inner().map_err(|e| e.into_error().into())
+    }
+
+    /// The comparison as plain text of at most 72 columns, for a mail.
+    pub fn to_text(&self) -> String {
+        table::to_text(self)
+    }
+}

@@ -1,0 +1,406 @@
+//! The query of a comparison: reading it from a query string or
+//! `benchlog export`'s options, the limits that keep it bounded, and
+//! checking it against the tools, metrics and attributes benchlog knows.
+
+use parsers::Tool;
+use serde::Serialize;
+
+use super::{Resolved, XAxis, ATTRIBUTE_KEYS, PSEUDO_FIELD_NAMES};
+
+/// The query string of `/compare`, as the user wrote it (empty fields are
+/// absent). Keys repeat for `by` and `where`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct CompareQuery {
+    pub tool: Option<String>,
+    pub test: Option<String>,
+    pub item: Option<String>,
+    pub metric: Option<String>,
+    pub x: Option<String>,
+    pub by: Vec<String>,
+    #[serde(rename = "where")]
+    pub wheres: Vec<(String, String)>,
+    /// The name of the series the others are compared with.
+    pub baseline: Option<String>,
+}
+
+/// The most `by` attributes a comparison groups by. Each is one more
+/// column and lookup per result row in one SQL statement, whose size
+/// SQLite bounds (2,100 of them made a 500), and multiplies the series
+/// past what a chart can show.
+pub const MAX_BY: usize = 8;
+
+/// The most `where=` filters a comparison or the runs table takes. Each
+/// is a condition or a lookup in one SQL statement, whose size SQLite
+/// bounds (a thousand made a 500).
+pub const MAX_WHERE: usize = 16;
+
+/// The most `key=value` pairs a query string may hold, empty ones
+/// included: room for every field, the `by` and `where` limits and a
+/// form's empty boxes.
+pub const MAX_QUERY_PAIRS: usize = 64;
+
+/// The longest query string read, in bytes (before decoding).
+pub const MAX_QUERY_BYTES: usize = 32 * 1024;
+
+/// A mistake in the query: the message says what to change.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct QueryError(pub String);
+
+fn fail<T>(message: impl Into<String>) -> Result<T, QueryError> {
+    Err(QueryError(message.into()))
+}
+
+impl CompareQuery {
+    /// Reads a raw query string (`tool=super-smack&by=scheduler&by=timer`).
+    pub fn from_query_string(query: &str) -> Result<Self, QueryError> {
+        Self::from_pairs(query_pairs(query)?)
+    }
+
+    /// Reads the query's pairs, as a query string or `benchlog export`'s
+    /// options give them, within [`MAX_QUERY_PAIRS`], [`MAX_BY`] and
+    /// [`MAX_WHERE`].
+    pub fn from_pairs(
+        pairs: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Self, QueryError> {
+        let mut query = CompareQuery::default();
+        for (count, (key, value)) in pairs.into_iter().enumerate() {
+            check_pair_count(count + 1)?;
+            let value = value.trim().to_owned();
+            if value.is_empty() {
+                continue;
+            }
+            match key.as_str() {
+                "tool" => query.tool = Some(value),
+                "test" => query.test = Some(value),
+                "item" => query.item = Some(value),
+                "metric" => query.metric = Some(value),
+                "x" => query.x = Some(value),
+                "baseline" => query.baseline = Some(value),
+                "by" => {
+                    // A form may send "scheduler, timer" in one box.
+                    for key in value.split(',').map(str::trim).filter(|k| !k.is_empty()) {
+                        check_attr_key(key)?;
+                        if !query.by.iter().any(|k| k == key) {
+                            if query.by.len() == MAX_BY {
+                                return Err(too_many_by());
+                            }
+                            query.by.push(key.to_owned());
+                        }
+                    }
+                }
+                "where" => {
+                    let Some((attr, wanted)) = value.split_once(':') else {
+                        return fail(format!(
+                            "where={value} needs the form where=<attribute>:<value>, e.g. where=scheduler:ULE"
+                        ));
+                    };
+                    let attr = attr.trim();
+                    check_attr_key(attr)?;
+                    check_where_count(query.wheres.len() + 1)?;
+                    query.wheres.push((attr.to_owned(), wanted.trim().to_owned()));
+                }
+                other => {
+                    return fail(format!(
+                        "unknown query parameter {other:?}; /compare takes tool, test, item, metric, x, by, where and baseline"
+                    ))
+                }
+            }
+        }
+        Ok(query)
+    }
+
+    /// The canonical query string, for links that must keep showing the
+    /// same chart.
+    pub fn to_query_string(&self) -> String {
+        let mut pairs: Vec<(&str, String)> = Vec::new();
+        for (key, value) in [
+            ("tool", &self.tool),
+            ("test", &self.test),
+            ("item", &self.item),
+            ("metric", &self.metric),
+            ("x", &self.x),
+        ] {
+            if let Some(value) = value {
+                pairs.push((key, value.clone()));
+            }
+        }
+        for key in &self.by {
+            pairs.push(("by", key.clone()));
+        }
+        for (attr, value) in &self.wheres {
+            pairs.push(("where", format!("{attr}:{value}")));
+        }
+        if let Some(baseline) = &self.baseline {
+            pairs.push(("baseline", baseline.clone()));
+        }
+        serde_urlencoded::to_string(&pairs).unwrap_or_default()
+    }
+
+    /// The x axis asked for; `None` leaves the choice to the data
+    /// (threads where the runs have thread counts).
+    pub fn x_axis(&self) -> Result<Option<XAxis>, QueryError> {
+        match self.x.as_deref() {
+            None => Ok(None),
+            Some("threads") => Ok(Some(XAxis::Threads)),
+            Some("none") => Ok(Some(XAxis::None)),
+            Some(other) => fail(format!(
+                "x={other} is not supported; the x axis can be threads, or none for bars per item"
+            )),
+        }
+    }
+
+    /// Checks the query against what benchlog knows and returns what is
+    /// needed to read the data. `Ok(None)` when tool or metric is still to
+    /// be chosen (the form page then just shows the form).
+    pub fn resolve(&self) -> Result<Option<Resolved>, QueryError> {
+        let tool = match &self.tool {
+            None => None,
+            Some(name) => match Tool::from_name(name) {
+                Some(tool) => Some(tool),
+                None => {
+                    let known: Vec<&str> = Tool::ALL.iter().map(|t| t.name()).collect();
+                    return fail(format!(
+                        "unknown tool {name:?}; choose one of {}",
+                        known.join(", ")
+                    ));
+                }
+            },
+        };
+        let metric = match &self.metric {
+            None => None,
+            Some(name) => match parsers::metric_info(name) {
+                Some(info) => Some(info),
+                None => {
+                    let accepted = match tool {
+                        Some(tool) => {
+                            format!("{tool} reports {}", contract_metrics(tool).join(", "))
+                        }
+                        None => "e.g. q_per_s, tps, wallclock_s, kb_per_s, ms".to_owned(),
+                    };
+                    return fail(format!("unknown metric {name:?}; {accepted}"));
+                }
+            },
+        };
+        let x = self.x_axis()?;
+        match (tool, metric) {
+            (Some(tool), Some(metric)) => Ok(Some(Resolved { tool, metric, x })),
+            _ => Ok(None),
+        }
+    }
+
+    /// Like [`resolve`](Self::resolve), but tool and metric are required
+    /// (for the CSV, JSON and image forms).
+    pub fn resolve_required(&self) -> Result<Resolved, QueryError> {
+        match self.resolve()? {
+            Some(resolved) => Ok(resolved),
+            None if self.tool.is_none() => fail("tool= is required, e.g. tool=super-smack"),
+            None => fail("metric= is required, e.g. metric=q_per_s"),
+        }
+    }
+}
+
+/// The pairs of a raw query string, refused when it is longer than
+/// [`MAX_QUERY_BYTES`] or holds more than [`MAX_QUERY_PAIRS`]: every page
+/// reading a query string reads it here.
+pub fn query_pairs(query: &str) -> Result<Vec<(String, String)>, QueryError> {
+    if query.len() > MAX_QUERY_BYTES {
+        return fail(format!(
+            "the query string is {} bytes long; at most {MAX_QUERY_BYTES} are read: ask for fewer things at once",
+            query.len()
+        ));
+    }
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query)
+        .map_err(|e| QueryError(format!("the query string could not be read: {e}")))?;
+    if pairs.len() > MAX_QUERY_PAIRS {
+        // Name the parameter repeated too often, if one is.
+        let count = |name: &str| pairs.iter().filter(|(key, _)| key == name).count();
+        check_where_count(count("where"))?;
+        if count("by") > MAX_BY {
+            return Err(too_many_by());
+        }
+        check_pair_count(pairs.len())?;
+    }
+    Ok(pairs)
+}
+
+fn too_many_by() -> QueryError {
+    QueryError(format!(
+        "too many by= attributes: a comparison groups by at most {MAX_BY}; leave some out, or filter with where= instead"
+    ))
+}
+
+fn check_pair_count(count: usize) -> Result<(), QueryError> {
+    if count > MAX_QUERY_PAIRS {
+        return fail(format!(
+            "the query has too many parameters; at most {MAX_QUERY_PAIRS} are read: ask for fewer things at once"
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a `count`th `where=` filter beyond [`MAX_WHERE`].
+pub fn check_where_count(count: usize) -> Result<(), QueryError> {
+    if count > MAX_WHERE {
+        return fail(format!(
+            "too many where= filters: at most {MAX_WHERE} are taken (each value of an attribute is one); drop some"
+        ));
+    }
+    Ok(())
+}
+
+pub fn check_attr_key(key: &str) -> Result<(), QueryError> {
+    let ok = !key.is_empty()
+        && key.len() <= 64
+        && key
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        fail(format!(
+            "{key:?} is not an attribute name; names are lower snake case, like scheduler or thread_lib"
+        ))
+    }
+}
+
+/// The metrics of Contract 2 for each tool, for messages that say what is
+/// accepted.
+pub fn contract_metrics(tool: Tool) -> &'static [&'static str] {
+    match tool {
+        Tool::SuperSmack => &[
+            "q_per_s",
+            "num_queries",
+            "max_time",
+            "min_time",
+            "max_ms",
+            "min_ms",
+            "avg_ms",
+        ],
+        Tool::Sysbench => &[
+            "tps",
+            "qps",
+            "qps_per_thread",
+            "transactions",
+            "queries",
+            "events_per_s",
+            "latency_avg_ms",
+            "latency_p95_ms",
+            "latency_max_ms",
+            "rw_requests_per_s",
+            "reads_per_s",
+            "writes_per_s",
+            "read_mib_per_s",
+            "written_mib_per_s",
+            "ops_per_s",
+            "mib_per_s",
+        ],
+        Tool::SqlBench => &[
+            "wallclock_s",
+            "usr_s",
+            "sys_s",
+            "cusr_s",
+            "csys_s",
+            "cpu_s",
+            "tests",
+        ],
+        Tool::Bonnie => &["kb_per_s", "per_s", "cpu_pct", "latency_us"],
+        Tool::Diskinfo => &["ms", "kb_per_s", "iops"],
+    }
+}
+
+/// The keys a query groups or filters by, with the parameter naming each.
+pub(super) fn query_keys(query: &CompareQuery) -> impl Iterator<Item = (&'static str, &str)> {
+    query
+        .by
+        .iter()
+        .map(|k| ("by", k.as_str()))
+        .chain(query.wheres.iter().map(|(k, _)| ("where", k.as_str())))
+}
+
+/// Whether `key` names a field of the result or its run rather than a run
+/// attribute.
+pub(super) fn is_field(key: &str) -> bool {
+    key == "item" || PSEUDO_FIELD_NAMES.contains(&key)
+}
+
+pub(super) fn check_keys(
+    query: &CompareQuery,
+    tool: Tool,
+    stored: &[String],
+) -> Result<(), QueryError> {
+    let known = |key: &str| {
+        is_field(key) || ATTRIBUTE_KEYS.contains(&key) || stored.iter().any(|k| k == key)
+    };
+    for (parameter, key) in query_keys(query) {
+        if !known(key) {
+            let mut accepted: Vec<&str> = stored.iter().map(String::as_str).collect();
+            accepted.extend(PSEUDO_FIELD_NAMES);
+            return fail(format!(
+                "unknown attribute {key:?} in {parameter}=; {tool} runs can be grouped and filtered by {}",
+                accepted.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn query(text: &str) -> Result<CompareQuery, QueryError> {
+        CompareQuery::from_query_string(text)
+    }
+
+    #[test]
+    fn reads_repeated_keys_and_round_trips() {
+        let q = query("tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=scheduler&by=thread_lib&where=timer:TSC&baseline=ULE+%2F+libthr").unwrap();
+        assert_eq!(q.by, ["scheduler", "thread_lib"]);
+        assert_eq!(q.wheres, [("timer".to_owned(), "TSC".to_owned())]);
+        assert_eq!(q.baseline.as_deref(), Some("ULE / libthr"));
+        assert_eq!(query(&q.to_query_string()).unwrap(), q);
+    }
+
+    #[test]
+    fn explains_mistakes() {
+        let cases = [
+            ("tool=nope&metric=q_per_s", "unknown tool"),
+            (
+                "tool=super-smack&metric=speed",
+                "super-smack reports q_per_s",
+            ),
+            ("tool=super-smack&metric=q_per_s&x=time", "x axis"),
+            ("where=scheduler", "where=<attribute>:<value>"),
+            ("by=Bad-Key", "not an attribute name"),
+            ("colour=red", "unknown query parameter"),
+        ];
+        for (index, (text, want)) in cases.into_iter().enumerate() {
+            let error = query(text).and_then(|q| q.resolve_required().map(|_| q));
+            let message = error.expect_err(text).0;
+            assert!(message.contains(want), "case {index}: {message}");
+        }
+    }
+
+    #[test]
+    fn unknown_attributes_name_the_known_ones() {
+        let q = query("tool=sql-bench&metric=wallclock_s&by=kernel_flavour").unwrap();
+        let message = check_keys(&q, Tool::SqlBench, &["os_version".to_owned()])
+            .unwrap_err()
+            .0;
+        assert!(message.contains("os_version, label"), "{message}");
+        let q =
+            query("tool=sql-bench&metric=wallclock_s&by=os_version&by=label&where=scheduler:ULE")
+                .unwrap();
+        assert!(check_keys(&q, Tool::SqlBench, &["os_version".to_owned()]).is_ok());
+    }
+
+    #[test]
+    fn empty_fields_are_absent() {
+        let q = query("tool=super-smack&test=&metric=&by=").unwrap();
+        assert_eq!(q.test, None);
+        assert!(q.by.is_empty());
+        assert_eq!(q.resolve(), Ok(None));
+        assert!(q.resolve_required().unwrap_err().0.contains("metric="));
+    }
+}
