@@ -273,252 +273,335 @@ struct Row {
 /// Reads the summary that may start at `lines[start]`: header, test lines,
 /// status lines and the per-operation table, each part optional.
 pub(super) fn read_summary(lines: &[Line<'_>], start: usize) -> Outcome {
-    let depth = lines[start].depth;
-    let mut header: Vec<(HeaderKey, String)> = Vec::new();
-    let mut entries: Vec<Entry> = Vec::new();
-    let mut rows: Vec<Row> = Vec::new();
-    let mut table_intro: Option<usize> = None;
-    let mut table_header: Option<usize> = None;
-    let mut totals = false;
-    let mut problem: Option<Problem> = None;
-    let mut last_used = start;
-    let mut blank_run = 0;
-    // A long header value (Comments, Arguments) may be wrapped once or twice.
-    let mut continuable_header = false;
-    let mut continuations = 0;
-    let mut j = start;
-    while j < lines.len() && j - start < MAX_SUMMARY_LINES {
-        let line = &lines[j];
-        if line.depth != depth {
-            break;
+    let mut reader = SummaryReader::new(lines, start);
+    while reader.read_line() == Step::Next {}
+    reader.finish()
+}
+
+/// Whether the summary goes on after the line just read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Next,
+    Stop,
+}
+
+/// A summary being read line by line: what it has gathered so far and
+/// where it stands.
+struct SummaryReader<'l, 'a> {
+    lines: &'l [Line<'a>],
+    start: usize,
+    depth: usize,
+    /// The line to read next.
+    next: usize,
+    /// The last line that belongs to the summary.
+    last_used: usize,
+    header: Vec<(HeaderKey, String)>,
+    entries: Vec<Entry>,
+    rows: Vec<Row>,
+    table_intro: Option<usize>,
+    table_header: Option<usize>,
+    totals: bool,
+    /// The first part that could not be read; the summary is then a near miss.
+    problem: Option<Problem>,
+    blank_run: usize,
+    /// A long header value (Comments, Arguments) may be wrapped once or twice.
+    continuable_header: bool,
+    continuations: usize,
+}
+
+impl<'l, 'a> SummaryReader<'l, 'a> {
+    fn new(lines: &'l [Line<'a>], start: usize) -> Self {
+        SummaryReader {
+            lines,
+            start,
+            depth: lines[start].depth,
+            next: start,
+            last_used: start,
+            header: Vec::new(),
+            entries: Vec::new(),
+            rows: Vec::new(),
+            table_intro: None,
+            table_header: None,
+            totals: false,
+            problem: None,
+            blank_run: 0,
+            continuable_header: false,
+            continuations: 0,
         }
-        let t = line.text.trim();
+    }
+
+    /// Reads `lines[next]` into the part of the summary it belongs to.
+    fn read_line(&mut self) -> Step {
+        let lines = self.lines;
+        let j = self.next;
+        if j >= lines.len() || j - self.start >= MAX_SUMMARY_LINES || lines[j].depth != self.depth {
+            return Step::Stop;
+        }
+        let t = lines[j].text.trim();
         if t.is_empty() {
-            blank_run += 1;
-            continuable_header = false;
-            if blank_run >= MAX_BLANK_RUN {
-                break;
-            }
-            j += 1;
-            continue;
+            return self.blank_line();
         }
-        blank_run = 0;
-        let continues_header = std::mem::take(&mut continuable_header);
-        let in_table = table_header.is_some() || table_intro.is_some();
+        self.blank_run = 0;
+        let continues_header = std::mem::take(&mut self.continuable_header);
+        let in_table = self.table_header.is_some() || self.table_intro.is_some();
         if let Some((key, value)) = header_field(t) {
-            // A second header, or a header after results, starts the next summary.
-            if !entries.is_empty() || in_table || header.iter().any(|(k, _)| *k == key) {
-                break;
-            }
-            header.push((key, value.to_string()));
-            continuable_header = matches!(
-                key,
-                HeaderKey::Arguments
-                    | HeaderKey::Comments
-                    | HeaderKey::Hardware
-                    | HeaderKey::Optimization
-            );
-            continuations = 0;
-            last_used = j;
-            j += 1;
-            continue;
+            return self.header_line(key, value, in_table);
         }
         if is_entry_start(t) && !in_table {
-            let end = wrapped_window(lines, j, |t| is_entry_start(t) || header_field(t).is_some());
-            let block = LogicalLine::join(&lines[j..end], "\n");
-            match summary_entry(&block.text) {
-                Ok((rest, entry)) => {
-                    let last = index_of(lines, j, line_at_end(&block, rest));
-                    entries.push(Entry {
-                        test: entry.test.to_string(),
-                        estimated: entry.estimated,
-                        times: entry.times,
-                        line: line.number,
-                    });
-                    last_used = last;
-                    j = last + 1;
-                }
-                Err(_) => {
-                    problem.get_or_insert(Problem {
-                        line: line.number,
-                        text: block.text.clone(),
-                        why: format!(
-                            "sql-bench `{}: Total time:` line without a complete `N wallclock secs ( U usr S sys + CU cusr CS csys = C CPU)` part (truncated or mangled paste?)",
-                            t.split(':').next().unwrap_or_default()
-                        ),
-                    });
-                    last_used = j;
-                    j += 1;
-                }
-            }
-            continue;
+            self.entry_line(t);
+            return Step::Next;
         }
         if (is_entry_without_times(t) && !in_table) || is_status_line(t) {
-            last_used = j;
-            j += 1;
-            continue;
+            self.use_line();
+            return Step::Next;
         }
-        if t.starts_with("Totals per operation:") && table_header.is_none() {
-            table_intro = Some(j);
-            last_used = j;
-            j += 1;
-            continue;
+        if t.starts_with("Totals per operation:") && self.table_header.is_none() {
+            self.table_intro = Some(j);
+            self.use_line();
+            return Step::Next;
         }
         if is_separator(t) {
-            j += 1;
-            continue;
+            self.next += 1;
+            return Step::Next;
         }
-        if is_table_header(t) && table_header.is_none() {
-            table_header = Some(j);
-            last_used = j;
-            j += 1;
-            continue;
+        if is_table_header(t) && self.table_header.is_none() {
+            self.table_header = Some(j);
+            self.use_line();
+            return Step::Next;
         }
-        if table_header.is_some() {
-            if !looks_like_row(t) {
-                break;
-            }
-            let end = wrapped_window(lines, j, |t| looks_like_row(t) || is_separator(t));
-            let block = LogicalLine::join(&lines[j..end], "\n");
-            match operation_row(&block.text) {
-                Ok((rest, row)) => {
-                    let last = index_of(lines, j, line_at_end(&block, rest));
-                    let is_totals = row.operation == "TOTALS";
-                    rows.push(Row {
-                        operation: row.operation.to_string(),
-                        values: [row.seconds, row.usr, row.sys, row.cpu, row.tests as f64],
-                        estimated: row.estimated,
-                        line: line.number,
-                    });
-                    last_used = last;
-                    j = last + 1;
-                    if is_totals {
-                        totals = true;
-                        break;
-                    }
-                }
-                Err(_) => {
-                    problem.get_or_insert(Problem {
-                        line: line.number,
-                        text: t.to_string(),
-                        why: "sql-bench per-operation row without its five columns: expected `NAME seconds usr sys cpu tests`".to_string(),
-                    });
-                    last_used = j;
-                    j += 1;
-                }
-            }
-            continue;
+        if self.table_header.is_some() {
+            return self.table_row(t);
         }
-        if problem.is_some() && looks_like_continuation(t) {
-            j += 1;
-            continue;
+        if self.problem.is_some() && looks_like_continuation(t) {
+            self.next += 1;
+            return Step::Next;
         }
-        if continues_header && continuations < 2 {
-            if let Some((_, value)) = header.last_mut() {
-                value.push(' ');
-                value.push_str(t);
-            }
-            continuations += 1;
-            continuable_header = true;
-            last_used = j;
-            j += 1;
-            continue;
+        if continues_header && self.continuations < 2 {
+            self.header_continuation(t);
+            return Step::Next;
         }
-        break;
+        Step::Stop
     }
-    let next = j.max(last_used + 1);
-    let first_lines = || {
-        lines[start..=last_used]
+
+    /// The current line is part of the summary.
+    fn use_line(&mut self) {
+        self.last_used = self.next;
+        self.next += 1;
+    }
+
+    /// The summary ends at the last used line of a record that took
+    /// several lines.
+    fn use_lines_to(&mut self, last: usize) {
+        self.last_used = last;
+        self.next = last + 1;
+    }
+
+    fn blank_line(&mut self) -> Step {
+        self.blank_run += 1;
+        self.continuable_header = false;
+        if self.blank_run >= MAX_BLANK_RUN {
+            return Step::Stop;
+        }
+        self.next += 1;
+        Step::Next
+    }
+
+    fn header_line(&mut self, key: HeaderKey, value: &str, in_table: bool) -> Step {
+        // A second header, or a header after results, starts the next summary.
+        if !self.entries.is_empty() || in_table || self.header.iter().any(|(k, _)| *k == key) {
+            return Step::Stop;
+        }
+        self.header.push((key, value.to_string()));
+        self.continuable_header = matches!(
+            key,
+            HeaderKey::Arguments
+                | HeaderKey::Comments
+                | HeaderKey::Hardware
+                | HeaderKey::Optimization
+        );
+        self.continuations = 0;
+        self.use_line();
+        Step::Next
+    }
+
+    fn header_continuation(&mut self, t: &str) {
+        if let Some((_, value)) = self.header.last_mut() {
+            value.push(' ');
+            value.push_str(t);
+        }
+        self.continuations += 1;
+        self.continuable_header = true;
+        self.use_line();
+    }
+
+    /// A test's `NAME: Total time: ...` line, wrapped over up to a few lines.
+    fn entry_line(&mut self, t: &str) {
+        let (lines, j) = (self.lines, self.next);
+        let end = wrapped_window(lines, j, |t| is_entry_start(t) || header_field(t).is_some());
+        let block = LogicalLine::join(&lines[j..end], "\n");
+        match summary_entry(&block.text) {
+            Ok((rest, entry)) => {
+                self.entries.push(Entry {
+                    test: entry.test.to_string(),
+                    estimated: entry.estimated,
+                    times: entry.times,
+                    line: lines[j].number,
+                });
+                self.use_lines_to(index_of(lines, j, line_at_end(&block, rest)));
+            }
+            Err(_) => {
+                self.problem.get_or_insert(Problem {
+                    line: lines[j].number,
+                    text: block.text.clone(),
+                    why: format!(
+                        "sql-bench `{}: Total time:` line without a complete `N wallclock secs ( U usr S sys + CU cusr CS csys = C CPU)` part (truncated or mangled paste?)",
+                        t.split(':').next().unwrap_or_default()
+                    ),
+                });
+                self.use_line();
+            }
+        }
+    }
+
+    /// A row of the per-operation table; the TOTALS row ends the summary.
+    fn table_row(&mut self, t: &str) -> Step {
+        if !looks_like_row(t) {
+            return Step::Stop;
+        }
+        let (lines, j) = (self.lines, self.next);
+        let end = wrapped_window(lines, j, |t| looks_like_row(t) || is_separator(t));
+        let block = LogicalLine::join(&lines[j..end], "\n");
+        match operation_row(&block.text) {
+            Ok((rest, row)) => {
+                let is_totals = row.operation == "TOTALS";
+                self.rows.push(Row {
+                    operation: row.operation.to_string(),
+                    values: [row.seconds, row.usr, row.sys, row.cpu, row.tests as f64],
+                    estimated: row.estimated,
+                    line: lines[j].number,
+                });
+                self.use_lines_to(index_of(lines, j, line_at_end(&block, rest)));
+                if is_totals {
+                    self.totals = true;
+                    return Step::Stop;
+                }
+            }
+            Err(_) => {
+                self.problem.get_or_insert(Problem {
+                    line: lines[j].number,
+                    text: t.to_string(),
+                    why: "sql-bench per-operation row without its five columns: expected `NAME seconds usr sys cpu tests`".to_string(),
+                });
+                self.use_line();
+            }
+        }
+        Step::Next
+    }
+
+    /// What was read: a run, a near miss with why, or nothing.
+    fn finish(mut self) -> Outcome {
+        let next = self.next.max(self.last_used + 1);
+        if let Some(problem) = self.problem.take() {
+            return broken(problem, next);
+        }
+        if let Some(why) = self.why_incomplete() {
+            let problem = Problem {
+                line: self.lines[self.start].number,
+                text: self.first_lines(),
+                why,
+            };
+            return broken(problem, next);
+        }
+        if self.entries.is_empty() && self.rows.is_empty() {
+            return Outcome::NotAReport;
+        }
+        Outcome::Run(Box::new(self.into_run()), next)
+    }
+
+    /// Why a summary that has started is cut short, if it is.
+    fn why_incomplete(&self) -> Option<String> {
+        if (self.table_header.is_some() || self.table_intro.is_some()) && !self.totals {
+            return Some(match (self.table_header, self.rows.last()) {
+                (None, _) => "sql-bench `Totals per operation:` without its `Operation seconds usr sys cpu tests` table (truncated paste?)".to_string(),
+                (Some(_), None) => "sql-bench per-operation table header without any rows (truncated paste?)".to_string(),
+                (Some(_), Some(row)) => format!(
+                    "sql-bench per-operation table breaks off after `{}` (line {}) before its TOTALS row (truncated paste?)",
+                    row.operation, row.line
+                ),
+            });
+        }
+        // A whole header with nothing after it is a summary cut short; a
+        // lone `Running tests on:` line is only context.
+        let header_only = self.entries.is_empty()
+            && self.rows.is_empty()
+            && self.header.iter().any(|(k, _)| *k == HeaderKey::Suite)
+            && self.header.len() >= 2;
+        header_only.then(|| "sql-bench run-all-tests header without any `NAME: Total time:` line or per-operation table (truncated paste?)".to_string())
+    }
+
+    /// The summary's first few non-blank lines, to show with a near miss.
+    fn first_lines(&self) -> String {
+        self.lines[self.start..=self.last_used]
             .iter()
             .filter(|l| !l.is_blank())
             .take(3)
             .map(|l| l.text.trim())
             .collect::<Vec<_>>()
             .join("\n")
-    };
-    if let Some(problem) = problem {
-        return broken(problem, next);
     }
-    if (table_header.is_some() || table_intro.is_some()) && !totals {
-        let why = match (table_header, rows.last()) {
-            (None, _) => "sql-bench `Totals per operation:` without its `Operation seconds usr sys cpu tests` table (truncated paste?)".to_string(),
-            (Some(_), None) => "sql-bench per-operation table header without any rows (truncated paste?)".to_string(),
-            (Some(_), Some(row)) => format!(
-                "sql-bench per-operation table breaks off after `{}` (line {}) before its TOTALS row (truncated paste?)",
-                row.operation, row.line
-            ),
-        };
-        return broken(
-            Problem {
-                line: lines[start].number,
-                text: first_lines(),
-                why,
-            },
-            next,
-        );
-    }
-    if entries.is_empty() && rows.is_empty() {
-        // A whole header with nothing after it is a summary cut short; a
-        // lone `Running tests on:` line is only context.
-        if header.iter().any(|(k, _)| *k == HeaderKey::Suite) && header.len() >= 2 {
-            let why = "sql-bench run-all-tests header without any `NAME: Total time:` line or per-operation table (truncated paste?)".to_string();
-            return broken(
-                Problem {
-                    line: lines[start].number,
-                    text: first_lines(),
-                    why,
-                },
-                next,
-            );
+
+    fn into_run(self) -> Run {
+        let mut results = Vec::with_capacity(self.entries.len() * 6 + self.rows.len() * 5);
+        for entry in &self.entries {
+            let item = format!("test-{}", entry.test);
+            for (metric, value) in entry.times.metrics() {
+                results.push(measurement(
+                    &item,
+                    metric,
+                    value,
+                    entry.line,
+                    entry.estimated,
+                ));
+            }
         }
-        return Outcome::NotAReport;
-    }
-    let mut results = Vec::with_capacity(entries.len() * 6 + rows.len() * 5);
-    for entry in &entries {
-        let item = format!("test-{}", entry.test);
-        for (metric, value) in entry.times.metrics() {
-            results.push(measurement(
-                &item,
-                metric,
-                value,
-                entry.line,
-                entry.estimated,
-            ));
+        for row in &self.rows {
+            let metrics = ["wallclock_s", "usr_s", "sys_s", "cpu_s", "tests"];
+            for ((metric, value), estimated) in
+                metrics.into_iter().zip(row.values).zip(row.estimated)
+            {
+                results.push(measurement(
+                    &row.operation,
+                    metric,
+                    value,
+                    row.line,
+                    estimated,
+                ));
+            }
         }
-    }
-    for row in &rows {
-        let metrics = ["wallclock_s", "usr_s", "sys_s", "cpu_s", "tests"];
-        for ((metric, value), estimated) in metrics.into_iter().zip(row.values).zip(row.estimated) {
-            results.push(measurement(
-                &row.operation,
-                metric,
-                value,
-                row.line,
-                estimated,
-            ));
+        let mut attrs = BTreeMap::new();
+        for (key, value) in &self.header {
+            header_attrs(*key, value, &mut attrs);
+        }
+        if let Some(file) = run_file_near(self.lines, self.start, self.last_used) {
+            attrs.insert("run_file".to_string(), file);
+        }
+        Run {
+            tool: Tool::SqlBench,
+            test: Some("run-all-tests".to_string()),
+            label: None,
+            threads: None,
+            attrs,
+            quote_depth: self.depth,
+            author: None,
+            message: None,
+            command: None,
+            lines: [
+                self.lines[self.start].number,
+                self.lines[self.last_used].number,
+            ],
+            results,
         }
     }
-    let mut attrs = BTreeMap::new();
-    for (key, value) in &header {
-        header_attrs(*key, value, &mut attrs);
-    }
-    if let Some(file) = run_file_near(lines, start, last_used) {
-        attrs.insert("run_file".to_string(), file);
-    }
-    let run = Run {
-        tool: Tool::SqlBench,
-        test: Some("run-all-tests".to_string()),
-        label: None,
-        threads: None,
-        attrs,
-        quote_depth: depth,
-        author: None,
-        message: None,
-        command: None,
-        lines: [lines[start].number, lines[last_used].number],
-        results,
-    };
-    Outcome::Run(Box::new(run), next)
 }
 
 /// Attributes from one header field.
