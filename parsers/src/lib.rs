@@ -25,6 +25,7 @@ pub mod contract;
 pub mod diskinfo;
 pub mod mail;
 pub mod mbox;
+mod number;
 pub mod sql_bench;
 pub mod super_smack;
 pub mod sysbench;
@@ -158,6 +159,29 @@ pub struct Run {
 }
 
 impl Run {
+    /// A run of `tool` found at `lines` with nothing known about it yet but
+    /// its numbers; each tool fills in what its output says.
+    pub fn new(
+        tool: Tool,
+        quote_depth: usize,
+        lines: [usize; 2],
+        results: Vec<Measurement>,
+    ) -> Run {
+        Run {
+            tool,
+            test: None,
+            label: None,
+            threads: None,
+            attrs: BTreeMap::new(),
+            quote_depth,
+            author: None,
+            message: None,
+            command: None,
+            lines,
+            results,
+        }
+    }
+
     /// The value of `metric` for `item`, if the run printed it.
     pub fn value(&self, item: &str, metric: &str) -> Option<f64> {
         self.results
@@ -179,6 +203,22 @@ pub struct Measurement {
     /// The tool marked the value as estimated (sql-bench's `+`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub estimated: bool,
+}
+
+impl Measurement {
+    /// A value of `metric` in the unit the contract gives it, so that no
+    /// tool can store a unit of its own. A metric the contract does not know
+    /// gets no unit (`tests/contract.rs` keeps every parser from making one).
+    pub fn new(item: &str, metric: &str, value: f64, line: usize) -> Measurement {
+        Measurement {
+            item: item.to_string(),
+            metric: metric.to_string(),
+            value,
+            unit: metric_info(metric).map_or("", |m| m.unit).to_string(),
+            line,
+            estimated: false,
+        }
+    }
 }
 
 /// A block that looked like a report but could not be read as one.

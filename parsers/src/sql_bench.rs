@@ -36,12 +36,13 @@
 
 use nom::branch::alt;
 use nom::bytes::complete::tag;
-use nom::character::complete::{char, digit0, digit1, multispace0, multispace1, one_of};
-use nom::combinator::{opt, recognize};
+use nom::character::complete::{char, digit1, multispace0, multispace1};
+use nom::combinator::opt;
 use nom::multi::many0;
 use nom::sequence::preceded;
 use nom::{IResult, Parser};
 
+use crate::number::perl_number;
 use crate::text::{Line, LogicalLine};
 use crate::{metric_info, Measurement, Run, Unparsed};
 
@@ -171,24 +172,6 @@ fn anchor(text: &str) -> Option<Anchor> {
 // ---------------------------------------------------------------------------
 // Small parsers
 
-/// A number as Perl prints it: `7.09`, `26`, `0.0123`, `1.5e+06`.
-fn number(input: &str) -> IResult<&str, f64> {
-    let (rest, text) = recognize((
-        opt(char('-')),
-        digit1,
-        opt((char('.'), digit0)),
-        opt((one_of("eE"), opt(one_of("+-")), digit1)),
-    ))
-    .parse(input)?;
-    match text.parse::<f64>() {
-        Ok(value) if value.is_finite() => Ok((rest, value)),
-        _ => Err(nom::Err::Error(nom::error::Error::new(
-            input,
-            nom::error::ErrorKind::Float,
-        ))),
-    }
-}
-
 fn count(input: &str) -> IResult<&str, u64> {
     let (rest, digits) = digit1(input)?;
     match digits.parse::<u64>() {
@@ -210,7 +193,7 @@ enum CpuPart {
 
 /// `4.84 usr`, `0.00 csys`.
 fn cpu_part(input: &str) -> IResult<&str, (CpuPart, f64)> {
-    let (input, value) = number(input)?;
+    let (input, value) = perl_number(input)?;
     let (input, _) = multispace1(input)?;
     let (input, part) = alt((
         tag("cusr").map(|_| CpuPart::Cusr),
@@ -225,7 +208,7 @@ fn cpu_part(input: &str) -> IResult<&str, (CpuPart, f64)> {
 /// Benchmark's `timestr()`: `26 wallclock secs ( 4.84 usr 2.25 sys + 0.00
 /// cusr 0.00 csys = 7.09 CPU)`, `75 secs ( 5.52 usr 18.40 sys = 23.92 cpu)`.
 pub fn timestr(input: &str) -> IResult<&str, Times> {
-    let (input, wallclock) = number(input)?;
+    let (input, wallclock) = perl_number(input)?;
     let (input, _) = (
         multispace1,
         opt((tag("wallclock"), multispace1)),
@@ -240,7 +223,7 @@ pub fn timestr(input: &str) -> IResult<&str, Times> {
     ))
     .parse(input)?;
     let (input, _) = (multispace0, char('='), multispace0).parse(input)?;
-    let (input, cpu) = number(input)?;
+    let (input, cpu) = perl_number(input)?;
     let (input, _) = (
         multispace1,
         alt((tag("CPU"), tag("cpu"))),

@@ -23,6 +23,7 @@ use nom::multi::many1;
 use nom::sequence::preceded;
 use nom::{IResult, Parser};
 
+use crate::number::decimal;
 use crate::text::{Line, LogicalLine};
 use crate::{Measurement, Run, Tool, Unparsed};
 
@@ -324,20 +325,6 @@ fn word(input: &str) -> IResult<&str, &str> {
         )));
     }
     Ok((rest, found))
-}
-
-/// `18624.60`, `5`, `0.5`: plain decimals as super-smack prints them.
-fn decimal(input: &str) -> IResult<&str, f64> {
-    let (rest, text) = take_while1(|c: char| c.is_ascii_digit() || c == '.').parse(input)?;
-    let well_formed =
-        text.starts_with(|c: char| c.is_ascii_digit()) && text.matches('.').count() <= 1;
-    match text.parse::<f64>() {
-        Ok(value) if well_formed && value.is_finite() => Ok((rest, value)),
-        _ => Err(nom::Err::Error(nom::error::Error::new(
-            input,
-            nom::error::ErrorKind::Float,
-        ))),
-    }
 }
 
 fn unsigned<T: std::str::FromStr>(input: &str) -> IResult<&str, T> {

@@ -9,11 +9,12 @@ use nom::combinator::opt;
 use nom::sequence::preceded;
 use nom::{IResult, Parser};
 
+use crate::number::perl_number;
 use crate::text::{Line, LogicalLine};
 use crate::{Run, Tool};
 
 use super::{
-    broken, collapse_spaces, count, index_of, line_at_end, machine_attrs, measurement, number,
+    broken, collapse_spaces, count, index_of, line_at_end, machine_attrs, measurement,
     server_attrs, timestr, total_time_tag, wrapped_window, Outcome, Problem, Times, MAX_BLANK_RUN,
     MAX_SUMMARY_LINES, RUN_FILE_DISTANCE,
 };
@@ -143,7 +144,7 @@ fn marks(input: &str) -> IResult<&str, &str> {
 
 /// A table cell: `8.00`, `8.00+`; true when marked estimated.
 fn marked_number(input: &str) -> IResult<&str, (f64, bool)> {
-    let (input, value) = number(input)?;
+    let (input, value) = perl_number(input)?;
     let (input, mark) = marks(input)?;
     Ok((input, (value, mark.contains('+'))))
 }
@@ -188,7 +189,7 @@ pub fn operation_row(input: &str) -> IResult<&str, OperationRow<'_>> {
     ))
 }
 
-/// Does the line start like a table row (a name, then a number)?
+/// Does the line start like a table row (a name, then a perl_number)?
 fn looks_like_row(t: &str) -> bool {
     let mut words = t.split_whitespace();
     let name_ok = words

@@ -8,6 +8,8 @@ use nom::multi::many1;
 use nom::sequence::{delimited, preceded};
 use nom::Parser;
 
+use crate::number::{pointed_decimal, pointed_decimal_text, shifted_decimal};
+
 use super::{Res, HISTOGRAM_START};
 
 /// Which item a number belongs to: the final report or one interval line.
@@ -316,7 +318,7 @@ fn heading(input: &str) -> Res<'_, Section> {
 /// `0.012 |*****                 1745`
 fn histogram_row(input: &str) -> Res<'_, ()> {
     let (rest, _) = (
-        decimal_text,
+        pointed_decimal_text,
         space0,
         char('|'),
         take_while(|c| c == '*'),
@@ -414,13 +416,15 @@ fn valued<'a>(
     kind: Value,
 ) -> impl Parser<&'a str, Output = f64, Error = nom::error::Error<&'a str>> {
     move |input: &'a str| {
-        let (rest, text) = decimal_text(input)?;
+        let (rest, text) = pointed_decimal_text(input)?;
         let (rest, suffix) = opt(alt((tag("ms"), tag("s")))).parse(rest)?;
         end_of_value(rest)?;
         let value = match (kind, suffix) {
-            (Value::Plain, None) | (Value::Seconds, None | Some("s")) => to_f64(text, 0),
-            (Value::SecondsAsMs, None | Some("s")) | (Value::Latency, Some("s")) => to_f64(text, 3),
-            (Value::Latency, None | Some("ms")) => to_f64(text, 0),
+            (Value::Plain, None) | (Value::Seconds, None | Some("s")) => shifted_decimal(text, 0),
+            (Value::SecondsAsMs, None | Some("s")) | (Value::Latency, Some("s")) => {
+                shifted_decimal(text, 3)
+            }
+            (Value::Latency, None | Some("ms")) => shifted_decimal(text, 0),
             _ => None,
         };
         value.map(|v| (rest, v)).ok_or_else(|| error(input))
@@ -432,7 +436,7 @@ fn count_rate_field(input: &str) -> Res<'_, Vec<Field<'_>>> {
         let Ok((rest, _)) = label(name).parse(input) else {
             continue;
         };
-        let (rest, count) = preceded(multispace0, number).parse(rest)?;
+        let (rest, count) = preceded(multispace0, pointed_decimal).parse(rest)?;
         let (rest, rate) = preceded(multispace0, rate_in_parens).parse(rest)?;
         let mut fields = vec![total(count_metric, count, input)];
         if let Some(rate_metric) = rate_metric {
@@ -447,7 +451,7 @@ fn count_rate_field(input: &str) -> Res<'_, Vec<Field<'_>>> {
 fn rate_in_parens(input: &str) -> Res<'_, f64> {
     delimited(
         (char('('), space0),
-        number,
+        pointed_decimal,
         (
             multispace1,
             alt((label("per sec."), label("per second"), tag("ops/sec"))),
@@ -490,12 +494,12 @@ fn percentile_metric(rank: &str) -> Option<String> {
 /// so both are MiB.
 fn memory_transferred(input: &str) -> Res<'_, Vec<Field<'_>>> {
     let (rest, (amount, _, _, _, _, rate, _, _)) = (
-        number,
+        pointed_decimal,
         multispace1,
         alt((tag("MiB"), tag("MB"))),
         multispace1,
         (tag("transferred"), multispace1, char('(')),
-        number,
+        pointed_decimal,
         space0,
         (alt((tag("MiB/sec"), tag("MB/sec"))), char(')')),
     )
@@ -515,11 +519,11 @@ fn memory_transferred(input: &str) -> Res<'_, Vec<Field<'_>>> {
 fn fileio_04_operations(input: &str) -> Res<'_, Vec<Field<'_>>> {
     let (rest, _) = (label("Operations performed:"), multispace0).parse(input)?;
     if let Ok((rest, (reads, _, writes, _, other, _, all, _))) = (
-        number,
+        pointed_decimal,
         (multispace1, tag("Read,"), multispace1),
-        number,
+        pointed_decimal,
         (multispace1, tag("Write,"), multispace1),
-        number,
+        pointed_decimal,
         (
             multispace1,
             tag("Other"),
@@ -527,7 +531,7 @@ fn fileio_04_operations(input: &str) -> Res<'_, Vec<Field<'_>>> {
             char('='),
             multispace1,
         ),
-        number,
+        pointed_decimal,
         (multispace1, tag("Total")),
     )
         .parse(rest)
@@ -540,7 +544,8 @@ fn fileio_04_operations(input: &str) -> Res<'_, Vec<Field<'_>>> {
         ];
         return Ok((rest, fields));
     }
-    let (rest, (operations, rate)) = (number, preceded(multispace1, rate_in_parens)).parse(rest)?;
+    let (rest, (operations, rate)) =
+        (pointed_decimal, preceded(multispace1, rate_in_parens)).parse(rest)?;
     Ok((
         rest,
         vec![
@@ -579,11 +584,11 @@ fn fileio_04_transferred(input: &str) -> Res<'_, Vec<Field<'_>>> {
 /// as MiB. Scaling by powers of two is exact in floating point.
 fn size_mib(input: &str) -> Res<'_, f64> {
     let (rest, (text, unit)) = (
-        decimal_text,
+        pointed_decimal_text,
         alt((tag("Tb"), tag("Gb"), tag("Mb"), tag("Kb"), tag("b"))),
     )
         .parse(input)?;
-    let value = to_f64(text, 0).ok_or_else(|| error(input))?;
+    let value = shifted_decimal(text, 0).ok_or_else(|| error(input))?;
     let scale = match unit {
         "Tb" => 1_048_576.0,
         "Gb" => 1024.0,
@@ -597,7 +602,7 @@ fn size_mib(input: &str) -> Res<'_, f64> {
 /// `2665.62 Requests/sec executed`
 fn fileio_04_requests(input: &str) -> Res<'_, Field<'_>> {
     let (rest, (value, _)) = (
-        number,
+        pointed_decimal,
         (
             multispace1,
             tag("Requests/sec"),
@@ -678,7 +683,13 @@ fn interval_part(input: &str) -> Res<'_, IntervalPart> {
         // `(r/w/o: 10640.27/3032.68/1518.33)`
         delimited(
             (tag("(r/w/o:"), space0),
-            (number, char('/'), number, char('/'), number),
+            (
+                pointed_decimal,
+                char('/'),
+                pointed_decimal,
+                char('/'),
+                pointed_decimal,
+            ),
             char(')'),
         )
         .map(|(r, _, w, _, _)| IntervalPart::Pair(r, w)),
@@ -690,14 +701,14 @@ fn interval_part(input: &str) -> Res<'_, IntervalPart> {
             digit1,
             tag("%):"),
             multispace0,
-            number,
+            pointed_decimal,
         )
             .map(|(_, _, _, rank, _, _, value)| percentile_part(rank, value)),
         // `response time: 2.40ms (99%)`
         (
             label("response time:"),
             multispace0,
-            number,
+            pointed_decimal,
             tag("ms"),
             multispace0,
             char('('),
@@ -709,7 +720,7 @@ fn interval_part(input: &str) -> Res<'_, IntervalPart> {
             take_while1(|c: char| c.is_ascii_alphanumeric() || c == '/'),
             char(':'),
             multispace0,
-            number,
+            pointed_decimal,
             opt(preceded(multispace0, alt((tag("MiB/s"), tag("/s"))))),
         )
             .map(|(key, _, _, value, unit)| keyed_part(key, value, unit)),
@@ -767,47 +778,12 @@ fn known_label_at(text: &str) -> Option<(&'static str, &'static str)> {
     KNOWN.into_iter().find(|(name, _)| text.starts_with(name))
 }
 
-/// Digits with at most one decimal point: `2806.10`, `5`.
-pub(super) fn decimal_text(input: &str) -> Res<'_, &str> {
-    recognize((digit1, opt((char('.'), digit1)))).parse(input)
-}
-
-/// A plain number, not followed by more of a word (`12abc` is no number).
-pub(super) fn number(input: &str) -> Res<'_, f64> {
-    let (rest, text) = decimal_text(input)?;
-    let value = to_f64(text, 0).ok_or_else(|| error(input))?;
-    Ok((rest, value))
-}
-
 /// A value ends at whitespace, the end of the text, or punctuation.
 pub(super) fn end_of_value(rest: &str) -> Result<(), nom::Err<nom::error::Error<&str>>> {
     match rest.chars().next() {
         Some(c) if c.is_alphanumeric() || c == '.' => Err(error(rest)),
         _ => Ok(()),
     }
-}
-
-/// Parses a decimal as printed, moving its point `shift` places right
-/// first, so `3837.9526` seconds become exactly `3837952.6` ms rather than
-/// a product with rounding noise. Values too large to be finite are refused.
-pub(super) fn to_f64(text: &str, shift: usize) -> Option<f64> {
-    let value = if shift == 0 {
-        text.parse::<f64>().ok()?
-    } else {
-        let (int, frac) = text.split_once('.').unwrap_or((text, ""));
-        let mut digits = String::with_capacity(text.len() + shift + 1);
-        digits.push_str(int);
-        let moved = frac.get(..shift.min(frac.len())).unwrap_or_default();
-        digits.push_str(moved);
-        digits.extend(std::iter::repeat_n('0', shift - moved.len()));
-        let rest = frac.get(moved.len()..).unwrap_or_default();
-        if !rest.is_empty() {
-            digits.push('.');
-            digits.push_str(rest);
-        }
-        digits.parse::<f64>().ok()?
-    };
-    value.is_finite().then_some(value)
 }
 
 fn total<'a>(metric: &str, value: f64, at: &'a str) -> Field<'a> {
@@ -1064,22 +1040,5 @@ mod tests {
                 .value,
             2665.62
         );
-    }
-
-    #[test]
-    fn decimals_shift_exactly() {
-        let cases = [
-            ("3837.9526", 3, Some(3837952.6)),
-            ("0.0123", 3, Some(12.3)),
-            ("5", 3, Some(5000.0)),
-            ("0.5", 3, Some(500.0)),
-            ("12.25", 0, Some(12.25)),
-        ];
-        for (i, (text, shift, want)) in cases.into_iter().enumerate() {
-            assert_eq!(to_f64(text, shift), want, "case {i}");
-        }
-        let huge = "9".repeat(400);
-        assert_eq!(to_f64(&huge, 0), None);
-        assert_eq!(to_f64("99999999999999999999", 0), Some(1e20));
     }
 }

@@ -7,10 +7,11 @@ use nom::character::complete::{char, digit1, multispace0, multispace1};
 use nom::combinator::opt;
 use nom::Parser;
 
+use crate::number::pointed_decimal;
 use crate::text::Line;
 use crate::{Run, Tool, Unparsed};
 
-use super::report::{end_of_value, label, number};
+use super::report::{end_of_value, label};
 use super::{measurement, Res, SUMMARY_MARK};
 
 /// A one-line summary: `64 threads, time spent: 60s, queries executed:
@@ -29,20 +30,20 @@ pub fn one_line_summary(input: &str) -> Res<'_, OneLineSummary> {
     let (rest, (threads, _, time_spent_s, _, queries, _, qps, _, qps_per_thread, _, tps)) = (
         digit1.map_res(str::parse::<u32>),
         (multispace1, label("threads, time spent:"), multispace0),
-        (number, opt(char('s'))).map(|(n, _)| n),
+        (pointed_decimal, opt(char('s'))).map(|(n, _)| n),
         (
             char(','),
             multispace1,
             label("queries executed:"),
             multispace0,
         ),
-        number,
+        pointed_decimal,
         (char(','), multispace1, tag_no_case("qps:"), multispace0),
-        number,
+        pointed_decimal,
         (char(','), multispace1, label("1 thread qps:"), multispace0),
-        number,
+        pointed_decimal,
         (char(','), multispace1, tag_no_case("tps:"), multispace0),
-        number,
+        pointed_decimal,
     )
         .parse(input)?;
     end_of_value(rest)?;
