@@ -40,7 +40,7 @@ use std::collections::BTreeMap;
 
 use crate::number::short_decimal_token;
 use crate::text::Line;
-use crate::{metric_info, Measurement, Run, Tool, Unparsed};
+use crate::{Measurement, Run, Tool, Unparsed};
 
 /// The twelve phases of a bonnie++ run, in the order bonnie++ prints them,
 /// with the metric their rate is reported in.
@@ -144,14 +144,7 @@ impl Report {
         for (phase, (item, rate_metric)) in self.phases.iter().zip(PHASES) {
             let mut push = |metric: &str, value: Option<f64>, line: usize| {
                 if let Some(value) = value.filter(|v| v.is_finite()) {
-                    results.push(Measurement {
-                        item: item.to_string(),
-                        metric: metric.to_string(),
-                        value,
-                        unit: metric_info(metric).map_or("", |m| m.unit).to_string(),
-                        line,
-                        estimated: false,
-                    });
+                    results.push(Measurement::new(item, metric, value, line));
                 }
             };
             push(rate_metric, phase.rate, phase.line);
@@ -176,17 +169,9 @@ impl Report {
             Flavour::PlusPlus => "bonnie++",
         };
         Some(Run {
-            tool: Tool::Bonnie,
             test: Some(test.to_string()),
-            label: None,
-            threads: None,
             attrs,
-            quote_depth: self.depth,
-            author: None,
-            message: None,
-            command: None,
-            lines: self.lines,
-            results,
+            ..Run::new(Tool::Bonnie, self.depth, self.lines, results)
         })
     }
 }

@@ -34,7 +34,7 @@ use nom::{IResult, Parser};
 
 use crate::number::short_decimal;
 use crate::text::Line;
-use crate::{metric_info, Measurement, Run, Tool, Unparsed};
+use crate::{Measurement, Run, Tool, Unparsed};
 
 /// Lines above the header that may hold the device and the command.
 const MAX_LEAD_LINES: usize = 3;
@@ -224,17 +224,15 @@ fn read_report(
     close_section(section, &mut report, unparsed, lines);
     if !report.results.is_empty() {
         runs.push(Run {
-            tool: Tool::Diskinfo,
             test: Some("diskinfo".to_string()),
-            label: None,
-            threads: None,
             attrs: report.attrs,
-            quote_depth: depth,
-            author: None,
-            message: None,
             command: report.command,
-            lines: [report.first_line, report.last_line],
-            results: report.results,
+            ..Run::new(
+                Tool::Diskinfo,
+                depth,
+                [report.first_line, report.last_line],
+                report.results,
+            )
         });
     }
     end
@@ -359,16 +357,8 @@ fn item_for(section: Section, label: &str) -> Option<String> {
 /// Reads one line of a section into its measurements; `None` when the
 /// line is not one this section prints (or is cut short).
 fn measurement(section: Section, text: &str, line: usize) -> Option<Vec<Measurement>> {
-    let one = |item: String, metric: &str, value: f64| {
-        vec![Measurement {
-            item,
-            metric: metric.to_string(),
-            value,
-            unit: metric_info(metric).map_or("", |m| m.unit).to_string(),
-            line,
-            estimated: false,
-        }]
-    };
+    let one =
+        |item: String, metric: &str, value: f64| vec![Measurement::new(&item, metric, value, line)];
     match section {
         Section::Overhead => {
             if text.starts_with("time to read") {

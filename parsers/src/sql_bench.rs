@@ -44,7 +44,7 @@ use nom::{IResult, Parser};
 
 use crate::number::perl_number;
 use crate::text::{Line, LogicalLine};
-use crate::{metric_info, Measurement, Run, Unparsed};
+use crate::{Measurement, Run, Unparsed};
 
 mod summary;
 mod test_log;
@@ -385,12 +385,8 @@ pub fn server_attrs(value: &str) -> Vec<(&'static str, String)> {
 
 fn measurement(item: &str, metric: &str, value: f64, line: usize, estimated: bool) -> Measurement {
     Measurement {
-        item: item.to_string(),
-        metric: metric.to_string(),
-        value,
-        unit: metric_info(metric).map_or("s", |m| m.unit).to_string(),
-        line,
         estimated,
+        ..Measurement::new(item, metric, value, line)
     }
 }
 

@@ -36,7 +36,7 @@ use std::collections::BTreeMap;
 use nom::IResult;
 
 use crate::text::{Line, LogicalLine};
-use crate::{metric_info, Measurement, Run, Tool, Unparsed};
+use crate::{Measurement, Run, Tool, Unparsed};
 
 mod header;
 mod report;
@@ -200,7 +200,7 @@ fn to_run(
     let results = report
         .fields
         .iter()
-        .map(|f| measurement(&f.item.name(), &f.metric, f.value, block.line_of_rest(f.at)))
+        .map(|f| Measurement::new(&f.item.name(), &f.metric, f.value, block.line_of_rest(f.at)))
         .collect();
     let mut attrs = BTreeMap::new();
     if let Some(version) = &header.version {
@@ -219,31 +219,14 @@ fn to_run(
         .or(report.implied_test.map(str::to_string));
     let first = header.first.unwrap_or(report_start).min(report_start);
     Run {
-        tool: Tool::Sysbench,
         test,
-        label: None,
         threads,
         attrs,
-        quote_depth: depth,
-        author: None,
-        message: None,
         command: header.command,
-        lines: [first + 1, last_line],
-        results,
+        ..Run::new(Tool::Sysbench, depth, [first + 1, last_line], results)
     }
 }
 
-fn measurement(item: &str, metric: &str, value: f64, line: usize) -> Measurement {
-    let unit = metric_info(metric).map_or("ms", |m| m.unit);
-    Measurement {
-        item: item.to_string(),
-        metric: metric.to_string(),
-        value,
-        unit: unit.to_string(),
-        line,
-        estimated: false,
-    }
-}
 #[cfg(test)]
 mod tests {
     use super::*;

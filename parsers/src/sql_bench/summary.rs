@@ -586,21 +586,14 @@ impl<'l, 'a> SummaryReader<'l, 'a> {
         if let Some(file) = run_file_near(self.lines, self.start, self.last_used) {
             attrs.insert("run_file".to_string(), file);
         }
+        let lines = [
+            self.lines[self.start].number,
+            self.lines[self.last_used].number,
+        ];
         Run {
-            tool: Tool::SqlBench,
             test: Some("run-all-tests".to_string()),
-            label: None,
-            threads: None,
             attrs,
-            quote_depth: self.depth,
-            author: None,
-            message: None,
-            command: None,
-            lines: [
-                self.lines[self.start].number,
-                self.lines[self.last_used].number,
-            ],
-            results,
+            ..Run::new(Tool::SqlBench, self.depth, lines, results)
         }
     }
 }

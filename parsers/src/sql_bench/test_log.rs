@@ -218,17 +218,14 @@ pub(super) fn read_test_log(lines: &[Line<'_>], start: usize) -> Outcome {
         }
     }
     let run = Run {
-        tool: Tool::SqlBench,
         test: test_of_log(lines, start, last_used),
-        label: None,
-        threads: None,
         attrs,
-        quote_depth: depth,
-        author: None,
-        message: None,
-        command: None,
-        lines: [lines[start].number, lines[last_used].number],
-        results,
+        ..Run::new(
+            Tool::SqlBench,
+            depth,
+            [lines[start].number, lines[last_used].number],
+            results,
+        )
     };
     Outcome::Run(Box::new(run), next)
 }

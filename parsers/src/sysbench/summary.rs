@@ -1,7 +1,5 @@
 //! One-line summaries: `64 threads, time spent: 60s, ...`, each a run.
 
-use std::collections::BTreeMap;
-
 use nom::bytes::complete::tag_no_case;
 use nom::character::complete::{char, digit1, multispace0, multispace1};
 use nom::combinator::opt;
@@ -9,10 +7,10 @@ use nom::Parser;
 
 use crate::number::pointed_decimal;
 use crate::text::Line;
-use crate::{Run, Tool, Unparsed};
+use crate::{Measurement, Run, Tool, Unparsed};
 
 use super::report::{end_of_value, label};
-use super::{measurement, Res, SUMMARY_MARK};
+use super::{Res, SUMMARY_MARK};
 
 /// A one-line summary: `64 threads, time spent: 60s, queries executed:
 /// 11500723, qps: 191678, 1 thread qps: 2994, tps: 13691`.
@@ -158,24 +156,16 @@ fn heading_line_above(lines: &[Line<'_>], start: usize) -> Option<String> {
 fn summary_run(summary: &OneLineSummary, label: Option<String>, line: &Line<'_>) -> Run {
     let n = line.number;
     let results = vec![
-        measurement("total", "qps", summary.qps, n),
-        measurement("total", "qps_per_thread", summary.qps_per_thread, n),
-        measurement("total", "tps", summary.tps, n),
-        measurement("total", "queries", summary.queries, n),
-        measurement("total", "total_time_s", summary.time_spent_s, n),
+        Measurement::new("total", "qps", summary.qps, n),
+        Measurement::new("total", "qps_per_thread", summary.qps_per_thread, n),
+        Measurement::new("total", "tps", summary.tps, n),
+        Measurement::new("total", "queries", summary.queries, n),
+        Measurement::new("total", "total_time_s", summary.time_spent_s, n),
     ];
     Run {
-        tool: Tool::Sysbench,
-        test: None,
         label,
         threads: Some(summary.threads),
-        attrs: BTreeMap::new(),
-        quote_depth: line.depth,
-        author: None,
-        message: None,
-        command: None,
-        lines: [n, n],
-        results,
+        ..Run::new(Tool::Sysbench, line.depth, [n, n], results)
     }
 }
 
