@@ -50,9 +50,7 @@ mod summary;
 mod test_log;
 
 use summary::{is_entry_start, is_table_header, looks_like_continuation, read_summary};
-pub use summary::{operation_row, summary_entry, OperationRow, SummaryEntry};
-use test_log::read_test_log;
-pub use test_log::{time_prefix, TimePrefix};
+use test_log::{read_test_log, time_prefix};
 
 /// A summary (header, test lines, per-operation table) is at most this long.
 const MAX_SUMMARY_LINES: usize = 600;

@@ -42,12 +42,9 @@ mod header;
 mod report;
 mod summary;
 
-use header::read_header;
-pub use header::{parse_command, RunHeader, SysbenchCommand};
-use report::{assemble, interval_line, report_elements};
-pub use report::{Field, Item, Section, SysbenchReport};
+use header::{read_header, RunHeader};
+use report::{assemble, interval_line, report_elements, SysbenchReport};
 use summary::summaries;
-pub use summary::{one_line_summary, OneLineSummary};
 
 /// A report longer than this many lines is not one report (600 interval
 /// lines and a histogram still fit).
