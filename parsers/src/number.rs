@@ -123,8 +123,9 @@ mod tests {
     #[test]
     fn each_reader_takes_its_tools_spelling() {
         type Reader = fn(&str) -> IResult<&str, f64>;
+        type Read<'a> = Option<(&'a str, f64)>;
         let long = "1".repeat(25);
-        let cases: [(Reader, &str, Option<(&str, f64)>); 12] = [
+        let cases: [(Reader, &str, Read<'_>); 12] = [
             (decimal, "18624.60 q/s", Some((" q/s", 18624.6))),
             (decimal, "5.", Some(("", 5.0))),
             (decimal, "1.2.3", None),
