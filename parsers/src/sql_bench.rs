@@ -52,17 +52,8 @@ mod test_log;
 use summary::{is_entry_start, is_table_header, looks_like_continuation, read_summary};
 use test_log::{read_test_log, time_prefix};
 
-/// A summary (header, test lines, per-operation table) is at most this long.
-const MAX_SUMMARY_LINES: usize = 600;
-/// A single test's log is at most this long.
-const MAX_LOG_LINES: usize = 1000;
-/// Lines without a `Time for` line that a test log may hold in a row
-/// (its own progress messages, `Note: Query took longer ...`, blanks).
-const MAX_LOG_GAP: usize = 16;
 /// A wrapped `Total time` line or table row spans at most this many lines.
 const MAX_WRAPPED_LINES: usize = 4;
-/// Blank lines in a row that end a summary.
-const MAX_BLANK_RUN: usize = 3;
 /// How far around a report a `RUN-*` file name may be mentioned.
 const RUN_FILE_DISTANCE: usize = 3;
 

@@ -15,9 +15,14 @@ use crate::{Run, Tool};
 
 use super::{
     broken, collapse_spaces, count, index_of, line_at_end, machine_attrs, measurement,
-    server_attrs, timestr, total_time_tag, wrapped_window, Outcome, Problem, Times, MAX_BLANK_RUN,
-    MAX_SUMMARY_LINES, RUN_FILE_DISTANCE,
+    server_attrs, timestr, total_time_tag, wrapped_window, Outcome, Problem, Times,
+    RUN_FILE_DISTANCE,
 };
+
+/// A summary (header, test lines, per-operation table) is at most this long.
+const MAX_SUMMARY_LINES: usize = 600;
+/// Blank lines in a row that end a summary.
+const MAX_BLANK_RUN: usize = 3;
 
 /// One test's line of a summary: `insert: Total time: 1119 wallclock secs (...)`.
 #[derive(Debug, Clone, PartialEq)]

@@ -16,9 +16,14 @@ use crate::{Run, Tool};
 
 use super::{
     broken, collapse_spaces, count, index_of, line_at_end, measurement, server_attrs, timestr,
-    total_time_tag, wrapped_window, Outcome, Problem, Times, MAX_LOG_GAP, MAX_LOG_LINES,
-    RUN_FILE_DISTANCE,
+    total_time_tag, wrapped_window, Outcome, Problem, Times, RUN_FILE_DISTANCE,
 };
+
+/// A single test's log is at most this long.
+const MAX_LOG_LINES: usize = 1000;
+/// Lines without a `Time for` line that a test log may hold in a row
+/// (its own progress messages, `Note: Query took longer ...`, blanks).
+const MAX_LOG_GAP: usize = 16;
 
 /// The start of a test log's `Time for NAME (N): ` line.
 #[derive(Debug, Clone, PartialEq)]
