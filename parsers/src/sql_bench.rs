@@ -296,6 +296,17 @@ fn wrapped_window(
     end
 }
 
+/// A report's first few non-blank lines, to show with a near miss.
+fn first_lines(lines: &[Line<'_>]) -> String {
+    lines
+        .iter()
+        .filter(|l| !l.is_blank())
+        .take(3)
+        .map(|l| l.text.trim())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The source line of the last byte a parser used (`rest` is what it left).
 fn line_at_end(block: &LogicalLine, rest: &str) -> usize {
     let used = block.text.len().saturating_sub(rest.len());

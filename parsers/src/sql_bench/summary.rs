@@ -14,7 +14,7 @@ use crate::text::{Line, LogicalLine};
 use crate::{Run, Tool};
 
 use super::{
-    broken, collapse_spaces, count, index_of, line_at_end, machine_attrs, measurement,
+    broken, collapse_spaces, count, first_lines, index_of, line_at_end, machine_attrs, measurement,
     server_attrs, timestr, total_time_tag, wrapped_window, Outcome, Problem, Times,
     RUN_FILE_DISTANCE,
 };
@@ -513,7 +513,7 @@ impl<'l, 'a> SummaryReader<'l, 'a> {
         if let Some(why) = self.why_incomplete() {
             let problem = Problem {
                 line: self.lines[self.start].number,
-                text: self.first_lines(),
+                text: first_lines(&self.lines[self.start..=self.last_used]),
                 why,
             };
             return broken(problem, next);
@@ -543,17 +543,6 @@ impl<'l, 'a> SummaryReader<'l, 'a> {
             && self.header.iter().any(|(k, _)| *k == HeaderKey::Suite)
             && self.header.len() >= 2;
         header_only.then(|| "sql-bench run-all-tests header without any `NAME: Total time:` line or per-operation table (truncated paste?)".to_string())
-    }
-
-    /// The summary's first few non-blank lines, to show with a near miss.
-    fn first_lines(&self) -> String {
-        self.lines[self.start..=self.last_used]
-            .iter()
-            .filter(|l| !l.is_blank())
-            .take(3)
-            .map(|l| l.text.trim())
-            .collect::<Vec<_>>()
-            .join("\n")
     }
 
     fn into_run(self) -> Run {

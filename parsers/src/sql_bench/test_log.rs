@@ -15,8 +15,8 @@ use crate::text::{Line, LogicalLine};
 use crate::{Run, Tool};
 
 use super::{
-    broken, collapse_spaces, count, index_of, line_at_end, measurement, server_attrs, timestr,
-    total_time_tag, wrapped_window, Outcome, Problem, Times, RUN_FILE_DISTANCE,
+    broken, collapse_spaces, count, first_lines, index_of, line_at_end, measurement, server_attrs,
+    timestr, total_time_tag, wrapped_window, Outcome, Problem, Times, RUN_FILE_DISTANCE,
 };
 
 /// A single test's log is at most this long.
@@ -174,17 +174,10 @@ pub(super) fn read_test_log(lines: &[Line<'_>], start: usize) -> Outcome {
                 operations.len()
             ),
         };
-        let text = lines[start..=last_used.max(start)]
-            .iter()
-            .filter(|l| !l.is_blank())
-            .take(3)
-            .map(|l| l.text.trim())
-            .collect::<Vec<_>>()
-            .join("\n");
         return broken(
             Problem {
                 line: lines[start].number,
-                text,
+                text: first_lines(&lines[start..=last_used.max(start)]),
                 why,
             },
             next,
