@@ -38,8 +38,9 @@ mod table;
 
 use std::collections::BTreeMap;
 
+use crate::number::short_decimal_token;
 use crate::text::Line;
-use crate::{metric_info, Measurement, Run, Tool, Unparsed};
+use crate::{Measurement, Run, Tool, Unparsed};
 
 /// The twelve phases of a bonnie++ run, in the order bonnie++ prints them,
 /// with the metric their rate is reported in.
@@ -143,14 +144,7 @@ impl Report {
         for (phase, (item, rate_metric)) in self.phases.iter().zip(PHASES) {
             let mut push = |metric: &str, value: Option<f64>, line: usize| {
                 if let Some(value) = value.filter(|v| v.is_finite()) {
-                    results.push(Measurement {
-                        item: item.to_string(),
-                        metric: metric.to_string(),
-                        value,
-                        unit: metric_info(metric).map_or("", |m| m.unit).to_string(),
-                        line,
-                        estimated: false,
-                    });
+                    results.push(Measurement::new(item, metric, value, line));
                 }
             };
             push(rate_metric, phase.rate, phase.line);
@@ -175,17 +169,9 @@ impl Report {
             Flavour::PlusPlus => "bonnie++",
         };
         Some(Run {
-            tool: Tool::Bonnie,
             test: Some(test.to_string()),
-            label: None,
-            threads: None,
             attrs,
-            quote_depth: self.depth,
-            author: None,
-            message: None,
-            command: None,
-            lines: self.lines,
-            results,
+            ..Run::new(Tool::Bonnie, self.depth, self.lines, results)
         })
     }
 }
@@ -246,22 +232,9 @@ fn cell(token: &str) -> Option<Option<f64>> {
         b'g' => (&token[..token.len() - 1], 1024.0 * 1024.0),
         _ => (token, 1.0),
     };
-    decimal(digits)
+    short_decimal_token(digits)
         .map(|v| Some(v * scale))
         .filter(|v| v.is_some_and(f64::is_finite))
-}
-
-/// A plain decimal: digits with at most one point, finite.
-fn decimal(text: &str) -> Option<f64> {
-    let well_formed = !text.is_empty()
-        && text.len() <= 24
-        && text.starts_with(|c: char| c.is_ascii_digit())
-        && text.bytes().all(|b| b.is_ascii_digit() || b == b'.')
-        && text.bytes().filter(|&b| b == b'.').count() <= 1;
-    if !well_formed {
-        return None;
-    }
-    text.parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
 /// A latency as bonnie++ prints it (`6356us`, `408ms`, `2s`) in microseconds.
@@ -275,7 +248,9 @@ fn latency_us(token: &str) -> Option<f64> {
     } else {
         return None;
     };
-    decimal(digits).map(|v| v * scale).filter(|v| v.is_finite())
+    short_decimal_token(digits)
+        .map(|v| v * scale)
+        .filter(|v| v.is_finite())
 }
 
 /// A test file size as bonnie++ prints it: `2G`, `300M`, `1G:32k`,

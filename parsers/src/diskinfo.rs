@@ -32,8 +32,9 @@ use nom::character::complete::{char, space0, space1};
 use nom::combinator::eof;
 use nom::{IResult, Parser};
 
+use crate::number::short_decimal;
 use crate::text::Line;
-use crate::{metric_info, Measurement, Run, Tool, Unparsed};
+use crate::{Measurement, Run, Tool, Unparsed};
 
 /// Lines above the header that may hold the device and the command.
 const MAX_LEAD_LINES: usize = 3;
@@ -223,17 +224,15 @@ fn read_report(
     close_section(section, &mut report, unparsed, lines);
     if !report.results.is_empty() {
         runs.push(Run {
-            tool: Tool::Diskinfo,
             test: Some("diskinfo".to_string()),
-            label: None,
-            threads: None,
             attrs: report.attrs,
-            quote_depth: depth,
-            author: None,
-            message: None,
             command: report.command,
-            lines: [report.first_line, report.last_line],
-            results: report.results,
+            ..Run::new(
+                Tool::Diskinfo,
+                depth,
+                [report.first_line, report.last_line],
+                report.results,
+            )
         });
     }
     end
@@ -358,16 +357,8 @@ fn item_for(section: Section, label: &str) -> Option<String> {
 /// Reads one line of a section into its measurements; `None` when the
 /// line is not one this section prints (or is cut short).
 fn measurement(section: Section, text: &str, line: usize) -> Option<Vec<Measurement>> {
-    let one = |item: String, metric: &str, value: f64| {
-        vec![Measurement {
-            item,
-            metric: metric.to_string(),
-            value,
-            unit: metric_info(metric).map_or("", |m| m.unit).to_string(),
-            line,
-            estimated: false,
-        }]
-    };
+    let one =
+        |item: String, metric: &str, value: f64| vec![Measurement::new(&item, metric, value, line)];
     match section {
         Section::Overhead => {
             if text.starts_with("time to read") {
@@ -445,18 +436,18 @@ fn close_section(
 /// and the figure after `=`.
 fn timed(input: &str) -> IResult<&str, (&str, f64)> {
     let (input, (_, _, _, _, _, _, _, _, _, _, _, value, _, unit, _, _)) = (
-        number,
+        short_decimal,
         space1,
         alt((tag("iter"), tag("kbytes"), tag("ops"))),
         space1,
         tag("in"),
         space1,
-        number,
+        short_decimal,
         space1,
         tag("sec"),
         space0,
         char('='),
-        preceded_space(number),
+        preceded_space(short_decimal),
         space1,
         alt((tag("msec"), tag("kbytes/sec"), tag("IOPS"))),
         space0,
@@ -472,7 +463,7 @@ fn overhead_value(input: &str) -> IResult<&str, f64> {
     let rest = input.get(at..).unwrap_or_default();
     let (rest, (_, value, _, _, _, _)) = (
         char('='),
-        preceded_space(number),
+        preceded_space(short_decimal),
         space1,
         tag("msec/sector"),
         space0,
@@ -490,11 +481,11 @@ fn sync_write(input: &str) -> IResult<&str, (&str, f64, f64)> {
         take_while1(|c: char| c.is_ascii_digit() || c == '.'),
         space1,
         tag("kbytes:"),
-        preceded_space(number),
+        preceded_space(short_decimal),
         space1,
         tag("usec/IO"),
         space0,
-        preceded((char('='), space0), number),
+        preceded((char('='), space0), short_decimal),
         space1,
         tag("Mbytes/s"),
         space0,
@@ -515,21 +506,6 @@ fn preceded_space<'a>(
     value: impl Parser<&'a str, Output = f64, Error = nom::error::Error<&'a str>>,
 ) -> impl Parser<&'a str, Output = f64, Error = nom::error::Error<&'a str>> {
     nom::sequence::preceded(space0, value)
-}
-
-/// `5.760`, `102400`: a plain finite decimal.
-fn number(input: &str) -> IResult<&str, f64> {
-    let (rest, text) = take_while1(|c: char| c.is_ascii_digit() || c == '.').parse(input)?;
-    let well_formed = text.starts_with(|c: char| c.is_ascii_digit())
-        && text.matches('.').count() <= 1
-        && text.len() <= 24;
-    match text.parse::<f64>() {
-        Ok(value) if well_formed && value.is_finite() => Ok((rest, value)),
-        _ => Err(nom::Err::Error(nom::error::Error::new(
-            input,
-            nom::error::ErrorKind::Float,
-        ))),
-    }
 }
 
 #[cfg(test)]

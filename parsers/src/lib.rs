@@ -2,6 +2,12 @@
 //! pasted into mails, quoted (`>`, `>>`), wrapped at 72 columns and mixed
 //! with prose. Text goes in, a [`Document`] comes out; nothing here does I/O.
 //!
+//! That is the whole surface: [`parse`] and the types of its [`Document`],
+//! [`contract`] for Contract 2's names (metrics with their units and
+//! directions, attribute keys, the rules about names), and [`mbox`] to split
+//! and decode mail archives into texts for [`parse`]. How each tool's output
+//! is read stays inside.
+//!
 //! ```
 //! let text = "super-smack -d mysql select-key.smack 10 10000\n\
 //!             Query Barrel Report for client smacker1\n\
@@ -14,21 +20,24 @@
 //! assert_eq!(doc.runs[0].value("select_index", "q_per_s"), Some(22061.88));
 //! ```
 
+#![deny(missing_docs)]
+
 use std::collections::hash_map::{Entry, HashMap};
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-pub mod bonnie;
-pub mod context;
+mod bonnie;
+mod context;
 pub mod contract;
-pub mod diskinfo;
-pub mod mail;
+mod diskinfo;
+mod mail;
 pub mod mbox;
-pub mod sql_bench;
-pub mod super_smack;
-pub mod sysbench;
-pub mod text;
+mod number;
+mod sql_bench;
+mod super_smack;
+mod sysbench;
+mod text;
 
 pub use contract::{metric_info, MetricInfo};
 
@@ -67,20 +76,28 @@ pub(crate) mod test_support {
 /// found in them, and the blocks that looked like a report but were not one.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Document {
+    /// The mails the input holds, in the order they appear.
     pub messages: Vec<Message>,
+    /// The runs, ordered by their first line, each quoted copy kept once.
     pub runs: Vec<Run>,
+    /// Near misses, ordered by line.
     pub unparsed: Vec<Unparsed>,
 }
 
 /// One mail (or one author's part of a quoted thread) inside the input.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Message {
+    /// The sender's name, or the address when the name is missing.
     pub author: Option<String>,
     /// The address as written, with archive obfuscation (`user at host`) undone.
     pub email: Option<String>,
+    /// The `Date:` header as written.
     pub date: Option<String>,
+    /// The `Subject:` header.
     pub subject: Option<String>,
+    /// The `Message-ID:` header, without its angle brackets.
     pub message_id: Option<String>,
+    /// The `In-Reply-To:` header's message id.
     pub in_reply_to: Option<String>,
     /// 0 for the input's own message, 1 for a message quoted once, ...
     pub quote_depth: usize,
@@ -91,19 +108,25 @@ pub struct Message {
 /// The benchmark tools benchlog reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Tool {
+    /// super-smack's query barrel reports.
     #[serde(rename = "super-smack")]
     SuperSmack,
+    /// sysbench, every generation from 0.4 on.
     #[serde(rename = "sysbench")]
     Sysbench,
+    /// MySQL's sql-bench: run-all-tests summaries and single test logs.
     #[serde(rename = "sql-bench")]
     SqlBench,
+    /// Bonnie and bonnie++ (tables and CSV lines).
     #[serde(rename = "bonnie")]
     Bonnie,
+    /// FreeBSD's `diskinfo -t` / `-c` / `-i` / `-S`.
     #[serde(rename = "diskinfo")]
     Diskinfo,
 }
 
 impl Tool {
+    /// Every tool, in the order the dashboard lists them.
     pub const ALL: [Tool; 5] = [
         Tool::SuperSmack,
         Tool::Sysbench,
@@ -123,6 +146,7 @@ impl Tool {
         }
     }
 
+    /// The tool of a stable name ([`Tool::name`]), if it is one.
     pub fn from_name(name: &str) -> Option<Tool> {
         Tool::ALL.into_iter().find(|tool| tool.name() == name)
     }
@@ -137,6 +161,7 @@ impl std::fmt::Display for Tool {
 /// One execution of a benchmark tool and the numbers it printed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Run {
+    /// The tool that printed the run.
     pub tool: Tool,
     /// The workload: the smack file's name, the sysbench test, ...
     pub test: Option<String>,
@@ -146,7 +171,10 @@ pub struct Run {
     pub threads: Option<u32>,
     /// Normalised attributes (Contract 2 keys: scheduler, thread_lib, ...).
     pub attrs: BTreeMap<String, String>,
+    /// How deeply quoted the run's lines are: 0 for the input's own text.
     pub quote_depth: usize,
+    /// Who wrote the run's lines: the message's author, or the one an
+    /// attribution line names for quoted text.
     pub author: Option<String>,
     /// Index into [`Document::messages`] of the message holding the run.
     pub message: Option<usize>,
@@ -154,10 +182,34 @@ pub struct Run {
     pub command: Option<String>,
     /// 1-based first and last line of the input.
     pub lines: [usize; 2],
+    /// The numbers, in the order the tool printed them.
     pub results: Vec<Measurement>,
 }
 
 impl Run {
+    /// A run of `tool` found at `lines` with nothing known about it yet but
+    /// its numbers; each tool fills in what its output says.
+    pub fn new(
+        tool: Tool,
+        quote_depth: usize,
+        lines: [usize; 2],
+        results: Vec<Measurement>,
+    ) -> Run {
+        Run {
+            tool,
+            test: None,
+            label: None,
+            threads: None,
+            attrs: BTreeMap::new(),
+            quote_depth,
+            author: None,
+            message: None,
+            command: None,
+            lines,
+            results,
+        }
+    }
+
     /// The value of `metric` for `item`, if the run printed it.
     pub fn value(&self, item: &str, metric: &str) -> Option<f64> {
         self.results
@@ -170,9 +222,13 @@ impl Run {
 /// One number a tool printed: `select_index` `q_per_s` = 28581.18 q/s.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Measurement {
+    /// What was measured (Contract 2): `select_index`, `total`, `t=10s`.
     pub item: String,
+    /// The metric's Contract 2 name: `q_per_s`.
     pub metric: String,
+    /// The value in [`Measurement::unit`].
     pub value: f64,
+    /// The contract's unit of the metric ([`metric_info`]).
     pub unit: String,
     /// 1-based line of the input the value was read from.
     pub line: usize,
@@ -181,11 +237,30 @@ pub struct Measurement {
     pub estimated: bool,
 }
 
+impl Measurement {
+    /// A value of `metric` in the unit the contract gives it, so that no
+    /// tool can store a unit of its own. A metric the contract does not know
+    /// gets no unit (`tests/contract.rs` keeps every parser from making one).
+    pub fn new(item: &str, metric: &str, value: f64, line: usize) -> Measurement {
+        Measurement {
+            item: item.to_string(),
+            metric: metric.to_string(),
+            value,
+            unit: metric_info(metric).map_or("", |m| m.unit).to_string(),
+            line,
+            estimated: false,
+        }
+    }
+}
+
 /// A block that looked like a report but could not be read as one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Unparsed {
+    /// 1-based line of the input where the block starts.
     pub line: usize,
+    /// The block's first lines, as read.
     pub text: String,
+    /// What was expected and not found, for the person who posted it.
     pub why: String,
 }
 

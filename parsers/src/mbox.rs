@@ -201,9 +201,11 @@ pub struct MailMessage {
     pub date: Option<String>,
     /// The date as seconds since 1970 (UTC), when it could be read.
     pub timestamp: Option<i64>,
+    /// The `Subject:` header, decoded.
     pub subject: Option<String>,
     /// Message ids without their angle brackets.
     pub message_id: Option<String>,
+    /// The message id of the `In-Reply-To:` header.
     pub in_reply_to: Option<String>,
     /// The thread's earlier messages, oldest first, as the `References:`
     /// header lists them: the first and at most [`MAX_REFERENCES`] - 1 of
@@ -222,10 +224,13 @@ pub struct MailMessage {
 /// Why a message could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MailError {
+    /// Nothing but whitespace.
     #[error("the message is empty")]
     Empty,
+    /// Text without mail headers at its top.
     #[error("no mail headers (From, Date, Subject or Message-ID) at the top of the message")]
     NoHeaders,
+    /// Headers that the mail parser could not read.
     #[error("the message could not be read as RFC 822 mail")]
     Unreadable,
 }

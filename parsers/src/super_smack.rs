@@ -23,6 +23,7 @@ use nom::multi::many1;
 use nom::sequence::preceded;
 use nom::{IResult, Parser};
 
+use crate::number::decimal;
 use crate::text::{Line, LogicalLine};
 use crate::{Measurement, Run, Tool, Unparsed};
 
@@ -326,20 +327,6 @@ fn word(input: &str) -> IResult<&str, &str> {
     Ok((rest, found))
 }
 
-/// `18624.60`, `5`, `0.5`: plain decimals as super-smack prints them.
-fn decimal(input: &str) -> IResult<&str, f64> {
-    let (rest, text) = take_while1(|c: char| c.is_ascii_digit() || c == '.').parse(input)?;
-    let well_formed =
-        text.starts_with(|c: char| c.is_ascii_digit()) && text.matches('.').count() <= 1;
-    match text.parse::<f64>() {
-        Ok(value) if well_formed && value.is_finite() => Ok((rest, value)),
-        _ => Err(nom::Err::Error(nom::error::Error::new(
-            input,
-            nom::error::ErrorKind::Float,
-        ))),
-    }
-}
-
 fn unsigned<T: std::str::FromStr>(input: &str) -> IResult<&str, T> {
     map_res(digit1, str::parse::<T>).parse(input)
 }
@@ -452,38 +439,34 @@ fn to_run(
             ("min_ms", connect.min_ms),
             ("avg_ms", connect.avg_ms),
         ] {
-            results.push(measurement("connect", metric, value, "ms", line));
+            results.push(Measurement::new("connect", metric, value, line));
         }
         threads = Some(connect.clients);
     }
     for row in &report.rows {
         let line = block.line_of_rest(row.at);
-        results.push(measurement(
+        results.push(Measurement::new(
             row.query_type,
             "num_queries",
             row.num_queries as f64,
-            "queries",
             line,
         ));
-        results.push(measurement(
+        results.push(Measurement::new(
             row.query_type,
             "max_time",
             row.max_time,
-            "s",
             line,
         ));
-        results.push(measurement(
+        results.push(Measurement::new(
             row.query_type,
             "min_time",
             row.min_time,
-            "s",
             line,
         ));
-        results.push(measurement(
+        results.push(Measurement::new(
             row.query_type,
             "q_per_s",
             row.q_per_s,
-            "q/s",
             line,
         ));
     }
@@ -501,17 +484,16 @@ fn to_run(
         None => (None, report_start, None),
     };
     Run {
-        tool: Tool::SuperSmack,
         test,
-        label: None,
         threads,
         attrs,
-        quote_depth: depth,
-        author: None,
-        message: None,
         command: command_text,
-        lines: [first_index + 1, last_line],
-        results,
+        ..Run::new(
+            Tool::SuperSmack,
+            depth,
+            [first_index + 1, last_line],
+            results,
+        )
     }
 }
 
@@ -521,17 +503,6 @@ fn db_server_of_driver(driver: &str) -> String {
         "mysql" => "MySQL".to_string(),
         "pg" | "pgsql" | "postgres" | "postgresql" => "PostgreSQL".to_string(),
         _ => driver.to_string(),
-    }
-}
-
-fn measurement(item: &str, metric: &str, value: f64, unit: &str, line: usize) -> Measurement {
-    Measurement {
-        item: item.to_string(),
-        metric: metric.to_string(),
-        value,
-        unit: unit.to_string(),
-        line,
-        estimated: false,
     }
 }
 

@@ -117,14 +117,6 @@ impl LogicalLine {
     pub fn line_of_rest(&self, rest: &str) -> usize {
         self.line_at(self.text.len() - rest.len().min(self.text.len()))
     }
-
-    pub fn first_line(&self) -> usize {
-        self.starts.first().map_or(0, |&(_, line)| line)
-    }
-
-    pub fn last_line(&self) -> usize {
-        self.starts.last().map_or(0, |&(_, line)| line)
-    }
 }
 
 /// Who wrote the quoted text that follows an attribution line.
@@ -264,6 +256,17 @@ fn plausible_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The span a joined line covers; only these tests need it.
+    impl LogicalLine {
+        fn first_line(&self) -> usize {
+            self.starts.first().map_or(0, |&(_, line)| line)
+        }
+
+        fn last_line(&self) -> usize {
+            self.starts.last().map_or(0, |&(_, line)| line)
+        }
+    }
 
     #[test]
     fn quote_depths() {

@@ -1,0 +1,385 @@
+//! One test's own log: `Testing server`, `Time for NAME (N): ...` lines
+//! and its final `Total time`.
+
+use std::collections::BTreeMap;
+
+use nom::branch::alt;
+use nom::bytes::complete::{tag, take_while, take_while1};
+use nom::character::complete::{char, digit0, multispace0, space0, space1};
+use nom::combinator::opt;
+use nom::multi::many0;
+use nom::sequence::preceded;
+use nom::{IResult, Parser};
+
+use crate::text::{Line, LogicalLine};
+use crate::{Run, Tool};
+
+use super::{
+    broken, collapse_spaces, count, first_lines, index_of, line_at_end, measurement, server_attrs,
+    timestr, total_time_tag, wrapped_window, Outcome, Problem, Times, RUN_FILE_DISTANCE,
+};
+
+/// A single test's log is at most this long.
+const MAX_LOG_LINES: usize = 1000;
+/// Lines without a `Time for` line that a test log may hold in a row
+/// (its own progress messages, `Note: Query took longer ...`, blanks).
+const MAX_LOG_GAP: usize = 16;
+
+/// The start of a test log's `Time for NAME (N): ` line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimePrefix<'a> {
+    pub estimated: bool,
+    pub operation: &'a str,
+    /// The first number in the parentheses: how many tests were run.
+    pub tests: u64,
+}
+
+/// `Time for insert (300000): `, `Time to select_many_fields(1000): `,
+/// `Estimated time for count_on_key (50000): `, `Time for select_big (70:17207) `.
+pub fn time_prefix(input: &str) -> IResult<&str, TimePrefix<'_>> {
+    let (input, estimated) = alt((
+        (tag("Estimated"), space1, tag("time")).map(|_| true),
+        tag("Time").map(|_| false),
+    ))
+    .parse(input)?;
+    let (input, _) = (space1, alt((tag("for"), tag("to"))), space1).parse(input)?;
+    let (input, operation) =
+        take_while1(|c: char| !c.is_whitespace() && c != ':' && c != '(').parse(input)?;
+    let (input, _) = (space0, char('(')).parse(input)?;
+    let (input, tests) = count(input)?;
+    let (input, _) = (many0((char(':'), digit0)), char(')')).parse(input)?;
+    // What run-all-tests skips with `[^:]*:`; the colon itself is missing
+    // in some tests' lines.
+    let (input, _) =
+        take_while(|c: char| c != ':' && c != '\n' && !c.is_ascii_digit()).parse(input)?;
+    let (input, _) = opt(char(':')).parse(input)?;
+    Ok((
+        input,
+        TimePrefix {
+            estimated,
+            operation,
+            tests,
+        },
+    ))
+}
+
+/// `Time for insert (300000): 122 wallclock secs (...)`, wrapped anywhere.
+fn time_line(input: &str) -> IResult<&str, (TimePrefix<'_>, Times)> {
+    let (input, prefix) = time_prefix(input)?;
+    let (input, times) = preceded(multispace0, timestr).parse(input)?;
+    Ok((input, (prefix, times)))
+}
+
+/// A single test's final `Total time: ...` (or `Estimated total time: ...`).
+fn total_line(input: &str) -> IResult<&str, (bool, Times)> {
+    let (input, estimated) = total_time_tag(input)?;
+    let (input, times) = preceded(multispace0, timestr).parse(input)?;
+    Ok((input, (estimated, times)))
+}
+
+fn is_total_line_start(t: &str) -> bool {
+    (t.starts_with("Total time:") || t.starts_with("Estimated total time:"))
+        && total_time_tag(t).is_ok()
+}
+
+struct Operation {
+    name: String,
+    times: Times,
+    tests: u64,
+    estimated: bool,
+    line: usize,
+}
+
+/// Reads the test log that may start at `lines[start]`: `Testing server
+/// '...' at DATE`, the test's own messages, `Time for/to NAME (N): ...`
+/// lines and the final `Total time: ...`.
+pub(super) fn read_test_log(lines: &[Line<'_>], start: usize) -> Outcome {
+    let depth = lines[start].depth;
+    let server = testing_server(lines[start].text.trim());
+    let mut operations: Vec<Operation> = Vec::new();
+    let mut total: Option<(bool, Times, usize)> = None;
+    let mut problem: Option<Problem> = None;
+    let mut last_used = start;
+    let mut gap = 0;
+    let mut j = if server.is_some() { start + 1 } else { start };
+    while j < lines.len() && j - start < MAX_LOG_LINES {
+        let line = &lines[j];
+        if line.depth != depth {
+            break;
+        }
+        let t = line.text.trim();
+        if t.starts_with("Testing server '") || t.starts_with("Benchmark DBD suit") {
+            break;
+        }
+        let is_total = is_total_line_start(t);
+        let is_time = !is_total && time_prefix(t).is_ok();
+        if !is_total && !is_time {
+            gap += 1;
+            if gap > MAX_LOG_GAP {
+                break;
+            }
+            j += 1;
+            continue;
+        }
+        gap = 0;
+        let end = wrapped_window(lines, j, |t| {
+            is_total_line_start(t) || time_prefix(t).is_ok()
+        });
+        let block = LogicalLine::join(&lines[j..end], "\n");
+        if is_total {
+            match total_line(&block.text) {
+                Ok((rest, (estimated, times))) => {
+                    last_used = index_of(lines, j, line_at_end(&block, rest));
+                    total = Some((estimated, times, line.number));
+                }
+                Err(_) => {
+                    problem.get_or_insert(Problem {
+                        line: line.number,
+                        text: block.text.clone(),
+                        why: "sql-bench `Total time:` line without a complete `N wallclock secs ( U usr S sys + CU cusr CS csys = C CPU)` part (truncated or mangled paste?)".to_string(),
+                    });
+                    last_used = j;
+                }
+            }
+            break;
+        }
+        match time_line(&block.text) {
+            Ok((rest, (prefix, times))) => {
+                let last = index_of(lines, j, line_at_end(&block, rest));
+                add_operation(&mut operations, &prefix, &times, line.number);
+                last_used = last;
+                j = last + 1;
+            }
+            Err(_) => {
+                problem.get_or_insert(Problem {
+                    line: line.number,
+                    text: block.text.clone(),
+                    why: "sql-bench `Time for NAME (N):` line without a complete `N wallclock secs ( U usr S sys + CU cusr CS csys = C CPU)` part (truncated or mangled paste?)".to_string(),
+                });
+                last_used = j;
+                j += 1;
+            }
+        }
+    }
+    let next = (last_used + 1).max(if total.is_some() { 0 } else { j });
+    if let Some(problem) = problem {
+        return broken(problem, next);
+    }
+    let Some((total_estimated, total_times, total_line_number)) = total else {
+        let why = match (operations.is_empty(), server.is_some()) {
+            (true, true) => "sql-bench test log (`Testing server ...`) without any `Time for` line or `Total time:` (truncated paste or failed test?)".to_string(),
+            (true, false) => return Outcome::NotAReport,
+            (false, _) => format!(
+                "sql-bench test log breaks off after {} `Time for` line(s) before its `Total time:` line (truncated paste?)",
+                operations.len()
+            ),
+        };
+        return broken(
+            Problem {
+                line: lines[start].number,
+                text: first_lines(&lines[start..=last_used.max(start)]),
+                why,
+            },
+            next,
+        );
+    };
+    let mut results = Vec::with_capacity(operations.len() * 7 + 6);
+    for op in &operations {
+        for (metric, value) in op.times.metrics() {
+            results.push(measurement(&op.name, metric, value, op.line, op.estimated));
+        }
+        results.push(measurement(
+            &op.name,
+            "tests",
+            op.tests as f64,
+            op.line,
+            op.estimated,
+        ));
+    }
+    for (metric, value) in total_times.metrics() {
+        results.push(measurement(
+            "TOTALS",
+            metric,
+            value,
+            total_line_number,
+            total_estimated,
+        ));
+    }
+    let mut attrs = BTreeMap::new();
+    if let Some((version, date)) = server {
+        for (k, v) in server_attrs(&version) {
+            attrs.insert(k.to_string(), v);
+        }
+        let date = collapse_spaces(&date);
+        if !date.is_empty() {
+            attrs.insert("date".to_string(), date);
+        }
+    }
+    let run = Run {
+        test: test_of_log(lines, start, last_used),
+        attrs,
+        ..Run::new(
+            Tool::SqlBench,
+            depth,
+            [lines[start].number, lines[last_used].number],
+            results,
+        )
+    };
+    Outcome::Run(Box::new(run), next)
+}
+
+/// run-all-tests adds up the times of an operation a test runs twice
+/// (test-insert's `select_range_prefix`); so does benchlog.
+fn add_operation(
+    operations: &mut Vec<Operation>,
+    prefix: &TimePrefix<'_>,
+    times: &Times,
+    line: usize,
+) {
+    if let Some(op) = operations.iter_mut().find(|op| op.name == prefix.operation) {
+        op.times.add(times);
+        op.tests = op.tests.saturating_add(prefix.tests);
+        op.estimated |= prefix.estimated;
+        return;
+    }
+    operations.push(Operation {
+        name: prefix.operation.to_string(),
+        times: *times,
+        tests: prefix.tests,
+        estimated: prefix.estimated,
+        line,
+    });
+}
+
+/// `Testing server 'MySQL 3.23.37' at 2001-04-13  1:16:40` -> (version, date).
+fn testing_server(t: &str) -> Option<(String, String)> {
+    let rest = t.strip_prefix("Testing server '")?;
+    let close = rest.rfind('\'')?;
+    let version = rest[..close].to_string();
+    let date = rest[close + 1..]
+        .trim_start()
+        .strip_prefix("at")
+        .unwrap_or_default();
+    Some((version, date.trim().to_string()))
+}
+
+/// Which test script printed a log: a `test-NAME` command just above it,
+/// or the script's own first message.
+fn test_of_log(lines: &[Line<'_>], start: usize, last: usize) -> Option<String> {
+    let above = lines[start.saturating_sub(RUN_FILE_DISTANCE)..start]
+        .iter()
+        .rev();
+    for line in above {
+        let named = line.text.split_whitespace().find_map(|word| {
+            let name = word.rsplit('/').next().unwrap_or(word);
+            let name = name.strip_suffix(".sh").unwrap_or(name);
+            let script = name.strip_prefix("test-")?;
+            let valid = !script.is_empty()
+                && script
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+            valid.then(|| name.to_string())
+        });
+        if named.is_some() {
+            return named;
+        }
+    }
+    const FIRST_MESSAGES: [(&str, &str); 8] = [
+        ("ATIS table test", "test-ATIS"),
+        ("Testing of ALTER TABLE", "test-alter-table"),
+        ("Testing of some unusual tables", "test-big-tables"),
+        (
+            "Testing the speed of connecting to the server",
+            "test-connect",
+        ),
+        ("Testing the speed of creating and dro", "test-create"),
+        ("Testing the speed of inserting data", "test-insert"),
+        ("Testing the speed of selecting on keys", "test-select"),
+        ("Wisconsin benchmark test", "test-wisconsin"),
+    ];
+    lines[start..=last].iter().take(6).find_map(|line| {
+        let t = line.text.trim();
+        FIRST_MESSAGES
+            .iter()
+            .find(|(message, _)| t.starts_with(message))
+            .map(|(_, test)| test.to_string())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sql_bench::find_runs;
+    use crate::Unparsed;
+
+    fn runs_of(input: &str) -> (Vec<Run>, Vec<Unparsed>) {
+        crate::test_support::runs_of(find_runs, input)
+    }
+
+    #[test]
+    fn time_prefixes() {
+        type Want = Option<(bool, &'static str, u64)>;
+        let cases: [(&str, Want); 8] = [
+            (
+                "Time for insert (300000): 122",
+                Some((false, "insert", 300000)),
+            ),
+            (
+                "Time to select_many_fields(1000):  9",
+                Some((false, "select_many_fields", 1000)),
+            ),
+            (
+                "Time for select_big (70:17207):  1",
+                Some((false, "select_big", 70)),
+            ),
+            (
+                "Estimated time for count_on_key (50000): 1734",
+                Some((true, "count_on_key", 50000)),
+            ),
+            (
+                "Time for insert (1000) 1 wallclock",
+                Some((false, "insert", 1000)),
+            ),
+            (
+                "Time for insert_commit  (10000): 3",
+                Some((false, "insert_commit", 10000)),
+            ),
+            ("Time for drop table(2):  0 wallclock", None),
+            ("Time for a change (really): yes", None),
+        ];
+        for (i, (input, want)) in cases.into_iter().enumerate() {
+            let got = time_prefix(input)
+                .ok()
+                .map(|(_, p)| (p.estimated, p.operation, p.tests));
+            assert_eq!(got, want, "case {i}: {input:?}");
+        }
+    }
+
+    #[test]
+    fn test_log_sums_repeated_operations() {
+        let (runs, unparsed) = runs_of(
+            "$ perl test-insert --server=mysql\n\
+             Testing server 'MySQL 4.0.20 standard log' at 2004-06-01 10:00:00\n\
+             Time for select_range_prefix (5010:42084): 13 wallclock secs ( 2.65 usr  0.50 sys +  0.00 cusr  0.00 csys =  3.15 CPU)\n\
+             Note: Query took longer then time-limit: 600\n\
+             Estimated time for select_range_prefix (20000:43500): 10 wallclock secs ( 3.84 usr  0.60 sys +  0.00 cusr  0.00 csys =  4.44 CPU)\n\
+             Total time: 23 wallclock secs ( 6.49 usr  1.10 sys +  0.00 cusr  0.00 csys =  7.59 CPU)\n",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        let run = &runs[0];
+        assert_eq!(run.test.as_deref(), Some("test-insert"));
+        assert_eq!(run.value("select_range_prefix", "wallclock_s"), Some(23.0));
+        assert_eq!(run.value("select_range_prefix", "tests"), Some(25010.0));
+        assert!(run
+            .results
+            .iter()
+            .filter(|r| r.item == "select_range_prefix")
+            .all(|r| r.estimated));
+        assert_eq!(run.value("TOTALS", "cpu_s"), Some(7.59));
+        assert_eq!(
+            run.attrs.get("db_version").map(String::as_str),
+            Some("4.0.20")
+        );
+        assert_eq!(run.lines, [2, 6]);
+    }
+}

@@ -1,0 +1,290 @@
+//! The run's header above a report: banner, thread count, command line, mode line.
+
+use crate::text::Line;
+
+/// How far above a report its header (banner, threads, command) may be.
+const MAX_HEADER_LINES: usize = 60;
+
+/// What the lines above a report say about its run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunHeader {
+    pub version: Option<String>,
+    pub threads: Option<u32>,
+    pub command_threads: Option<u32>,
+    pub marker_threads: Option<u32>,
+    pub test: Option<String>,
+    pub mode_test: Option<&'static str>,
+    pub command: Option<String>,
+    /// Index of the header's first line, if any was found.
+    pub first: Option<usize>,
+}
+
+/// Reads the header of the report starting at `report_start`: the lines
+/// above it back to `taken_until` (same quote depth) and the text glued in
+/// front of it on its own line.
+pub(super) fn read_header(
+    lines: &[Line<'_>],
+    taken_until: usize,
+    report_start: usize,
+    glued: &str,
+) -> RunHeader {
+    let depth = lines[report_start].depth;
+    let lowest = report_start
+        .saturating_sub(MAX_HEADER_LINES)
+        .max(taken_until);
+    let mut header = RunHeader::default();
+    let mut window: Vec<(usize, &str)> = Vec::new();
+    for j in (lowest..report_start).rev() {
+        let line = &lines[j];
+        if line.depth != depth && !line.is_blank() {
+            break;
+        }
+        window.push((j, line.text));
+    }
+    window.reverse();
+    if !glued.trim().is_empty() {
+        window.push((report_start, glued));
+    }
+    for (n, &(j, text)) in window.iter().enumerate() {
+        let mut found = false;
+        if let Some(version) = banner_version(text) {
+            header.version = Some(version);
+            found = true;
+        }
+        if let Some(threads) = after_label(text, "Number of threads:") {
+            header.threads = Some(threads);
+            found = true;
+        }
+        if let Some(threads) = thread_marker(text) {
+            header.marker_threads = Some(threads);
+            found = true;
+        }
+        if let Some(mode) = mode_line(text) {
+            header.mode_test = Some(mode);
+        }
+        if let Some(command) = command_at(&window[n..]) {
+            header.command_threads = command.threads.or(header.command_threads);
+            header.test = command.test.or(header.test.take());
+            header.command = Some(command.text);
+            found = true;
+        }
+        if found && header.first.is_none() {
+            header.first = Some(j);
+        }
+    }
+    header
+}
+
+/// `sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta2)`, `sysbench 0.4.12:
+/// multi-threaded system evaluation benchmark`, `sysbench v0.4.8: ...`.
+fn banner_version(text: &str) -> Option<String> {
+    let at = text.find("sysbench ")?;
+    let rest = text.get(at + "sysbench ".len()..)?;
+    let word = rest.split_whitespace().next()?;
+    let version = word.trim_start_matches('v').trim_end_matches(':');
+    let plausible = version.starts_with(|c: char| c.is_ascii_digit())
+        && version.contains('.')
+        && version
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-');
+    let banner =
+        rest.contains("LuaJIT") || rest.contains("evaluation benchmark") || word.ends_with(':');
+    (plausible && banner).then(|| version.to_string())
+}
+
+/// `Number of threads: 8` and the like: the number after a label.
+fn after_label(text: &str, name: &str) -> Option<u32> {
+    let at = text.find(name)?;
+    let rest = text.get(at + name.len()..)?.trim_start();
+    let digits: &str = rest.split(|c: char| !c.is_ascii_digit()).next()?;
+    digits.parse().ok()
+}
+
+/// `=> 8 THREADS`, as a shell loop around sysbench prints it.
+fn thread_marker(text: &str) -> Option<u32> {
+    let rest = text.trim().strip_prefix("=>")?.trim_start();
+    let (digits, word) = rest.split_once(char::is_whitespace)?;
+    let word = word.trim();
+    (word.eq_ignore_ascii_case("threads") || word.eq_ignore_ascii_case("thread"))
+        .then(|| digits.parse().ok())
+        .flatten()
+}
+
+/// 0.4's and 1.0's mode lines before a report name its test.
+fn mode_line(text: &str) -> Option<&'static str> {
+    const MODES: [(&str, &str); 12] = [
+        ("Doing OLTP test", "oltp"),
+        ("Doing CPU performance benchmark", "cpu"),
+        ("Prime numbers limit:", "cpu"),
+        ("Doing memory operations speed test", "memory"),
+        ("Running memory speed test", "memory"),
+        ("Doing thread subsystem performance test", "threads"),
+        ("Doing mutex performance test", "mutex"),
+        ("Extra file open flags", "fileio"),
+        ("Doing random r/w test", "fileio"),
+        ("Doing random read test", "fileio"),
+        ("Doing random write test", "fileio"),
+        ("Doing sequential", "fileio"),
+    ];
+    let text = text.trim_start();
+    MODES
+        .into_iter()
+        .find(|(start, _)| text.starts_with(start))
+        .map(|(_, test)| test)
+}
+
+/// A sysbench command line and what it says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SysbenchCommand {
+    pub test: Option<String>,
+    pub threads: Option<u32>,
+    pub text: String,
+}
+
+/// The command starting at the first of `window`'s lines, continued over
+/// the next lines when it ends with `\` or they start with `--`.
+fn command_at(window: &[(usize, &str)]) -> Option<SysbenchCommand> {
+    let (_, first) = window.first()?;
+    if !first.contains("sysbench") {
+        return None;
+    }
+    let mut text = first.trim().trim_end_matches('\\').trim_end().to_string();
+    let mut continued = first.trim_end().ends_with('\\');
+    for (_, next) in &window[1..] {
+        let next_trimmed = next.trim();
+        if !(continued || next_trimmed.starts_with("--")) || next_trimmed.is_empty() {
+            break;
+        }
+        continued = next_trimmed.ends_with('\\');
+        text.push(' ');
+        text.push_str(next_trimmed.trim_end_matches('\\').trim_end());
+    }
+    parse_command(&text)
+}
+
+/// Reads a command line: `sysbench oltp_read_only --threads=8 run`, `sysbench
+/// --test=oltp --num-threads=16 run`, `sysbench --test=tests/db/oltp.lua ...`.
+/// Text without a `sysbench` word followed by an option is no command.
+pub fn parse_command(text: &str) -> Option<SysbenchCommand> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let from = words
+        .iter()
+        .position(|w| basename(w) == "sysbench" || basename(w).starts_with("sysbench-"))?;
+    let args = &words[from + 1..];
+    if !args.iter().any(|w| w.starts_with("--")) {
+        return None;
+    }
+    let mut command = SysbenchCommand {
+        test: None,
+        threads: None,
+        text: words[from..].join(" "),
+    };
+    for arg in args {
+        if let Some(n) = arg
+            .strip_prefix("--threads=")
+            .or_else(|| arg.strip_prefix("--num-threads="))
+        {
+            command.threads = n.parse().ok().or(command.threads);
+        } else if let Some(test) = arg.strip_prefix("--test=") {
+            command.test = test_name(test).or(command.test);
+        } else if !arg.starts_with('-') && command.test.is_none() {
+            command.test = test_name(arg).filter(|t| known_test(t));
+        }
+    }
+    Some(command)
+}
+
+/// `tests/db/oltp.lua` -> `oltp`, `oltp_read_only` -> `oltp_read_only`.
+fn test_name(word: &str) -> Option<String> {
+    let name = basename(word).trim_end_matches(".lua");
+    let plain = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    plain.then(|| name.to_string())
+}
+
+fn known_test(name: &str) -> bool {
+    matches!(
+        name,
+        "cpu" | "memory" | "threads" | "mutex" | "fileio" | "oltp"
+    ) || ["oltp_", "select_random_", "bulk_insert"]
+        .iter()
+        .any(|p| name.starts_with(p))
+}
+
+fn basename(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_lines() {
+        let cases = [
+            (
+                "$ sysbench oltp_read_only --threads=8 --time=60 run",
+                Some("oltp_read_only"),
+                Some(8),
+            ),
+            (
+                "sysbench --test=oltp --num-threads=16 --max-time=60 run",
+                Some("oltp"),
+                Some(16),
+            ),
+            (
+                "./sysbench --test=tests/db/oltp.lua --num-threads=8 run",
+                Some("oltp"),
+                Some(8),
+            ),
+            (
+                "sysbench /usr/share/sysbench/oltp_point_select.lua --threads=4 run",
+                Some("oltp_point_select"),
+                Some(4),
+            ),
+            (
+                "I ran sysbench with --threads=8 and it was fine",
+                None,
+                Some(8),
+            ),
+        ];
+        for (i, (text, test, threads)) in cases.into_iter().enumerate() {
+            let command = parse_command(text).unwrap_or_else(|| panic!("case {i}"));
+            assert_eq!(
+                (command.test.as_deref(), command.threads),
+                (test, threads),
+                "case {i}"
+            );
+        }
+        assert_eq!(
+            parse_command("sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)"),
+            None
+        );
+        assert_eq!(parse_command("we used sysbench and super-smack"), None);
+    }
+
+    #[test]
+    fn banners_markers_and_modes() {
+        assert_eq!(
+            banner_version("sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta2)").as_deref(),
+            Some("1.0.20")
+        );
+        assert_eq!(
+            banner_version("sysbench 0.4.12:  multi-threaded system evaluation benchmark")
+                .as_deref(),
+            Some("0.4.12")
+        );
+        assert_eq!(
+            banner_version("sysbench v0.4.8:  multi-threaded system evaluation benchmark")
+                .as_deref(),
+            Some("0.4.8")
+        );
+        assert_eq!(banner_version("sysbench 3 times and got nothing"), None);
+        assert_eq!(thread_marker("=> 8 THREADS"), Some(8));
+        assert_eq!(thread_marker("        echo \"=> ${i} THREADS\""), None);
+        assert_eq!(mode_line("Doing OLTP test."), Some("oltp"));
+        assert_eq!(mode_line("Doing mutex performance test"), Some("mutex"));
+    }
+}

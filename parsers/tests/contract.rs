@@ -1,0 +1,64 @@
+//! Every metric a parser stores is one the contract table knows, in the
+//! table's unit: otherwise the compare form would refuse a metric that the
+//! database holds, or label its values with a unit they were not read in.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use parsers::metric_info;
+
+fn fixture_texts() -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("fixtures folder") {
+            let path = entry.expect("fixture entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "txt") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn every_metric_the_fixtures_give_is_in_the_contract_with_its_unit() {
+    let cases = fixture_texts();
+    assert!(!cases.is_empty(), "no fixtures found");
+    let mut problems = BTreeSet::new();
+    let mut metrics_seen = BTreeSet::new();
+    for case in &cases {
+        let input = std::fs::read_to_string(case).expect("fixture is UTF-8");
+        for run in parsers::parse(&input).runs {
+            for result in &run.results {
+                metrics_seen.insert(result.metric.clone());
+                match metric_info(&result.metric) {
+                    None => problems.insert(format!(
+                        "{}: {} {} is not in the contract table",
+                        run.tool.name(),
+                        result.item,
+                        result.metric
+                    )),
+                    Some(info) if info.unit != result.unit => problems.insert(format!(
+                        "{}: {} is stored in `{}`, the contract says `{}`",
+                        run.tool.name(),
+                        result.metric,
+                        result.unit,
+                        info.unit
+                    )),
+                    // Being in the table is having a direction
+                    // (`higher_is_better`), so nothing more to check.
+                    Some(_) => false,
+                };
+            }
+        }
+    }
+    assert!(
+        metrics_seen.len() > 20,
+        "the fixtures gave only {metrics_seen:?}"
+    );
+    assert!(problems.is_empty(), "{problems:#?}");
+}
