@@ -200,6 +200,12 @@ pub const PSEUDO_FIELD_NAMES: [&str; 4] = [
 /// after every real value.
 pub const NONE: &str = "(none)";
 
+/// super-smack's `connect` line: an item of its own, but never the one
+/// that stands for a run (its query types do).
+pub fn is_connect_item(item: &str) -> bool {
+    item == "connect"
+}
+
 /// sysbench's interim report lines (`t=10s`) are items of their own,
 /// left out of comparisons unless asked for.
 pub fn is_interim_item(item: &str) -> bool {
@@ -213,6 +219,51 @@ impl Tool {
         match self {
             Tool::Bonnie | Tool::Diskinfo => true,
             Tool::SuperSmack | Tool::Sysbench | Tool::SqlBench => false,
+        }
+    }
+
+    /// Its headline metrics in Contract 2, for messages that say what a
+    /// comparison of it accepts (the table holds more).
+    pub fn metrics(self) -> &'static [&'static str] {
+        match self {
+            Tool::SuperSmack => &[
+                "q_per_s",
+                "num_queries",
+                "max_time",
+                "min_time",
+                "max_ms",
+                "min_ms",
+                "avg_ms",
+            ],
+            Tool::Sysbench => &[
+                "tps",
+                "qps",
+                "qps_per_thread",
+                "transactions",
+                "queries",
+                "events_per_s",
+                "latency_avg_ms",
+                "latency_p95_ms",
+                "latency_max_ms",
+                "rw_requests_per_s",
+                "reads_per_s",
+                "writes_per_s",
+                "read_mib_per_s",
+                "written_mib_per_s",
+                "ops_per_s",
+                "mib_per_s",
+            ],
+            Tool::SqlBench => &[
+                "wallclock_s",
+                "usr_s",
+                "sys_s",
+                "cusr_s",
+                "csys_s",
+                "cpu_s",
+                "tests",
+            ],
+            Tool::Bonnie => &["kb_per_s", "per_s", "cpu_pct", "latency_us"],
+            Tool::Diskinfo => &["ms", "kb_per_s", "iops"],
         }
     }
 

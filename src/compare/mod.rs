@@ -25,8 +25,8 @@ mod table;
 
 pub use group::{matches_wheres, natural_cmp};
 pub use query::{
-    check_attr_key, check_where_count, contract_metrics, query_pairs, CompareQuery, QueryError,
-    MAX_BY, MAX_QUERY_BYTES, MAX_QUERY_PAIRS, MAX_WHERE,
+    check_attr_key, check_where_count, query_pairs, CompareQuery, QueryError, MAX_BY,
+    MAX_QUERY_BYTES, MAX_QUERY_PAIRS, MAX_WHERE,
 };
 
 use query::{check_keys, is_field, query_keys};

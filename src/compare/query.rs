@@ -174,7 +174,7 @@ impl CompareQuery {
                 None => {
                     let accepted = match tool {
                         Some(tool) => {
-                            format!("{tool} reports {}", contract_metrics(tool).join(", "))
+                            format!("{tool} reports {}", tool.metrics().join(", "))
                         }
                         None => "e.g. q_per_s, tps, wallclock_s, kb_per_s, ms".to_owned(),
                     };
@@ -261,51 +261,6 @@ pub fn check_attr_key(key: &str) -> Result<(), QueryError> {
         fail(format!(
             "{key:?} is not an attribute name; names are lower snake case, like scheduler or thread_lib"
         ))
-    }
-}
-
-/// The metrics of Contract 2 for each tool, for messages that say what is
-/// accepted.
-pub fn contract_metrics(tool: Tool) -> &'static [&'static str] {
-    match tool {
-        Tool::SuperSmack => &[
-            "q_per_s",
-            "num_queries",
-            "max_time",
-            "min_time",
-            "max_ms",
-            "min_ms",
-            "avg_ms",
-        ],
-        Tool::Sysbench => &[
-            "tps",
-            "qps",
-            "qps_per_thread",
-            "transactions",
-            "queries",
-            "events_per_s",
-            "latency_avg_ms",
-            "latency_p95_ms",
-            "latency_max_ms",
-            "rw_requests_per_s",
-            "reads_per_s",
-            "writes_per_s",
-            "read_mib_per_s",
-            "written_mib_per_s",
-            "ops_per_s",
-            "mib_per_s",
-        ],
-        Tool::SqlBench => &[
-            "wallclock_s",
-            "usr_s",
-            "sys_s",
-            "cusr_s",
-            "csys_s",
-            "cpu_s",
-            "tests",
-        ],
-        Tool::Bonnie => &["kb_per_s", "per_s", "cpu_pct", "latency_us"],
-        Tool::Diskinfo => &["ms", "kb_per_s", "iops"],
     }
 }
 

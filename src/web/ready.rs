@@ -220,7 +220,7 @@ pub fn headline_comparison(submission_id: i64, runs: &[StoredRun]) -> Option<Rea
     let items = items_of(&group);
     let item = items
         .iter()
-        .find(|item| *item != "connect")
+        .find(|item| !parsers::contract::is_connect_item(item))
         .or_else(|| items.first())?;
     ready(submission_id, &group, &distinguishing_keys(&group), item)
 }
@@ -260,7 +260,7 @@ pub fn run_headline(run: &StoredRun) -> Option<&StoredResult> {
     let items = items_of(&group);
     let item = items
         .iter()
-        .find(|item| *item != "connect")
+        .find(|item| !parsers::contract::is_connect_item(item))
         .or_else(|| items.first())?;
     let of_item = run.results.iter().filter(|r| &r.item == item);
     let metric = headline_metric(of_item.clone())?;

@@ -529,7 +529,7 @@ fn run_view(run: &StoredRun, edits: &[&RunEdit], comparisons: &[ReadyComparison]
     let item = run
         .results
         .iter()
-        .find(|r| r.item != "connect")
+        .find(|r| !parsers::contract::is_connect_item(&r.item))
         .or_else(|| run.results.first())
         .map(|r| r.item.as_str());
     let compare_url = comparisons

@@ -240,7 +240,8 @@ fn describe(tool: &str, test: Option<&str>, threads: Option<u32>) -> String {
 fn run_line(run: &ThreadRun) -> RunLine {
     // The headline: the first rate the run printed, else its first number.
     let rate = run.results.iter().find(|(item, metric, _, _)| {
-        item != "connect" && parsers::metric_info(metric).is_some_and(|info| info.is_throughput())
+        !parsers::contract::is_connect_item(item)
+            && parsers::metric_info(metric).is_some_and(|info| info.is_throughput())
     });
     let headline = rate
         .or_else(|| run.results.first())
