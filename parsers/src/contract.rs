@@ -147,6 +147,33 @@ pub const ATTRIBUTE_KEYS: [&str; 20] = [
     "variant",
 ];
 
+/// Contract 2's attributes in the order a reader cares about them: the
+/// knobs people turn between runs first, the facts of the machine last.
+/// Ready comparisons list their `by` keys in this order, and drop the
+/// least interesting first when fewer split the runs just as well.
+pub const ATTRIBUTES_BY_INTEREST: [&str; 20] = [
+    "scheduler",
+    "thread_lib",
+    "timer",
+    "malloc",
+    "fs",
+    "patches",
+    "kernel_config",
+    "storage_engine",
+    "variant",
+    "os",
+    "os_version",
+    "distro",
+    "db_server",
+    "db_version",
+    "machine",
+    "cpu",
+    "cpus",
+    "memory_mb",
+    "arch",
+    "tool_version",
+];
+
 /// Fields of every run that comparisons may group and filter by like an
 /// attribute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -314,6 +341,15 @@ mod tests {
                 m.name
             );
         }
+    }
+
+    #[test]
+    fn interest_ranks_every_contract_attribute_once() {
+        let mut ranked = ATTRIBUTES_BY_INTEREST.to_vec();
+        let mut contract = ATTRIBUTE_KEYS.to_vec();
+        ranked.sort_unstable();
+        contract.sort_unstable();
+        assert_eq!(ranked, contract);
     }
 
     #[test]

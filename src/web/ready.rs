@@ -8,39 +8,12 @@ use std::collections::BTreeSet;
 use crate::charts::LineChart;
 use crate::compare::{self, CompareQuery, Resolved, XAxis};
 use crate::store::{StoredResult, StoredRun};
-use parsers::contract::{is_interim_item, PseudoField};
+use parsers::contract::{is_interim_item, PseudoField, ATTRIBUTES_BY_INTEREST};
 
-/// Contract 2's attributes in the order a reader cares about them: the
-/// knobs people turn between runs first, the facts of the machine last. A `by` lists
-/// its keys in this order, and the least interesting go first when a
-/// smaller set splits the runs just as well.
-const ATTR_INTEREST: [&str; 20] = [
-    "scheduler",
-    "thread_lib",
-    "timer",
-    "malloc",
-    "fs",
-    "patches",
-    "kernel_config",
-    "storage_engine",
-    "variant",
-    "os",
-    "os_version",
-    "distro",
-    "db_server",
-    "db_version",
-    "machine",
-    "cpu",
-    "cpus",
-    "memory_mb",
-    "arch",
-    "tool_version",
-];
-
-/// Rank of an attribute in [`ATTR_INTEREST`]; attributes people added
+/// Rank of an attribute in [`ATTRIBUTES_BY_INTEREST`]; attributes people added
 /// themselves rank just after `variant`.
 fn interest(key: &str) -> (usize, &str) {
-    match ATTR_INTEREST.iter().position(|k| *k == key) {
+    match ATTRIBUTES_BY_INTEREST.iter().position(|k| *k == key) {
         Some(rank) => (rank * 2, key),
         None => (8 * 2 + 1, key),
     }
@@ -280,15 +253,6 @@ mod tests {
             line: 1,
             estimated: false,
         }
-    }
-
-    #[test]
-    fn interest_ranks_every_contract_attribute_once() {
-        let mut ranked = ATTR_INTEREST.to_vec();
-        let mut contract = parsers::contract::ATTRIBUTE_KEYS.to_vec();
-        ranked.sort_unstable();
-        contract.sort_unstable();
-        assert_eq!(ranked, contract);
     }
 
     #[test]
