@@ -35,7 +35,13 @@ enum HeaderKind {
 
 fn header_kind(text: &str) -> Option<HeaderKind> {
     let text = text.trim_start();
-    if text.starts_with("Machine") || text.starts_with("Name:Size") {
+    // Posts cut the machine column away (`Size K/sec %CP ...`, the rows
+    // starting with the size) or blank out the word `Machine` above the names.
+    let nameless = {
+        let mut words = text.split_whitespace();
+        words.next() == Some("Size") && matches!(words.next(), Some("K/sec" | "M/sec"))
+    };
+    if text.starts_with("Machine") || text.starts_with("Name:Size") || nameless {
         let classic = text.contains("%CPU") && text.split_whitespace().nth(1) == Some("MB");
         return Some(HeaderKind::Io { classic });
     }
@@ -626,6 +632,39 @@ mod tests {
         assert_eq!(r.phases[3].rate, None);
         assert_eq!(r.phases[4].rate, Some(294404.0));
         assert_eq!(r.phases[5].rate, None);
+    }
+
+    #[test]
+    fn header_without_the_word_machine() {
+        // LKML, April 2003: the names stay, the header word is blanked.
+        let b = block(
+            "               Size K/sec %CP K/sec %CP K/sec %CP K/sec %CP K/sec %CP  /sec %CP\n2.4.20           1G           36236  18 13423   7           29948  11 210.1   0\n2.4.20-nas1      1G           35998  18 12076   7           19056   9 206.7   0\n",
+        );
+        assert_eq!(b.reports.len(), 2);
+        let r = &b.reports[1];
+        assert_eq!(r.machine.as_deref(), Some("2.4.20-nas1"));
+        assert_eq!(r.size.as_deref(), Some("1G"));
+        assert_eq!(r.phases[0], Phase::default(), "-f skips per-char output");
+        assert_eq!(r.phases[1].rate, Some(35998.0));
+        assert_eq!(r.phases[2].cpu, Some(7.0));
+        assert_eq!(r.phases[3].rate, None);
+        assert_eq!(r.phases[4].rate, Some(19056.0));
+        assert_eq!(r.phases[5].rate, Some(206.7));
+    }
+
+    #[test]
+    fn table_without_a_machine_column() {
+        // linux-pci, September 2019: rows start with the size.
+        let b = block(
+            "Size K/sec %CP K/sec %CP K/sec %CP K/sec %CP K/sec %CP /sec %CP\n  4G 93865  99 312837  96 194487  23 102808  97 415501 21 +++++ +++\n",
+        );
+        let r = &b.reports[0];
+        assert_eq!(r.machine, None);
+        assert_eq!(r.size.as_deref(), Some("4G"));
+        assert_eq!(r.phases[1].rate, Some(312837.0));
+        assert_eq!(r.phases[4].cpu, Some(21.0));
+        assert_eq!(r.phases[5].rate, None, "+++++ is absent");
+        assert_eq!(r.phases[5].cpu, None);
     }
 
     #[test]
