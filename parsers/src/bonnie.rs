@@ -12,6 +12,10 @@
 //!   amd64SMP 5000 110199 72.8 110363 26.0 34922  9.7 77879 69.9 123349 17.3 729.0  2.5
 //!   ```
 //!
+//!   Its offspring print the same table: Bonnie 1.2 glues the number of
+//!   volumes to the size (`localh 1*1024`), bonnie64 heads its columns
+//!   `GB` and `M/sec` (rates in MB/s, stored in KB/s like the others).
+//!
 //! * bonnie++'s human tables (1.0x, 1.9x, 2.x, and bon_csv2txt's rendering):
 //!   an I/O table and a file-creation table, values with `k`/`m`/`g`
 //!   suffixes, `+++++` where a phase ran too fast to measure, blank columns
@@ -31,7 +35,8 @@
 //! the throughput phases are in KB/s (`409m` is 409 × 1024), seeks and file
 //! operations per second, latencies in microseconds. The attr `size` is
 //! the test file size with its unit as bonnie++ prints it (`2G`, `300M`);
-//! classic Bonnie prints megabytes under its `MB` column, kept as `5000M`.
+//! classic Bonnie prints megabytes under its `MB` column, kept as `5000M`
+//! (bonnie64's `GB` as `5G`).
 
 mod csv;
 mod table;
@@ -184,7 +189,7 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
     let mut i = 0;
     while i < lines.len() {
         let text = lines[i].text;
-        if text.contains("%CP") {
+        if text.contains("%CP") || table::is_phase_decoration(text) {
             if let Some(found) = table::read_block(lines, i, taken_until) {
                 match found {
                     Ok(block) => {
