@@ -228,13 +228,14 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
 /// `409m`, `1.2g`. `+++++` and `+++` (too fast to measure) are `Some(None)`,
 /// and so are the figures bonnie++ 1.00 printed for a phase whose time it
 /// could not take: `nan`, and a negative number (`-2147483648`, a NaN
-/// forced into an int); no rate or CPU share is below zero. Anything else
-/// is not a cell.
+/// forced into an int); no rate or CPU share is below zero. `xxxx` is a
+/// figure the poster blanked out. Anything else is not a cell.
 fn cell(token: &str) -> Option<Option<f64>> {
     let overflowed = token
         .strip_prefix('-')
         .is_some_and(|d| !d.is_empty() && d.len() <= 20 && d.bytes().all(|b| b.is_ascii_digit()));
-    if token == "+++++" || token == "+++" || token == "nan" || overflowed {
+    let blanked = (3..=5).contains(&token.len()) && token.bytes().all(|b| b == b'x');
+    if token == "+++++" || token == "+++" || token == "nan" || overflowed || blanked {
         return Some(None);
     }
     let (digits, scale) = match token.as_bytes().last()? {
@@ -291,7 +292,7 @@ mod tests {
 
     #[test]
     fn cells() {
-        let cases: [(&str, Option<Option<f64>>); 15] = [
+        let cases: [(&str, Option<Option<f64>>); 18] = [
             ("110199", Some(Some(110199.0))),
             ("72.8", Some(Some(72.8))),
             ("3261k", Some(Some(3261.0))),
@@ -307,6 +308,9 @@ mod tests {
             ("-5", Some(None)),
             ("nan", Some(None)),
             ("-", None),
+            ("xxxx", Some(None)),
+            ("xxx", Some(None)),
+            ("x", None),
         ];
         for (i, (token, want)) in cases.into_iter().enumerate() {
             assert_eq!(cell(token), want, "case {i}: {token:?}");

@@ -53,14 +53,18 @@ fn header_kind(text: &str) -> Option<HeaderKind> {
     let text = text.trim_start();
     // Posts cut the machine column away (`Size K/sec %CP ...`, the rows
     // starting with the size) or blank out the word `Machine` above the names.
+    // Classic tables lose the column the same way (` MB K/sec %CPU ...`).
     let nameless = {
         let mut words = text.split_whitespace();
-        words.next() == Some("Size") && matches!(words.next(), Some("K/sec" | "M/sec"))
+        matches!(words.next(), Some("Size" | "MB" | "GB"))
+            && matches!(words.next(), Some("K/sec" | "M/sec"))
     };
-    if text.starts_with("Machine") || text.starts_with("Name:Size") || nameless {
+    let named = text.starts_with("Machine") || text.starts_with("Name:Size");
+    if named || nameless {
         // bonnie++ 1.00's bon_csv2txt heads its size column `MB` too, but
         // keeps bonnie++'s `%CP` columns; bonnie64 prints `GB` and `M/sec`.
-        let bare_size = match text.split_whitespace().nth(1) {
+        let size_word = text.split_whitespace().nth(usize::from(named));
+        let bare_size = match size_word {
             Some("MB") => Some('M'),
             Some("GB") => Some('G'),
             _ => None,
@@ -1139,6 +1143,40 @@ mod tests {
             "Machine    MB K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU  /sec %CPU\namd64SMP 5000 110199 72.8 110363 26.0 34922  9.7 77879 69.9 123349 17.3 729.0  2.5\nBSD\namd64UP  5000 111557 68.6 114372 20.9 25162  4.8 98951 88.1 124080 14.7 720.7  1.9\n",
         );
         assert_eq!(b.reports.len(), 1);
+    }
+
+    #[test]
+    fn classic_header_without_the_machine_column_and_masked_figures() {
+        // LKML, June and April 2001: the header starts at `MB`, shifted left
+        // with the machine column cut away; a poster blanked the figures he
+        // did not want to show with `xxxx`.
+        let b = block(
+            "    -Per Char- --Block--- -Rewrite-- -Per Char- --Block--- --Seeks---\n MB K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU  /sec %CPU\n500  9609 36.0 10569 14.3  3322  6.4  9509 47.6 10597 13.8 101.7  1.4\n",
+        );
+        assert_eq!(
+            rows_of(&b),
+            [(None, Some("500M"), Some(9609.0), Some(101.7))]
+        );
+        assert_eq!(b.reports[0].flavour, Flavour::Classic);
+        assert_eq!(b.reports[0].lines, [1, 3]);
+        let b = block(
+            "           MB K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU  /sec %CPU\n          400  xxxx xxxx 11138  1.7  5880  3.2  xxxx xxxx 13519  1.7  xxxx xxxx\n\t\t\t ^^^^^\t\t   ^^^\n",
+        );
+        let r = &b.reports[0];
+        assert_eq!(r.size.as_deref(), Some("400M"));
+        assert_eq!(
+            r.phases[0],
+            Phase {
+                line: 2,
+                ..Phase::default()
+            }
+        );
+        assert_eq!(r.phases[1].rate, Some(11138.0));
+        assert_eq!(r.phases[2].cpu, Some(3.2));
+        assert_eq!(r.phases[3].rate, None);
+        assert_eq!(r.phases[4].rate, Some(13519.0));
+        assert_eq!(r.phases[5].rate, None);
+        assert_eq!(b.end, 2);
     }
 
     #[test]
