@@ -64,6 +64,8 @@ impl<'a> Source<'a> {
             }
             i += 1;
         }
+        left_out.extend(paragraph_gaps(&raw));
+        left_out.sort_unstable();
         let text = match out {
             None => Cow::Borrowed(input),
             Some(out) => {
@@ -98,6 +100,25 @@ fn raw_lines(input: &str) -> Vec<&str> {
     body.split('\n')
         .map(|raw| raw.strip_suffix('\r').unwrap_or(raw))
         .collect()
+}
+
+/// A markdown page converted from a blog makes every line a paragraph of
+/// its own: `line  ` (a hard break), an empty line, the next `line  `. The
+/// empty lines are no blank lines of the post, and they would cut a
+/// tool's header from its rows; a blank line of the post is still there
+/// (as a line of spaces). Only where the page shows the pattern again and
+/// again (`MIN_GAPS`), so a mail's own empty lines stay.
+fn paragraph_gaps(raw: &[&str]) -> Vec<usize> {
+    const MIN_GAPS: usize = 4;
+    let hard_break = |line: &str| line.ends_with("  ");
+    let gaps: Vec<usize> = (1..raw.len().saturating_sub(1))
+        .filter(|&i| raw[i].is_empty() && hard_break(raw[i - 1]) && hard_break(raw[i + 1]))
+        .map(|i| i + 1)
+        .collect();
+    if gaps.len() < MIN_GAPS {
+        return Vec::new();
+    }
+    gaps
 }
 
 /// A line ending in `=` that is not an RFC 2047 encoded word (`=?..?=`).
@@ -495,6 +516,16 @@ mod tests {
             got,
             [("text", 1), ("Query_type", 3), ("end", 6)].map(|(t, n)| (t.to_string(), n))
         );
+    }
+
+    #[test]
+    fn markdown_paragraph_gaps_are_left_out() {
+        let page = "/dev/ada0  \n\n\t512\t# sectorsize  \n\n\t0\t# stripesize  \n\n  \n\nSeek times:  \n\n\tFull stroke:  \n\nend\n";
+        let numbers: Vec<usize> = Source::new(page).lines().iter().map(|l| l.number).collect();
+        assert_eq!(numbers, [1, 3, 5, 7, 9, 11, 12, 13]);
+        // Too few to be the page's habit: a mail's empty lines stay.
+        let mail = "a  \n\nb  \n";
+        assert_eq!(Source::new(mail).lines().len(), 3);
     }
 
     #[test]

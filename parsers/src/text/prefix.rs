@@ -110,6 +110,19 @@ fn is_benchmark_command(rest: &str) -> bool {
     COMMANDS.contains(&base) || base.starts_with("test-") || base.ends_with(".smack")
 }
 
+/// `[root@db1 ~]` and FreeNAS's `[root@freenas] ~`: a bracketed part,
+/// then at most one word.
+fn bracketed_prompt(before: &str) -> bool {
+    let Some(inner) = before.strip_prefix('[') else {
+        return false;
+    };
+    let Some(close) = inner.find(']') else {
+        return false;
+    };
+    let after = inner[close + 1..].trim_start();
+    !after.contains(char::is_whitespace)
+}
+
 /// `$ sysbench ...`, `# diskinfo -t ada0`, `[root@db1 ~]# super-smack ...`,
 /// `user@host:~$ ./run-all-tests`, `host% bonnie++ ...`.
 fn strip_prompt(text: &str) -> &str {
@@ -121,14 +134,14 @@ fn strip_prompt(text: &str) -> &str {
         }
         let before = &text[..i];
         let prompt = before.is_empty()
-            || (before.starts_with('[') && before.ends_with(']'))
+            || bracketed_prompt(before)
             || (!before.contains(char::is_whitespace)
                 && !before.contains(['=', '#', '$', '%'])
                 && (before.contains(['@', ':', '~']) || i <= 24));
         if !prompt {
             // Once a word has gone by that is no prompt, no later `# `
             // can start one.
-            if before.contains(char::is_whitespace) && !before.starts_with('[') {
+            if before.contains(char::is_whitespace) && !bracketed_prompt(before) {
                 return text;
             }
             continue;
@@ -197,6 +210,11 @@ mod tests {
                 "./run-all-tests --server=mysql",
             ),
             ("host% bonnie++ -d /tmp", "bonnie++ -d /tmp"),
+            (
+                "[root@freenas] ~# diskinfo -t /dev/ada0  ",
+                "diskinfo -t /dev/ada0  ",
+            ),
+            ("[x] a b# diskinfo -t ada0", "[x] a b# diskinfo -t ada0"),
             (
                 "db1# time sysbench --test=oltp run",
                 "time sysbench --test=oltp run",
