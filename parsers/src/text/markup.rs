@@ -2,9 +2,9 @@
 //! from a raw pasted message (soft line breaks that cut a table row in two,
 //! `=3D`, `=20`), and the remnants of web pages (HTML entities and tags,
 //! markdown emphasis, code fences and backticks, BBCode). These change the
-//! text, so [`Source`] keeps the rewritten copy; it has exactly one line
-//! per source line, so every line keeps its source line number, and a line
-//! a soft break joined to the one before it is left out of the lines.
+//! text, so [`Source`] keeps a rewritten copy of each line it changes, and
+//! only of those; every line keeps its source line number, and a line a
+//! soft break joined to the one before it is left out of the lines.
 
 use std::borrow::Cow;
 
@@ -14,76 +14,51 @@ use super::Line;
 /// [`Line`]s numbered as in the input.
 #[derive(Debug, Clone)]
 pub struct Source<'a> {
-    text: Cow<'a, str>,
+    input: &'a str,
+    /// (0-based index of a source line, its rewritten text), in order.
+    rewritten: Vec<(usize, String)>,
     /// 1-based source lines whose text now belongs to another line (a
-    /// soft break joined them to the line before) or that held only markup
-    /// (a code fence); sorted.
+    /// soft break joined them to the line before), that held only markup
+    /// (a code fence), or that a converted page added (paragraph gaps);
+    /// sorted.
     left_out: Vec<usize>,
 }
 
 impl<'a> Source<'a> {
-    /// Reads `input`; when it holds nothing to undo, it is borrowed as is.
+    /// Reads `input`; the lines it leaves alone are borrowed as they are.
     pub fn new(input: &'a str) -> Source<'a> {
-        let raw = raw_lines(input);
-        let qp = looks_quoted_printable(&raw);
-        let mut out: Option<Vec<Cow<'a, str>>> = None;
+        let mut rewritten = Vec::new();
         let mut left_out = Vec::new();
-        let mut i = 0;
-        while i < raw.len() {
-            let mut line: Cow<'a, str> = Cow::Borrowed(raw[i]);
-            let first = i;
-            if qp {
-                while is_soft_break(&line) && i + 1 < raw.len() {
-                    let mut joined = line.into_owned();
-                    joined.pop();
-                    joined.push_str(raw[i + 1]);
-                    line = Cow::Owned(joined);
-                    i += 1;
-                    left_out.push(i + 1);
-                }
-                if let Some(decoded) = decode_qp_escapes(&line) {
-                    line = Cow::Owned(decoded);
-                }
+        if might_be_quoted_printable(input) && looks_quoted_printable(raw_lines(input)) {
+            let raw: Vec<&str> = raw_lines(input).collect();
+            undo_quoted_printable(&raw, &mut rewritten, &mut left_out);
+        } else {
+            for (index, line) in raw_lines(input).enumerate() {
+                undo_line_markup(index, Cow::Borrowed(line), &mut rewritten, &mut left_out);
             }
-            let fence = is_code_fence(&line);
-            if fence {
-                left_out.push(first + 1);
-                line = Cow::Borrowed("");
-            } else if let Some(clean) = undo_markup(&line) {
-                line = Cow::Owned(clean);
-            }
-            let changed = fence || i > first || matches!(line, Cow::Owned(_));
-            if changed && out.is_none() {
-                out = Some(raw[..first].iter().map(|&l| Cow::Borrowed(l)).collect());
-            }
-            if let Some(out) = out.as_mut() {
-                out.push(line);
-                // One line per source line: what the soft breaks joined
-                // leaves its lines empty.
-                out.extend((first..i).map(|_| Cow::Borrowed("")));
-            }
-            i += 1;
         }
-        left_out.extend(paragraph_gaps(&raw));
+        if input.contains("  \n\n") || input.contains("  \r\n\r\n") {
+            left_out.extend(paragraph_gaps(input));
+        }
         left_out.sort_unstable();
-        let text = match out {
-            None => Cow::Borrowed(input),
-            Some(out) => {
-                let mut text = String::with_capacity(input.len());
-                for line in &out {
-                    text.push_str(line);
-                    text.push('\n');
-                }
-                Cow::Owned(text)
-            }
-        };
-        Source { text, left_out }
+        Source {
+            input,
+            rewritten,
+            left_out,
+        }
     }
 
     /// The lines, numbered as in the input, with quote depth, stamps and
-    /// prompts read by [`super::lines`].
+    /// prompts read as [`super::lines`] reads them.
     pub fn lines(&self) -> Vec<Line<'_>> {
-        let mut lines = super::lines(&self.text);
+        let mut lines: Vec<Line<'_>> = super::lines(self.input);
+        for (index, text) in &self.rewritten {
+            if let Some(line) = lines.get_mut(*index) {
+                let (depth, text) = super::split_quote(text);
+                line.depth = depth;
+                line.text = super::prefix::strip_line_prefix(text);
+            }
+        }
         if !self.left_out.is_empty() {
             lines.retain(|line| self.left_out.binary_search(&line.number).is_err());
         }
@@ -92,14 +67,54 @@ impl<'a> Source<'a> {
 }
 
 /// The input's lines as `super::lines` splits them.
-fn raw_lines(input: &str) -> Vec<&str> {
-    if input.is_empty() {
-        return Vec::new();
-    }
+fn raw_lines(input: &str) -> impl Iterator<Item = &str> {
     let body = input.strip_suffix('\n').unwrap_or(input);
     body.split('\n')
+        .filter(move |_| !input.is_empty())
         .map(|raw| raw.strip_suffix('\r').unwrap_or(raw))
-        .collect()
+}
+
+/// Joins what soft breaks cut, decodes the escapes, then undoes markup.
+fn undo_quoted_printable(
+    raw: &[&str],
+    rewritten: &mut Vec<(usize, String)>,
+    left_out: &mut Vec<usize>,
+) {
+    let mut i = 0;
+    while i < raw.len() {
+        let mut line: Cow<'_, str> = Cow::Borrowed(raw[i]);
+        let first = i;
+        while is_soft_break(&line) && i + 1 < raw.len() {
+            let mut joined = line.into_owned();
+            joined.pop();
+            joined.push_str(raw[i + 1]);
+            line = Cow::Owned(joined);
+            i += 1;
+            left_out.push(i + 1);
+        }
+        if let Some(decoded) = decode_qp_escapes(&line) {
+            line = Cow::Owned(decoded);
+        }
+        undo_line_markup(first, line, rewritten, left_out);
+        i += 1;
+    }
+}
+
+/// A code fence is left out; a line with markup is kept rewritten, as is
+/// one that quoted-printable changed.
+fn undo_line_markup(
+    index: usize,
+    line: Cow<'_, str>,
+    rewritten: &mut Vec<(usize, String)>,
+    left_out: &mut Vec<usize>,
+) {
+    if is_code_fence(&line) {
+        left_out.push(index + 1);
+    } else if let Some(clean) = undo_markup(&line) {
+        rewritten.push((index, clean));
+    } else if let Cow::Owned(changed) = line {
+        rewritten.push((index, changed));
+    }
 }
 
 /// A markdown page converted from a blog makes every line a paragraph of
@@ -108,13 +123,19 @@ fn raw_lines(input: &str) -> Vec<&str> {
 /// tool's header from its rows; a blank line of the post is still there
 /// (as a line of spaces). Only where the page shows the pattern again and
 /// again (`MIN_GAPS`), so a mail's own empty lines stay.
-fn paragraph_gaps(raw: &[&str]) -> Vec<usize> {
+fn paragraph_gaps(input: &str) -> Vec<usize> {
     const MIN_GAPS: usize = 4;
     let hard_break = |line: &str| line.ends_with("  ");
-    let gaps: Vec<usize> = (1..raw.len().saturating_sub(1))
-        .filter(|&i| raw[i].is_empty() && hard_break(raw[i - 1]) && hard_break(raw[i + 1]))
-        .map(|i| i + 1)
-        .collect();
+    let mut gaps = Vec::new();
+    let (mut before, mut previous): (Option<&str>, Option<&str>) = (None, None);
+    for (index, line) in raw_lines(input).enumerate() {
+        if previous == Some("") && before.is_some_and(hard_break) && hard_break(line) {
+            // `index` is the line after the gap: the gap's 1-based number.
+            gaps.push(index);
+        }
+        before = previous;
+        previous = Some(line);
+    }
     if gaps.len() < MIN_GAPS {
         return Vec::new();
     }
@@ -134,20 +155,33 @@ fn hex(b: u8) -> Option<u8> {
     }
 }
 
+/// Cheap first: quoted-printable shows as a soft break, an `=3D`, or the
+/// header that names it.
+fn might_be_quoted_printable(input: &str) -> bool {
+    input.contains("=\n")
+        || input.contains("=\r\n")
+        || input.contains("=3D")
+        || input.contains("uoted-printable")
+}
+
 /// Quoted-printable only when it shows: several `=XX` escapes, or the
-/// header that says so, or several soft breaks at the width encoders
-/// wrap at (76). Ordinary text has a line ending in `=` now and then
-/// (`key_buffer =`) and no escapes.
-fn looks_quoted_printable(raw: &[&str]) -> bool {
+/// header that says so, or soft breaks at the width encoders wrap at (76).
+/// Ordinary text has a line ending in `=` now and then (`key_buffer =`,
+/// sql-bench's `csys =` wrapped by a mailer) and no escapes: a ` =` end
+/// proves nothing, and a line longer than 76 ending in `=` was never
+/// encoded.
+fn looks_quoted_printable<'b>(raw: impl Iterator<Item = &'b str>) -> bool {
     let mut escapes = 0;
     let mut soft_breaks = 0;
     let mut wide_soft_breaks = 0;
+    let mut long_soft_breaks = 0;
     let mut declared = false;
     for line in raw {
         let b = line.as_bytes();
-        declared |= line
-            .get(..26)
-            .is_some_and(|h| h.eq_ignore_ascii_case("content-transfer-encoding:"))
+        declared |= matches!(b.first(), Some(b'C' | b'c'))
+            && line
+                .get(..26)
+                .is_some_and(|h| h.eq_ignore_ascii_case("content-transfer-encoding:"))
             && line.to_ascii_lowercase().contains("quoted-printable");
         if !b.contains(&b'=') {
             continue;
@@ -155,7 +189,9 @@ fn looks_quoted_printable(raw: &[&str]) -> bool {
         escapes += telling_escapes(b);
         if is_soft_break(line) {
             soft_breaks += 1;
-            if (60..=76).contains(&line.len()) {
+            if line.len() > 76 {
+                long_soft_breaks += 1;
+            } else if line.len() >= 70 && !line.ends_with(" =") {
                 wide_soft_breaks += 1;
             }
         }
@@ -163,23 +199,30 @@ fn looks_quoted_printable(raw: &[&str]) -> bool {
     let seen = escapes + soft_breaks;
     (declared && seen > 0)
         || (escapes >= 2 && seen >= 3)
-        || (wide_soft_breaks >= 2 && wide_soft_breaks == soft_breaks)
+        || (wide_soft_breaks >= 2 && long_soft_breaks == 0 && wide_soft_breaks * 2 >= soft_breaks)
 }
 
-/// The escapes only an encoder writes: `=3D`, a high byte (`=E9`), and
+/// The escapes only an encoder writes: `=3D`, a high byte (`=E9`, not
+/// `=99`), and
 /// `=20`/`=09` at the end of a line or before a soft break. `key_buffer=128M`
 /// and `max_connections=200` hold no escape.
 fn telling_escapes(b: &[u8]) -> usize {
     let mut n = 0;
-    for (i, w) in b.windows(3).enumerate() {
-        if w[0] != b'=' {
-            continue;
-        }
+    for (i, _) in b.iter().enumerate().filter(|&(_, &c)| c == b'=') {
+        let Some(w) = b.get(i..i + 3) else {
+            break;
+        };
         let at_end = matches!(&b[i + 3..], [] | [b'=']);
         n += usize::from(match (w[1], w[2]) {
             (b'3', b'D') => true,
             (b'2', b'0') | (b'0', b'9') => at_end,
-            (hi, lo) => matches!(hi, b'8'..=b'9' | b'A'..=b'F') && hex(lo).is_some(),
+            // A high byte with a letter in it (`=E9`, `=C3=A9`); `=99`
+            // is far more often `--percentile=99`.
+            (hi, lo) => {
+                matches!(hi, b'8'..=b'9' | b'A'..=b'F')
+                    && hex(lo).is_some()
+                    && (hi.is_ascii_uppercase() || lo.is_ascii_uppercase())
+            }
         });
     }
     n
@@ -229,34 +272,74 @@ fn is_code_fence(line: &str) -> bool {
 
 /// The line with markup taken off, or None when it has none.
 fn undo_markup(line: &str) -> Option<String> {
+    // One pass over the line says which kinds of markup can be there;
+    // most lines hold none, and sysbench's `[ 10s]` only a bracket.
+    if !has_markup_byte(line.as_bytes()) {
+        return None;
+    }
+    let (mut bracket, mut angle, mut star, mut tick, mut amp, mut nbsp) =
+        (false, false, false, false, false, false);
     let b = line.as_bytes();
-    let has = |c: u8| b.contains(&c);
-    if !(has(b'&') || has(b'<') || has(b'`') || has(b'*') || has(b'[') || has(0xC2)) {
+    for (i, &c) in b.iter().enumerate() {
+        let next = b.get(i + 1).copied().unwrap_or(0);
+        let tag_start = next.is_ascii_alphabetic() || next == b'/';
+        match c {
+            b'[' => bracket |= tag_start,
+            b'<' => angle |= tag_start,
+            b'*' => star |= next == b'*',
+            b'`' => tick = true,
+            b'&' => amp |= next.is_ascii_alphabetic() || next == b'#',
+            0xC2 => nbsp |= next == 0xA0,
+            _ => {}
+        }
+    }
+    if !(bracket || angle || star || tick || amp || nbsp) {
         return None;
     }
     let mut text = Cow::Borrowed(line);
-    if let Some(t) = strip_tags(&text, '[', ']', &BBCODE) {
-        text = Cow::Owned(t);
+    if bracket {
+        if let Some(t) = strip_tags(&text, '[', ']', &BBCODE) {
+            text = Cow::Owned(t);
+        }
     }
-    if let Some(t) = strip_tags(&text, '<', '>', &HTML) {
-        text = Cow::Owned(t);
+    if angle {
+        if let Some(t) = strip_tags(&text, '<', '>', &HTML) {
+            text = Cow::Owned(t);
+        }
     }
-    if let Some(t) = strip_bold(&text) {
-        text = Cow::Owned(t);
+    if star {
+        if let Some(t) = strip_bold(&text) {
+            text = Cow::Owned(t);
+        }
     }
-    if let Some(t) = strip_pairs(&text, "`") {
-        text = Cow::Owned(t);
+    if tick {
+        if let Some(t) = strip_pairs(&text, "`") {
+            text = Cow::Owned(t);
+        }
     }
-    if let Some(t) = decode_entities(&text) {
-        text = Cow::Owned(t);
+    if amp {
+        if let Some(t) = decode_entities(&text) {
+            text = Cow::Owned(t);
+        }
     }
-    if text.contains('\u{a0}') {
+    if nbsp && text.contains('\u{a0}') {
         text = Cow::Owned(text.replace('\u{a0}', " "));
     }
     match text {
         Cow::Owned(t) => Some(t),
         Cow::Borrowed(_) => None,
     }
+}
+
+/// Whether a line holds any byte markup starts with. Written as a fold
+/// over fixed chunks, with no early exit inside one, so that it compiles
+/// to vector compares: every line of the input goes through here.
+fn has_markup_byte(b: &[u8]) -> bool {
+    b.chunks(32).any(|chunk| {
+        chunk.iter().fold(false, |seen, &c| {
+            seen | (c == b'[') | (c == b'<') | (c == b'*') | (c == b'`') | (c == b'&') | (c == 0xC2)
+        })
+    })
 }
 
 /// BBCode tags a forum post wraps output in; `[quote=Name]` and
@@ -531,7 +614,7 @@ mod tests {
     #[test]
     fn plain_text_is_borrowed() {
         let input = "Query_type num_queries\n[ 10s] tps: 1\n";
-        assert!(matches!(Source::new(input).text, Cow::Borrowed(_)));
+        assert!(Source::new(input).rewritten.is_empty());
         assert!(Source::new("").lines().is_empty());
     }
 }

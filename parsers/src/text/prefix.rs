@@ -128,6 +128,10 @@ fn bracketed_prompt(before: &str) -> bool {
 fn strip_prompt(text: &str) -> &str {
     let b = text.as_bytes();
     let search = b.len().min(80);
+    // Most lines have no prompt character at all.
+    if !b[..search].iter().any(|c| matches!(c, b'#' | b'$' | b'%')) {
+        return text;
+    }
     for i in 0..search {
         if !matches!(b[i], b'#' | b'$' | b'%') || b.get(i + 1) != Some(&b' ') {
             continue;
