@@ -754,3 +754,28 @@ async fn csv_cells_that_a_spreadsheet_would_run_are_neutralised() {
     assert!(q_per_s.iter().all(|row| row[14] == "-12.5"));
     assert_eq!(exported.0[14], "value");
 }
+
+#[tokio::test]
+async fn a_percentile_the_table_does_not_list_is_compared_by_its_own_name() {
+    let (_dir, db, state) = test_state();
+    // The real capture asked for the 99th percentile; the same output with
+    // --percentile=90 prints the 90th, which the table has no entry for.
+    let text = std::fs::read_to_string(repo_path(
+        "fixtures/sysbench/1.0-oltp-read-write-percentile-99.txt",
+    ))
+    .unwrap()
+    .replace("--percentile=99", "--percentile=90")
+    .replace("99th percentile:", "90th percentile:");
+    let mut conn = benchlog::store::open(&db).unwrap();
+    benchlog::ingest::ingest_text(&mut conn, Some("p90"), &text).unwrap();
+    let json = get(
+        &state,
+        "/compare.json?tool=sysbench&item=total&metric=latency_p90_ms",
+    )
+    .await
+    .json();
+    assert_eq!(json["metric"], "latency_p90_ms", "{json}");
+    let points = json["series"][0]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 1, "{json}");
+    assert_eq!(points[0]["mean"], 16.71, "{json}");
+}

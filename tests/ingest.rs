@@ -33,9 +33,9 @@ fn seed_000_is_stored_with_its_runs() {
     let submission = store::get_submission(&conn, stored.submission_id)
         .unwrap()
         .unwrap();
-    assert_eq!(submission.author.as_deref(), Some("Michael Vince"));
+    assert_eq!(submission.head.author.as_deref(), Some("Michael Vince"));
     assert_eq!(
-        submission.subject.as_deref(),
+        submission.head.subject.as_deref(),
         Some("mysql performance on 4 * dualcore opteron")
     );
     let runs = store::runs_of_submission(&conn, stored.submission_id).unwrap();

@@ -139,11 +139,14 @@ fn a_submission_round_trips() {
         .unwrap();
     assert_eq!(submission.text, text);
     assert_eq!(submission.sha256, benchlog::ingest::sha256_hex(&text));
-    assert_eq!(submission.source_name.as_deref(), Some("hand.txt"));
-    assert_eq!(submission.author.as_deref(), Some("Steven Hartland"));
-    assert_eq!(submission.subject.as_deref(), Some("mysql performance"));
+    assert_eq!(submission.head.source_name.as_deref(), Some("hand.txt"));
+    assert_eq!(submission.head.author.as_deref(), Some("Steven Hartland"));
     assert_eq!(
-        submission.date.as_deref(),
+        submission.head.subject.as_deref(),
+        Some("mysql performance")
+    );
+    assert_eq!(
+        submission.head.date.as_deref(),
         Some("Thu Apr 20 09:46:56 UTC 2006")
     );
 

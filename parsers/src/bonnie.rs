@@ -220,10 +220,16 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
 }
 
 /// A rate or CPU figure as bonnie prints it: `110199`, `72.8`, `3261k`,
-/// `409m`, `1.2g`. `+++++` and `+++` (too fast to measure) are `Some(None)`;
-/// anything else is not a cell.
+/// `409m`, `1.2g`. `+++++` and `+++` (too fast to measure) are `Some(None)`,
+/// and so are the figures bonnie++ 1.00 printed for a phase whose time it
+/// could not take: `nan`, and a negative number (`-2147483648`, a NaN
+/// forced into an int); no rate or CPU share is below zero. Anything else
+/// is not a cell.
 fn cell(token: &str) -> Option<Option<f64>> {
-    if token == "+++++" || token == "+++" {
+    let overflowed = token
+        .strip_prefix('-')
+        .is_some_and(|d| !d.is_empty() && d.len() <= 20 && d.bytes().all(|b| b.is_ascii_digit()));
+    if token == "+++++" || token == "+++" || token == "nan" || overflowed {
         return Some(None);
     }
     let (digits, scale) = match token.as_bytes().last()? {
@@ -280,7 +286,7 @@ mod tests {
 
     #[test]
     fn cells() {
-        let cases: [(&str, Option<Option<f64>>); 12] = [
+        let cases: [(&str, Option<Option<f64>>); 15] = [
             ("110199", Some(Some(110199.0))),
             ("72.8", Some(Some(72.8))),
             ("3261k", Some(Some(3261.0))),
@@ -292,7 +298,10 @@ mod tests {
             ("1e999", None),
             ("99999999999999999999", Some(Some(1e20))),
             ("1.2.3", None),
-            ("-5", None),
+            ("-2147483648", Some(None)),
+            ("-5", Some(None)),
+            ("nan", Some(None)),
+            ("-", None),
         ];
         for (i, (token, want)) in cases.into_iter().enumerate() {
             assert_eq!(cell(token), want, "case {i}: {token:?}");

@@ -27,6 +27,13 @@ const MAX_LABEL_LEN: usize = 200;
 pub fn section_label(lines: &[Line<'_>], start: usize) -> Option<SectionLabel> {
     let first = lines.get(start)?;
     let open = first.text.trim_start();
+    if let Some(label) = markdown_heading(open) {
+        return Some(SectionLabel {
+            label,
+            depth: first.depth,
+            end: start,
+        });
+    }
     let mark = ["==", "**"].into_iter().find(|m| open.starts_with(m))?;
     let mut end = start;
     while !closes(lines[end].text, mark) {
@@ -53,6 +60,25 @@ pub fn section_label(lines: &[Line<'_>], start: usize) -> Option<SectionLabel> {
         depth: first.depth,
         end,
     })
+}
+
+/// A markdown heading of level 2 to 6 (`## Resource Overload w/ Atropos`),
+/// as write-ups on the web title the runs under them. A single `#` is
+/// left alone: it is also a root shell prompt (`# sysbench ... run`).
+fn markdown_heading(text: &str) -> Option<String> {
+    let hashes = text.bytes().take_while(|&b| b == b'#').count();
+    if !(2..=6).contains(&hashes) {
+        return None;
+    }
+    let inner = text[hashes..]
+        .strip_prefix(' ')?
+        .trim()
+        .trim_end_matches('#')
+        .trim();
+    let valid = !inner.is_empty()
+        && inner.len() <= MAX_LABEL_LEN
+        && inner.chars().any(char::is_alphanumeric);
+    valid.then(|| inner.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 fn closes(text: &str, mark: &str) -> bool {
@@ -212,8 +238,17 @@ pub fn apply(lines: &[Line<'_>], messages: &Messages, runs: &mut [Run]) {
     for run in runs.iter_mut() {
         let index = run.lines[0].saturating_sub(1);
         // A label the tool's own parser found (a heading it knows) wins.
+        // Otherwise the label in force where its first value was printed:
+        // a heading between a run's command and its report names the
+        // report (`## Results`), not the step before it.
         if run.label.is_none() {
-            run.label = labels.at(index).map(str::to_string);
+            let first_value = run
+                .results
+                .iter()
+                .map(|r| r.line)
+                .min()
+                .map_or(index, |line| line.saturating_sub(1));
+            run.label = labels.at(first_value).map(str::to_string);
         }
         if let Some(label) = &run.label {
             for (key, value) in label_attrs(label) {
@@ -699,7 +734,7 @@ fn active_labels(lines: &[Line<'_>]) -> ActiveLabels {
         if in_force.len() <= line.depth {
             in_force.resize(line.depth + 1, None);
         }
-        let found = if line.text.trim_start().starts_with(['=', '*']) {
+        let found = if line.text.trim_start().starts_with(['=', '*', '#']) {
             section_label(lines, i)
         } else {
             None
@@ -813,6 +848,27 @@ mod tests {
         assert_eq!(got[5], None, "bare ==");
         assert_eq!(got[6], None, "label not closed within three lines");
         assert_eq!(got[10], None, "no text inside");
+    }
+
+    #[test]
+    fn markdown_headings_of_level_two_to_six_are_labels() {
+        let cases = [
+            (
+                "## Resource Overload w/ Atropos",
+                Some("Resource Overload w/ Atropos"),
+            ),
+            ("### CPU 성능 측정 ###", Some("CPU 성능 측정")),
+            ("###### deep", Some("deep")),
+            ("# sysbench cpu run", None),
+            ("####### seven", None),
+            ("##no space", None),
+            ("## ##", None),
+        ];
+        for (i, (text, want)) in cases.iter().enumerate() {
+            let lines = text::lines(text);
+            let got = section_label(&lines, 0).map(|l| l.label);
+            assert_eq!(got.as_deref(), *want, "case {i}");
+        }
     }
 
     #[test]

@@ -308,10 +308,48 @@ pub fn metric_info(name: &str) -> Option<&'static MetricInfo> {
     METRICS
         .iter()
         .find(|m| m.name == name)
+        .or_else(|| percentile(name))
         .or_else(|| is_latency_percentile(name).then_some(&LATENCY_PERCENTILE))
 }
 
-/// sysbench prints whichever percentile it was asked for: `latency_p90_ms`.
+/// sysbench prints whichever percentile it was asked for
+/// (`--percentile=1..100`): `latency_p90_ms`. Each has an entry of its own,
+/// so that a comparison asks the database for the name it was given.
+static PERCENTILES: std::sync::LazyLock<Vec<MetricInfo>> = std::sync::LazyLock::new(|| {
+    (1..=100u32)
+        .map(|n| MetricInfo {
+            // Made once, for the life of the process: 100 short names.
+            name: Box::leak(format!("latency_p{n}_ms").into_boxed_str()),
+            unit: "ms",
+            higher_is_better: false,
+            title: Box::leak(
+                format!("{n}{} percentile latency", ordinal_suffix(n)).into_boxed_str(),
+            ),
+        })
+        .collect()
+});
+
+fn percentile(name: &str) -> Option<&'static MetricInfo> {
+    let n: usize = name
+        .strip_prefix("latency_p")?
+        .strip_suffix("_ms")?
+        .parse()
+        .ok()?;
+    PERCENTILES.get(n.checked_sub(1)?)
+}
+
+fn ordinal_suffix(n: u32) -> &'static str {
+    match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    }
+}
+
+/// A percentile outside 1..100 (no sysbench prints one, but a name of that
+/// shape is still a latency).
 static LATENCY_PERCENTILE: MetricInfo = info("latency_pNN_ms", "ms", false, "percentile latency");
 
 fn is_latency_percentile(name: &str) -> bool {
@@ -350,6 +388,24 @@ mod tests {
         ranked.sort_unstable();
         contract.sort_unstable();
         assert_eq!(ranked, contract);
+    }
+
+    #[test]
+    fn every_percentile_sysbench_prints_keeps_its_name() {
+        for (name, title) in [
+            ("latency_p90_ms", "90th percentile latency"),
+            ("latency_p1_ms", "1st percentile latency"),
+            ("latency_p12_ms", "12th percentile latency"),
+            ("latency_p23_ms", "23rd percentile latency"),
+            ("latency_p100_ms", "100th percentile latency"),
+            ("latency_p95_ms", "95th percentile latency"),
+        ] {
+            let info = metric_info(name).unwrap();
+            assert_eq!((info.name, info.title, info.unit), (name, title, "ms"));
+            assert!(!info.higher_is_better);
+        }
+        assert_eq!(metric_info("latency_p0_ms").unwrap().name, "latency_pNN_ms");
+        assert!(metric_info("latency_pX_ms").is_none());
     }
 
     #[test]

@@ -267,13 +267,16 @@ fn connect_stats(input: &str) -> IResult<&str, (ConnectStats, &str)> {
     Ok((input, (stats, at)))
 }
 
-/// ` max=46ms`, ` avg= 25ms`
+/// ` max=46ms`, ` avg= 25ms`, and ` min=-1ms`: super-smack starts its
+/// minimum at -1 and prints it unchanged when no connect was timed (a run
+/// with one client), so a sign is read here and the value left out later.
 fn millis<'a>(
     name: &'static str,
 ) -> impl Parser<&'a str, Output = f64, Error = nom::error::Error<&'a str>> {
     preceded(
         (multispace1, tag(name), char('='), space0),
-        (decimal, tag("ms")).map(|(value, _)| value),
+        (opt(char('-')), decimal, tag("ms"))
+            .map(|(sign, value, _)| if sign.is_some() { -value } else { value }),
     )
 }
 
@@ -439,7 +442,11 @@ fn to_run(
             ("min_ms", connect.min_ms),
             ("avg_ms", connect.avg_ms),
         ] {
-            results.push(Measurement::new("connect", metric, value, line));
+            // A negative time is the sentinel of a figure never measured:
+            // absent, never stored (Contract 2).
+            if value >= 0.0 {
+                results.push(Measurement::new("connect", metric, value, line));
+            }
         }
         threads = Some(connect.clients);
     }
@@ -586,6 +593,23 @@ mod tests {
             .unwrap();
         assert_eq!(update.line, 7);
         assert!(run.command.as_deref().unwrap().ends_with("10 100000"));
+    }
+
+    #[test]
+    fn minus_one_minimum_is_left_out_and_the_run_kept() {
+        // One client: super-smack prints its unset minimum, -1.
+        let (runs, unparsed) = runs_of(
+            "Query Barrel Report for client smacker1\nconnect: max=0ms min=-1ms avg= 0ms from 1 clients\n\
+             Query_type num_queries max_time min_time q_per_s\nselect_index 20000 0 0 7142.86\n",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        let run = &runs[0];
+        assert_eq!(run.threads, Some(1));
+        assert_eq!(run.value("connect", "min_ms"), None);
+        assert_eq!(run.value("connect", "max_ms"), Some(0.0));
+        assert_eq!(run.value("connect", "avg_ms"), Some(0.0));
+        assert_eq!(run.value("select_index", "q_per_s"), Some(7142.86));
+        assert_eq!(run.results.len(), 6);
     }
 
     #[test]

@@ -23,6 +23,11 @@
 //! spaces and line breaks separates two fields, so a report wrapped by a
 //! mailer or one that lost its line breaks reads the same as the original.
 //!
+//! 1.1's `Throughput:` block (`events/s (eps):`, `time elapsed:`) reads
+//! too, even pasted alone. A value near 2^64 is one of sysbench's unsigned
+//! counters wrapped around, never a measurement: it is left out and reported
+//! as a near miss (an interval line holding one is dropped whole).
+//!
 //! The run's header (banner, `Number of threads:`, command line, 0.4's
 //! `Doing ... test` mode line, a `=> 8 THREADS` marker of a shell loop) is
 //! looked for above the report, back to where the previous report ended.
@@ -43,7 +48,7 @@ mod report;
 mod summary;
 
 use header::{read_header, RunHeader};
-use report::{assemble, interval_line, report_elements, SysbenchReport};
+use report::{assemble, interval_line, overflow_reason, report_elements, SysbenchReport};
 use summary::summaries;
 
 /// A report longer than this many lines is not one report (600 interval
@@ -52,7 +57,7 @@ const MAX_REPORT_LINES: usize = 2000;
 /// Lines joined for a first reading of a report.
 const SHORT_BLOCK_LINES: usize = 64;
 /// Text that starts a report, found with a plain substring search.
-const ANCHORS: [&str; 8] = [
+const ANCHORS: [&str; 9] = [
     "OLTP test statistics:",
     "SQL statistics:",
     "General statistics:",
@@ -61,7 +66,11 @@ const ANCHORS: [&str; 8] = [
     "File operations:",
     "Total operations:",
     "Operations performed:",
+    // 1.1 prints it for every test, and a poster may paste only it and
+    // the latencies.
+    THROUGHPUT,
 ];
+const THROUGHPUT: &str = "Throughput:";
 const HISTOGRAM_START: &str = "Latency histogram (values are in milliseconds)";
 const SUMMARY_MARK: &str = "threads, time spent:";
 
@@ -89,6 +98,14 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
         };
         let block = report_block(lines, i, offset);
         let (rest, elements) = report_elements(block.text.get(offset..).unwrap_or_default());
+        // `Throughput:` is a common word in other tools' output and in
+        // prose: alone, without a sysbench field after it, it is not a
+        // report, broken or whole.
+        let lone_throughput = elements.len() <= 1
+            && block
+                .text
+                .get(offset..)
+                .is_some_and(|t| t.starts_with(THROUGHPUT));
         let consumed = block.text.len() - rest.len();
         let used = block.text.get(..consumed).unwrap_or_default().trim_end();
         let last_line = block
@@ -98,6 +115,13 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
             Ok(report) => {
                 let glued = text.get(..offset).unwrap_or_default();
                 let header = read_header(lines, taken_until, i, glued);
+                for field in &report.overflowed {
+                    unparsed.push(Unparsed {
+                        line: block.line_of_rest(field.at),
+                        text: field.at.lines().next().unwrap_or_default().to_string(),
+                        why: overflow_reason(field),
+                    });
+                }
                 runs.push(to_run(
                     &report,
                     &block,
@@ -109,6 +133,7 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
             }
             // A heading word inside a sentence is not a report.
             Err(_) if !text.get(..offset).unwrap_or_default().trim().is_empty() => {}
+            Err(_) if lone_throughput => {}
             Err(why) => unparsed.push(Unparsed {
                 line: lines[i].number,
                 text: block.text.lines().take(4).collect::<Vec<_>>().join("\n"),

@@ -2,31 +2,15 @@
 //! table's unit: otherwise the compare form would refuse a metric that the
 //! database holds, or label its values with a unit they were not read in.
 
+mod fixture_files;
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 
 use parsers::metric_info;
 
-fn fixture_texts() -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut stack = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("fixtures folder") {
-            let path = entry.expect("fixture entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "txt") {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    found
-}
-
 #[test]
 fn every_metric_the_fixtures_give_is_in_the_contract_with_its_unit() {
-    let cases = fixture_texts();
+    let cases = fixture_files::fixture_texts();
     assert!(!cases.is_empty(), "no fixtures found");
     let mut problems = BTreeSet::new();
     let mut metrics_seen = BTreeSet::new();

@@ -3,31 +3,13 @@
 //! after a deliberate change (`BLESS=sysbench` rewrites only the cases whose
 //! path contains `sysbench`), then read the diff before committing.
 
-use std::path::{Path, PathBuf};
-
-fn fixtures() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
-    let mut found = Vec::new();
-    let mut stack = vec![root];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("fixtures folder") {
-            let path = entry.expect("fixture entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "txt") {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    found
-}
+mod fixture_files;
 
 #[test]
 fn fixtures_match_their_golden_json() {
     let bless = std::env::var("BLESS").ok();
     let mut failures = Vec::new();
-    let cases = fixtures();
+    let cases = fixture_files::fixture_texts();
     assert!(!cases.is_empty(), "no fixtures found");
     for case in &cases {
         let input = std::fs::read_to_string(case).expect("fixture is UTF-8");

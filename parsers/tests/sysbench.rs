@@ -362,3 +362,145 @@ mod mangled {
         }
     }
 }
+
+// Real posts (fixtures/SOURCES.md, "sysbench and super-smack"): what only
+// real captures showed.
+
+#[test]
+fn wrapped_interval_counters_are_a_near_miss_not_values() {
+    // sysbench issue #14: a torn interval prints tps near 2^64.
+    let doc = fixture("real-0.5-interval-counter-overflow-issue-14");
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1, "only the normal line is a run");
+    let run = runs[0];
+    assert_eq!(run.threads, Some(16));
+    assert_eq!(run.value("t=12s", "tps"), Some(1385.03));
+    assert_eq!(run.value("t=11s", "tps"), None);
+    assert!(run.results.iter().all(|r| r.value < 1e13));
+    assert_eq!(doc.unparsed.len(), 1, "{:?}", doc.unparsed);
+    assert_eq!(doc.unparsed[0].line, 3);
+    assert!(doc.unparsed[0].why.contains("wrapped around"));
+}
+
+#[test]
+fn wrapped_minimum_latency_is_left_out_and_the_run_kept() {
+    // sysbench issue #29: 0.9 fileio, no event timed, `min:` prints
+    // 2^64 ns as milliseconds; 0.5 on spells the operations in lower case.
+    let doc = fixture("real-0.9-fileio-overflowed-min-latency-issue-29");
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    let run = runs[0];
+    assert_eq!(run.test.as_deref(), Some("fileio"));
+    assert_eq!(run.threads, Some(1));
+    assert_eq!(total(run, "latency_min_ms"), None);
+    assert_eq!(total(run, "latency_max_ms"), Some(0.0));
+    for metric in [
+        "reads",
+        "writes",
+        "other_ops",
+        "total_ops",
+        "requests_per_s",
+    ] {
+        assert_eq!(total(run, metric), Some(0.0), "{metric}");
+    }
+    assert_eq!(total(run, "total_time_s"), Some(0.0005));
+    assert_eq!(doc.unparsed.len(), 1, "{:?}", doc.unparsed);
+    assert!(doc.unparsed[0].why.contains("`latency_min_ms`"));
+}
+
+#[test]
+fn a_command_and_a_fatal_error_give_no_run() {
+    let doc = fixture("real-fileio-command-and-fatal-no-results-issue-29");
+    assert!(doc.runs.is_empty(), "{:?}", doc.runs);
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+}
+
+#[test]
+fn generation_05_threads_and_interval_lines_with_errors() {
+    let doc = fixture("real-0.5-oltp-insert-intervals-mdev-13491");
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    let run = runs[0];
+    assert_eq!(run.threads, Some(4), "`Number of threads: 4`");
+    assert_eq!(run.value("t=2s", "writes_per_s"), Some(1248.29));
+    assert_eq!(run.value("t=50s", "latency_p95_ms"), Some(8.51));
+    assert_eq!(total(run, "rw_requests_per_s"), Some(1258.24));
+    assert_eq!(total(run, "latency_sum_ms"), Some(203_931.3));
+    assert_eq!(total(run, "latency_p95_ms"), Some(8.56));
+    assert_eq!(run.lines, [1, 60]);
+}
+
+#[test]
+fn throughput_block_of_11_and_notes_after_values() {
+    let doc = fixture("real-1.1-cpu-throughput-eps-annotated-graviton2");
+    let runs = sysbench_runs(&doc);
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    assert_eq!(runs.len(), 2);
+    let graviton = runs[0];
+    assert_eq!(
+        graviton.attrs.get("tool_version").map(String::as_str),
+        Some("1.1.0-bbee5d5")
+    );
+    assert_eq!(graviton.test.as_deref(), Some("cpu"));
+    // `CPU speed:` printed first; the Throughput block's eps repeats it.
+    assert_eq!(total(graviton, "events_per_s"), Some(114.02));
+    assert_eq!(total(graviton, "total_time_s"), Some(87.7069));
+    assert_eq!(total(graviton, "latency_sum_ms"), Some(87705.26));
+    assert_eq!(total(runs[1], "total_time_s"), Some(220.4715));
+    assert_eq!(total(runs[1], "latency_p95_ms"), Some(21.89));
+}
+
+#[test]
+fn oltp_throughput_block_and_999th_percentile() {
+    let doc = fixture("real-1.1-oltp-throughput-eps-999th-percentile-greatsql");
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    let run = runs[0];
+    assert_eq!(run.test.as_deref(), Some("oltp_read_write"));
+    assert_eq!(total(run, "events_per_s"), Some(7268.3045));
+    assert_eq!(total(run, "total_time_s"), Some(600.5472));
+    assert_eq!(total(run, "latency_p99_ms"), Some(27.17));
+    assert_eq!(total(run, "latency_p999_ms"), Some(816.63));
+    assert_eq!(total(run, "latency_sum_ms"), Some(38_403_928.94));
+}
+
+#[test]
+fn throughput_block_of_11_without_its_rate_is_a_near_miss() {
+    let doc = parse(
+        "CPU speed:\n    events per second:    45.36\n\nThroughput:\n    time elapsed:                        220.4715s\n    total number of events:              10000\n",
+    );
+    assert!(doc.runs.is_empty(), "{:?}", doc.runs);
+    assert_eq!(doc.unparsed.len(), 1, "{:?}", doc.unparsed);
+    assert!(doc.unparsed[0].why.contains("events/s (eps)"));
+}
+
+#[test]
+fn throughput_block_pasted_alone_is_a_run() {
+    // A paper's README pastes 1.1's Throughput and Latency blocks only.
+    let doc = fixture("real-1.1-throughput-first-and-fractional-intervals-atropos");
+    let runs = sysbench_runs(&doc);
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    assert_eq!(runs.len(), 6, "four interval logs, two final blocks");
+    let without = runs[2];
+    assert_eq!(without.lines, [211, 221]);
+    assert_eq!(total(without, "events_per_s"), Some(373.8742));
+    assert_eq!(total(without, "latency_max_ms"), Some(24453.47));
+    assert_eq!(total(runs[3], "events"), Some(38173.0));
+    assert_eq!(runs[0].threads, Some(16));
+    assert_eq!(runs[0].value("t=27.0s", "tps"), Some(589.02));
+}
+
+#[test]
+fn throughput_word_in_prose_or_other_output_is_nothing() {
+    for (i, input) in [
+        "Throughput: 500 MB/s on the new array.\n",
+        "Throughput:\n    about twice what we had\n",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let doc = parse(input);
+        assert!(doc.runs.is_empty(), "case {i}");
+        assert!(doc.unparsed.is_empty(), "case {i}: {:?}", doc.unparsed);
+    }
+}

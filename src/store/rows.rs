@@ -37,14 +37,9 @@ pub struct SubmissionHead {
 /// A stored submission with its verbatim text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Submission {
-    pub id: i64,
+    pub head: SubmissionHead,
     pub text: String,
     pub sha256: String,
-    pub source_name: Option<String>,
-    pub author: Option<String>,
-    pub date: Option<String>,
-    pub subject: Option<String>,
-    pub created_at: String,
 }
 
 /// One line of the home page's list.
@@ -101,16 +96,10 @@ pub(super) fn head_from_row(row: &Row) -> rusqlite::Result<SubmissionHead> {
 
 /// A submission from [`HEAD_COLUMNS`] followed by `s.text, s.sha256`.
 pub(super) fn submission_from_row(row: &Row) -> rusqlite::Result<Submission> {
-    let head = head_from_row(row)?;
     Ok(Submission {
-        id: head.id,
+        head: head_from_row(row)?,
         text: row.get(6)?,
         sha256: row.get(7)?,
-        source_name: head.source_name,
-        author: head.author,
-        date: head.date,
-        subject: head.subject,
-        created_at: head.created_at,
     })
 }
 

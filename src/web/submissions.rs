@@ -356,19 +356,46 @@ async fn show(
         .map_err(|_| AppError::bad_request(format!("{id:?} is not a submission number.")))?;
     let params = show_params(raw.as_deref())?;
     let options = state.options().clone();
-    let (html, fresh_token) = state
-        .with_conn(move |conn| {
-            let page = review_page(conn, &options, id, &params, &headers)?;
-            let fresh_token = page.rights.fresh_token.is_some();
-            let html = page.render().map_err(|e| {
-                AppError::Internal(anyhow::Error::new(e).context("rendering a submission page"))
-            })?;
-            Ok((html, fresh_token))
-        })
+    let page = state
+        .with_conn(move |conn| review_page(conn, &options, id, &params, &headers))
         .await?;
+    let fresh_token = page.rights.fresh_token.is_some();
+    let small = page_weight(&page) <= SMALL_PAGE_BYTES;
+    // Most pages are a mail's worth and render in well under a
+    // millisecond, here; a part of a long text (up to 2,000 lines of up to
+    // 2,000 characters) renders on a blocking thread, off the async
+    // workers, without holding a database place while it does.
+    let render = move || {
+        page.render().map_err(|e| {
+            AppError::Internal(anyhow::Error::new(e).context("rendering a submission page"))
+        })
+    };
+    let html = if small {
+        render()?
+    } else {
+        tokio::task::spawn_blocking(render)
+            .await
+            .map_err(|e| AppError::Internal(anyhow::Error::new(e).context("rendering a page")))??
+    };
     // The token is shown once: the flash cookie goes with this page.
     let clear = fresh_token.then(|| (SET_COOKIE, rights::clear_fresh_cookie()));
     Ok((AppendHeaders(clear), Html(html)).into_response())
+}
+
+/// Bytes of text a page shows, beyond which it is rendered on a blocking
+/// thread.
+const SMALL_PAGE_BYTES: usize = 256 * 1024;
+
+/// Roughly how much text rendering `page` writes: its lines and values.
+fn page_weight(page: &SubmissionPage) -> usize {
+    let lines: usize = page.lines.iter().map(|line| line.text.len() + 64).sum();
+    let values: usize = page
+        .runs
+        .iter()
+        .flat_map(|run| &run.values)
+        .map(|item| item.values.len() * 96)
+        .sum();
+    lines + values + page.unparsed.iter().map(|u| u.text.len()).sum::<usize>()
 }
 
 /// Reads and builds the review page: a bounded number of queries, each

@@ -29,15 +29,28 @@ pub(super) struct Block {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum HeaderKind {
-    Io { classic: bool },
+    /// `megabytes`: the size column is headed `MB` and holds bare numbers.
+    Io {
+        classic: bool,
+        megabytes: bool,
+    },
     Files,
 }
 
 fn header_kind(text: &str) -> Option<HeaderKind> {
     let text = text.trim_start();
-    if text.starts_with("Machine") || text.starts_with("Name:Size") {
-        let classic = text.contains("%CPU") && text.split_whitespace().nth(1) == Some("MB");
-        return Some(HeaderKind::Io { classic });
+    // Posts cut the machine column away (`Size K/sec %CP ...`, the rows
+    // starting with the size) or blank out the word `Machine` above the names.
+    let nameless = {
+        let mut words = text.split_whitespace();
+        words.next() == Some("Size") && matches!(words.next(), Some("K/sec" | "M/sec"))
+    };
+    if text.starts_with("Machine") || text.starts_with("Name:Size") || nameless {
+        // bonnie++ 1.00's bon_csv2txt heads its size column `MB` too, but
+        // keeps bonnie++'s `%CP` columns.
+        let megabytes = text.split_whitespace().nth(1) == Some("MB");
+        let classic = megabytes && text.contains("%CPU");
+        return Some(HeaderKind::Io { classic, megabytes });
     }
     if text.starts_with("files") && text.contains("/sec") {
         return Some(HeaderKind::Files);
@@ -147,8 +160,8 @@ pub(super) fn read_block(
     let mut reports = Vec::new();
     let mut next = skip_header_rest(lines, header + 1);
     match kind {
-        HeaderKind::Io { classic } => {
-            let (rows, after) = read_rows(lines, next, RowKind::Io { classic });
+        HeaderKind::Io { classic, megabytes } => {
+            let (rows, after) = read_rows(lines, next, RowKind::Io { classic, megabytes });
             if rows.is_empty() {
                 let why = if classic {
                     "Bonnie table header without a complete row: expected `MACHINE MB` and 12 figures"
@@ -252,7 +265,7 @@ fn file_table_after(lines: &[Line<'_>], from: usize) -> Option<(Vec<Row>, usize)
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum RowKind {
-    Io { classic: bool },
+    Io { classic: bool, megabytes: bool },
     Files,
 }
 
@@ -333,6 +346,11 @@ fn read_rows(lines: &[Line<'_>], from: usize, kind: RowKind) -> (Vec<Row>, usize
     (rows, i)
 }
 
+/// A size in megabytes as a bare number (`5000`).
+fn is_megabytes(token: &str) -> bool {
+    !token.is_empty() && token.len() <= 9 && token.bytes().all(|b| b.is_ascii_digit())
+}
+
 fn is_files_spec(token: &str) -> bool {
     token.starts_with(|c: char| c.is_ascii_digit())
         && token.split([':', '/']).all(|part| {
@@ -356,21 +374,26 @@ fn read_row(lines: &[Line<'_>], i: usize, kind: RowKind) -> Option<(Row, usize)>
     };
     // The name (and size) in front of the figures.
     let lead = match kind {
-        RowKind::Io { classic: true } => {
+        RowKind::Io { classic: true, .. } => {
             let [name, mb, ..] = words.as_slice() else {
                 return None;
             };
-            if cell(name.text).is_some()
-                || !mb.text.bytes().all(|b| b.is_ascii_digit())
-                || mb.text.len() > 9
-            {
+            if cell(name.text).is_some() || !is_megabytes(mb.text) {
                 return None;
             }
             row.name = Some(name.text.to_string());
             row.size = Some(format!("{}M", mb.text));
             2
         }
-        RowKind::Io { classic: false } => match words.as_slice() {
+        RowKind::Io {
+            classic: false,
+            megabytes,
+        } => match words.as_slice() {
+            [name, mb, ..] if megabytes && is_megabytes(mb.text) && cell(name.text).is_none() => {
+                row.name = Some(name.text.to_string());
+                row.size = Some(format!("{}M", mb.text));
+                2
+            }
             [name, size, ..]
                 if is_size(size.text) && cell(name.text).is_none() && !is_size(name.text) =>
             {
@@ -421,7 +444,7 @@ fn read_row(lines: &[Line<'_>], i: usize, kind: RowKind) -> Option<(Row, usize)>
             }
         }
     }
-    if kind == (RowKind::Io { classic: true }) && figures.len() + tail.len() != 12 {
+    if matches!(kind, RowKind::Io { classic: true, .. }) && figures.len() + tail.len() != 12 {
         return None;
     }
     let head_slots = 12 - tail.len();
@@ -626,6 +649,58 @@ mod tests {
         assert_eq!(r.phases[3].rate, None);
         assert_eq!(r.phases[4].rate, Some(294404.0));
         assert_eq!(r.phases[5].rate, None);
+    }
+
+    #[test]
+    fn header_without_the_word_machine() {
+        // LKML, April 2003: the names stay, the header word is blanked.
+        let b = block(
+            "               Size K/sec %CP K/sec %CP K/sec %CP K/sec %CP K/sec %CP  /sec %CP\n2.4.20           1G           36236  18 13423   7           29948  11 210.1   0\n2.4.20-nas1      1G           35998  18 12076   7           19056   9 206.7   0\n",
+        );
+        assert_eq!(b.reports.len(), 2);
+        let r = &b.reports[1];
+        assert_eq!(r.machine.as_deref(), Some("2.4.20-nas1"));
+        assert_eq!(r.size.as_deref(), Some("1G"));
+        assert_eq!(r.phases[0], Phase::default(), "-f skips per-char output");
+        assert_eq!(r.phases[1].rate, Some(35998.0));
+        assert_eq!(r.phases[2].cpu, Some(7.0));
+        assert_eq!(r.phases[3].rate, None);
+        assert_eq!(r.phases[4].rate, Some(19056.0));
+        assert_eq!(r.phases[5].rate, Some(206.7));
+    }
+
+    #[test]
+    fn table_without_a_machine_column() {
+        // linux-pci, September 2019: rows start with the size.
+        let b = block(
+            "Size K/sec %CP K/sec %CP K/sec %CP K/sec %CP K/sec %CP /sec %CP\n  4G 93865  99 312837  96 194487  23 102808  97 415501 21 +++++ +++\n",
+        );
+        let r = &b.reports[0];
+        assert_eq!(r.machine, None);
+        assert_eq!(r.size.as_deref(), Some("4G"));
+        assert_eq!(r.phases[1].rate, Some(312837.0));
+        assert_eq!(r.phases[4].cpu, Some(21.0));
+        assert_eq!(r.phases[5].rate, None, "+++++ is absent");
+        assert_eq!(r.phases[5].cpu, None);
+    }
+
+    #[test]
+    fn bon_csv2txt_1_00_megabyte_sizes_and_unmeasured_seeks() {
+        // linux-mm, August 2000: a size in MB and a seek phase without a
+        // time (`nan`, CPU `-2147483648` wrapped onto the next line).
+        let b = block(
+            "Machine        MB K/sec %CP K/sec %CP K/sec %CP K/sec %CP K/sec %CP  /sec %CP\n   Unknown     512  6236 87 11975  18 4242   8  5217  66  9623  10   nan \n   -2147483648\n",
+        );
+        let r = &b.reports[0];
+        assert_eq!(r.flavour, Flavour::PlusPlus);
+        assert_eq!(r.machine.as_deref(), Some("Unknown"));
+        assert_eq!(r.size.as_deref(), Some("512M"));
+        assert_eq!(r.phases[0].rate, Some(6236.0));
+        assert_eq!(r.phases[2].rate, Some(4242.0));
+        assert_eq!(r.phases[4].cpu, Some(10.0));
+        assert_eq!(r.phases[5].rate, None);
+        assert_eq!(r.phases[5].cpu, None);
+        assert_eq!(r.lines[1], 3);
     }
 
     #[test]

@@ -62,7 +62,8 @@ pub(super) fn read_header(
         if let Some(mode) = mode_line(text) {
             header.mode_test = Some(mode);
         }
-        if let Some(command) = command_at(&window[n..]) {
+        // `sysbench --version` asks for the banner, it runs nothing.
+        if let Some(command) = command_at(&window[n..]).filter(|c| !c.text.contains("--version")) {
             header.command_threads = command.threads.or(header.command_threads);
             header.test = command.test.or(header.test.take());
             header.command = Some(command.text);
@@ -87,8 +88,13 @@ fn banner_version(text: &str) -> Option<String> {
         && version
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-');
-    let banner =
-        rest.contains("LuaJIT") || rest.contains("evaluation benchmark") || word.ends_with(':');
+    // A line of just `sysbench 1.1.0-bbee5d5` is what `sysbench --version`
+    // prints.
+    let version_output = text.trim() == format!("sysbench {word}");
+    let banner = rest.contains("LuaJIT")
+        || rest.contains("evaluation benchmark")
+        || word.ends_with(':')
+        || version_output;
     (plausible && banner).then(|| version.to_string())
 }
 
@@ -282,6 +288,11 @@ mod tests {
             Some("0.4.8")
         );
         assert_eq!(banner_version("sysbench 3 times and got nothing"), None);
+        assert_eq!(
+            banner_version("sysbench 1.1.0-bbee5d5").as_deref(),
+            Some("1.1.0-bbee5d5")
+        );
+        assert_eq!(banner_version("I ran sysbench 1.0.20"), None);
         assert_eq!(thread_marker("=> 8 THREADS"), Some(8));
         assert_eq!(thread_marker("        echo \"=> ${i} THREADS\""), None);
         assert_eq!(mode_line("Doing OLTP test."), Some("oltp"));

@@ -81,7 +81,9 @@ impl Section {
             Section::Fairness => "`events (avg/stddev): A/S`",
             Section::CpuSpeed => "`events per second: X`",
             Section::FileOperations => "`reads/s:`, `writes/s:`, `fsyncs/s:`",
-            Section::Throughput => "`read, MiB/s: X` and `written, MiB/s: X`",
+            Section::Throughput => {
+                "`read, MiB/s: X` and `written, MiB/s: X`, or `events/s (eps): X`"
+            }
             Section::Histogram => "histogram rows `VALUE |*** COUNT`",
         }
     }
@@ -94,7 +96,7 @@ impl Section {
             Section::Latency => &["latency_min_ms", "latency_avg_ms", "latency_max_ms"],
             Section::CpuSpeed => &["events_per_s"],
             Section::FileOperations => &["reads_per_s", "writes_per_s"],
-            Section::Throughput => &["read_mib_per_s", "written_mib_per_s"],
+            // Either of two shapes: checked by `throughput_is_whole`.
             _ => &[],
         }
     }
@@ -120,6 +122,9 @@ pub struct SysbenchReport<'a> {
     /// The mode the report's own sections imply (`cpu`, `memory`, `fileio`).
     pub implied_test: Option<&'static str>,
     pub interval_threads: Option<u32>,
+    /// Numbers that are sysbench's unsigned counters wrapped around, never
+    /// measurements: each becomes a near miss, not a result.
+    pub overflowed: Vec<Field<'a>>,
 }
 /// Reads report elements until the text stops looking like a report, a
 /// section repeats (the next report), or an interval line follows the
@@ -153,9 +158,14 @@ pub(super) fn assemble<'a>(
         sections: Vec::new(),
         implied_test: None,
         interval_threads: None,
+        overflowed: Vec::new(),
     };
     // The heading still waiting for its first number.
     let mut empty: Option<Section> = None;
+    let mut current: Option<Section> = None;
+    // What the `Throughput:` section itself printed (its eps may repeat
+    // `CPU speed:`'s and so not be kept as a field).
+    let mut throughput_printed: Vec<String> = Vec::new();
     for element in elements {
         match element {
             Element::Heading(section) => {
@@ -165,16 +175,26 @@ pub(super) fn assemble<'a>(
                     }
                 }
                 empty = Some(section);
+                current = Some(section);
                 report.sections.push(section);
+                // `Throughput:` alone says nothing: 1.1 prints it for every
+                // test, fileio's MiB/s fields imply fileio themselves.
                 report.implied_test = report.implied_test.or(match section {
                     Section::CpuSpeed => Some("cpu"),
-                    Section::FileOperations | Section::Throughput => Some("fileio"),
+                    Section::FileOperations => Some("fileio"),
                     _ => None,
                 });
             }
             Element::Fields(fields) => {
                 empty = None;
                 for field in fields {
+                    if current == Some(Section::Throughput) {
+                        throughput_printed.push(field.metric.clone());
+                    }
+                    if wrapped_around(field.value) {
+                        report.overflowed.push(field);
+                        continue;
+                    }
                     report.implied_test = report.implied_test.or(implied_by(&field.metric));
                     let duplicate = report
                         .fields
@@ -187,6 +207,12 @@ pub(super) fn assemble<'a>(
             }
             Element::Interval(fields, threads) => {
                 empty = None;
+                // A wrapped counter means the line's interval snapshot was
+                // torn (sysbench issue #14): none of its numbers is kept.
+                if fields.iter().any(|f| wrapped_around(f.value)) {
+                    report.overflowed.extend(fields.into_iter().take(1));
+                    continue;
+                }
                 report.interval_threads = report.interval_threads.or(threads);
                 report.fields.extend(fields);
             }
@@ -202,13 +228,16 @@ pub(super) fn assemble<'a>(
     if let Some(open) = empty {
         return Err(empty_section(open, "the end of the paste"));
     }
+    // A wrapped value was printed: its field is there, just not usable.
+    let printed = |metric: &str| {
+        report
+            .fields
+            .iter()
+            .chain(&report.overflowed)
+            .any(|f| f.item == Item::Total && f.metric == metric)
+    };
     for section in &report.sections {
-        let missing = section.required().iter().find(|m| {
-            !report
-                .fields
-                .iter()
-                .any(|f| f.item == Item::Total && f.metric == **m)
-        });
+        let missing = section.required().iter().find(|m| !printed(m));
         if let Some(missing) = missing {
             return Err(format!(
                 "sysbench `{}` section without `{missing}`: expected {}",
@@ -217,10 +246,49 @@ pub(super) fn assemble<'a>(
             ));
         }
     }
+    let in_throughput = |metric: &str| throughput_printed.iter().any(|m| m == metric);
+    let throughput_is_whole = in_throughput("events_per_s")
+        || (in_throughput("read_mib_per_s") && in_throughput("written_mib_per_s"));
+    if report.sections.contains(&Section::Throughput) && !throughput_is_whole {
+        return Err(format!(
+            "sysbench `Throughput:` section without its numbers: expected {}",
+            Section::Throughput.expected()
+        ));
+    }
     if report.fields.is_empty() {
+        if let Some(field) = report.overflowed.first() {
+            return Err(overflow_reason(field));
+        }
         return Err("sysbench report without any number".to_string());
     }
     Ok(report)
+}
+
+/// sysbench keeps counters and times as unsigned 64-bit integers; a
+/// subtraction that goes below zero prints as 2^64 = 18446744073709551616
+/// scaled by a power of ten (`18446744073709.55ms` from nanoseconds, tps of
+/// `18446842801212211200.00`). No real count or time reaches 10^13, so a
+/// value that large with 2^64's leading digits is a wrapped counter.
+fn wrapped_around(value: f64) -> bool {
+    if !(value >= 1e13 && value.is_finite()) {
+        return false;
+    }
+    let leading = value / 10f64.powi(value.log10().floor() as i32);
+    (1.8446..1.8448).contains(&leading)
+}
+
+/// Why a wrapped value is not stored, with what was expected instead.
+pub(super) fn overflow_reason(field: &Field<'_>) -> String {
+    match &field.item {
+        Item::Total => format!(
+            "sysbench `{}` is an unsigned counter wrapped around (near 2^64), not a measurement: expected a plausible value; the run keeps its other numbers",
+            field.metric
+        ),
+        Item::Interval(seconds) => format!(
+            "sysbench interval line `[ {seconds}s ]` holds a counter wrapped around (`{}` near 2^64), not a measurement: expected the interval's real rates; none of its numbers is kept",
+            field.metric
+        ),
+    }
 }
 
 fn empty_section(section: Section, next: &str) -> String {
@@ -234,9 +302,8 @@ fn empty_section(section: Section, next: &str) -> String {
 fn implied_by(metric: &str) -> Option<&'static str> {
     match metric {
         "operations" | "ops_per_s" => Some("memory"),
-        "reads" | "writes" | "total_ops" | "read_mib" | "written_mib" | "requests_per_s" => {
-            Some("fileio")
-        }
+        "reads" | "writes" | "total_ops" | "read_mib" | "written_mib" | "requests_per_s"
+        | "read_mib_per_s" | "written_mib_per_s" => Some("fileio"),
         _ => None,
     }
 }
@@ -255,8 +322,23 @@ fn element(input: &str) -> Res<'_, Element<'_>> {
         fileio_04_operations.map(Element::Fields),
         fileio_04_transferred.map(Element::Fields),
         fileio_04_requests.map(|f| Element::Fields(vec![f])),
+        annotation.map(|_| Element::Skipped),
     ))
     .parse(input)
+}
+
+/// A note the poster wrote after a value on its line, `114.02   (초당 ...)`:
+/// read and dropped so that the report goes on. It is tried last, so any
+/// parenthesised part sysbench prints itself is read as such first.
+fn annotation(input: &str) -> Res<'_, ()> {
+    let (rest, _) = (
+        char('('),
+        take_while1(|c: char| c != ')' && c != '(' && c != '\n'),
+        char(')'),
+    )
+        .parse(input)?;
+    end_of_value(rest)?;
+    Ok((rest, ()))
 }
 
 /// Words of a label, any whitespace between them: `total number of events:`.
@@ -360,7 +442,7 @@ enum Value {
 }
 
 /// `label: value` fields of one number: (label, value kind, metric).
-const SINGLE_FIELDS: [(&str, Value, &str); 17] = [
+const SINGLE_FIELDS: [(&str, Value, &str); 19] = [
     ("read, MiB/s:", Value::Plain, "read_mib_per_s"),
     ("written, MiB/s:", Value::Plain, "written_mib_per_s"),
     ("read:", Value::Plain, "read_queries"),
@@ -379,6 +461,9 @@ const SINGLE_FIELDS: [(&str, Value, &str); 17] = [
     ("max:", Value::Latency, "latency_max_ms"),
     ("sum:", Value::Latency, "latency_sum_ms"),
     ("events per second:", Value::Plain, "events_per_s"),
+    // 1.1's `Throughput:` block, printed for every test.
+    ("events/s (eps):", Value::Plain, "events_per_s"),
+    ("time elapsed:", Value::Seconds, "total_time_s"),
     ("reads/s:", Value::Plain, "reads_per_s"),
     ("writes/s:", Value::Plain, "writes_per_s"),
     ("fsyncs/s:", Value::Plain, "fsyncs_per_s"),
@@ -482,11 +567,12 @@ fn percentile_field(input: &str) -> Res<'_, Field<'_>> {
     ))
 }
 
+/// `95th` is `latency_p95_ms`. Builds that print several percentiles write
+/// the 99.9th as `999th`, the usual `p999` shorthand, kept as printed.
 fn percentile_metric(rank: &str) -> Option<String> {
-    let rank: u32 = rank.parse().ok()?;
-    (1..=100)
-        .contains(&rank)
-        .then(|| format!("latency_p{rank}_ms"))
+    let number: u32 = rank.parse().ok()?;
+    let nines = rank.len() >= 3 && rank.bytes().all(|b| b == b'9');
+    ((1..=100).contains(&number) || nines).then(|| format!("latency_p{rank}_ms"))
 }
 
 /// 1.0 `23931.01 MiB transferred (4784.99 MiB/sec)`; 0.4 `10240.00 MB
@@ -514,15 +600,20 @@ fn memory_transferred(input: &str) -> Res<'_, Vec<Field<'_>>> {
 }
 
 /// 0.4 fileio: `Operations performed:  6004 Read, 4003 Write, 12803 Other =
-/// 22810 Total`; 0.4 memory: `Operations performed: 10485760 (1022031.23
+/// 22810 Total` (0.5 on: `0 reads, 0 writes, 0 Other = 0 Total`); 0.4 memory: `Operations performed: 10485760 (1022031.23
 /// ops/sec)`.
 fn fileio_04_operations(input: &str) -> Res<'_, Vec<Field<'_>>> {
     let (rest, _) = (label("Operations performed:"), multispace0).parse(input)?;
     if let Ok((rest, (reads, _, writes, _, other, _, all, _))) = (
         pointed_decimal,
-        (multispace1, tag("Read,"), multispace1),
+        // 0.4 capitalises, 0.5 and later do not: `0 reads, 0 writes, 0 Other`.
+        (multispace1, alt((tag("Read,"), tag("reads,"))), multispace1),
         pointed_decimal,
-        (multispace1, tag("Write,"), multispace1),
+        (
+            multispace1,
+            alt((tag("Write,"), tag("writes,"))),
+            multispace1,
+        ),
         pointed_decimal,
         (
             multispace1,

@@ -1,0 +1,21 @@
+//! The fixtures the parsers' test binaries read: every `*.txt` under
+//! `fixtures/`, in path order.
+
+use std::path::{Path, PathBuf};
+
+pub fn fixture_texts() -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("fixtures folder") {
+            let path = entry.expect("fixture entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "txt") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
