@@ -31,27 +31,34 @@ pub use markup::Source;
 /// Splits the input into lines and reads each line's quote depth; a
 /// timestamp or a shell prompt before a line is taken off too (see
 /// [`prefix::strip_line_prefix`]). `\n` and `\r\n` both end a line.
-/// Markup and quoted-printable need rewritten text: [`Source`] undoes them
-/// first and then calls this.
+/// The plain reading the tools' unit tests use; [`Source`] reads the same
+/// way and also undoes markup and quoted-printable.
+#[cfg(test)]
 pub fn lines(input: &str) -> Vec<Line<'_>> {
-    if input.is_empty() {
-        return Vec::new();
-    }
-    // A final newline ends the last line; it does not start another.
+    raw_lines(input)
+        .enumerate()
+        .map(|(index, raw)| line_of(index, raw))
+        .collect()
+}
+
+/// The input's lines: `\n` and `\r\n` both end one, and a final newline
+/// ends the last line rather than starting another.
+fn raw_lines(input: &str) -> impl Iterator<Item = &str> {
     let body = input.strip_suffix('\n').unwrap_or(input);
     body.split('\n')
-        .enumerate()
-        .map(|(i, raw)| {
-            let raw = raw.strip_suffix('\r').unwrap_or(raw);
-            let (depth, text) = split_quote(raw);
-            let text = prefix::strip_line_prefix(text);
-            Line {
-                number: i + 1,
-                depth,
-                text,
-            }
-        })
-        .collect()
+        .filter(move |_| !input.is_empty())
+        .map(|raw| raw.strip_suffix('\r').unwrap_or(raw))
+}
+
+/// The source line at 0-based `index`, read: quote depth, then a stamp or
+/// a prompt taken off.
+fn line_of(index: usize, raw: &str) -> Line<'_> {
+    let (depth, text) = split_quote(raw);
+    Line {
+        number: index + 1,
+        depth,
+        text: prefix::strip_line_prefix(text),
+    }
 }
 
 /// Counts the quote markers at the start of a line: `>`, `>>`, `> >`, `>>>`,

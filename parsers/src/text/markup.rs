@@ -11,16 +11,17 @@ use std::borrow::Cow;
 use super::Line;
 
 /// An input with quoted-printable and markup undone, ready to be read as
-/// [`Line`]s numbered as in the input.
+/// [`Line`]s numbered as in the input. The input is split once; the few
+/// lines that need more work are found on the way.
 #[derive(Debug, Clone)]
 pub struct Source<'a> {
-    input: &'a str,
+    /// Every source line, read as [`super::lines`] reads it.
+    lines: Vec<Line<'a>>,
     /// (0-based index of a source line, its rewritten text), in order.
     rewritten: Vec<(usize, String)>,
     /// 1-based source lines whose text now belongs to another line (a
-    /// soft break joined them to the line before), that held only markup
-    /// (a code fence), or that a converted page added (paragraph gaps);
-    /// sorted.
+    /// soft break joined them to the line before), or that a converted
+    /// page added (paragraph gaps); sorted.
     left_out: Vec<usize>,
 }
 
@@ -29,29 +30,38 @@ impl<'a> Source<'a> {
     pub fn new(input: &'a str) -> Source<'a> {
         let mut rewritten = Vec::new();
         let mut left_out = Vec::new();
-        if might_be_quoted_printable(input) && looks_quoted_printable(raw_lines(input)) {
-            let raw: Vec<&str> = raw_lines(input).collect();
-            undo_quoted_printable(&raw, &mut rewritten, &mut left_out);
-        } else {
-            for (index, line) in raw_lines(input).enumerate() {
-                undo_line_markup(index, Cow::Borrowed(line), &mut rewritten, &mut left_out);
+        let mut lines = Vec::with_capacity(input.len() / 48);
+        let mut signs = Signs::default();
+        for (index, raw) in super::raw_lines(input).enumerate() {
+            signs.see(index, raw);
+            if has_markup_byte(raw.as_bytes()) {
+                undo_line_markup(index, Cow::Borrowed(raw), &mut rewritten);
             }
+            lines.push(super::line_of(index, raw));
         }
-        if input.contains("  \n\n") || input.contains("  \r\n\r\n") {
-            left_out.extend(paragraph_gaps(input));
+        if signs.maybe_quoted_printable && looks_quoted_printable(super::raw_lines(input)) {
+            rewritten.clear();
+            left_out.clear();
+            let raw: Vec<&str> = super::raw_lines(input).collect();
+            undo_quoted_printable(&raw, &mut rewritten, &mut left_out);
+        }
+        if signs.paragraph_gaps.len() >= MIN_PARAGRAPH_GAPS {
+            left_out.extend(signs.paragraph_gaps);
         }
         left_out.sort_unstable();
+        left_out.dedup();
         Source {
-            input,
+            lines,
             rewritten,
             left_out,
         }
     }
 
     /// The lines, numbered as in the input, with quote depth, stamps and
-    /// prompts read as [`super::lines`] reads them.
-    pub fn lines(&self) -> Vec<Line<'_>> {
-        let mut lines: Vec<Line<'_>> = super::lines(self.input);
+    /// prompts read as [`super::lines`] reads them. They are handed over
+    /// once: a second call gives none.
+    pub fn lines(&mut self) -> Vec<Line<'_>> {
+        let mut lines: Vec<Line<'_>> = std::mem::take(&mut self.lines);
         for (index, text) in &self.rewritten {
             if let Some(line) = lines.get_mut(*index) {
                 let (depth, text) = super::split_quote(text);
@@ -66,12 +76,46 @@ impl<'a> Source<'a> {
     }
 }
 
-/// The input's lines as `super::lines` splits them.
-fn raw_lines(input: &str) -> impl Iterator<Item = &str> {
-    let body = input.strip_suffix('\n').unwrap_or(input);
-    body.split('\n')
-        .filter(move |_| !input.is_empty())
-        .map(|raw| raw.strip_suffix('\r').unwrap_or(raw))
+/// A markdown page converted from a blog makes every line a paragraph of
+/// its own: `line  ` (a hard break), an empty line, the next `line  `. The
+/// empty lines are no blank lines of the post, and they would cut a
+/// tool's header from its rows; a blank line of the post is still there
+/// (as a line of spaces). Only where the page shows the pattern again and
+/// again, so a mail's own empty lines stay.
+const MIN_PARAGRAPH_GAPS: usize = 4;
+
+/// What the one pass over the lines notices for the whole input.
+#[derive(Default)]
+struct Signs<'a> {
+    /// A line ends in `=` or a header names quoted-printable: worth the
+    /// closer look of [`looks_quoted_printable`].
+    maybe_quoted_printable: bool,
+    /// 1-based numbers of the empty lines between two hard-broken lines.
+    paragraph_gaps: Vec<usize>,
+    before: Option<&'a str>,
+    previous: Option<&'a str>,
+}
+
+impl<'a> Signs<'a> {
+    fn see(&mut self, index: usize, line: &'a str) {
+        let b = line.as_bytes();
+        self.maybe_quoted_printable |= b.last() == Some(&b'=')
+            || (matches!(b.first(), Some(b'C' | b'c')) && is_encoding_header(line));
+        let hard_break = |line: &str| line.ends_with("  ");
+        if self.previous == Some("") && self.before.is_some_and(hard_break) && hard_break(line) {
+            // `index` is the line after the gap: the gap's 1-based number.
+            self.paragraph_gaps.push(index);
+        }
+        self.before = self.previous;
+        self.previous = Some(line);
+    }
+}
+
+/// `Content-Transfer-Encoding: quoted-printable`, any case.
+fn is_encoding_header(line: &str) -> bool {
+    line.get(..26)
+        .is_some_and(|h| h.eq_ignore_ascii_case("content-transfer-encoding:"))
+        && line.to_ascii_lowercase().contains("quoted-printable")
 }
 
 /// Joins what soft breaks cut, decodes the escapes, then undoes markup.
@@ -95,51 +139,24 @@ fn undo_quoted_printable(
         if let Some(decoded) = decode_qp_escapes(&line) {
             line = Cow::Owned(decoded);
         }
-        undo_line_markup(first, line, rewritten, left_out);
+        undo_line_markup(first, line, rewritten);
         i += 1;
     }
 }
 
-/// A code fence is left out; a line with markup is kept rewritten, as is
+/// A code fence reads as a blank line; a line with markup is kept rewritten, as is
 /// one that quoted-printable changed.
-fn undo_line_markup(
-    index: usize,
-    line: Cow<'_, str>,
-    rewritten: &mut Vec<(usize, String)>,
-    left_out: &mut Vec<usize>,
-) {
+fn undo_line_markup(index: usize, line: Cow<'_, str>, rewritten: &mut Vec<(usize, String)>) {
     if is_code_fence(&line) {
-        left_out.push(index + 1);
+        // A fence ends the block before it and starts the next: it reads
+        // as a blank line at its quote depth, not as no line.
+        let markers = line.find("```").unwrap_or(0);
+        rewritten.push((index, line[..markers].to_string()));
     } else if let Some(clean) = undo_markup(&line) {
         rewritten.push((index, clean));
     } else if let Cow::Owned(changed) = line {
         rewritten.push((index, changed));
     }
-}
-
-/// A markdown page converted from a blog makes every line a paragraph of
-/// its own: `line  ` (a hard break), an empty line, the next `line  `. The
-/// empty lines are no blank lines of the post, and they would cut a
-/// tool's header from its rows; a blank line of the post is still there
-/// (as a line of spaces). Only where the page shows the pattern again and
-/// again (`MIN_GAPS`), so a mail's own empty lines stay.
-fn paragraph_gaps(input: &str) -> Vec<usize> {
-    const MIN_GAPS: usize = 4;
-    let hard_break = |line: &str| line.ends_with("  ");
-    let mut gaps = Vec::new();
-    let (mut before, mut previous): (Option<&str>, Option<&str>) = (None, None);
-    for (index, line) in raw_lines(input).enumerate() {
-        if previous == Some("") && before.is_some_and(hard_break) && hard_break(line) {
-            // `index` is the line after the gap: the gap's 1-based number.
-            gaps.push(index);
-        }
-        before = previous;
-        previous = Some(line);
-    }
-    if gaps.len() < MIN_GAPS {
-        return Vec::new();
-    }
-    gaps
 }
 
 /// A line ending in `=` that is not an RFC 2047 encoded word (`=?..?=`).
@@ -153,15 +170,6 @@ fn hex(b: u8) -> Option<u8> {
         b'A'..=b'F' => Some(b - b'A' + 10),
         _ => None,
     }
-}
-
-/// Cheap first: quoted-printable shows as a soft break, an `=3D`, or the
-/// header that names it.
-fn might_be_quoted_printable(input: &str) -> bool {
-    input.contains("=\n")
-        || input.contains("=\r\n")
-        || input.contains("=3D")
-        || input.contains("uoted-printable")
 }
 
 /// Quoted-printable only when it shows: several `=XX` escapes, or the
@@ -178,11 +186,7 @@ fn looks_quoted_printable<'b>(raw: impl Iterator<Item = &'b str>) -> bool {
     let mut declared = false;
     for line in raw {
         let b = line.as_bytes();
-        declared |= matches!(b.first(), Some(b'C' | b'c'))
-            && line
-                .get(..26)
-                .is_some_and(|h| h.eq_ignore_ascii_case("content-transfer-encoding:"))
-            && line.to_ascii_lowercase().contains("quoted-printable");
+        declared |= matches!(b.first(), Some(b'C' | b'c')) && is_encoding_header(line);
         if !b.contains(&b'=') {
             continue;
         }
@@ -272,57 +276,36 @@ fn is_code_fence(line: &str) -> bool {
 
 /// The line with markup taken off, or None when it has none.
 fn undo_markup(line: &str) -> Option<String> {
-    // One pass over the line says which kinds of markup can be there;
-    // most lines hold none, and sysbench's `[ 10s]` only a bracket.
-    if !has_markup_byte(line.as_bytes()) {
-        return None;
-    }
-    let (mut bracket, mut angle, mut star, mut tick, mut amp, mut nbsp) =
-        (false, false, false, false, false, false);
-    let b = line.as_bytes();
-    for (i, &c) in b.iter().enumerate() {
-        let next = b.get(i + 1).copied().unwrap_or(0);
-        let tag_start = next.is_ascii_alphabetic() || next == b'/';
-        match c {
-            b'[' => bracket |= tag_start,
-            b'<' => angle |= tag_start,
-            b'*' => star |= next == b'*',
-            b'`' => tick = true,
-            b'&' => amp |= next.is_ascii_alphabetic() || next == b'#',
-            0xC2 => nbsp |= next == 0xA0,
-            _ => {}
-        }
-    }
-    if !(bracket || angle || star || tick || amp || nbsp) {
-        return None;
-    }
+    // Each kind is looked for only when its first byte is there: a byte
+    // search is far cheaper than building a substring searcher per line.
+    let has = |c: u8| memchr::memchr(c, line.as_bytes()).is_some();
     let mut text = Cow::Borrowed(line);
-    if bracket {
+    if has(b'[') {
         if let Some(t) = strip_tags(&text, '[', ']', &BBCODE) {
             text = Cow::Owned(t);
         }
     }
-    if angle {
+    if has(b'<') {
         if let Some(t) = strip_tags(&text, '<', '>', &HTML) {
             text = Cow::Owned(t);
         }
     }
-    if star {
+    if has(b'*') {
         if let Some(t) = strip_bold(&text) {
             text = Cow::Owned(t);
         }
     }
-    if tick {
+    if has(b'`') {
         if let Some(t) = strip_pairs(&text, "`") {
             text = Cow::Owned(t);
         }
     }
-    if amp {
+    if has(b'&') {
         if let Some(t) = decode_entities(&text) {
             text = Cow::Owned(t);
         }
     }
-    if nbsp && text.contains('\u{a0}') {
+    if has(0xC2) && text.contains('\u{a0}') {
         text = Cow::Owned(text.replace('\u{a0}', " "));
     }
     match text {
@@ -331,15 +314,10 @@ fn undo_markup(line: &str) -> Option<String> {
     }
 }
 
-/// Whether a line holds any byte markup starts with. Written as a fold
-/// over fixed chunks, with no early exit inside one, so that it compiles
-/// to vector compares: every line of the input goes through here.
+/// Whether a line holds any byte markup starts with: two vector searches,
+/// since every line of the input goes through here.
 fn has_markup_byte(b: &[u8]) -> bool {
-    b.chunks(32).any(|chunk| {
-        chunk.iter().fold(false, |seen, &c| {
-            seen | (c == b'[') | (c == b'<') | (c == b'*') | (c == b'`') | (c == b'&') | (c == 0xC2)
-        })
-    })
+    memchr::memchr3(b'[', b'<', b'*', b).is_some() || memchr::memchr3(b'`', b'&', 0xC2, b).is_some()
 }
 
 /// BBCode tags a forum post wraps output in; `[quote=Name]` and
@@ -593,11 +571,19 @@ mod tests {
     }
 
     #[test]
-    fn code_fences_are_left_out_and_numbers_kept() {
+    fn code_fences_read_as_blank_lines_and_numbers_kept() {
         let got = read("text\n```\nQuery_type\n```text\n> ```\nend\n");
         assert_eq!(
             got,
-            [("text", 1), ("Query_type", 3), ("end", 6)].map(|(t, n)| (t.to_string(), n))
+            [
+                ("text", 1),
+                ("", 2),
+                ("Query_type", 3),
+                ("", 4),
+                ("", 5),
+                ("end", 6)
+            ]
+            .map(|(t, n)| (t.to_string(), n))
         );
     }
 

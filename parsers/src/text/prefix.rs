@@ -129,7 +129,7 @@ fn strip_prompt(text: &str) -> &str {
     let b = text.as_bytes();
     let search = b.len().min(80);
     // Most lines have no prompt character at all.
-    if !b[..search].iter().any(|c| matches!(c, b'#' | b'$' | b'%')) {
+    if memchr::memchr3(b'#', b'$', b'%', &b[..search]).is_none() {
         return text;
     }
     for i in 0..search {
