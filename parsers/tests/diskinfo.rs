@@ -341,3 +341,39 @@ fn real_xigmanas_blog_sample_output_takes_the_command_from_the_prose() {
         ]
     );
 }
+
+#[test]
+fn real_zfs_notes_ctv_with_underscored_physical_path() {
+    // A ZFS notes page ("All things ZFS"): zfs-stats output and sysctl
+    // lists, then `diskinfo -ctv /dev/da1` on a 12 TB HGST disk whose
+    // Physical path ends in a run of underscores.
+    let doc = read("diskinfo/real-ironbank-zfs-notes-ctv-physical-path-underscores");
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    let runs = diskinfo_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    let run = runs[0];
+    assert_eq!(run.command.as_deref(), Some("diskinfo -ctv /dev/da1"));
+    assert_eq!(run.lines, [478, 512]);
+    assert_eq!(run.label.as_deref(), Some("Testing disks primitively"));
+    assert_eq!(attr(run, "description"), Some("HGST HUH721212AL5200"));
+    assert_eq!(
+        attr(run, "physical_path"),
+        Some("id1,enc@n5000ccab04075dbc/type@0/slot@2/elmdesc@SLOT_01,8HKX1R0H____________")
+    );
+    assert_eq!(
+        values(run),
+        [
+            ("command_overhead", 0.058, 498),
+            ("seek_full_stroke", 18.365, 501),
+            ("seek_half_stroke", 13.708, 502),
+            ("seek_quarter_stroke", 11.185, 503),
+            ("seek_short_forward", 4.443, 504),
+            ("seek_short_backward", 5.071, 505),
+            ("seq_outer", 0.042, 506),
+            ("seq_inner", 0.065, 507),
+            ("transfer_outside", 233191.0, 510),
+            ("transfer_middle", 197291.0, 511),
+            ("transfer_inside", 124918.0, 512),
+        ]
+    );
+}
