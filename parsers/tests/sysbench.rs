@@ -504,3 +504,96 @@ fn throughput_word_in_prose_or_other_output_is_nothing() {
         assert!(doc.unparsed.is_empty(), "case {i}: {:?}", doc.unparsed);
     }
 }
+
+// Real posts (fixtures/SOURCES.md, "sysbench, whole mails").
+
+/// (label, tps, transactions, latency_avg_ms, latency_p95_ms, quote_depth)
+type ColumnRow<'a> = (Option<&'a str>, f64, f64, f64, f64, usize);
+
+fn column_rows<'a>(runs: &[&'a Run]) -> Vec<ColumnRow<'a>> {
+    runs.iter()
+        .map(|r| {
+            (
+                r.label.as_deref(),
+                total(r, "tps").unwrap(),
+                total(r, "transactions").unwrap(),
+                total(r, "latency_avg_ms").unwrap(),
+                total(r, "latency_p95_ms").unwrap(),
+                r.quote_depth,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn side_by_side_04_report_gives_a_run_per_column() {
+    // A tab in the column header; `(+34%)` glued to some values.
+    let doc = fixture("real-linux-mm-2013-side-by-side-0.4-oltp-zcache-cover-letter");
+    let runs = sysbench_runs(&doc);
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    let without = Some("Without zcache");
+    let with = Some("With zcache");
+    assert_eq!(
+        column_rows(&runs),
+        [
+            (without, 2.47, 8880.0, 6487.65, 25139.93, 0),
+            (with, 3.31, 11924.0, 4831.68, 21794.82, 0)
+        ]
+    );
+    assert!(runs.iter().all(|r| r.threads == Some(16)
+        && r.test.as_deref() == Some("oltp")
+        && r.lines == [132, 165]));
+    assert_eq!(total(runs[1], "rw_requests_per_s"), Some(62.91));
+    assert_eq!(total(runs[1], "latency_sum_ms"), Some(57_612_916.3));
+    assert_eq!(
+        runs[0].attrs.get("variant").map(String::as_str),
+        Some("Without zcache")
+    );
+}
+
+#[test]
+fn side_by_side_rows_wrapped_by_the_mailer_and_quoted_again() {
+    let doc = fixture("real-linux-mm-2013-side-by-side-wrapped-and-quoted-zcache-reply");
+    let runs = sysbench_runs(&doc);
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    let without = Some("Without zcache");
+    let with = Some("With zcache");
+    assert_eq!(
+        column_rows(&runs),
+        [
+            (without, 22.20, 159889.0, 720.53, 1678.39, 0),
+            (with, 23.83, 171598.0, 671.45, 1699.62, 0),
+            (without, 2.47, 8880.0, 6487.65, 25139.93, 1),
+            (with, 3.31, 11924.0, 4831.68, 21794.82, 1),
+        ]
+    );
+    // `3260362(452.70 per sec.)(+7%)` wrapped onto a line of its own.
+    let rw = runs[1]
+        .results
+        .iter()
+        .find(|m| m.metric == "rw_requests_per_s")
+        .unwrap();
+    assert_eq!((rw.value, rw.line), (452.70, 42));
+    // `total time taken by event execution:` with its values a line below.
+    let sum = runs[0]
+        .results
+        .iter()
+        .find(|m| m.metric == "latency_sum_ms")
+        .unwrap();
+    assert_eq!((sum.value, sum.line), (115_204_670.8, 50));
+    assert_eq!(runs[0].lines, [24, 59]);
+    assert!(runs.iter().all(|r| r.author.as_deref() == Some("Bob Liu")));
+}
+
+#[test]
+fn sysbench_numbers_in_prose_or_unnamed_tables_give_no_run() {
+    for name in [
+        "real-lkml-2021-threads-table-of-unnamed-numbers-futex-inline-reply",
+        "real-lkml-2021-mutex-times-in-prose-qspinlock-reply",
+        "real-linux-mips-2021-mutex-times-in-prose-octeon-barrier-reply",
+    ] {
+        let doc = fixture(name);
+        assert!(doc.runs.is_empty(), "{name}: {:?}", doc.runs);
+        assert!(doc.unparsed.is_empty(), "{name}: {:?}", doc.unparsed);
+    }
+}
