@@ -361,6 +361,17 @@ mod tests {
         crate::test_support::assert_one_near_miss_each(find_runs, &cases);
     }
 
+    #[test]
+    fn a_paste_cut_inside_threads_fairness_keeps_its_run() {
+        let (runs, unparsed) = runs_of(
+            "General statistics:\n    total time: 0.7268s\n    total number of events: 10000\n    response time:\n         min: 0.00ms\n         avg: 0.18ms\n         max: 1.98ms\n\nThreads fairness:\n    events (avg/stddev):\n",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].value("total", "latency_max_ms"), Some(1.98));
+        assert_eq!(runs[0].lines, [1, 9]);
+    }
+
     /// (label, threads, tps, latency_min_ms, lines)
     type ColumnRun<'a> = (
         Option<&'a str>,
