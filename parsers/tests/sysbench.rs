@@ -591,9 +591,50 @@ fn sysbench_numbers_in_prose_or_unnamed_tables_give_no_run() {
         "real-lkml-2021-threads-table-of-unnamed-numbers-futex-inline-reply",
         "real-lkml-2021-mutex-times-in-prose-qspinlock-reply",
         "real-linux-mips-2021-mutex-times-in-prose-octeon-barrier-reply",
+        "real-lkml-2021-mutex-times-in-prose-qspinlock-patch",
+        "real-lkml-2022-memory-eps-lines-per-cgroup-group-balancer-reply",
+        "real-lkml-2022-memory-eps-lines-quoted-twice-group-balancer-reply",
     ] {
         let doc = fixture(name);
         assert!(doc.runs.is_empty(), "{name}: {:?}", doc.runs);
         assert!(doc.unparsed.is_empty(), "{name}: {:?}", doc.unparsed);
     }
+}
+
+#[test]
+fn prerelease_10_report_cut_inside_threads_fairness_is_kept() {
+    // sysbench issue #72: the 1.0 pre-release prints 1.0's `File
+    // operations:` and `Throughput:` with 0.5's `response time:`; the
+    // stored copy ends at `events (avg/stddev):`.
+    let doc = fixture("real-1.0-prerelease-throughput-and-response-time-issue-72");
+    let runs = sysbench_runs(&doc);
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    assert_eq!(runs.len(), 1);
+    let run = runs[0];
+    assert_eq!(
+        (run.test.as_deref(), run.threads),
+        (Some("fileio"), Some(8))
+    );
+    assert_eq!(
+        run.attrs.get("tool_version").map(String::as_str),
+        Some("1.0")
+    );
+    assert_eq!(total(run, "fsyncs_per_s"), Some(17610.85));
+    assert_eq!(total(run, "written_mib_per_s"), Some(85.93));
+    assert_eq!(total(run, "latency_sum_ms"), Some(1775.9));
+    assert_eq!(total(run, "latency_p95_ms"), Some(0.54));
+    assert_eq!(run.lines, [3, 42]);
+}
+
+#[test]
+fn throughput_block_between_elided_output_and_prompts() {
+    // sysbench issue #448: `…` for the lines left out, `$ ` prompts.
+    let doc = fixture("real-1.0-throughput-alone-elided-with-prompts-issue-448");
+    let runs = sysbench_runs(&doc);
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].test.as_deref(), Some("fileio"));
+    assert_eq!(total(runs[0], "read_mib_per_s"), Some(6.92));
+    assert_eq!(total(runs[0], "written_mib_per_s"), Some(4.61));
+    assert_eq!(runs[0].results.len(), 2);
 }
