@@ -638,3 +638,31 @@ fn throughput_block_between_elided_output_and_prompts() {
     assert_eq!(total(runs[0], "written_mib_per_s"), Some(4.61));
     assert_eq!(runs[0].results.len(), 2);
 }
+
+#[test]
+fn tab_indented_04_fileio_report() {
+    // sysbench issue #12: every line of the report starts with a TAB.
+    let doc = fixture("real-0.4.12-fileio-tab-indented-seqwr-issue-12");
+    let runs = sysbench_runs(&doc);
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    assert_eq!(runs.len(), 1);
+    let run = runs[0];
+    assert_eq!(
+        (run.test.as_deref(), run.threads),
+        (Some("fileio"), Some(4))
+    );
+    assert_eq!(total(run, "reads"), Some(0.0));
+    assert_eq!(total(run, "writes"), Some(4096.0));
+    assert_eq!(total(run, "total_ops"), Some(8192.0));
+    assert_eq!(total(run, "written_mib"), Some(4096.0), "4Gb");
+    assert_eq!(total(run, "mib_per_s"), Some(91.604));
+    assert_eq!(total(run, "latency_sum_ms"), Some(175_721.3));
+    assert_eq!(total(run, "latency_p95_ms"), Some(51.47));
+}
+
+#[test]
+fn hand_made_markdown_tables_of_sysbench_numbers_give_no_run() {
+    let doc = fixture("real-freebsd-review-2025-threads-markdown-table-optimized-vs-standard");
+    assert!(doc.runs.is_empty(), "{:?}", doc.runs);
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+}
