@@ -233,18 +233,23 @@ fn take_row(row: Row, columns: usize, rows: &mut Vec<(Row, Vec<Cell>)>) -> bool 
 }
 
 /// `    transactions:   8880(2.47 per sec.)  11924(3.31 per sec.)` ->
-/// (`transactions:`, the rest). A row starts with a letter and its label
-/// ends at the first colon followed by a space or the end of the line.
+/// (`transactions:`, the rest). A row's label ends at the first colon
+/// followed by a space or the end of the line and holds a letter
+/// (`95th percentile:` starts with digits); a value never does.
 fn row_start(text: &str) -> Option<(&str, &str)> {
     let trimmed = text.trim_start();
-    if !trimmed.starts_with(|c: char| c.is_alphabetic()) {
-        return None;
-    }
     let colon = trimmed.char_indices().find_map(|(at, c)| {
         let after = trimmed.get(at + 1..)?;
         (c == ':' && (after.is_empty() || after.starts_with(char::is_whitespace))).then_some(at)
     })?;
-    Some((trimmed.get(..=colon)?, trimmed.get(colon + 1..)?))
+    let label = trimmed.get(..=colon)?;
+    let worded = label
+        .split_whitespace()
+        .next()
+        .is_some_and(|word| word.chars().any(char::is_alphabetic) && !word.contains('('));
+    worded
+        .then(|| Some((label, trimmed.get(colon + 1..)?)))
+        .flatten()
 }
 
 /// Cuts a row's values into cells: a number (with its unit, `94.25ms`,
@@ -419,6 +424,21 @@ mod tests {
         assert_eq!(second.line_at(at), 5);
         let at = second.text.find("115219").unwrap();
         assert_eq!(second.line_at(at), 7);
+    }
+
+    #[test]
+    fn rows_of_a_10_report_side_by_side() {
+        let input = "Latency (ms):\n         min:                                    0.38      0.41\n         95th percentile:                        2.81      3.02 (+7%)\n         sum:                                19981.60  20110.20\n";
+        let lines = text::lines(input);
+        let table = read(&lines, 0, 2).unwrap();
+        assert_eq!(table.last_line, 4);
+        assert_eq!(
+            table.reports[1].text,
+            "Latency (ms):\nmin: 0.41\n95th percentile: 3.02\nsum: 20110.20"
+        );
+        assert_eq!(row_start("per sec.) (+7%)"), None);
+        assert_eq!(row_start("3260362(452.70 per sec.)(+7%)"), None);
+        assert_eq!(row_start("(452.70 per sec.): x"), None);
     }
 
     #[test]
