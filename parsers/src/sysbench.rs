@@ -32,6 +32,10 @@
 //! `Doing ... test` mode line, a `=> 8 THREADS` marker of a shell loop) is
 //! looked for above the report, back to where the previous report ended.
 //!
+//! A report printed as side-by-side columns under a header that names
+//! them (`Without zcache   With zcache`) gives one run per column,
+//! labelled by its header (`columns.rs`).
+//!
 //! One-line summaries such as `64 threads, time spent: 60s, queries
 //! executed: 11500723, qps: 191678, 1 thread qps: 2994, tps: 13691` are runs
 //! too, labelled by the underlined heading before them.
