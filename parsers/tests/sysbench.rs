@@ -297,8 +297,11 @@ fn reports_that_break_off_are_reported_not_dropped() {
 mod mangled {
     use proptest::prelude::*;
 
-    const FIXTURES: [&str; 4] = [
+    const FIXTURES: [&str; 5] = [
         include_str!("../../fixtures/sysbench/1.0-oltp-read-write-report-interval.txt"),
+        include_str!(
+            "../../fixtures/sysbench/real-linux-mm-2013-side-by-side-wrapped-and-quoted-zcache-reply.txt"
+        ),
         include_str!("../../fixtures/sysbench/0.5-oltp-report-interval-quoted-wrapped-72.txt"),
         include_str!("../../fixtures/sysbench/0.4.12-fileio-rndrw-sizes-in-mb-and-gb.txt"),
         include_str!("../../fixtures/sysbench/seed-002-mariadb-mutexes-lost-line-breaks.txt"),
