@@ -61,6 +61,23 @@ fn line_of(index: usize, raw: &str) -> Line<'_> {
     }
 }
 
+/// A line where the poster cut something out: `<snip>`, `[snip]`,
+/// `[...]`, `...`, `(snipped)`. What follows it belongs to the same table
+/// or report.
+pub fn is_elision(t: &str) -> bool {
+    let t = t.trim();
+    let inner = t
+        .strip_prefix(['<', '[', '('])
+        .and_then(|rest| rest.strip_suffix(['>', ']', ')']))
+        .unwrap_or(t)
+        .trim();
+    inner.len() <= 12
+        && matches!(
+            inner.to_ascii_lowercase().as_str(),
+            "snip" | "snipped" | "..." | "\u{2026}" | "snip..." | "...snip..." | "--snip--"
+        )
+}
+
 /// Counts the quote markers at the start of a line: `>`, `>>`, `> >`, `>>>`,
 /// Supercite's initials (`ZC> `, `> JD> `), with up to three spaces before
 /// the first one. Returns the depth and the text after the markers, less
@@ -314,6 +331,16 @@ mod tests {
 
         fn last_line(&self) -> usize {
             self.starts.last().map_or(0, |&(_, line)| line)
+        }
+    }
+
+    #[test]
+    fn elisions() {
+        for t in ["<snip>", "  [snip]", "[...]", "...", "(snipped)", "<SNIP>", "\u{2026}"] {
+            assert!(is_elision(t), "{t:?}");
+        }
+        for t in ["", "snip this", "<br>", "connect 2.00", "....."] {
+            assert!(!is_elision(t), "{t:?}");
         }
     }
 

@@ -10,7 +10,7 @@ use nom::sequence::preceded;
 use nom::{IResult, Parser};
 
 use crate::number::perl_number;
-use crate::text::{Line, LogicalLine};
+use crate::text::{self, Line, LogicalLine};
 use crate::{Run, Tool};
 
 use super::{
@@ -471,6 +471,11 @@ impl<'l, 'a> SummaryReader<'l, 'a> {
 
     /// A row of the per-operation table; the TOTALS row ends the summary.
     fn table_row(&mut self, t: &str) -> Step {
+        // `<snip>`: the poster cut rows out; the table goes on after it.
+        if text::is_elision(t) {
+            self.next += 1;
+            return Step::Next;
+        }
         if !looks_like_row(t) {
             return Step::Stop;
         }

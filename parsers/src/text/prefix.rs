@@ -12,7 +12,15 @@ pub fn strip_line_prefix(text: &str) -> &str {
 }
 
 /// Cheap first: a stamp starts with a digit or `[` and a digit.
+/// A page may indent the stamped lines (a reStructuredText literal
+/// block): up to 8 spaces before the stamp go with it.
 fn strip_stamp(text: &str) -> &str {
+    let indent = text.bytes().take(9).take_while(|&c| c == b' ').count();
+    if indent > 8 {
+        return text;
+    }
+    let whole = text;
+    let text = &text[indent..];
     let b = text.as_bytes();
     let starts = match b.first() {
         Some(b'0'..=b'9') => true,
@@ -20,7 +28,7 @@ fn strip_stamp(text: &str) -> &str {
         _ => false,
     };
     if !starts {
-        return text;
+        return whole;
     }
     let width = if b[0] == b'[' {
         bracketed_stamp(b)
@@ -36,7 +44,7 @@ fn strip_stamp(text: &str) -> &str {
                 .unwrap_or_else(|| rest.trim_start_matches(' '))
         }
         Some(w) if w == b.len() => "",
-        _ => text,
+        _ => whole,
     }
 }
 
@@ -191,6 +199,13 @@ mod tests {
             ("20110608-1356 short", "20110608-1356 short"),
             ("[2011-06-08 13:56:45]tight", "[2011-06-08 13:56:45]tight"),
             ("512\t# sectorsize", "512\t# sectorsize"),
+            // Indented in a page's literal block (the Drizzle docs).
+            (
+                "    20110608-135645  Benchmark DBD suite: 2.15",
+                "Benchmark DBD suite: 2.15",
+            ),
+            ("    100 clients", "    100 clients"),
+            ("         20110608-135645  x", "         20110608-135645  x"),
         ];
         for (i, (raw, want)) in cases.into_iter().enumerate() {
             assert_eq!(strip_line_prefix(raw), want, "case {i}: {raw:?}");
