@@ -453,3 +453,40 @@ fn br_inside_a_line_of_a_fenced_sysbench_report() {
     assert_eq!(run.lines, [27, 67]);
     assert_eq!(run.threads, None);
 }
+
+#[test]
+fn double_quoted_wrapped_table_and_csv_split_by_a_quoted_blank_line() {
+    let doc =
+        read("bonnie/real-markup-lkml-2003-double-quoted-wrapped-table-csv-split-by-quoted-blank");
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    let runs = runs(&doc, Tool::Bonnie);
+    assert_eq!(runs.len(), 1);
+    let run = runs[0];
+    // `>> ` quoting under `Ed Sweetman wrote:` and, one deeper, `Luis
+    // Miguel García wrote:`; every table row wrapped at 72 columns, the
+    // CSV line cut inside `+++` with a quoted blank line between.
+    assert_eq!(run.quote_depth, 2);
+    assert_eq!(run.lines, [588, 606]);
+    assert_eq!(run.author.as_deref(), Some("Luis Miguel García"));
+    assert_eq!(run.attrs.get("machine").map(String::as_str), Some("txiki"));
+    // Values come from the CSV line (as in the mail this one answers,
+    // `real-lkml-2003-quoted-wrapped-csv-split-plus`), at its last line.
+    assert_results(
+        run,
+        &[
+            ("seq_output_char", "kb_per_s", 21270.0, 606),
+            ("random_seeks", "per_s", 157.0, 606),
+            ("seq_delete", "per_s", 23523.0, 606),
+            ("random_delete", "cpu_pct", 61.0, 606),
+        ],
+        "txiki",
+    );
+    assert_eq!(result(run, "seq_stat", "per_s"), None);
+    assert_eq!(run.results.len(), 20);
+    // Reported to the mail reader: the RFC 2047 `From:` of line 14 is not
+    // decoded (`Luis Miguel García` is meant).
+    assert_eq!(
+        doc.messages[0].author.as_deref(),
+        Some("=?ISO-8859-1?Q?Luis_Miguel_Garc=EDa?=")
+    );
+}
