@@ -319,7 +319,7 @@ fn triple_quoted_bonnie_1_96_file_creation_table() {
     assert_eq!(run.results.len(), 18);
     // Reported: the table is Bernd Schubert's own (quoted by him with
     // `> `, then by Dave Chinner and Bernd again); the `Ric Wheeler
-    // wrote:` attribution of line 26 is still taken to hold at depth 3.
+    // wrote:` attribution of line 27 is still taken to hold at depth 3.
     assert_eq!(run.author.as_deref(), Some("Ric Wheeler"));
     // Reported to the bonnie++ reader: the real 1.96 CSV line of `-s 0`
     // has 47 fields.
