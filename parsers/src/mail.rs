@@ -184,6 +184,7 @@ fn rfc822_headers(lines: &[Line<'_>]) -> Option<(Message, usize)> {
     for (name, value) in fields {
         match name.as_str() {
             "from" => {
+                let value = decoded(&value);
                 let (author, email) = text::split_name_email(&value);
                 message.author = if author.is_empty() {
                     email.clone()
@@ -192,7 +193,7 @@ fn rfc822_headers(lines: &[Line<'_>]) -> Option<(Message, usize)> {
                 };
                 message.email = email;
             }
-            "subject" => message.subject = Some(value),
+            "subject" => message.subject = Some(decoded(&value)),
             "date" => message.date = Some(value),
             "message-id" => message.message_id = Some(value),
             "in-reply-to" => message.in_reply_to = Some(value),
@@ -200,6 +201,17 @@ fn rfc822_headers(lines: &[Line<'_>]) -> Option<(Message, usize)> {
         }
     }
     Some((message, i))
+}
+
+/// A header value with its RFC 2047 words decoded. A value that already
+/// holds 8-bit text was decoded once before (an archive's copy): left as
+/// it is rather than decoded twice.
+fn decoded(value: &str) -> String {
+    if value.is_ascii() {
+        crate::mbox::decode_encoded_words(value)
+    } else {
+        value.to_string()
+    }
 }
 
 /// The head of a list archive page: subject, author's name, `user at
@@ -278,6 +290,25 @@ mod tests {
         assert_eq!(top.author.as_deref(), Some("Rune Hansen"));
         assert_eq!(top.subject.as_deref(), Some("SMP tests"));
         assert_eq!(top.message_id.as_deref(), Some("<a@b>"));
+    }
+
+    #[test]
+    fn encoded_words_in_from_and_subject() {
+        // The From of a 2003 LKML reply, as the archive keeps it.
+        let lines = text::lines(
+            "From: =?ISO-8859-1?Q?Luis_Miguel_Garc=EDa?= <ktech@wanadoo.es>\nSubject: =?UTF-8?B?546L6LSH?=\nDate: Thu, 25 Dec 2003 21:37:40 +0100\n\nbody\n",
+        );
+        let top = &messages(&lines).messages[0];
+        assert_eq!(top.author.as_deref(), Some("Luis Miguel García"));
+        assert_eq!(top.email.as_deref(), Some("ktech@wanadoo.es"));
+        assert_eq!(top.subject.as_deref(), Some("王贇"));
+        // Already 8-bit: an archive decoded it once; it is not decoded again.
+        let lines =
+            text::lines("From: =?ISO-8859-1?Q?Gérard_Roudier?=\nDate: x\nSubject: y\n\nbody\n");
+        assert_eq!(
+            messages(&lines).messages[0].author.as_deref(),
+            Some("=?ISO-8859-1?Q?Gérard_Roudier?=")
+        );
     }
 
     #[test]

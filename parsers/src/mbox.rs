@@ -522,7 +522,7 @@ fn truncate_at_char(text: &mut String, max: usize) {
 
 /// RFC 2047 `=?charset?Q|B?...?=` words, decoded with mail-parser by
 /// parsing a one-header message made of the value.
-fn decode_encoded_words(value: &str) -> String {
+pub(crate) fn decode_encoded_words(value: &str) -> String {
     if !value.contains("=?") {
         return unfold(value);
     }

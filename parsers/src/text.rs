@@ -115,6 +115,11 @@ pub fn split_quote(raw: &str) -> (usize, &str) {
     }
     let rest = &raw[end..];
     let rest = rest.strip_prefix(' ').unwrap_or(rest);
+    // `>>>>> "ZC" == Zlatko Calusic <…> writes:` is Gnus's attribution,
+    // written by the replier: its markers are decoration, not quoting.
+    if depth == 5 && rest.starts_with('"') && rest.contains("\" == ") {
+        return (0, raw.trim_start());
+    }
     (depth, rest)
 }
 
@@ -216,6 +221,8 @@ pub fn attribution(text: &str, previous: Option<&str>) -> Option<Attribution> {
         .iter()
         .find_map(|verb| text.strip_suffix(verb))?
         .trim_end();
+    // Gnus and Supercite: `>>>>> "ZC" == Zlatko Calusic <…> writes:`.
+    let head = supercite_attribution(head).unwrap_or(head);
     // "On <date>, Name wrote:": the name follows the last comma. A date
     // part kept in front is worth keeping.
     let (date, who) = match head.rfind(", ") {
@@ -235,6 +242,20 @@ pub fn attribution(text: &str, previous: Option<&str>) -> Option<Attribution> {
         email,
         date,
     })
+}
+
+/// The name part of Supercite's attribution, `"ZC" == Zlatko Calusic
+/// <zcalusic@…>`, after its `>>>>>` markers.
+fn supercite_attribution(head: &str) -> Option<&str> {
+    let rest = head.trim_start_matches(['>', ' ']).strip_prefix('"')?;
+    let close = rest.find('"')?;
+    (close <= 4).then_some(())?;
+    Some(
+        rest[close + 1..]
+            .trim_start()
+            .strip_prefix("==")?
+            .trim_start(),
+    )
 }
 
 fn original_message_from<'a>(text: &'a str, previous: Option<&str>) -> Option<&'a str> {
@@ -404,8 +425,13 @@ mod tests {
     #[test]
     fn attributions() {
         type Want<'a> = Option<(&'a str, Option<&'a str>)>;
-        let cases: [(&str, Option<&str>, Want); 9] = [
+        let cases: [(&str, Option<&str>, Want); 10] = [
             ("Michael Vince wrote:", None, Some(("Michael Vince", None))),
+            (
+                ">>>>> \"ZC\" == Zlatko Calusic <Zlatko.Calusic@CARNet.hr> writes:",
+                None,
+                Some(("Zlatko Calusic", Some("Zlatko.Calusic@CARNet.hr"))),
+            ),
             (
                 "Steven Hartland wrote:",
                 None,
