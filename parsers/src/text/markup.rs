@@ -19,6 +19,9 @@ pub struct Source<'a> {
     lines: Vec<Line<'a>>,
     /// (0-based index of a source line, its rewritten text), in order.
     rewritten: Vec<(usize, String)>,
+    /// 0-based indices of quoted lines that end with `<br>`: a markdown
+    /// block quote, whose unmarked lines after them still belong to it.
+    lazy_quotes: Vec<usize>,
     /// 1-based source lines whose text now belongs to another line (a
     /// soft break joined them to the line before), or that a converted
     /// page added (paragraph gaps); sorted.
@@ -32,12 +35,17 @@ impl<'a> Source<'a> {
         let mut left_out = Vec::new();
         let mut lines = Vec::with_capacity(input.len() / 48);
         let mut signs = Signs::default();
+        let mut lazy_quotes = Vec::new();
         for (index, raw) in super::raw_lines(input).enumerate() {
             signs.see(index, raw);
+            let line = super::line_of(index, raw);
             if has_markup_byte(raw.as_bytes()) {
                 undo_line_markup(index, Cow::Borrowed(raw), &mut rewritten);
+                if line.depth > 0 && ends_with_br(raw) {
+                    lazy_quotes.push(index);
+                }
             }
-            lines.push(super::line_of(index, raw));
+            lines.push(line);
         }
         if signs.maybe_quoted_printable && looks_quoted_printable(super::raw_lines(input)) {
             rewritten.clear();
@@ -53,6 +61,7 @@ impl<'a> Source<'a> {
         Source {
             lines,
             rewritten,
+            lazy_quotes,
             left_out,
         }
     }
@@ -69,11 +78,32 @@ impl<'a> Source<'a> {
                 line.text = super::prefix::strip_line_prefix(text);
             }
         }
+        // Markdown's lazy continuation: `>SQL statistics:<br>` and the
+        // unmarked lines under it, up to a blank line, are one quote.
+        let mut covered = 0;
+        for &index in &self.lazy_quotes {
+            let depth = lines[index].depth;
+            let mut j = (index + 1).max(covered);
+            while j < lines.len() && lines[j].depth == 0 && !lines[j].is_blank() {
+                lines[j].depth = depth;
+                j += 1;
+            }
+            covered = j;
+        }
         if !self.left_out.is_empty() {
             lines.retain(|line| self.left_out.binary_search(&line.number).is_err());
         }
         lines
     }
+}
+
+/// `…<br>`, `…<br/>`, `…<BR />` at the end of a line.
+fn ends_with_br(raw: &str) -> bool {
+    let Some(t) = raw.trim_end().strip_suffix('>') else {
+        return false;
+    };
+    let t = t.trim_end_matches(['/', ' ']).as_bytes();
+    t.len() >= 3 && t[t.len() - 3..].eq_ignore_ascii_case(b"<br")
 }
 
 /// A markdown page converted from a blog makes every line a paragraph of
@@ -558,6 +588,30 @@ mod tests {
             let want: Vec<(String, usize)> =
                 want.iter().map(|&(t, n)| (t.to_string(), n)).collect();
             assert_eq!(read(input), want, "case {i}: {input:?}");
+        }
+    }
+
+    #[test]
+    fn markdown_lazy_block_quotes() {
+        // A homework page's sysbench report: `>` only on its first line.
+        let page = ">SQL statistics:<br>\n    queries performed:<br>\n        read:  10416<br>\n\nafter\n> plain quote\nnot lazy\n";
+        let got: Vec<(usize, usize)> = Source::new(page)
+            .lines()
+            .iter()
+            .map(|l| (l.number, l.depth))
+            .collect();
+        assert_eq!(
+            got,
+            [(1, 1), (2, 1), (3, 1), (4, 0), (5, 0), (6, 1), (7, 0)]
+        );
+        for (raw, yes) in [
+            ("a<br>", true),
+            ("a <BR />", true),
+            ("a<br/>  ", true),
+            ("a<b>", false),
+            ("br>", false),
+        ] {
+            assert_eq!(ends_with_br(raw), yes, "{raw:?}");
         }
     }
 
