@@ -779,8 +779,6 @@ fn active_labels(lines: &[Line<'_>], runs: &[Run]) -> ActiveLabels {
     // in_force[d]: index into `labels` of the banner in force at depth d.
     let mut in_force: Vec<Option<u32>> = Vec::new();
     let mut prose: Option<ProseLabel> = None;
-    // The depth of the line above when it leaves a sentence open.
-    let mut open_above: Option<usize> = None;
     let mut per_line = Vec::with_capacity(lines.len());
     let mut i = 0;
     while i < lines.len() {
@@ -809,63 +807,85 @@ fn active_labels(lines: &[Line<'_>], runs: &[Run]) -> ActiveLabels {
             in_force[line.depth] = u32::try_from(labels.len()).ok();
             labels.push(label.label);
             prose = None;
-            open_above = None;
             per_line.resize(per_line.len() + (label.end + 1 - i), None);
             i = label.end + 1;
             continue;
         }
-        let mut sentence_open = false;
         if !line.is_blank() {
             if prose.is_some_and(|p| p.depth != line.depth) {
                 prose = None;
             }
-            let in_run = covered
-                .get(line.depth)
-                .copied()
-                .flatten()
-                .is_some_and(|end| i <= end);
-            if in_run {
+            let covered_until = covered.get(line.depth).copied().flatten();
+            if covered_until.is_some_and(|end| i <= end) {
                 if let Some(p) = &mut prose {
                     p.attached = true;
                 }
-            } else if prose::is_rule(line.text) {
-                // Under a heading it keeps the label waiting; between runs
-                // it parts them.
-                prose = prose.filter(|p| !p.attached);
-            } else if !prose::is_command_line(line.text) {
-                let below = prose::Below {
-                    run: spans[next_span..]
+            } else {
+                // Most lines are prose that cannot be a label: their last
+                // byte, and the first bytes of the line below, tell.
+                let run_below = spans.get(next_span).is_some_and(|s| s.start == i + 1)
+                    && spans[next_span..]
                         .iter()
                         .take_while(|s| s.start == i + 1)
-                        .any(|s| s.depth == line.depth),
-                    rule: lines
-                        .get(i + 1)
-                        .is_some_and(|next| next.depth == line.depth && prose::is_rule(next.text)),
+                        .any(|s| s.depth == line.depth);
+                let below = |rule| prose::Below {
+                    run: run_below,
+                    rule,
                 };
-                let continues_sentence = open_above == Some(line.depth);
-                let found = if continues_sentence {
-                    None
+                let below = if prose::last_char(line.text) == Some(':') || run_below {
+                    Some(below(false))
+                } else if lines
+                    .get(i + 1)
+                    .is_some_and(|next| next.depth == line.depth && prose::is_rule(next.text))
+                {
+                    Some(below(true))
                 } else {
-                    prose::label_of(line.text, below)
+                    None
                 };
-                prose = found.map(|label| {
-                    let index = u32::try_from(labels.len()).ok();
+                let found = below
+                    .filter(|_| {
+                        let run_ended_above =
+                            i.checked_sub(1).is_some_and(|p| covered_until == Some(p));
+                        !run_ended_above && !continues_sentence(lines, i)
+                    })
+                    .filter(|_| !prose::is_command_line(line.text))
+                    .and_then(|below| prose::label_of(line.text, below));
+                if let Some(label) = found {
+                    let index = u32::try_from(labels.len()).unwrap_or(u32::MAX);
                     labels.push(label);
-                    ProseLabel {
-                        label: index.unwrap_or(u32::MAX),
+                    prose = Some(ProseLabel {
+                        label: index,
                         depth: line.depth,
                         attached: false,
+                    });
+                } else if prose.is_some() {
+                    if prose::is_rule(line.text) {
+                        // Under a heading it keeps the label waiting;
+                        // between runs it parts them.
+                        prose = prose.filter(|p| !p.attached);
+                    } else if !prose::is_command_line(line.text) {
+                        prose = None;
                     }
-                });
-                sentence_open = prose.is_none() && prose::leaves_sentence_open(line.text);
+                }
             }
         }
-        open_above = sentence_open.then_some(line.depth);
         let attached = prose.filter(|p| p.attached && p.depth == line.depth);
         per_line.push(attached.map(|p| p.label).or(in_force[line.depth]));
         i += 1;
     }
     ActiveLabels { labels, per_line }
+}
+
+/// Whether line `i` goes on with a sentence the line above it left open
+/// (rule 3 of [`prose`]); a run ending right above is checked by the caller.
+fn continues_sentence(lines: &[Line<'_>], i: usize) -> bool {
+    let (Some(above), Some(line)) = (i.checked_sub(1).and_then(|p| lines.get(p)), lines.get(i))
+    else {
+        return false;
+    };
+    above.depth == line.depth
+        && markdown_heading(above.text.trim_start()).is_none()
+        && prose::leaves_sentence_open(prose::last_char(above.text))
 }
 
 /// The section label in force on each line, without a copy per line.

@@ -24,8 +24,8 @@
 //!      `;`, `!` or `?`, and the very next line (no blank line between) is
 //!      the first line of a run at the same depth: directly above a report.
 //! 3. **It starts its sentence.** The line above it at the same depth is
-//!    blank, absent, at another depth, part of a run, a command, or ends
-//!    with something other than a letter, a digit, `,` or `;`. The tail of a
+//!    blank, absent, at another depth, part of a run, or ends with
+//!    something other than a letter, a digit, `,` or `;`. The tail of a
 //!    wrapped sentence (`...compiling it in, here some bonnie++ results:`)
 //!    is no label, nor is a parenthesis closing one (`(already sent to
 //!    this list):`).
@@ -55,9 +55,10 @@
 //! again. A run takes the label in force where its first value is printed,
 //! as for banners.
 //!
-//! The check costs little per line: outside runs, a line's first and last
-//! bytes decide whether it can be a label at all, and only the rare line of
-//! a label's shape has its words looked at; no pattern matching, no second
+//! The check costs little per line: outside runs, a line's last byte and
+//! the first bytes of the line below decide whether it can be a label at
+//! all, and only the rare line of a label's shape has its words looked at,
+//! without allocating until it is taken; no pattern matching, no second
 //! pass over the lines.
 
 /// Longest colon or underlined label line, in bytes once trimmed.
@@ -265,46 +266,72 @@ pub fn label_of(text: &str, below: Below) -> Option<String> {
     if body.starts_with('(') && body.ends_with(')') {
         return None;
     }
-    let words: Vec<&str> = body.split_whitespace().collect();
     let counted = if max_words == MAX_LONE_WORDS {
-        words.len()
+        body.split_whitespace().count()
     } else {
-        words
-            .iter()
+        body.split_whitespace()
             .filter(|w| w.chars().next().is_some_and(char::is_alphabetic))
             .count()
     };
-    if counted > max_words || says_nothing(&words) {
+    if counted > max_words || says_nothing(body) {
         return None;
     }
+    let words: Vec<&str> = body.split_whitespace().collect();
     Some(cut(&words))
 }
 
 /// A line drawn under a heading or between parts: only `-` or only `=`,
-/// at least three of them.
+/// at least three of them. Most lines fail on their first byte.
 pub fn is_rule(text: &str) -> bool {
-    let text = text.trim();
-    text.len() >= 3 && (text.bytes().all(|b| b == b'-') || text.bytes().all(|b| b == b'='))
+    let bytes = text.as_bytes().trim_ascii_start();
+    match bytes.first() {
+        Some(&mark) if mark == b'-' || mark == b'=' => {
+            let bytes = bytes.trim_ascii_end();
+            bytes.len() >= 3 && bytes.iter().all(|&b| b == mark)
+        }
+        _ => false,
+    }
 }
 
-/// Rule 4: an attribution, a tool's own header, or only filler words.
-fn says_nothing(words: &[&str]) -> bool {
-    let lower: Vec<String> = words
-        .iter()
-        .map(|w| {
-            w.trim_matches(|c: char| matches!(c, ',' | '.' | '(' | ')' | '"' | '\'' | '!'))
-                .to_lowercase()
-        })
-        .collect();
-    let last = lower.last().map_or("", String::as_str);
-    if ATTRIBUTION_TAILS.contains(&last) || INTRODUCING_TAILS.contains(&last) {
+/// The last character of a line that is not white space.
+pub fn last_char(text: &str) -> Option<char> {
+    let bytes = text.as_bytes().trim_ascii_end();
+    match *bytes.last()? {
+        b if b.is_ascii() => Some(char::from(b)),
+        _ => text[..bytes.len()].chars().next_back(),
+    }
+}
+
+/// Rule 4: an attribution, a line waiting for what follows, a tool's own
+/// header, or only filler words. Compares without allocating: only lines
+/// of a label's shape get here, but a mail has many attribution lines.
+fn says_nothing(body: &str) -> bool {
+    let is_in = |list: &[&str], w: &str| list.iter().any(|l| l.eq_ignore_ascii_case(w));
+    let last = body.split_whitespace().next_back().map_or("", word);
+    if is_in(ATTRIBUTION_TAILS, last) || is_in(INTRODUCING_TAILS, last) {
         return true;
     }
-    let header = words.join(" ").to_lowercase();
-    TOOL_HEADERS.contains(&header.as_str())
-        || lower
-            .iter()
-            .all(|w| w.is_empty() || FILLER.contains(&w.as_str()))
+    let is_header = TOOL_HEADERS.iter().any(|header| {
+        let mut got = body.split_whitespace();
+        let mut want = header.split(' ');
+        loop {
+            match (got.next(), want.next()) {
+                (Some(g), Some(w)) if g.eq_ignore_ascii_case(w) => continue,
+                (None, None) => return true,
+                _ => return false,
+            }
+        }
+    });
+    is_header
+        || body
+            .split_whitespace()
+            .map(word)
+            .all(|w| w.is_empty() || is_in(FILLER, w))
+}
+
+/// A word without the punctuation around it.
+fn word(w: &str) -> &str {
+    w.trim_matches(|c: char| matches!(c, ',' | '.' | '(' | ')' | '"' | '\'' | '!'))
 }
 
 /// The words joined by single spaces, cut at a word boundary to at most
@@ -383,13 +410,11 @@ fn is_prompt(word: &str) -> bool {
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_')))
 }
 
-/// Rule 3, seen from the line above: whether a line leaves its sentence
-/// open, so that a line under it continues that sentence.
-pub fn leaves_sentence_open(text: &str) -> bool {
-    text.trim_end()
-        .chars()
-        .next_back()
-        .is_some_and(|c| c.is_alphanumeric() || c == ',' || c == ';')
+/// Rule 3, seen from the line above: whether a line ending with `last`
+/// leaves its sentence open, so that a line under it continues that
+/// sentence.
+pub fn leaves_sentence_open(last: Option<char>) -> bool {
+    last.is_some_and(|c| c.is_alphanumeric() || c == ',' || c == ';')
 }
 
 #[cfg(test)]
@@ -522,16 +547,25 @@ mod tests {
     }
 
     #[test]
+    fn rules() {
+        for text in ["---", "  ==============  ", "--------------------"] {
+            assert!(is_rule(text), "{text:?}");
+        }
+        for text in ["--", "-=-", "--- raid0", "", "Version 1.03"] {
+            assert!(!is_rule(text), "{text:?}");
+        }
+    }
+
+    #[test]
     fn open_sentences() {
-        assert!(leaves_sentence_open(
-            "compiling the Fusion-MPT as module gives much better"
-        ));
-        assert!(leaves_sentence_open("glibc-2.3.2-10, (NPTL 0.60),"));
-        assert!(!leaves_sentence_open(
-            "Now the machine is performing very fast :-)"
-        ));
-        assert!(!leaves_sentence_open("I repeated the test."));
-        assert!(!leaves_sentence_open("=============="));
-        assert!(!leaves_sentence_open("Results:"));
+        let open = |text: &str| leaves_sentence_open(last_char(text));
+        assert!(open("compiling the Fusion-MPT as module gives much better"));
+        assert!(open("glibc-2.3.2-10, (NPTL 0.60),  "));
+        assert!(open("CPU 性能"));
+        assert!(!open("Now the machine is performing very fast :-)"));
+        assert!(!open("I repeated the test."));
+        assert!(!open("=============="));
+        assert!(!open("Results:"));
+        assert!(!open("   "));
     }
 }
