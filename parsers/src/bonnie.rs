@@ -12,6 +12,10 @@
 //!   amd64SMP 5000 110199 72.8 110363 26.0 34922  9.7 77879 69.9 123349 17.3 729.0  2.5
 //!   ```
 //!
+//!   Its offspring print the same table: Bonnie 1.2 glues the number of
+//!   volumes to the size (`localh 1*1024`), bonnie64 heads its columns
+//!   `GB` and `M/sec` (rates in MB/s, stored in KB/s like the others).
+//!
 //! * bonnie++'s human tables (1.0x, 1.9x, 2.x, and bon_csv2txt's rendering):
 //!   an I/O table and a file-creation table, values with `k`/`m`/`g`
 //!   suffixes, `+++++` where a phase ran too fast to measure, blank columns
@@ -31,7 +35,8 @@
 //! the throughput phases are in KB/s (`409m` is 409 × 1024), seeks and file
 //! operations per second, latencies in microseconds. The attr `size` is
 //! the test file size with its unit as bonnie++ prints it (`2G`, `300M`);
-//! classic Bonnie prints megabytes under its `MB` column, kept as `5000M`.
+//! classic Bonnie prints megabytes under its `MB` column, kept as `5000M`
+//! (bonnie64's `GB` as `5G`).
 
 mod csv;
 mod table;
@@ -184,7 +189,7 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
     let mut i = 0;
     while i < lines.len() {
         let text = lines[i].text;
-        if text.contains("%CP") {
+        if text.contains("%CP") || table::is_phase_decoration(text) {
             if let Some(found) = table::read_block(lines, i, taken_until) {
                 match found {
                     Ok(block) => {
@@ -223,13 +228,14 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
 /// `409m`, `1.2g`. `+++++` and `+++` (too fast to measure) are `Some(None)`,
 /// and so are the figures bonnie++ 1.00 printed for a phase whose time it
 /// could not take: `nan`, and a negative number (`-2147483648`, a NaN
-/// forced into an int); no rate or CPU share is below zero. Anything else
-/// is not a cell.
+/// forced into an int); no rate or CPU share is below zero. `xxxx` is a
+/// figure the poster blanked out. Anything else is not a cell.
 fn cell(token: &str) -> Option<Option<f64>> {
     let overflowed = token
         .strip_prefix('-')
         .is_some_and(|d| !d.is_empty() && d.len() <= 20 && d.bytes().all(|b| b.is_ascii_digit()));
-    if token == "+++++" || token == "+++" || token == "nan" || overflowed {
+    let blanked = (3..=5).contains(&token.len()) && token.bytes().all(|b| b == b'x');
+    if token == "+++++" || token == "+++" || token == "nan" || overflowed || blanked {
         return Some(None);
     }
     let (digits, scale) = match token.as_bytes().last()? {
@@ -286,7 +292,7 @@ mod tests {
 
     #[test]
     fn cells() {
-        let cases: [(&str, Option<Option<f64>>); 15] = [
+        let cases: [(&str, Option<Option<f64>>); 18] = [
             ("110199", Some(Some(110199.0))),
             ("72.8", Some(Some(72.8))),
             ("3261k", Some(Some(3261.0))),
@@ -302,6 +308,9 @@ mod tests {
             ("-5", Some(None)),
             ("nan", Some(None)),
             ("-", None),
+            ("xxxx", Some(None)),
+            ("xxx", Some(None)),
+            ("x", None),
         ];
         for (i, (token, want)) in cases.into_iter().enumerate() {
             assert_eq!(cell(token), want, "case {i}: {token:?}");

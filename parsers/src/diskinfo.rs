@@ -38,6 +38,8 @@ use crate::{Measurement, Run, Tool, Unparsed};
 
 /// Lines above the header that may hold the device and the command.
 const MAX_LEAD_LINES: usize = 3;
+/// Lines of prose above a report that may name its command.
+const MAX_PROSE_LINES: usize = 6;
 /// Blank lines allowed between two parts of one report.
 const MAX_BLANK_GAP: usize = 2;
 /// No report is longer than this.
@@ -108,7 +110,8 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
     while i < lines.len() {
         let text = lines[i].text;
         let anchor = text.contains("# sectorsize")
-            || (text.trim_end().ends_with(':') && Section::from_title(text).is_some());
+            || (text.trim_end().ends_with(':') && Section::from_title(text).is_some())
+            || is_untitled_transfer(text, lines[i].number);
         if !anchor {
             i += 1;
             continue;
@@ -176,7 +179,11 @@ fn read_report(
     };
     read_lead(lines, anchor, taken_until, &mut report);
 
-    let mut section: Option<(Section, Vec<Measurement>, usize)> = None;
+    // A transfer-rate block pasted without its title starts its section
+    // at its first line.
+    let mut section: Option<(Section, Vec<Measurement>, usize)> =
+        is_untitled_transfer(lines[anchor].text, lines[anchor].number)
+            .then(|| (Section::Transfer, Vec::new(), anchor));
     let mut i = anchor;
     let mut blanks = 0;
     let mut end = anchor + 1;
@@ -238,43 +245,90 @@ fn read_report(
     end
 }
 
+/// `outside: 102400 kbytes in 0.719681 s = 142285 kB/s`: the first line of
+/// a transfer-rate block quoted without its `Transfer rates:` title (an
+/// article printed only these three lines, its units abbreviated).
+fn is_untitled_transfer(text: &str, line: usize) -> bool {
+    let text = text.trim();
+    text.starts_with("outside:")
+        && Section::from_title(text).is_none()
+        && measurement(Section::Transfer, text, line).is_some()
+}
+
 /// The device line (`/dev/da0s1`) and the command (`# diskinfo -t
 /// /dev/da0s1`) just above the header.
 fn read_lead(lines: &[Line<'_>], anchor: usize, taken_until: usize, report: &mut Report) {
     let depth = lines[anchor].depth;
     let lowest = anchor.saturating_sub(MAX_LEAD_LINES).max(taken_until);
+    let mut top = anchor;
     for j in (lowest..anchor).rev() {
         let line = &lines[j];
         if line.depth != depth || line.is_blank() {
             break;
         }
-        let text = line.text.trim();
-        let words: Vec<&str> = text.split_whitespace().collect();
-        if let Some(at) = words
-            .iter()
-            .position(|w| w.rsplit('/').next() == Some("diskinfo"))
-        {
-            let args = &words[at + 1..];
-            if let Some(device) = args.iter().rev().find(|w| !w.starts_with('-')) {
-                report
-                    .attrs
-                    .entry("device".to_string())
-                    .or_insert_with(|| device.to_string());
+        if let Some((command, device)) = diskinfo_command(line.text) {
+            if let Some(device) = device {
+                report.attrs.entry("device".to_string()).or_insert(device);
             }
-            report.command = Some(words[at..].join(" "));
+            report.command = Some(command);
             report.first_line = line.number;
-            break;
+            return;
         }
+        let words: Vec<&str> = line.text.split_whitespace().collect();
         match words.as_slice() {
             [device] if is_device(device) => {
                 report
                     .attrs
                     .insert("device".to_string(), device.to_string());
                 report.first_line = line.number;
+                top = j;
             }
             _ => break,
         }
     }
+    command_in_prose(lines, top, taken_until, report);
+}
+
+/// A write-up that names the command in its prose (`` `diskinfo -t
+/// /dev/adaX` ``, then "Sample output is" and a code fence) gives the
+/// report that command when it names the report's device. The command line
+/// stays outside the report's lines.
+fn command_in_prose(lines: &[Line<'_>], top: usize, taken_until: usize, report: &mut Report) {
+    let Some(device) = report.attrs.get("device") else {
+        return;
+    };
+    let depth = lines[top].depth;
+    let lowest = top.saturating_sub(MAX_PROSE_LINES).max(taken_until);
+    for line in lines[lowest..top].iter().rev() {
+        if line.depth != depth {
+            return;
+        }
+        if let Some((command, Some(named))) = diskinfo_command(line.text) {
+            if &named == device {
+                report.command = Some(command);
+            }
+            return;
+        }
+    }
+}
+
+/// `# diskinfo -t /dev/ada0`, `` `diskinfo -t /dev/adaX` ``: the command
+/// from its `diskinfo` word on, and the device it names last.
+fn diskinfo_command(text: &str) -> Option<(String, Option<String>)> {
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .map(|w| w.trim_matches('`'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let at = words
+        .iter()
+        .position(|w| w.rsplit('/').next() == Some("diskinfo"))?;
+    let device = words[at + 1..]
+        .iter()
+        .rev()
+        .find(|w| !w.starts_with('-'))
+        .map(|w| w.to_string());
+    Some((words[at..].join(" "), device))
 }
 
 /// `/dev/ada0`, `da0s1`, `nvd0p2`, `/tmp/disk.img`.
@@ -382,7 +436,7 @@ fn measurement(section: Section, text: &str, line: usize) -> Option<Vec<Measurem
             let (_, (unit, value)) = timed(rest.trim_start()).ok()?;
             let metric = match (section, unit) {
                 (Section::Seek, "msec") => "ms",
-                (Section::Transfer, "kbytes/sec") => "kb_per_s",
+                (Section::Transfer, "kbytes/sec" | "kB/s") => "kb_per_s",
                 (Section::AsyncReads, "IOPS") => "iops",
                 _ => return None,
             };
@@ -433,7 +487,8 @@ fn close_section(
 
 /// `250 iter in   1.439902 sec =    5.760 msec`, `102400 kbytes in ...
 /// = 138007 kbytes/sec`, `12345 ops in  3.000 sec = 4115 IOPS`: the unit
-/// and the figure after `=`.
+/// and the figure after `=`. Write-ups that abbreviate the units (`0.72 s =
+/// 142285 kB/s`) are read the same way.
 fn timed(input: &str) -> IResult<&str, (&str, f64)> {
     let (input, (_, _, _, _, _, _, _, _, _, _, _, value, _, unit, _, _)) = (
         short_decimal,
@@ -444,12 +499,12 @@ fn timed(input: &str) -> IResult<&str, (&str, f64)> {
         space1,
         short_decimal,
         space1,
-        tag("sec"),
+        alt((tag("sec"), tag("s"))),
         space0,
         char('='),
         preceded_space(short_decimal),
         space1,
-        alt((tag("msec"), tag("kbytes/sec"), tag("IOPS"))),
+        alt((tag("msec"), tag("kbytes/sec"), tag("kB/s"), tag("IOPS"))),
         space0,
         eof,
     )
@@ -533,6 +588,11 @@ mod tests {
                 "116227 ops in  3.000471 sec =    38737 IOPS",
                 Some(("IOPS", 38737.0)),
             ),
+            (
+                "102400 kbytes in 0.719681 s = 142285 kB/s",
+                Some(("kB/s", 142285.0)),
+            ),
+            ("102400 kbytes in 0.719681 s = 142285 kB", None),
             ("250 iter in 1.439902 sec = 5.7", None),
             ("250 iter in 1.439902 sec = 1e999 msec", None),
             (
@@ -633,6 +693,50 @@ mod tests {
             unparsed[0].why.contains("seek_half_stroke"),
             "{}",
             unparsed[0].why
+        );
+    }
+
+    #[test]
+    fn untitled_abbreviated_transfer_block_is_a_run() {
+        // FreeBSD Journal 2016/05-06 (bhyve ATA emulation) printed only the
+        // three transfer lines, with `s` and `kB/s`.
+        let (runs, unparsed) = runs_of(
+            "```sh\noutside: 102400 kbytes in 0.719681 s = 142285 kB/s\nmiddle: 102400 kbytes in 0.796385 s = 128581 kB/s\ninside: 102400 kbytes in 0.781721 s = 130993 kB/s\n```\n",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].lines, [2, 4]);
+        assert_eq!(runs[0].value("transfer_middle", "kb_per_s"), Some(128581.0));
+        // Two lines of three are a near miss, as with the titled section.
+        let (runs, unparsed) = runs_of(
+            "outside: 102400 kbytes in 0.719681 s = 142285 kB/s\nmiddle: 102400 kbytes in 0.796385 s = 128581 kB/s\n",
+        );
+        assert!(runs.is_empty());
+        assert_eq!(unparsed.len(), 1);
+        assert!(
+            unparsed[0].why.contains("transfer_inside"),
+            "{}",
+            unparsed[0].why
+        );
+        // Prose about the outside of a disk is no anchor.
+        let (runs, unparsed) = runs_of("outside: the disk is faster there\n");
+        assert!(runs.is_empty() && unparsed.is_empty());
+    }
+
+    #[test]
+    fn command_named_in_prose_above_a_fenced_report() {
+        let report = "Sample output is\n\n```\n/dev/adaX\n        512             # sectorsize\n\nTransfer rates:\n        outside:       102400 kbytes in   1.903863 sec =    53785 kbytes/sec\n        middle:        102400 kbytes in   1.811469 sec =    56529 kbytes/sec\n        inside:        102400 kbytes in   2.676795 sec =    38255 kbytes/sec\n```\n";
+        let (runs, _) = runs_of(&format!("`diskinfo -t /dev/adaX`\n\n{report}"));
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].command.as_deref(), Some("diskinfo -t /dev/adaX"));
+        // The run still starts at its device line, not at the prose.
+        assert_eq!(runs[0].lines, [6, 12]);
+        // A command for another device is not this report's.
+        let (runs, _) = runs_of(&format!("`diskinfo -t /dev/ada9`\n\n{report}"));
+        assert_eq!(runs[0].command, None);
+        assert_eq!(
+            runs[0].attrs.get("device").map(String::as_str),
+            Some("/dev/adaX")
         );
     }
 

@@ -267,7 +267,8 @@ pub struct Unparsed {
 /// Parses one input (a paste, a file, an archive page) into a [`Document`].
 /// Never panics; text that holds no report gives a document with no runs.
 pub fn parse(input: &str) -> Document {
-    let lines = text::lines(input);
+    let mut source = text::Source::new(input);
+    let lines = source.lines();
     let messages = mail::messages(&lines);
     let mut runs = Vec::new();
     let mut unparsed = Vec::new();

@@ -65,7 +65,10 @@ pub struct Times {
     pub sys: Option<f64>,
     pub cusr: Option<f64>,
     pub csys: Option<f64>,
-    pub cpu: f64,
+    /// `None` when the line printed `0.00 CPU` over non-zero parts: the
+    /// Benchmark.pm of Perl 5.005 and before put its iteration count (0)
+    /// where the total belongs, so the figure was never measured.
+    pub cpu: Option<f64>,
 }
 
 impl Times {
@@ -81,7 +84,10 @@ impl Times {
         self.sys = sum(self.sys, other.sys);
         self.cusr = sum(self.cusr, other.cusr);
         self.csys = sum(self.csys, other.csys);
-        self.cpu += other.cpu;
+        self.cpu = match (self.cpu, other.cpu) {
+            (Some(a), Some(b)) => Some(a + b),
+            _ => None,
+        };
     }
 
     fn metrics(&self) -> impl Iterator<Item = (&'static str, f64)> {
@@ -91,7 +97,7 @@ impl Times {
             ("sys_s", self.sys),
             ("cusr_s", self.cusr),
             ("csys_s", self.csys),
-            ("cpu_s", Some(self.cpu)),
+            ("cpu_s", self.cpu),
         ]
         .into_iter()
         .filter_map(|(metric, value)| value.map(|v| (metric, v)))
@@ -213,16 +219,18 @@ pub fn timestr(input: &str) -> IResult<&str, Times> {
     .parse(input)?;
     let (input, _) = (multispace0, char('='), multispace0).parse(input)?;
     let (input, cpu) = perl_number(input)?;
+    // sql-bench 2.0b (1999) printed `= 0.00 CPU secs)`.
     let (input, _) = (
         multispace1,
         alt((tag("CPU"), tag("cpu"))),
+        opt((multispace1, tag("secs"))),
         multispace0,
         char(')'),
     )
         .parse(input)?;
     let mut times = Times {
         wallclock,
-        cpu,
+        cpu: Some(cpu),
         ..Times::default()
     };
     for (part, value) in std::iter::once(first).chain(more) {
@@ -234,7 +242,17 @@ pub fn timestr(input: &str) -> IResult<&str, Times> {
         };
         *slot = Some(value);
     }
+    if cpu == 0.0 && cpu_parts_add_up_to_something([times.usr, times.sys, times.cusr, times.csys]) {
+        times.cpu = None;
+    }
     Ok((input, times))
+}
+
+/// Whether CPU parts printed with two decimals add up to a time: a total
+/// of `0.00` beside them is then Benchmark.pm's missing figure, not a
+/// measurement (see [`Times::cpu`]).
+pub(crate) fn cpu_parts_add_up_to_something(parts: [Option<f64>; 4]) -> bool {
+    parts.iter().flatten().sum::<f64>() >= 0.005
 }
 
 /// `Total time:` or `Estimated total time:`; true when estimated.
@@ -327,6 +345,20 @@ fn collapse_spaces(value: &str) -> String {
 /// release and machine: os, os_version, arch.
 pub fn machine_attrs(value: &str) -> Vec<(&'static str, String)> {
     let words: Vec<&str> = value.split_whitespace().collect();
+    // Windows's `ver`: `Windows NT Version 4.0`, `Windows 98 [Version
+    // 4.10.1998]`: the system, then its version; no machine.
+    let is_version = |w: &&str| w.trim_start_matches('[').eq_ignore_ascii_case("version");
+    if let Some(at) = words.iter().position(is_version).filter(|&at| at > 0) {
+        let mut attrs = vec![("os", words[..at].join(" "))];
+        if let Some(version) = words
+            .get(at + 1)
+            .map(|v| v.trim_matches(|c| c == '[' || c == ']'))
+            .filter(|v| !v.is_empty())
+        {
+            attrs.push(("os_version", version.to_string()));
+        }
+        return attrs;
+    }
     match words.as_slice() {
         [] => Vec::new(),
         [os] => vec![("os", os.to_string())],
@@ -400,31 +432,50 @@ mod tests {
 
     #[test]
     fn timestr_formats() {
-        type Want = Option<(f64, Option<f64>, Option<f64>, Option<f64>, f64)>;
-        let cases: [(&str, Want); 9] = [
+        type Want = Option<(f64, Option<f64>, Option<f64>, Option<f64>, Option<f64>)>;
+        let cases: [(&str, Want); 13] = [
             (
                 "26 wallclock secs ( 4.84 usr 2.25 sys + 0.00 cusr 0.00 csys = 7.09 CPU)",
-                Some((26.0, Some(4.84), Some(2.25), Some(0.0), 7.09)),
+                Some((26.0, Some(4.84), Some(2.25), Some(0.0), Some(7.09))),
             ),
             (
                 "2773 wallclock secs (682.10 usr 184.31 sys +  0.00 cusr  0.00 csys = 866.41 CPU)",
-                Some((2773.0, Some(682.10), Some(184.31), Some(0.0), 866.41)),
+                Some((2773.0, Some(682.10), Some(184.31), Some(0.0), Some(866.41))),
             ),
             (
                 "75 secs ( 5.52 usr 18.40 sys = 23.92 cpu)",
-                Some((75.0, Some(5.52), Some(18.40), None, 23.92)),
+                Some((75.0, Some(5.52), Some(18.40), None, Some(23.92))),
             ),
             (
                 "143 wallclock secs ( 0.10 usr 0.03 sys + 0.00 cusr 0.00\ncsys = 0.13 CPU)",
-                Some((143.0, Some(0.10), Some(0.03), Some(0.0), 0.13)),
+                Some((143.0, Some(0.10), Some(0.03), Some(0.0), Some(0.13))),
             ),
             (
                 "0.0213 wallclock secs ( 0.01 usr +  0.00 sys =  0.01 CPU)",
-                Some((0.0213, Some(0.01), Some(0.0), None, 0.01)),
+                Some((0.0213, Some(0.01), Some(0.0), None, Some(0.01))),
             ),
             (
                 "1.5e+06 wallclock secs ( 1.00 usr 2.00 sys = 3.00 CPU)",
-                Some((1.5e6, Some(1.0), Some(2.0), None, 3.0)),
+                Some((1.5e6, Some(1.0), Some(2.0), None, Some(3.0))),
+            ),
+            // sql-bench 2.0b, 1999: `CPU secs)`, and Benchmark.pm's
+            // iteration count (0) where the total belongs.
+            (
+                "64 wallclock secs (12.66 usr  5.60 sys +  0.00 cusr  0.00 csys =  0.00 CPU secs)",
+                Some((64.0, Some(12.66), Some(5.60), Some(0.0), None)),
+            ),
+            (
+                "69 wallclock secs (23.89 usr  9.98 sys +  0.00 cusr  0.00 csys =  0.00 CPU)",
+                Some((69.0, Some(23.89), Some(9.98), Some(0.0), None)),
+            ),
+            // Nothing measured at all: 0.00 is then a true total.
+            (
+                "0 wallclock secs ( 0.00 usr  0.00 sys +  0.00 cusr  0.00 csys =  0.00 CPU)",
+                Some((0.0, Some(0.0), Some(0.0), Some(0.0), Some(0.0))),
+            ),
+            (
+                "64 wallclock secs (12.66 usr 5.60 sys = 0.00 CPU seconds)",
+                None,
             ),
             (
                 "26 wallclock secs ( 4.84 usr 2.25 sys + 0.00 cusr 0.00 csys =",
@@ -491,6 +542,14 @@ mod tests {
             (
                 "FreeBSD 4.2-RELEASE",
                 vec![("os", "FreeBSD"), ("os_version", "4.2-RELEASE")],
+            ),
+            (
+                "Windows NT Version 4.0  ",
+                vec![("os", "Windows NT"), ("os_version", "4.0")],
+            ),
+            (
+                "Windows 98 [Version 4.10.1998]",
+                vec![("os", "Windows 98"), ("os_version", "4.10.1998")],
             ),
         ];
         for (i, (value, want)) in machines.into_iter().enumerate() {

@@ -82,6 +82,20 @@ pub struct SuperSmackCommand {
 /// Finds every Query Barrel Report in the lines. A report that starts but
 /// cannot be read becomes an [`Unparsed`] entry saying what was missing.
 pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unparsed>) {
+    // A blog converted to Markdown bolds each line of a report: `**...**`.
+    let unbolded: Vec<Line<'_>>;
+    let lines = if lines.iter().any(|line| bold_text(line.text).is_some()) {
+        unbolded = lines
+            .iter()
+            .map(|line| Line {
+                text: bold_text(line.text).unwrap_or(line.text),
+                ..*line
+            })
+            .collect();
+        &unbolded[..]
+    } else {
+        lines
+    };
     // Reports and commands above this index belong to earlier runs.
     let mut taken_until = 0;
     // The command of a shell loop whose reports follow one another.
@@ -139,6 +153,12 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
             }
         }
     }
+}
+
+/// The text inside a line wholly set in Markdown bold: `**select_index 1000 16 2 497.42**`.
+fn bold_text(text: &str) -> Option<&str> {
+    let inner = text.trim_end().strip_prefix("**")?.strip_suffix("**")?;
+    (!inner.is_empty() && !inner.contains("**")).then_some(inner)
 }
 
 fn report_start_finder() -> &'static memchr::memmem::Finder<'static> {
@@ -691,6 +711,38 @@ mod tests {
                 (None, Some(8), [12, 15])
             ]
         );
+    }
+
+    #[test]
+    fn a_report_set_in_markdown_bold_line_by_line() {
+        // A Chinese blog post (hidba.org, 2011, as copied to CSDN in 2014)
+        // converted to Markdown: every line of the report is bold.
+        let (runs, unparsed) = runs_of(
+            "我们只需要依葫芦画瓢，修改其中的配置就行了；\n\
+             **$./super-smack -d mysql -D /home/mysql/xuancan/super-smack/super-data /home/mysql/xuancan/super-smack-1.3/smacks/my.smack 10 15**\n\
+             **Query Barrel Report for client smacker**\n\
+             **connect: max=3ms  min=0ms avg= 0ms from 10 clients**\n\
+             **Query_type      num_queries     max_time        min_time        q_per_s**\n\
+             **select_akey   1000    16      2       497.42**\n\
+             **select_by_id    10000   0       0       4974.16**\n\
+             **select_userid_aid     5000    0       0       2487.08**\n\
+             **update_by_id    1500    4       0       746.12**\n\
+             上面的my.smack配置文件中我配置了\n",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        assert_eq!(runs.len(), 1);
+        let run = &runs[0];
+        assert_eq!(run.test.as_deref(), Some("my"));
+        assert_eq!(run.threads, Some(10));
+        assert_eq!(run.lines, [2, 9]);
+        assert_eq!(run.value("select_akey", "max_time"), Some(16.0));
+        assert_eq!(run.value("select_akey", "min_time"), Some(2.0));
+        assert_eq!(run.value("update_by_id", "q_per_s"), Some(746.12));
+        assert_eq!(run.value("connect", "max_ms"), Some(3.0));
+        assert!(run.command.as_deref().unwrap().ends_with("my.smack 10 15"));
+        // Bold words inside prose are not report lines.
+        let (runs, _) = runs_of("**Query_type** is the first column.\n");
+        assert!(runs.is_empty());
     }
 
     #[test]

@@ -32,6 +32,10 @@
 //! `Doing ... test` mode line, a `=> 8 THREADS` marker of a shell loop) is
 //! looked for above the report, back to where the previous report ended.
 //!
+//! A report printed as side-by-side columns under a header that names
+//! them (`Without zcache   With zcache`) gives one run per column,
+//! labelled by its header (`columns.rs`).
+//!
 //! One-line summaries such as `64 threads, time spent: 60s, queries
 //! executed: 11500723, qps: 191678, 1 thread qps: 2994, tps: 13691` are runs
 //! too, labelled by the underlined heading before them.
@@ -43,6 +47,7 @@ use nom::IResult;
 use crate::text::{Line, LogicalLine};
 use crate::{Measurement, Run, Tool, Unparsed};
 
+mod columns;
 mod header;
 mod report;
 mod summary;
@@ -96,6 +101,15 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
             }
             Some(Start::Report(offset)) => offset,
         };
+        let alone = text.get(..offset).is_some_and(|t| t.trim().is_empty());
+        if let Some(end) = alone
+            .then(|| side_by_side(lines, taken_until, i, runs, unparsed))
+            .flatten()
+        {
+            i = end;
+            taken_until = i;
+            continue;
+        }
         let block = report_block(lines, i, offset);
         let (rest, elements) = report_elements(block.text.get(offset..).unwrap_or_default());
         // `Throughput:` is a common word in other tools' output and in
@@ -115,13 +129,7 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
             Ok(report) => {
                 let glued = text.get(..offset).unwrap_or_default();
                 let header = read_header(lines, taken_until, i, glued);
-                for field in &report.overflowed {
-                    unparsed.push(Unparsed {
-                        line: block.line_of_rest(field.at),
-                        text: field.at.lines().next().unwrap_or_default().to_string(),
-                        why: overflow_reason(field),
-                    });
-                }
+                report_overflows(&report, &block, unparsed);
                 runs.push(to_run(
                     &report,
                     &block,
@@ -142,6 +150,61 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
         }
         i = last_line.max(i + 1);
         taken_until = i;
+    }
+}
+
+/// Reads the report heading at line `start` as a side-by-side report if
+/// a header naming its columns sits above it and its rows hold one value
+/// per column: one run per column, labelled by its header. Returns the
+/// index of the line after it, or `None` to read the report as usual.
+fn side_by_side(
+    lines: &[Line<'_>],
+    taken_until: usize,
+    start: usize,
+    runs: &mut Vec<Run>,
+    unparsed: &mut Vec<Unparsed>,
+) -> Option<usize> {
+    let header = columns::header_above(lines, taken_until, start)?;
+    let table = columns::read(lines, start, header.labels.len()).ok()?;
+    let run_header = read_header(lines, taken_until, header.index, "");
+    for (label, block) in header.labels.into_iter().zip(&table.reports) {
+        let (rest, elements) = report_elements(&block.text);
+        match assemble(elements, rest) {
+            Ok(report) => {
+                report_overflows(&report, block, unparsed);
+                let mut run = to_run(
+                    &report,
+                    block,
+                    run_header.clone(),
+                    lines[start].depth,
+                    header.index,
+                    table.last_line,
+                );
+                run.label = Some(label);
+                runs.push(run);
+            }
+            Err(why) => unparsed.push(Unparsed {
+                line: lines[start].number,
+                text: block.text.lines().take(4).collect::<Vec<_>>().join("\n"),
+                why: format!("column `{label}`: {why}"),
+            }),
+        }
+    }
+    Some(table.end)
+}
+
+/// Each wrapped counter of a report is a near miss of its own.
+fn report_overflows(
+    report: &SysbenchReport<'_>,
+    block: &LogicalLine,
+    unparsed: &mut Vec<Unparsed>,
+) {
+    for field in &report.overflowed {
+        unparsed.push(Unparsed {
+            line: block.line_of_rest(field.at),
+            text: field.at.lines().next().unwrap_or_default().to_string(),
+            why: overflow_reason(field),
+        });
     }
 }
 
@@ -300,6 +363,78 @@ mod tests {
             ("CPU speed:\nGeneral statistics:\n    total time: 1.0s\n    total number of events: 10\n", "`CPU speed:` followed by General statistics:"),
         ];
         crate::test_support::assert_one_near_miss_each(find_runs, &cases);
+    }
+
+    #[test]
+    fn a_paste_cut_inside_threads_fairness_keeps_its_run() {
+        let (runs, unparsed) = runs_of(
+            "General statistics:\n    total time: 0.7268s\n    total number of events: 10000\n    response time:\n         min: 0.00ms\n         avg: 0.18ms\n         max: 1.98ms\n\nThreads fairness:\n    events (avg/stddev):\n",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].value("total", "latency_max_ms"), Some(1.98));
+        assert_eq!(runs[0].lines, [1, 9]);
+    }
+
+    /// (label, threads, tps, latency_min_ms, lines)
+    type ColumnRun<'a> = (
+        Option<&'a str>,
+        Option<u32>,
+        Option<f64>,
+        Option<f64>,
+        [usize; 2],
+    );
+
+    #[test]
+    fn side_by_side_columns_are_runs_labelled_by_their_header() {
+        let (runs, unparsed) = runs_of(
+            "sysbench --test=oltp --num-threads=16 run\n\n                 base        patched\nOLTP test statistics:\n    transactions:   8880(2.47 per sec.)    11924(3.31 per sec.) (+34%)\nTest execution summary:\n    total time:     3600.8528s     3601.3977s\n    total number of events:  8880   11924\n    per-request statistics:\n         min:   57.68ms     49.52ms (+14%)\n         avg:   6487.65ms   4831.68ms\n         max:   169640.52ms   124282.16ms\n\nThat is all.\n",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        let got: Vec<ColumnRun<'_>> = runs
+            .iter()
+            .map(|r| {
+                (
+                    r.label.as_deref(),
+                    r.threads,
+                    r.value("total", "tps"),
+                    r.value("total", "latency_min_ms"),
+                    r.lines,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Some("base"), Some(16), Some(2.47), Some(57.68), [1, 12]),
+                (Some("patched"), Some(16), Some(3.31), Some(49.52), [1, 12]),
+            ]
+        );
+        assert!(runs.iter().all(|r| r.test.as_deref() == Some("oltp")));
+        let avg = runs[1]
+            .results
+            .iter()
+            .find(|m| m.metric == "latency_avg_ms")
+            .unwrap();
+        assert_eq!((avg.value, avg.line), (4831.68, 11));
+    }
+
+    #[test]
+    fn a_wrapped_counter_in_a_column_is_a_near_miss() {
+        let (runs, unparsed) = runs_of(
+            "              before      after\nGeneral statistics:\n    total time:    10.0012s   10.0010s\n    total number of events:   100   18446744073709551615\nLatency (ms):\n         min:   1.00   18446744073709.55\n         avg:   2.00   2.10\n         max:   3.00   3.30\n",
+        );
+        assert_eq!(runs.len(), 2);
+        assert_eq!(runs[1].label.as_deref(), Some("after"));
+        assert_eq!(runs[1].value("total", "events"), None);
+        assert_eq!(runs[1].value("total", "latency_min_ms"), None);
+        assert_eq!(runs[1].value("total", "latency_avg_ms"), Some(2.10));
+        assert!(runs
+            .iter()
+            .all(|r| r.results.iter().all(|m| m.value < 1e13)));
+        let lines: Vec<usize> = unparsed.iter().map(|u| u.line).collect();
+        assert_eq!(lines, [4, 6]);
+        assert!(unparsed.iter().all(|u| u.why.contains("wrapped around")));
     }
 
     #[test]

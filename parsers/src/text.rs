@@ -1,6 +1,9 @@
 //! Mail text as lines: the quote depth of each line (`> `, `>>`, `> >`),
 //! attribution lines that say who wrote each depth, and logical lines that
 //! re-join what a mailer wrapped while remembering every source line.
+//! What real posts add around a tool's output is undone here once, for
+//! every tool: quoted-printable and web-page markup in [`Source`], per-line
+//! stamps and prompts in [`lines`].
 
 /// One physical line of the input with its quote markers taken off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,58 +23,121 @@ impl Line<'_> {
     }
 }
 
-/// Splits the input into lines and reads each line's quote depth.
-/// `\n` and `\r\n` both end a line.
+mod markup;
+mod prefix;
+
+pub use markup::Source;
+
+/// Splits the input into lines and reads each line's quote depth; a
+/// timestamp or a shell prompt before a line is taken off too (see
+/// [`prefix::strip_line_prefix`]). `\n` and `\r\n` both end a line.
+/// The plain reading the tools' unit tests use; [`Source`] reads the same
+/// way and also undoes markup and quoted-printable.
+#[cfg(test)]
 pub fn lines(input: &str) -> Vec<Line<'_>> {
-    if input.is_empty() {
-        return Vec::new();
-    }
-    // A final newline ends the last line; it does not start another.
-    let body = input.strip_suffix('\n').unwrap_or(input);
-    body.split('\n')
+    raw_lines(input)
         .enumerate()
-        .map(|(i, raw)| {
-            let raw = raw.strip_suffix('\r').unwrap_or(raw);
-            let (depth, text) = split_quote(raw);
-            Line {
-                number: i + 1,
-                depth,
-                text,
-            }
-        })
+        .map(|(index, raw)| line_of(index, raw))
         .collect()
 }
 
+/// The input's lines: `\n` and `\r\n` both end one, and a final newline
+/// ends the last line rather than starting another.
+fn raw_lines(input: &str) -> impl Iterator<Item = &str> {
+    let body = input.strip_suffix('\n').unwrap_or(input);
+    body.split('\n')
+        .filter(move |_| !input.is_empty())
+        .map(|raw| raw.strip_suffix('\r').unwrap_or(raw))
+}
+
+/// The source line at 0-based `index`, read: quote depth, then a stamp or
+/// a prompt taken off.
+fn line_of(index: usize, raw: &str) -> Line<'_> {
+    let (depth, text) = split_quote(raw);
+    Line {
+        number: index + 1,
+        depth,
+        text: prefix::strip_line_prefix(text),
+    }
+}
+
+/// A line where the poster cut something out: `<snip>`, `[snip]`,
+/// `[...]`, `...`, `(snipped)`. What follows it belongs to the same table
+/// or report.
+pub fn is_elision(t: &str) -> bool {
+    let t = t.trim();
+    let inner = t
+        .strip_prefix(['<', '[', '('])
+        .and_then(|rest| rest.strip_suffix(['>', ']', ')']))
+        .unwrap_or(t)
+        .trim();
+    inner.len() <= 12
+        && matches!(
+            inner.to_ascii_lowercase().as_str(),
+            "snip" | "snipped" | "..." | "\u{2026}" | "snip..." | "...snip..." | "--snip--"
+        )
+}
+
 /// Counts the quote markers at the start of a line: `>`, `>>`, `> >`, `>>>`,
-/// with up to three spaces before the first one. Returns the depth and the
-/// text after the markers, less the single space that usually follows them.
+/// Supercite's initials (`ZC> `, `> JD> `), with up to three spaces before
+/// the first one. Returns the depth and the text after the markers, less
+/// the single space that usually follows them.
 pub fn split_quote(raw: &str) -> (usize, &str) {
     let bytes = raw.as_bytes();
     let mut i = 0;
     while i < bytes.len() && i < 3 && bytes[i] == b' ' {
         i += 1;
     }
-    if bytes.get(i) != Some(&b'>') {
-        return (0, raw);
-    }
     let mut depth = 0;
     let mut end = i;
     while i < bytes.len() {
-        match bytes[i] {
-            b'>' => {
-                depth += 1;
-                i += 1;
-                end = i;
-            }
-            // `> >`: a space between markers belongs to the markers only
-            // when another marker follows it.
-            b' ' | b'\t' if bytes.get(i + 1) == Some(&b'>') => i += 1,
-            _ => break,
+        if bytes[i] == b'>' {
+            depth += 1;
+            i += 1;
+            end = i;
+        } else if let Some(width) = supercite_marker(&bytes[i..]) {
+            depth += 1;
+            i += width;
+            end = i;
+        } else if depth > 0
+            && matches!(bytes[i], b' ' | b'\t')
+            && (bytes.get(i + 1) == Some(&b'>') || supercite_marker(&bytes[i + 1..]).is_some())
+        {
+            // `> >`, `> JD>`: a space between markers belongs to the
+            // markers only when another marker follows it.
+            i += 1;
+        } else {
+            break;
         }
+    }
+    if depth == 0 {
+        return (0, raw);
     }
     let rest = &raw[end..];
     let rest = rest.strip_prefix(' ').unwrap_or(rest);
     (depth, rest)
+}
+
+/// Supercite's quote marker: the quoted writer's initials, one to three
+/// capitals, then `>` and a space (or the end of the line, or another
+/// marker). Returns its width, `>` included. `SQL> ` is Oracle's prompt,
+/// not a person.
+fn supercite_marker(bytes: &[u8]) -> Option<usize> {
+    let letters = bytes
+        .iter()
+        .take(4)
+        .take_while(|b| b.is_ascii_uppercase())
+        .count();
+    if !(1..=3).contains(&letters) || bytes.get(letters) != Some(&b'>') {
+        return None;
+    }
+    if &bytes[..letters] == b"SQL" {
+        return None;
+    }
+    match bytes.get(letters + 1) {
+        None | Some(b' ' | b'\t' | b'>') => Some(letters + 1),
+        Some(_) => None,
+    }
 }
 
 /// Several source lines read as one: a report wrapped by a mailer, a
@@ -269,6 +335,16 @@ mod tests {
     }
 
     #[test]
+    fn elisions() {
+        for t in ["<snip>", "  [snip]", "[...]", "...", "(snipped)", "<SNIP>", "\u{2026}"] {
+            assert!(is_elision(t), "{t:?}");
+        }
+        for t in ["", "snip this", "<br>", "connect 2.00", "....."] {
+            assert!(!is_elision(t), "{t:?}");
+        }
+    }
+
+    #[test]
     fn quote_depths() {
         let cases = [
             ("plain text", 0, "plain text"),
@@ -283,6 +359,16 @@ mod tests {
             ("a > b", 0, "a > b"),
             ("mysql> select 1;", 0, "mysql> select 1;"),
             ("> >not-a-space", 2, "not-a-space"),
+            ("ZC> super-smack", 1, "super-smack"),
+            ("JD>  Query_type", 1, " Query_type"),
+            ("> JD> two", 2, "two"),
+            ("JD> > ZC> three", 3, "three"),
+            ("JD>", 1, ""),
+            ("ABCD> four capitals", 0, "ABCD> four capitals"),
+            ("SQL> select 1;", 0, "SQL> select 1;"),
+            ("db> lower case", 0, "db> lower case"),
+            ("A>B", 0, "A>B"),
+            (">> > mixed", 3, "mixed"),
         ];
         for (i, (raw, depth, text)) in cases.into_iter().enumerate() {
             assert_eq!(split_quote(raw), (depth, text), "case {i}: {raw:?}");

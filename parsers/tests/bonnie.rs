@@ -369,3 +369,322 @@ fn cut_fixtures_never_panic() {
         }
     }
 }
+
+/// Real whole mails (and one real capture) whose tables no print format
+/// shows: (fixture, runs, checks of one run each: index, machine, size,
+/// item, metric, value, line).
+#[test]
+fn real_table_variants() {
+    type Check = (
+        usize,
+        Option<&'static str>,
+        Option<&'static str>,
+        &'static str,
+        &'static str,
+        f64,
+        usize,
+    );
+    let cases: [(&str, usize, &[Check]); 14] = [
+        (
+            "real-lkml-2005-machine-name-with-a-space",
+            2,
+            &[(
+                0,
+                Some("compiled in"),
+                Some("15872M"),
+                "seq_output_block",
+                "kb_per_s",
+                65602.0,
+                31,
+            )],
+        ),
+        (
+            "real-lkml-2005-names-glued-to-size-quoted-and-split",
+            7,
+            &[
+                (
+                    0,
+                    Some("Raid0 (8 disk)"),
+                    Some("15744M"),
+                    "random_seeks",
+                    "per_s",
+                    830.2,
+                    70,
+                ),
+                (
+                    3,
+                    Some("Raid5 (8 disk)"),
+                    Some("15744M"),
+                    "seq_input_block",
+                    "kb_per_s",
+                    207348.0,
+                    77,
+                ),
+                (
+                    6,
+                    Some("/dev/sdc"),
+                    Some("15744M"),
+                    "seq_output_char",
+                    "cpu_pct",
+                    95.0,
+                    85,
+                ),
+            ],
+        ),
+        (
+            "real-lkml-2005-double-quoted-names-glued-to-size",
+            3,
+            &[(
+                2,
+                Some("Raid0s(4 disk)"),
+                Some("15744M"),
+                "seq_output_block",
+                "kb_per_s",
+                268361.0,
+                47,
+            )],
+        ),
+        (
+            "real-lkml-2003-rows-without-a-header-line",
+            2,
+            &[(
+                1,
+                Some("LinuxThreads"),
+                Some("100M"),
+                "seq_output_rewrite",
+                "kb_per_s",
+                59075.0,
+                40,
+            )],
+        ),
+        (
+            "real-lkml-2003-quoted-rows-without-a-header-line",
+            4,
+            &[
+                (
+                    0,
+                    Some("NPTL"),
+                    Some("100M"),
+                    "seq_output_block",
+                    "kb_per_s",
+                    127068.0,
+                    42,
+                ),
+                (
+                    3,
+                    Some("LinuxThreads"),
+                    Some("100M"),
+                    "seq_input_char",
+                    "kb_per_s",
+                    26777.0,
+                    62,
+                ),
+            ],
+        ),
+        (
+            "real-linux-mm-2000-classic-blank-line-under-header",
+            12,
+            &[
+                (
+                    1,
+                    Some("TEST5"),
+                    Some("256M"),
+                    "seq_output_char",
+                    "cpu_pct",
+                    100.0,
+                    43,
+                ),
+                (
+                    11,
+                    Some("TEST1"),
+                    Some("256M"),
+                    "random_seeks",
+                    "per_s",
+                    173.5,
+                    56,
+                ),
+            ],
+        ),
+        (
+            "real-linux-mm-2000-quoted-classic-blank-quote-under-header",
+            2,
+            &[(
+                1,
+                Some("TEST4"),
+                Some("256M"),
+                "seq_output_block",
+                "kb_per_s",
+                9915.0,
+                24,
+            )],
+        ),
+        (
+            "real-lkml-2001-classic-rows-without-a-name",
+            2,
+            &[(
+                1,
+                None,
+                Some("1024M"),
+                "seq_input_block",
+                "kb_per_s",
+                23509.0,
+                67,
+            )],
+        ),
+        (
+            "real-linux-mm-1998-classic-nameless-rows-and-carets",
+            2,
+            &[(
+                1,
+                None,
+                Some("100M"),
+                "seq_input_block",
+                "kb_per_s",
+                17860.0,
+                63,
+            )],
+        ),
+        (
+            "real-lkml-2001-classic-label-lines-and-tab-rows",
+            16,
+            &[
+                (
+                    0,
+                    Some("pblade 1 (reiserfs defaults)"),
+                    Some("1000M"),
+                    "random_seeks",
+                    "per_s",
+                    1011.2,
+                    54,
+                ),
+                (
+                    4,
+                    Some("pblade 2 (ext2 defaults)"),
+                    Some("1000M"),
+                    "random_seeks",
+                    "cpu_pct",
+                    6.4,
+                    60,
+                ),
+                (
+                    7,
+                    Some("pblade 2 (ext2 defaults)"),
+                    Some("1000M"),
+                    "seq_output_char",
+                    "cpu_pct",
+                    100.0,
+                    63,
+                ),
+                (
+                    15,
+                    Some("pblade 6 ( log new data )"),
+                    Some("1000M"),
+                    "seq_output_char",
+                    "kb_per_s",
+                    5592.0,
+                    73,
+                ),
+            ],
+        ),
+        (
+            "real-lkml-2002-bonnie-1.2-name-glued-to-volumes-and-size",
+            2,
+            &[
+                (
+                    0,
+                    Some("localh"),
+                    Some("256M"),
+                    "seq_output_block",
+                    "kb_per_s",
+                    58316.0,
+                    46,
+                ),
+                (
+                    1,
+                    Some("localh"),
+                    Some("1024M"),
+                    "random_seeks",
+                    "per_s",
+                    159.4,
+                    61,
+                ),
+            ],
+        ),
+        (
+            "real-lkml-2001-bonnie-1.2-nameless-row-wrapped-seeks",
+            1,
+            &[(0, None, Some("1024M"), "random_seeks", "cpu_pct", 6.4, 46)],
+        ),
+        (
+            "real-lkml-2003-bon-csv2txt-x2-size-with-chunk",
+            2,
+            &[(
+                1,
+                Some("Gaia"),
+                Some("1G"),
+                "random_delete",
+                "per_s",
+                1339.0,
+                52,
+            )],
+        ),
+        (
+            "real-github-2009-bonnie64-gigabytes-and-mb-per-sec",
+            10,
+            &[
+                (
+                    0,
+                    Some("EBS-0.1G"),
+                    None,
+                    "random_seeks",
+                    "per_s",
+                    15384.0,
+                    5,
+                ),
+                (
+                    4,
+                    Some("EBS-5GB"),
+                    Some("5G"),
+                    "seq_input_block",
+                    "kb_per_s",
+                    51.6 * 1024.0,
+                    23,
+                ),
+                (
+                    4,
+                    Some("EBS-5GB"),
+                    Some("5G"),
+                    "random_seeks",
+                    "cpu_pct",
+                    0.0,
+                    23,
+                ),
+            ],
+        ),
+    ];
+    for (i, (name, count, checks)) in cases.into_iter().enumerate() {
+        let doc = fixture(name);
+        let runs = bonnie_runs(&doc);
+        assert_eq!(runs.len(), count, "case {i} {name}");
+        assert!(
+            doc.unparsed.is_empty(),
+            "case {i} {name}: {:?}",
+            doc.unparsed
+        );
+        for (k, &(run, machine, size, item, metric, value, line)) in checks.iter().enumerate() {
+            let run = runs[run];
+            assert_eq!(attr(run, "machine"), machine, "case {i} {name} check {k}");
+            assert_eq!(attr(run, "size"), size, "case {i} {name} check {k}");
+            assert_eq!(
+                run.value(item, metric),
+                Some(value),
+                "case {i} {name} check {k}"
+            );
+            assert_eq!(
+                unit_of(run, item, metric).map(|(_, l)| l),
+                Some(line),
+                "case {i} {name} check {k}"
+            );
+        }
+    }
+}

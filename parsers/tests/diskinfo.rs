@@ -227,3 +227,153 @@ fn other_tools_fixtures_hold_no_diskinfo_runs() {
         }
     }
 }
+
+/// (item, value, line) of each result, in order.
+fn values(run: &Run) -> Vec<(&str, f64, usize)> {
+    run.results
+        .iter()
+        .map(|m| (m.item.as_str(), m.value, m.line))
+        .collect()
+}
+
+#[test]
+fn real_pfsense_blog_tab_doubled_report_without_gap_before_transfer_rates() {
+    // Karim Elatov's pfSense-on-APU post: the report indented one tab more
+    // than diskinfo prints it, a `[2.3-RELEASE][root@pf.kar.int]/root:`
+    // prompt before the command, and `Transfer rates:` straight after
+    // `Seq inner:` with no empty line.
+    let doc = read("diskinfo/real-elatov-blog-pfsense-apu-tab-doubled-no-gap");
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    let runs = diskinfo_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    let run = runs[0];
+    assert_eq!(run.command.as_deref(), Some("diskinfo -t /dev/da0s1a"));
+    assert_eq!(run.lines, [261, 284]);
+    assert_eq!(run.label.as_deref(), Some("Disk Information"));
+    assert_eq!(run.threads, None);
+    assert_eq!(attr(run, "device"), Some("/dev/da0s1a"));
+    assert_eq!(attr(run, "ident"), Some("058F63666485"));
+    assert_eq!(attr(run, "stripeoffset"), Some("40448"));
+    assert_eq!(
+        values(run),
+        [
+            ("seek_full_stroke", 0.885, 274),
+            ("seek_half_stroke", 0.885, 275),
+            ("seek_quarter_stroke", 0.911, 276),
+            ("seek_short_forward", 0.800, 277),
+            ("seek_short_backward", 0.798, 278),
+            ("seq_outer", 0.422, 279),
+            ("seq_inner", 0.389, 280),
+            ("transfer_outside", 34729.0, 282),
+            ("transfer_middle", 33734.0, 283),
+            ("transfer_inside", 33947.0, 284),
+        ]
+    );
+}
+
+#[test]
+fn real_journal_article_transfer_rates_without_title_and_abbreviated_units() {
+    // FreeBSD Journal 2016/05-06 "bhyve ATA/ATAPI Emulation" in Chinese
+    // prints only the three transfer lines of `diskinfo -t /dev/ada1`, as
+    // `... 0.719681 s = 142285 kB/s`: the ATA emulation, then AHCI.
+    let doc = read("diskinfo/real-fbsdjournal-zh-bhyve-ata-transfer-rates-alone-abbreviated");
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    let runs = diskinfo_runs(&doc);
+    assert_eq!(runs.len(), 2);
+    assert_eq!(
+        values(runs[0]),
+        [
+            ("transfer_outside", 142285.0, 211),
+            ("transfer_middle", 128581.0, 212),
+            ("transfer_inside", 130993.0, 213),
+        ]
+    );
+    assert_eq!(
+        values(runs[1]),
+        [
+            ("transfer_outside", 313436.0, 221),
+            ("transfer_middle", 301332.0, 222),
+            ("transfer_inside", 293834.0, 223),
+        ]
+    );
+    for run in runs {
+        assert_eq!(run.command, None);
+        assert_eq!(attr(run, "device"), None);
+        assert!(run.results.iter().all(|m| m.unit == "KB/s"));
+    }
+}
+
+#[test]
+fn real_xigmanas_blog_sample_output_takes_the_command_from_the_prose() {
+    // "ZFS Disk performance troubleshooting under FreeBSD" (2021): the
+    // command is given in backticks, then "Sample output is" and a fenced
+    // report for the placeholder device `/dev/adaX`.
+    let doc = read("diskinfo/real-xigmanas-blog-2021-sample-adaX-command-far-above");
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    let runs = diskinfo_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    let run = runs[0];
+    assert_eq!(run.command.as_deref(), Some("diskinfo -t /dev/adaX"));
+    assert_eq!(run.lines, [58, 86]);
+    assert_eq!(
+        run.label.as_deref(),
+        Some("Find specific disk performance information with \"diskinfo\"")
+    );
+    assert_eq!(attr(run, "device"), Some("/dev/adaX"));
+    assert_eq!(attr(run, "description"), Some("WDC WD40EFRX-68N32N0"));
+    assert_eq!(
+        attr(run, "physical_path"),
+        Some("id1,enc@n3061686369656d30/type@0/slot@8/elmdesc@Slot_07")
+    );
+    assert_eq!(
+        values(run),
+        [
+            ("seek_full_stroke", 69.404, 75),
+            ("seek_half_stroke", 54.370, 76),
+            ("seek_quarter_stroke", 49.367, 77),
+            ("seek_short_forward", 25.189, 78),
+            ("seek_short_backward", 11.818, 79),
+            ("seq_outer", 0.423, 80),
+            ("seq_inner", 0.438, 81),
+            ("transfer_outside", 53785.0, 84),
+            ("transfer_middle", 56529.0, 85),
+            ("transfer_inside", 38255.0, 86),
+        ]
+    );
+}
+
+#[test]
+fn real_zfs_notes_ctv_with_underscored_physical_path() {
+    // A ZFS notes page ("All things ZFS"): zfs-stats output and sysctl
+    // lists, then `diskinfo -ctv /dev/da1` on a 12 TB HGST disk whose
+    // Physical path ends in a run of underscores.
+    let doc = read("diskinfo/real-ironbank-zfs-notes-ctv-physical-path-underscores");
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    let runs = diskinfo_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    let run = runs[0];
+    assert_eq!(run.command.as_deref(), Some("diskinfo -ctv /dev/da1"));
+    assert_eq!(run.lines, [478, 512]);
+    assert_eq!(run.label.as_deref(), Some("Testing disks primitively"));
+    assert_eq!(attr(run, "description"), Some("HGST HUH721212AL5200"));
+    assert_eq!(
+        attr(run, "physical_path"),
+        Some("id1,enc@n5000ccab04075dbc/type@0/slot@2/elmdesc@SLOT_01,8HKX1R0H____________")
+    );
+    assert_eq!(
+        values(run),
+        [
+            ("command_overhead", 0.058, 498),
+            ("seek_full_stroke", 18.365, 501),
+            ("seek_half_stroke", 13.708, 502),
+            ("seek_quarter_stroke", 11.185, 503),
+            ("seek_short_forward", 4.443, 504),
+            ("seek_short_backward", 5.071, 505),
+            ("seq_outer", 0.042, 506),
+            ("seq_inner", 0.065, 507),
+            ("transfer_outside", 233191.0, 510),
+            ("transfer_middle", 197291.0, 511),
+            ("transfer_inside", 124918.0, 512),
+        ]
+    );
+}

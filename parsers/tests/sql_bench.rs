@@ -353,6 +353,162 @@ fn sql_bench_2_0_old_timestr() {
     assert!(run.value("TOTALS", "wallclock_s").is_some());
 }
 
+/// (item, metric) pairs a run must hold, and those it must not.
+fn check_values(run: &Run, have: &[(&str, &str, f64)], absent: &[(&str, &str)]) {
+    for (i, &(item, metric, want)) in have.iter().enumerate() {
+        assert_eq!(
+            run.value(item, metric),
+            Some(want),
+            "case {i}: {item} {metric}"
+        );
+    }
+    for (i, &(item, metric)) in absent.iter().enumerate() {
+        assert_eq!(run.value(item, metric), None, "absent {i}: {item} {metric}");
+    }
+}
+
+#[test]
+fn real_nt4_run_file_with_crlf_leaves_benchmark_pm_zero_cpu_out() {
+    let doc = parsed("real-results-run-mysql-nt4-crlf-benchmark-pm-zero-cpu");
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    let runs = sql_bench_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    let run = runs[0];
+    assert_eq!(run.lines, [1, 79]);
+    assert_eq!(
+        [
+            "os",
+            "os_version",
+            "db_server",
+            "db_version",
+            "tool_version"
+        ]
+        .map(|k| attr(run, k)),
+        [
+            Some("Windows NT"),
+            Some("4.0"),
+            Some("MySQL"),
+            Some("3.23.25"),
+            Some("2.9")
+        ]
+    );
+    check_values(
+        run,
+        &[
+            ("test-insert", "wallclock_s", 5829.0),
+            ("test-insert", "usr_s", 581.28),
+            ("test-insert", "sys_s", 317.09),
+            ("count_distinct_big", "usr_s", 225.82),
+            ("TOTALS", "wallclock_s", 12412.0),
+            ("TOTALS", "tests", 1845595.0),
+            ("delete_big", "cpu_s", 0.0),
+        ],
+        &[
+            ("test-insert", "cpu_s"),
+            ("count_distinct_big", "cpu_s"),
+            ("TOTALS", "cpu_s"),
+            ("test-create", "wallclock_s"),
+        ],
+    );
+}
+
+#[test]
+fn real_pg_run_file_from_2000_keeps_its_estimates() {
+    let doc = parsed("real-results-run-pg-2000-estimated-marks-unknown-version");
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    let run = sql_bench_runs(&doc)[0];
+    assert_eq!(attr(run, "db_server"), Some("PostgreSQL"));
+    assert_eq!(attr(run, "db_version"), None);
+    check_values(
+        run,
+        &[
+            ("test-insert", "wallclock_s", 110214.0),
+            ("select_range_key2", "wallclock_s", 26862.0),
+            ("TOTALS", "wallclock_s", 130055.0),
+        ],
+        &[("test-insert", "cpu_s"), ("TOTALS", "cpu_s")],
+    );
+    let estimated = |item: &str| {
+        run.results
+            .iter()
+            .filter(|m| m.item == item)
+            .all(|m| m.estimated)
+    };
+    assert!(estimated("test-insert") && estimated("min_max_on_key") && estimated("TOTALS"));
+    assert!(!estimated("connect"));
+}
+
+#[test]
+fn real_sql_bench_2_0b_run_file_with_cpu_secs() {
+    let doc = parsed("real-results-run-mysql-3.21-cpu-secs-integer-seconds");
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    let run = sql_bench_runs(&doc)[0];
+    assert_eq!(attr(run, "tool_version"), Some("2.0b"));
+    assert_eq!(attr(run, "db_version"), Some("3.21.34"));
+    check_values(
+        run,
+        &[
+            ("test-ATIS", "wallclock_s", 64.0),
+            ("test-ATIS", "usr_s", 12.66),
+            ("alter_table_add", "wallclock_s", 476.0),
+            ("create_index", "cpu_s", 0.0),
+            ("TOTALS", "tests", 1411318.0),
+        ],
+        &[("test-ATIS", "cpu_s"), ("alter_table_add", "cpu_s")],
+    );
+}
+
+#[test]
+fn real_win98_odbc_run_file() {
+    let doc = parsed("real-results-run-mysql-odbc-win98-version-in-brackets");
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    let run = sql_bench_runs(&doc)[0];
+    assert_eq!(
+        ["os", "os_version", "arguments", "db_version"].map(|k| attr(run, k)),
+        [
+            Some("Windows 98"),
+            Some("4.10.1998"),
+            Some("--odbc"),
+            Some("3.22.19a")
+        ]
+    );
+    check_values(
+        run,
+        &[
+            // The table cuts operation names at 20 characters.
+            ("multiple_value_inser", "tests", 100000.0),
+            ("TOTALS", "usr_s", 13959.08),
+            ("test-connect", "usr_s", 1627.82),
+        ],
+        &[("test-connect", "cpu_s")],
+    );
+}
+
+#[test]
+fn real_select_log_with_time_limit_estimates() {
+    let doc = parsed("real-results-select-pg-test-log-estimated-time-limit");
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    let run = sql_bench_runs(&doc)[0];
+    assert_eq!(run.test.as_deref(), Some("test-select"));
+    assert_eq!(run.lines, [1, 29]);
+    check_values(
+        run,
+        &[
+            ("insert", "wallclock_s", 254.0),
+            ("min_max_on_key", "wallclock_s", 4289.0),
+            ("min_max_on_key", "tests", 70000.0),
+            ("count_distinct_big", "usr_s", 8.24),
+        ],
+        &[("min_max_on_key", "cpu_s"), ("insert", "cpu_s")],
+    );
+    let min_max = run
+        .results
+        .iter()
+        .find(|m| m.item == "min_max_on_key")
+        .unwrap();
+    assert!(min_max.estimated);
+}
+
 #[test]
 fn truncated_reports_are_near_misses() {
     let cases = [

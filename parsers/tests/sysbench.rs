@@ -297,8 +297,11 @@ fn reports_that_break_off_are_reported_not_dropped() {
 mod mangled {
     use proptest::prelude::*;
 
-    const FIXTURES: [&str; 4] = [
+    const FIXTURES: [&str; 5] = [
         include_str!("../../fixtures/sysbench/1.0-oltp-read-write-report-interval.txt"),
+        include_str!(
+            "../../fixtures/sysbench/real-linux-mm-2013-side-by-side-wrapped-and-quoted-zcache-reply.txt"
+        ),
         include_str!("../../fixtures/sysbench/0.5-oltp-report-interval-quoted-wrapped-72.txt"),
         include_str!("../../fixtures/sysbench/0.4.12-fileio-rndrw-sizes-in-mb-and-gb.txt"),
         include_str!("../../fixtures/sysbench/seed-002-mariadb-mutexes-lost-line-breaks.txt"),
@@ -503,4 +506,166 @@ fn throughput_word_in_prose_or_other_output_is_nothing() {
         assert!(doc.runs.is_empty(), "case {i}");
         assert!(doc.unparsed.is_empty(), "case {i}: {:?}", doc.unparsed);
     }
+}
+
+// Real posts (fixtures/SOURCES.md, "sysbench, whole mails").
+
+/// (label, tps, transactions, latency_avg_ms, latency_p95_ms, quote_depth)
+type ColumnRow<'a> = (Option<&'a str>, f64, f64, f64, f64, usize);
+
+fn column_rows<'a>(runs: &[&'a Run]) -> Vec<ColumnRow<'a>> {
+    runs.iter()
+        .map(|r| {
+            (
+                r.label.as_deref(),
+                total(r, "tps").unwrap(),
+                total(r, "transactions").unwrap(),
+                total(r, "latency_avg_ms").unwrap(),
+                total(r, "latency_p95_ms").unwrap(),
+                r.quote_depth,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn side_by_side_04_report_gives_a_run_per_column() {
+    // A tab in the column header; `(+34%)` glued to some values.
+    let doc = fixture("real-linux-mm-2013-side-by-side-0.4-oltp-zcache-cover-letter");
+    let runs = sysbench_runs(&doc);
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    let without = Some("Without zcache");
+    let with = Some("With zcache");
+    assert_eq!(
+        column_rows(&runs),
+        [
+            (without, 2.47, 8880.0, 6487.65, 25139.93, 0),
+            (with, 3.31, 11924.0, 4831.68, 21794.82, 0)
+        ]
+    );
+    assert!(runs.iter().all(|r| r.threads == Some(16)
+        && r.test.as_deref() == Some("oltp")
+        && r.lines == [132, 165]));
+    assert_eq!(total(runs[1], "rw_requests_per_s"), Some(62.91));
+    assert_eq!(total(runs[1], "latency_sum_ms"), Some(57_612_916.3));
+    assert_eq!(
+        runs[0].attrs.get("variant").map(String::as_str),
+        Some("Without zcache")
+    );
+}
+
+#[test]
+fn side_by_side_rows_wrapped_by_the_mailer_and_quoted_again() {
+    let doc = fixture("real-linux-mm-2013-side-by-side-wrapped-and-quoted-zcache-reply");
+    let runs = sysbench_runs(&doc);
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    let without = Some("Without zcache");
+    let with = Some("With zcache");
+    assert_eq!(
+        column_rows(&runs),
+        [
+            (without, 22.20, 159889.0, 720.53, 1678.39, 0),
+            (with, 23.83, 171598.0, 671.45, 1699.62, 0),
+            (without, 2.47, 8880.0, 6487.65, 25139.93, 1),
+            (with, 3.31, 11924.0, 4831.68, 21794.82, 1),
+        ]
+    );
+    // `3260362(452.70 per sec.)(+7%)` wrapped onto a line of its own.
+    let rw = runs[1]
+        .results
+        .iter()
+        .find(|m| m.metric == "rw_requests_per_s")
+        .unwrap();
+    assert_eq!((rw.value, rw.line), (452.70, 42));
+    // `total time taken by event execution:` with its values a line below.
+    let sum = runs[0]
+        .results
+        .iter()
+        .find(|m| m.metric == "latency_sum_ms")
+        .unwrap();
+    assert_eq!((sum.value, sum.line), (115_204_670.8, 50));
+    assert_eq!(runs[0].lines, [24, 59]);
+    assert!(runs.iter().all(|r| r.author.as_deref() == Some("Bob Liu")));
+}
+
+#[test]
+fn sysbench_numbers_in_prose_or_unnamed_tables_give_no_run() {
+    for name in [
+        "real-lkml-2021-threads-table-of-unnamed-numbers-futex-inline-reply",
+        "real-lkml-2021-mutex-times-in-prose-qspinlock-reply",
+        "real-linux-mips-2021-mutex-times-in-prose-octeon-barrier-reply",
+        "real-lkml-2021-mutex-times-in-prose-qspinlock-patch",
+        "real-lkml-2022-memory-eps-lines-per-cgroup-group-balancer-reply",
+        "real-lkml-2022-memory-eps-lines-quoted-twice-group-balancer-reply",
+    ] {
+        let doc = fixture(name);
+        assert!(doc.runs.is_empty(), "{name}: {:?}", doc.runs);
+        assert!(doc.unparsed.is_empty(), "{name}: {:?}", doc.unparsed);
+    }
+}
+
+#[test]
+fn prerelease_10_report_cut_inside_threads_fairness_is_kept() {
+    // sysbench issue #72: the 1.0 pre-release prints 1.0's `File
+    // operations:` and `Throughput:` with 0.5's `response time:`; the
+    // stored copy ends at `events (avg/stddev):`.
+    let doc = fixture("real-1.0-prerelease-throughput-and-response-time-issue-72");
+    let runs = sysbench_runs(&doc);
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    assert_eq!(runs.len(), 1);
+    let run = runs[0];
+    assert_eq!(
+        (run.test.as_deref(), run.threads),
+        (Some("fileio"), Some(8))
+    );
+    assert_eq!(
+        run.attrs.get("tool_version").map(String::as_str),
+        Some("1.0")
+    );
+    assert_eq!(total(run, "fsyncs_per_s"), Some(17610.85));
+    assert_eq!(total(run, "written_mib_per_s"), Some(85.93));
+    assert_eq!(total(run, "latency_sum_ms"), Some(1775.9));
+    assert_eq!(total(run, "latency_p95_ms"), Some(0.54));
+    assert_eq!(run.lines, [3, 42]);
+}
+
+#[test]
+fn throughput_block_between_elided_output_and_prompts() {
+    // sysbench issue #448: `…` for the lines left out, `$ ` prompts.
+    let doc = fixture("real-1.0-throughput-alone-elided-with-prompts-issue-448");
+    let runs = sysbench_runs(&doc);
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].test.as_deref(), Some("fileio"));
+    assert_eq!(total(runs[0], "read_mib_per_s"), Some(6.92));
+    assert_eq!(total(runs[0], "written_mib_per_s"), Some(4.61));
+    assert_eq!(runs[0].results.len(), 2);
+}
+
+#[test]
+fn tab_indented_04_fileio_report() {
+    // sysbench issue #12: every line of the report starts with a TAB.
+    let doc = fixture("real-0.4.12-fileio-tab-indented-seqwr-issue-12");
+    let runs = sysbench_runs(&doc);
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    assert_eq!(runs.len(), 1);
+    let run = runs[0];
+    assert_eq!(
+        (run.test.as_deref(), run.threads),
+        (Some("fileio"), Some(4))
+    );
+    assert_eq!(total(run, "reads"), Some(0.0));
+    assert_eq!(total(run, "writes"), Some(4096.0));
+    assert_eq!(total(run, "total_ops"), Some(8192.0));
+    assert_eq!(total(run, "written_mib"), Some(4096.0), "4Gb");
+    assert_eq!(total(run, "mib_per_s"), Some(91.604));
+    assert_eq!(total(run, "latency_sum_ms"), Some(175_721.3));
+    assert_eq!(total(run, "latency_p95_ms"), Some(51.47));
+}
+
+#[test]
+fn hand_made_markdown_tables_of_sysbench_numbers_give_no_run() {
+    let doc = fixture("real-freebsd-review-2025-threads-markdown-table-optimized-vs-standard");
+    assert!(doc.runs.is_empty(), "{:?}", doc.runs);
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
 }

@@ -114,6 +114,9 @@ pub(super) fn read_record(
 fn join_wrapped(lines: &[Line<'_>], start: usize, versioned: bool) -> (String, usize) {
     let depth = lines[start].depth;
     let mut text = lines[start].text.trim().to_string();
+    if !versioned {
+        split_name_and_size(&mut text);
+    }
     let mut end = start + 1;
     let full = if versioned { V2_FIELDS[0] } else { V1_FIELDS };
     let most = if versioned { V2_FIELDS[2] } else { V1_FIELDS };
@@ -146,6 +149,18 @@ fn join_wrapped(lines: &[Line<'_>], start: usize, versioned: bool) -> (String, u
         end = next + 1;
     }
     (text, end)
+}
+
+/// A 1.0x line whose first field is `name:size` (`c6300-optimized:4000M,
+/// 43976,99,...`, one field short) gets its two fields back.
+fn split_name_and_size(text: &mut String) {
+    let first = text.split(',').next().unwrap_or_default();
+    let Some(colon) = first.rfind(':') else {
+        return;
+    };
+    if colon > 0 && is_size(&first[colon + 1..]) && !first[..colon].contains(':') {
+        text.replace_range(colon..=colon, ",");
+    }
 }
 
 /// A 1.9x or 2.x line: `format,version,name,...`.
@@ -260,6 +275,31 @@ fn parse_v1(fields: &[&str], depth: usize, first: usize, last: usize) -> Option<
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn name_and_size_joined_by_a_colon() {
+        // bonnie++ 1.03 lines from a 2007 linux-raid reply (Justin Piszcz).
+        let input = "c6300-optimized:4000M,43976,99,167209,29,73109,22,43471,91,208572,40,511.4,1,16:100000:16/64,1109,12,26948,89,2469,14,1051,11,29037,97,2167,16\n";
+        let (runs, unparsed) = crate::test_support::runs_of(super::super::find_runs, input);
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        assert_eq!(runs.len(), 1);
+        let run = &runs[0];
+        assert_eq!(run.attrs.get("machine").map(String::as_str), Some("c6300-optimized"));
+        assert_eq!(run.attrs.get("size").map(String::as_str), Some("4000M"));
+        let value = |item: &str, metric: &str| {
+            run.results
+                .iter()
+                .find(|r| r.item == item && r.metric == metric)
+                .map(|r| (r.value, r.line))
+        };
+        assert_eq!(value("seq_output_block", "kb_per_s"), Some((167209.0, 1)));
+        assert_eq!(value("random_seeks", "per_s"), Some((511.4, 1)));
+        assert_eq!(value("random_delete", "per_s"), Some((2167.0, 1)));
+        // A name with a colon of its own is left alone.
+        let mut text = "a:b:4000M,1".to_string();
+        super::split_name_and_size(&mut text);
+        assert_eq!(text, "a:b:4000M,1");
+    }
+
     use super::*;
     use crate::text;
 

@@ -6,6 +6,12 @@
 //! leaves its columns blank, so when a row has fewer figures than columns
 //! the figures are placed by where they end. A value wider than its column
 //! pushes the rest of the row right; the placement follows that shift.
+//!
+//! Posts bend the tables: a machine name with spaces or run into the size
+//! (`Raid0 (8 disk)15744M`), rows with no name or under a label line of
+//! their own, the header line cut away (rows right under the `-Per Chr-`
+//! decoration), blank lines between header and rows or between groups, a
+//! quoted table cut by the replier's words. Each is read here.
 
 use crate::text::Line;
 use crate::Unparsed;
@@ -27,13 +33,19 @@ pub(super) struct Block {
     pub end: usize,
 }
 
+/// How an I/O table prints its sizes and rates.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Units {
+    /// The size column holds bare numbers in this unit: `MB` (classic
+    /// Bonnie, bonnie++ 1.00's bon_csv2txt) or bonnie64's `GB`.
+    bare_size: Option<char>,
+    /// Rates in MB/s (bonnie64's `M/sec`), not KB/s.
+    mb_per_s: bool,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum HeaderKind {
-    /// `megabytes`: the size column is headed `MB` and holds bare numbers.
-    Io {
-        classic: bool,
-        megabytes: bool,
-    },
+    Io { classic: bool, units: Units },
     Files,
 }
 
@@ -41,16 +53,28 @@ fn header_kind(text: &str) -> Option<HeaderKind> {
     let text = text.trim_start();
     // Posts cut the machine column away (`Size K/sec %CP ...`, the rows
     // starting with the size) or blank out the word `Machine` above the names.
+    // Classic tables lose the column the same way (` MB K/sec %CPU ...`).
     let nameless = {
         let mut words = text.split_whitespace();
-        words.next() == Some("Size") && matches!(words.next(), Some("K/sec" | "M/sec"))
+        matches!(words.next(), Some("Size" | "MB" | "GB"))
+            && matches!(words.next(), Some("K/sec" | "M/sec"))
     };
-    if text.starts_with("Machine") || text.starts_with("Name:Size") || nameless {
+    let named = text.starts_with("Machine") || text.starts_with("Name:Size");
+    if named || nameless {
         // bonnie++ 1.00's bon_csv2txt heads its size column `MB` too, but
-        // keeps bonnie++'s `%CP` columns.
-        let megabytes = text.split_whitespace().nth(1) == Some("MB");
-        let classic = megabytes && text.contains("%CPU");
-        return Some(HeaderKind::Io { classic, megabytes });
+        // keeps bonnie++'s `%CP` columns; bonnie64 prints `GB` and `M/sec`.
+        let size_word = text.split_whitespace().nth(usize::from(named));
+        let bare_size = match size_word {
+            Some("MB") => Some('M'),
+            Some("GB") => Some('G'),
+            _ => None,
+        };
+        let classic = bare_size.is_some() && text.contains("%CPU");
+        let units = Units {
+            bare_size,
+            mb_per_s: text.contains("M/sec"),
+        };
+        return Some(HeaderKind::Io { classic, units });
     }
     if text.starts_with("files") && text.contains("/sec") {
         return Some(HeaderKind::Files);
@@ -142,15 +166,49 @@ fn decoration_above(lines: &[Line<'_>], header: usize, taken_until: usize) -> De
     found
 }
 
-/// Reads the table whose header is `lines[header]` (a line holding `%CP`).
-/// `None` when the line is not a Bonnie header.
+/// The dashed line that names the phases (`-Per Chr- --Block-- ...
+/// --Seeks--`, classic Bonnie's `-Per Char- --Block--- ... --Seeks---`).
+pub(super) fn is_phase_decoration(text: &str) -> bool {
+    // Checked on every line: look further only at what starts like one.
+    let start = text.trim_start();
+    (start.starts_with("-Per Ch") || start.starts_with("Concurrency"))
+        && (text.contains("-Per Chr-") || text.contains("-Per Char-"))
+        && text.contains("--Seeks")
+}
+
+/// A table whose rows follow its phase decoration with no `Machine Size
+/// K/sec %CP` line between them: posters cut that line away (LKML, 2003).
+fn headerless_kind(lines: &[Line<'_>], at: usize) -> Option<HeaderKind> {
+    let text = lines[at].text;
+    if !is_phase_decoration(text) {
+        return None;
+    }
+    let classic = text.contains("-Per Char-");
+    let next = lines.get(at + 1).filter(|l| l.depth == lines[at].depth)?;
+    if next.text.contains("%CP") {
+        return None;
+    }
+    let units = Units {
+        bare_size: classic.then_some('M'),
+        mb_per_s: false,
+    };
+    read_row(lines, at + 1, RowKind::Io { classic, units })?;
+    Some(HeaderKind::Io { classic, units })
+}
+
+/// Reads the table whose header is `lines[header]`: a line holding `%CP`,
+/// or a phase decoration with rows right under it. `None` when the line
+/// is neither.
 pub(super) fn read_block(
     lines: &[Line<'_>],
     header: usize,
     taken_until: usize,
 ) -> Option<Result<Block, Unparsed>> {
-    let kind = header_kind(lines[header].text)?;
-    let decoration = decoration_above(lines, header, taken_until);
+    let kind = header_kind(lines[header].text).or_else(|| headerless_kind(lines, header))?;
+    let mut decoration = decoration_above(lines, header, taken_until);
+    if let ["Concurrency", n, ..] = lines[header].text.split_whitespace().collect::<Vec<_>>()[..] {
+        decoration.concurrency = Some(n.to_string());
+    }
     let miss = |why: &str| Unparsed {
         line: lines[header].number,
         text: lines[header].text.trim().to_string(),
@@ -160,8 +218,9 @@ pub(super) fn read_block(
     let mut reports = Vec::new();
     let mut next = skip_header_rest(lines, header + 1);
     match kind {
-        HeaderKind::Io { classic, megabytes } => {
-            let (rows, after) = read_rows(lines, next, RowKind::Io { classic, megabytes });
+        HeaderKind::Io { classic, units } => {
+            let kind = RowKind::Io { classic, units };
+            let (rows, after) = read_rows(lines, next, depth, kind);
             if rows.is_empty() {
                 let why = if classic {
                     "Bonnie table header without a complete row: expected `MACHINE MB` and 12 figures"
@@ -202,7 +261,7 @@ pub(super) fn read_block(
             }
         }
         HeaderKind::Files => {
-            let (rows, after) = read_rows(lines, next, RowKind::Files);
+            let (rows, after) = read_rows(lines, next, depth, RowKind::Files);
             if rows.is_empty() {
                 return Some(Err(miss(
                     "bonnie++ file-creation header without a readable row: expected `FILES` and up to 12 figures",
@@ -249,7 +308,8 @@ fn file_table_after(lines: &[Line<'_>], from: usize) -> Option<(Vec<Row>, usize)
             if header_kind(line.text) != Some(HeaderKind::Files) {
                 return None;
             }
-            let (rows, after) = read_rows(lines, skip_header_rest(lines, i + 1), RowKind::Files);
+            let from = skip_header_rest(lines, i + 1);
+            let (rows, after) = read_rows(lines, from, depth, RowKind::Files);
             return (!rows.is_empty()).then_some((rows, after));
         }
         let words: Vec<&str> = line.text.split_whitespace().collect();
@@ -265,7 +325,7 @@ fn file_table_after(lines: &[Line<'_>], from: usize) -> Option<(Vec<Row>, usize)
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum RowKind {
-    Io { classic: bool, megabytes: bool },
+    Io { classic: bool, units: Units },
     Files,
 }
 
@@ -280,6 +340,8 @@ struct Row {
     latencies: [Option<(f64, usize)>; 6],
     first_line: usize,
     last_line: usize,
+    /// Rates printed in MB/s (bonnie64), turned into KB/s.
+    mb_per_s: bool,
 }
 
 impl Row {
@@ -294,7 +356,12 @@ impl Row {
             // the phase was not measured.
             let measured = cpu.as_ref().is_none_or(|(c, _)| c != "+++");
             if let Some((text, line)) = &rate {
-                phase.rate = if measured { cell(text).flatten() } else { None };
+                let scale = if self.mb_per_s && first + k < 5 {
+                    1024.0
+                } else {
+                    1.0
+                };
+                phase.rate = cell(text).flatten().filter(|_| measured).map(|v| v * scale);
                 phase.line = *line;
             }
             if let Some((text, line)) = &cpu {
@@ -323,17 +390,30 @@ impl Row {
     }
 }
 
-/// Reads rows (each with its `Latency` line) until a line is not one.
-fn read_rows(lines: &[Line<'_>], from: usize, kind: RowKind) -> (Vec<Row>, usize) {
+/// Reads rows (each with its `Latency` line) until a line is not one; also
+/// the index past the last row read. The table goes on after a gap real
+/// posts leave in it: blank lines between the header and its rows or
+/// between groups of rows, a label line naming the nameless rows under it
+/// (classic Bonnie), and in a quoted table the replier's own words.
+fn read_rows(lines: &[Line<'_>], from: usize, depth: usize, kind: RowKind) -> (Vec<Row>, usize) {
     let mut rows = Vec::new();
     let mut i = from;
+    let mut end = from;
+    let mut label: Option<String> = None;
     while rows.len() < MAX_ROWS {
         let Some((mut row, next)) = read_row(lines, i, kind) else {
-            break;
+            match gap_before_more_rows(lines, i, depth, kind, !rows.is_empty()) {
+                Some((resume, new_label)) => {
+                    label = new_label.or(label);
+                    i = resume;
+                    continue;
+                }
+                None => break,
+            }
         };
         i = next;
         if let Some((latencies, line)) = lines.get(i).and_then(|l| latency_line(l)) {
-            if lines[i].depth == lines[from].depth {
+            if lines[i].depth == depth {
                 for (slot, value) in row.latencies.iter_mut().zip(latencies) {
                     *slot = value.map(|v| (v, line));
                 }
@@ -341,13 +421,80 @@ fn read_rows(lines: &[Line<'_>], from: usize, kind: RowKind) -> (Vec<Row>, usize
                 i += 1;
             }
         }
+        if row.name.is_none() {
+            row.name = label.clone();
+        }
         rows.push(row);
+        end = i;
     }
-    (rows, i)
+    (rows, end)
 }
 
-/// A size in megabytes as a bare number (`5000`).
-fn is_megabytes(token: &str) -> bool {
+/// Blank lines a table's rows may go on after.
+const MAX_BLANK_GAP: usize = 2;
+/// Lines of a reply that may cut a quoted table in two.
+const MAX_REPLY_GAP: usize = 40;
+/// Words a label line above nameless classic rows may have.
+const MAX_LABEL_WORDS: usize = 8;
+
+/// Where the table goes on when `lines[at]` is not a row: the index of its
+/// next row, and the label that names the rows from there on.
+fn gap_before_more_rows(
+    lines: &[Line<'_>],
+    at: usize,
+    depth: usize,
+    kind: RowKind,
+    has_rows: bool,
+) -> Option<(usize, Option<String>)> {
+    let line = lines.get(at)?;
+    let is_row_at = |j: usize| {
+        lines.get(j).is_some_and(|l| l.depth == depth) && read_row(lines, j, kind).is_some()
+    };
+    // Blank lines (` `, `>`) under the header or between groups of rows.
+    if line.is_blank() {
+        let mut j = at;
+        while j < at + MAX_BLANK_GAP && lines.get(j).is_some_and(|l| l.is_blank()) {
+            j += 1;
+        }
+        if is_row_at(j) {
+            return Some((j, None));
+        }
+    }
+    // `pblade 1 (reiserfs defaults)` over rows that have no name.
+    if line.depth == depth && matches!(kind, RowKind::Io { classic: true, .. }) {
+        let words = line.text.split_whitespace().count();
+        let nameless_row_next = read_row(lines, at + 1, kind)
+            .is_some_and(|(row, _)| row.name.is_none() && lines[at + 1].depth == depth);
+        if (1..=MAX_LABEL_WORDS).contains(&words) && nameless_row_next && !line.text.contains("%CP")
+        {
+            return Some((at + 1, Some(line.text.trim().to_string())));
+        }
+    }
+    // A quoted table the replier cut with his own words: its rows go on
+    // at the same depth after them.
+    if depth > 0 && has_rows {
+        let mut replied = false;
+        let mut j = at;
+        while j < at + MAX_REPLY_GAP {
+            let l = lines.get(j)?;
+            if l.depth == depth && !l.is_blank() {
+                break;
+            }
+            if l.text.contains("%CP") || is_phase_decoration(l.text) {
+                return None;
+            }
+            replied |= l.depth < depth && !l.is_blank();
+            j += 1;
+        }
+        if replied && is_row_at(j) {
+            return Some((j, None));
+        }
+    }
+    None
+}
+
+/// A size as a bare number (`5000` under `MB`, `1` under `GB`).
+fn is_bare_size(token: &str) -> bool {
     !token.is_empty() && token.len() <= 9 && token.bytes().all(|b| b.is_ascii_digit())
 }
 
@@ -362,6 +509,108 @@ fn is_files_spec(token: &str) -> bool {
         })
 }
 
+/// Bonnie 1.2 prints the number of volumes glued to the size: `1* 256`,
+/// `1*1024`. The rest after `N*`.
+fn after_volumes(token: &str) -> Option<&str> {
+    let (volumes, rest) = token.split_once('*')?;
+    (!volumes.is_empty() && volumes.bytes().all(|b| b.is_ascii_digit())).then_some(rest)
+}
+
+/// A classic row's name and size: `amd64SMP 5000`, a nameless `1024`
+/// (the `-m` label left out), Bonnie 1.2's `localh 1* 256` and `1*1024`,
+/// bonnie64's gigabytes (`EBS-1GB 1`; `0` when under one, no size then).
+/// Returns how many words they take.
+fn classic_lead(words: &[Token<'_>], unit: char, row: &mut Row) -> Option<usize> {
+    let first = words.first()?;
+    let mut k = 0;
+    if !is_bare_size(first.text) && after_volumes(first.text).is_none() {
+        if cell(first.text).is_some() {
+            return None;
+        }
+        row.name = Some(first.text.to_string());
+        k = 1;
+    }
+    let word = words.get(k)?.text;
+    let amount = if is_bare_size(word) {
+        k += 1;
+        word
+    } else {
+        match after_volumes(word)? {
+            "" => {
+                let next = words.get(k + 1)?.text;
+                k += 2;
+                next
+            }
+            glued => {
+                k += 1;
+                glued
+            }
+        }
+    };
+    if !is_bare_size(amount) {
+        return None;
+    }
+    row.size = Some(format!("{amount}{unit}")).filter(|_| amount.bytes().any(|b| b != b'0'));
+    Some(k)
+}
+
+/// Words a bonnie++ machine name may have (`compiled in`, `Raid0 (8 disk)`).
+const MAX_NAME_WORDS: usize = 4;
+
+/// Where a size glued to the end of a name starts: `disk)15744M` (bonnie++
+/// gives name and size 19 columns; a longer name runs into the size).
+fn glued_size_at(token: &str) -> Option<usize> {
+    let head = token.split(':').next().unwrap_or_default();
+    let digits = head.trim_end_matches(['K', 'M', 'G', 'T']);
+    if digits.len() == head.len() {
+        return None;
+    }
+    let at = digits.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    (at > 0 && at < digits.len() && is_size(&token[at..])).then_some(at)
+}
+
+/// A bonnie++ row's name and size: `NPTL 100M`, a nameless `4G`, names
+/// with spaces (`compiled in  15872M`) or glued to the size (`Raid0 (8
+/// disk)15744M`), bon_csv2txt 1.00's `Unknown 512` under an `MB` header.
+/// Returns how many words they take.
+fn plus_lead(
+    text: &str,
+    words: &[Token<'_>],
+    bare_size: Option<char>,
+    row: &mut Row,
+) -> Option<usize> {
+    if let ([name, size, ..], Some(unit)) = (words, bare_size) {
+        if is_bare_size(size.text) && cell(name.text).is_none() {
+            row.name = Some(name.text.to_string());
+            row.size = Some(format!("{}{unit}", size.text));
+            return Some(2);
+        }
+    }
+    for (k, word) in words.iter().enumerate().take(MAX_NAME_WORDS + 1) {
+        let at = if is_size(word.text) {
+            Some(0)
+        } else {
+            glued_size_at(word.text)
+        };
+        // The figures start right after the size; `v4.128M 1G` is a name
+        // that looks like a glued size, then the size.
+        let figures_next = words.get(k + 1).is_none_or(|w| cell(w.text).is_some());
+        if let Some(at) = at.filter(|_| figures_next) {
+            let name = text[words[0].start..word.start + at].trim_end();
+            if name == "Latency" {
+                return None;
+            }
+            row.name = Some(name.to_string()).filter(|n| !n.is_empty());
+            row.size = Some(word.text[at..].to_string());
+            return Some(k + 1);
+        }
+        if cell(word.text).is_some() {
+            return None;
+        }
+    }
+    None
+}
+
 /// One row at `lines[i]`, re-joined with its wrapped tail if a mailer
 /// broke it; also the index of the line after it.
 fn read_row(lines: &[Line<'_>], i: usize, kind: RowKind) -> Option<(Row, usize)> {
@@ -370,43 +619,19 @@ fn read_row(lines: &[Line<'_>], i: usize, kind: RowKind) -> Option<(Row, usize)>
     let mut row = Row {
         first_line: line.number,
         last_line: line.number,
+        mb_per_s: matches!(kind, RowKind::Io { units, .. } if units.mb_per_s),
         ..Row::default()
     };
     // The name (and size) in front of the figures.
     let lead = match kind {
-        RowKind::Io { classic: true, .. } => {
-            let [name, mb, ..] = words.as_slice() else {
-                return None;
-            };
-            if cell(name.text).is_some() || !is_megabytes(mb.text) {
-                return None;
-            }
-            row.name = Some(name.text.to_string());
-            row.size = Some(format!("{}M", mb.text));
-            2
-        }
+        RowKind::Io {
+            classic: true,
+            units,
+        } => classic_lead(&words, units.bare_size.unwrap_or('M'), &mut row)?,
         RowKind::Io {
             classic: false,
-            megabytes,
-        } => match words.as_slice() {
-            [name, mb, ..] if megabytes && is_megabytes(mb.text) && cell(name.text).is_none() => {
-                row.name = Some(name.text.to_string());
-                row.size = Some(format!("{}M", mb.text));
-                2
-            }
-            [name, size, ..]
-                if is_size(size.text) && cell(name.text).is_none() && !is_size(name.text) =>
-            {
-                row.name = Some(name.text.to_string());
-                row.size = Some(size.text.to_string());
-                2
-            }
-            [size, ..] if is_size(size.text) => {
-                row.size = Some(size.text.to_string());
-                1
-            }
-            _ => return None,
-        },
+            units,
+        } => plus_lead(line.text, &words, units.bare_size, &mut row)?,
         RowKind::Files => match words.as_slice() {
             [spec, ..] if is_files_spec(spec.text) => {
                 row.files = Some(spec.text.to_string());
@@ -726,5 +951,310 @@ mod tests {
         for (i, (token, want)) in cases.into_iter().enumerate() {
             assert_eq!(is_files_spec(token), want, "case {i}: {token:?}");
         }
+    }
+
+    /// A row's machine, size, putc rate and seeks rate.
+    type RowKey<'a> = (Option<&'a str>, Option<&'a str>, Option<f64>, Option<f64>);
+
+    fn rows_of(b: &Block) -> Vec<RowKey<'_>> {
+        b.reports
+            .iter()
+            .map(|r| {
+                (
+                    r.machine.as_deref(),
+                    r.size.as_deref(),
+                    r.phases[0].rate,
+                    r.phases[5].rate,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn machine_names_with_spaces_or_glued_to_the_size() {
+        // LKML, March and August 2005: bonnie++ gives name and size 19
+        // columns; a longer name runs into the size.
+        let b = block(
+            "Machine         Size K/sec %CP K/sec %CP K/sec %CP K/sec %CP K/sec %CP  /sec %CP\ncompiled in  15872M 38366 71  65602  22 18348   4 53276 84  57947   7 905.4   2\nRaid0 (8 disk)15744M 54406  96 247419 90 100752 25 60266  98 226651 29 830.2   1\n/dev/sdc      15744M 53861  95 102270 35 25718   6 37273  60 76275   8 377.0   0\n",
+        );
+        assert_eq!(
+            rows_of(&b),
+            [
+                (
+                    Some("compiled in"),
+                    Some("15872M"),
+                    Some(38366.0),
+                    Some(905.4)
+                ),
+                (
+                    Some("Raid0 (8 disk)"),
+                    Some("15744M"),
+                    Some(54406.0),
+                    Some(830.2)
+                ),
+                (Some("/dev/sdc"), Some("15744M"), Some(53861.0), Some(377.0)),
+            ]
+        );
+        assert_eq!(b.reports[1].phases[4].rate, Some(226651.0));
+        assert_eq!(b.reports[1].phases[5].cpu, Some(1.0));
+    }
+
+    #[test]
+    fn glued_sizes() {
+        let cases = [
+            ("disk)15744M", Some(5)),
+            ("verylongname1G", Some(12)),
+            ("15744M", None),
+            ("v4.128M", Some(3)),
+            ("host", None),
+            ("12345", None),
+            ("G", None),
+        ];
+        for (i, (token, want)) in cases.into_iter().enumerate() {
+            assert_eq!(glued_size_at(token), want, "case {i}: {token:?}");
+        }
+        // A name that looks like a glued size stays a name when the size
+        // follows it (LKML, October 2003).
+        let b = block(
+            "Machine        Size K/sec %CP K/sec %CP K/sec %CP K/sec %CP K/sec %CP  /sec %CP\nv4.128M          1G 19903  89 37911  20 15392  11 13624  58 41807  12 131.0   0\n",
+        );
+        assert_eq!(
+            rows_of(&b),
+            [(Some("v4.128M"), Some("1G"), Some(19903.0), Some(131.0))]
+        );
+    }
+
+    #[test]
+    fn rows_without_a_header_line() {
+        // LKML, November 2003: the `Machine Size K/sec %CP` line is cut
+        // away; the rows follow the phase decoration.
+        let input = "Version  1.03       ------Sequential Output------ --Sequential Input- --Random-\n                    -Per Chr- --Block-- -Rewrite- -Per Chr- --Block-- --Seeks--\nNPTL          100M  7735  99 127068  98 63048  84  7890  98 +++++ +++ +++++ +++\nLinuxThreads  100M 11000  99 127928  97 59075  84 11290  98 +++++ +++ +++++ +++\n";
+        let lines = text::lines(input);
+        let b = read_block(&lines, 1, 0)
+            .expect("a table")
+            .expect("readable");
+        assert_eq!(
+            rows_of(&b),
+            [
+                (Some("NPTL"), Some("100M"), Some(7735.0), None),
+                (Some("LinuxThreads"), Some("100M"), Some(11000.0), None),
+            ]
+        );
+        assert_eq!(b.reports[0].version.as_deref(), Some("1.03"));
+        assert_eq!(b.reports[0].lines, [1, 3]);
+        assert_eq!(b.reports[1].phases[4].rate, None, "+++++ is absent");
+        assert_eq!(b.end, 4);
+        // The decoration over a real header is not a header itself.
+        let with_header = text::lines("                    -Per Chr- --Block-- -Rewrite- -Per Chr- --Block-- --Seeks--\nMachine        Size K/sec %CP K/sec %CP K/sec %CP K/sec %CP K/sec %CP  /sec %CP\nNPTL           100M 13070 100 +++++ +++ 14141   4 13099 100 +++++ +++ +++++ +++\n");
+        assert!(read_block(&with_header, 0, 0).is_none());
+        // Nor is a decoration followed by prose.
+        let prose = text::lines(
+            "   -Per Chr- --Block-- -Rewrite- -Per Chr- --Block-- --Seeks--\nmeans per character\n",
+        );
+        assert!(read_block(&prose, 0, 0).is_none());
+    }
+
+    #[test]
+    fn blank_lines_under_the_header_and_between_groups_of_rows() {
+        // linux-mm, July 2000: a blank line under the header and a line
+        // holding one space between the groups; `100.0` pushes a row right.
+        let b = block(
+            " Machine    MB K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU  /sec %CPU            \n\nTEST5     256  3618 99.2  11135 16.0  5981 10.8  3005 88.8 18268 17.8 185.4  2.9\nTEST5     256  3652 100.0 11066 15.6  6014 10.6  2999 89.1 18276 17.4 185.5  2.8\n \nTEST4     256  3630 99.5   9915 14.7  6013 11.3  2894 86.0 18502 19.1 181.4  3.1\n \n \n-----------------------------------\n",
+        );
+        assert_eq!(
+            rows_of(&b),
+            [
+                (Some("TEST5"), Some("256M"), Some(3618.0), Some(185.4)),
+                (Some("TEST5"), Some("256M"), Some(3652.0), Some(185.5)),
+                (Some("TEST4"), Some("256M"), Some(3630.0), Some(181.4)),
+            ]
+        );
+        assert_eq!(b.reports[1].phases[0].cpu, Some(100.0));
+        assert_eq!(b.reports[1].phases[1].rate, Some(11066.0));
+        assert_eq!(b.end, 6, "the table ends at its last row");
+        // Quoted, the blank line is a `>` alone.
+        let b = block(
+            ">  Machine    MB K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU  /sec %CPU\n> \n> TEST5     256  3618 99.2  11135 16.0  5981 10.8  3005 88.8 18268 17.8 185.4  2.9\n",
+        );
+        assert_eq!(b.reports.len(), 1);
+        assert_eq!(b.reports[0].depth, 1);
+    }
+
+    #[test]
+    fn classic_rows_without_a_name() {
+        // LKML, September 2001, and linux-mm, July 1998: no `-m` label, the
+        // row starts with the size; a `^^^^^` line under it ends the table.
+        let b = block(
+            "Machine    MB K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU  /sec %CPU\n          100  3023 99.5  4343 99.1  6342 26.3  7819 98.4 17860 64.0 156.4  3.6\n                                                          ^^^^^      ^^^^^\n",
+        );
+        assert_eq!(
+            rows_of(&b),
+            [(None, Some("100M"), Some(3023.0), Some(156.4))]
+        );
+        assert_eq!(b.reports[0].phases[4].rate, Some(17860.0));
+        assert_eq!(b.end, 2);
+    }
+
+    #[test]
+    fn label_lines_name_the_nameless_rows_under_them() {
+        // LKML, July 2001: a label over each group, rows indented with a TAB
+        // or with spaces, one wrapped before its last CPU share, `100.` cut.
+        let b = block(
+            "Machine    MB K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU  /sec %CPU\npblade 1 (reiserfs defaults)\n         1000 13048 98.9 21609 27.4  6599 10.7 11066 72.3 16483  8.4 1011.2  5.3 \n\t 1000 12771 96.7 21058 25.9  5536  9.0 10430 67.5 17347  8.4 1065.2  6.7 \npblade 2 (ext2 defaults)\n         1000 14373 99.9 14940  8.8  7494 11.1 10093 65.3 22213  9.3 1028.3 \n6.4      \n\t 1000 14361 100. 17089 10.4  7768 11.5  9924 64.1 24154  9.8 1112.9  7.2\n\n\nI suugest we move this to reiserfs-list\n",
+        );
+        assert_eq!(
+            rows_of(&b),
+            [
+                (
+                    Some("pblade 1 (reiserfs defaults)"),
+                    Some("1000M"),
+                    Some(13048.0),
+                    Some(1011.2)
+                ),
+                (
+                    Some("pblade 1 (reiserfs defaults)"),
+                    Some("1000M"),
+                    Some(12771.0),
+                    Some(1065.2)
+                ),
+                (
+                    Some("pblade 2 (ext2 defaults)"),
+                    Some("1000M"),
+                    Some(14373.0),
+                    Some(1028.3)
+                ),
+                (
+                    Some("pblade 2 (ext2 defaults)"),
+                    Some("1000M"),
+                    Some(14361.0),
+                    Some(1112.9)
+                ),
+            ]
+        );
+        let wrapped = &b.reports[2];
+        assert_eq!(wrapped.phases[5].cpu, Some(6.4));
+        assert_eq!(wrapped.phases[5].line, 7);
+        assert_eq!(wrapped.lines[1], 7);
+        assert_eq!(b.reports[3].phases[0].cpu, Some(100.0));
+        assert_eq!(b.end, 8);
+        // A label needs nameless rows under it: prose after a named row
+        // ends the table.
+        let b = block(
+            "Machine    MB K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU  /sec %CPU\namd64SMP 5000 110199 72.8 110363 26.0 34922  9.7 77879 69.9 123349 17.3 729.0  2.5\nBSD\namd64UP  5000 111557 68.6 114372 20.9 25162  4.8 98951 88.1 124080 14.7 720.7  1.9\n",
+        );
+        assert_eq!(b.reports.len(), 1);
+    }
+
+    #[test]
+    fn classic_header_without_the_machine_column_and_masked_figures() {
+        // LKML, June and April 2001: the header starts at `MB`, shifted left
+        // with the machine column cut away; a poster blanked the figures he
+        // did not want to show with `xxxx`.
+        let b = block(
+            "    -Per Char- --Block--- -Rewrite-- -Per Char- --Block--- --Seeks---\n MB K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU  /sec %CPU\n500  9609 36.0 10569 14.3  3322  6.4  9509 47.6 10597 13.8 101.7  1.4\n",
+        );
+        assert_eq!(
+            rows_of(&b),
+            [(None, Some("500M"), Some(9609.0), Some(101.7))]
+        );
+        assert_eq!(b.reports[0].flavour, Flavour::Classic);
+        assert_eq!(b.reports[0].lines, [1, 3]);
+        let b = block(
+            "           MB K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU  /sec %CPU\n          400  xxxx xxxx 11138  1.7  5880  3.2  xxxx xxxx 13519  1.7  xxxx xxxx\n\t\t\t ^^^^^\t\t   ^^^\n",
+        );
+        let r = &b.reports[0];
+        assert_eq!(r.size.as_deref(), Some("400M"));
+        assert_eq!(
+            r.phases[0],
+            Phase {
+                line: 2,
+                ..Phase::default()
+            }
+        );
+        assert_eq!(r.phases[1].rate, Some(11138.0));
+        assert_eq!(r.phases[2].cpu, Some(3.2));
+        assert_eq!(r.phases[3].rate, None);
+        assert_eq!(r.phases[4].rate, Some(13519.0));
+        assert_eq!(r.phases[5].rate, None);
+        assert_eq!(b.end, 2);
+    }
+
+    #[test]
+    fn bonnie_1_2_prints_volumes_before_the_size() {
+        // LKML, July 2002 and December 2001: `localh 1* 256`, `localh
+        // 1*1024`, and a nameless `1*1024` whose seeks CPU share wrapped.
+        let b = block(
+            "Machine    MB K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU   /sec %CPU\nlocalh 1* 256 21846 98.0 58316 14.0 11099  3.1 14346 64.6 18026  2.0  939.3  1.4\nlocalh 1*1024 20760 97.8 31044  7.6 11462  3.2 15006 69.2 15993  1.6  159.4  0.5\n       1*1024  9854 100.0 109124 51.0 65537 52.2  9821 99.9 167240 97.6 1504.4\n6.4\n",
+        );
+        assert_eq!(
+            rows_of(&b),
+            [
+                (Some("localh"), Some("256M"), Some(21846.0), Some(939.3)),
+                (Some("localh"), Some("1024M"), Some(20760.0), Some(159.4)),
+                (None, Some("1024M"), Some(9854.0), Some(1504.4)),
+            ]
+        );
+        assert_eq!(b.reports[2].phases[5].cpu, Some(6.4));
+        assert_eq!(b.reports[0].flavour, Flavour::Classic);
+    }
+
+    #[test]
+    fn a_quoted_table_cut_by_the_reply_goes_on_after_it() {
+        // LKML, August 2005: the replier answers between quoted rows.
+        let b = block(
+            "> Machine         Size K/sec %CP K/sec %CP K/sec %CP K/sec %CP K/sec %CP  /sec %CP\n> Raid0 (8 disk)15744M 54406  96 247419 90 100752 25 60266  98 226651 29 830.2   1\n\nyou're obviously saturating something already with 2 disks.\n\n> Raid5 (8 disk)15744M 55881  98 153735 51 61680  24 56229  95 207348 44 741.2   1\n\nthe block-read shows that even with 3 disks\n\n> Why do I only get 247 MB/s for writting\n",
+        );
+        assert_eq!(
+            rows_of(&b),
+            [
+                (
+                    Some("Raid0 (8 disk)"),
+                    Some("15744M"),
+                    Some(54406.0),
+                    Some(830.2)
+                ),
+                (
+                    Some("Raid5 (8 disk)"),
+                    Some("15744M"),
+                    Some(55881.0),
+                    Some(741.2)
+                ),
+            ]
+        );
+        assert_eq!(b.reports[1].lines, [1, 6]);
+        assert_eq!(b.end, 6);
+        // Unquoted, the same gap ends the table.
+        let b = block(
+            "Machine         Size K/sec %CP K/sec %CP K/sec %CP K/sec %CP K/sec %CP  /sec %CP\nRaid0 (8 disk)15744M 54406  96 247419 90 100752 25 60266  98 226651 29 830.2   1\n\nyou're obviously saturating something\n\nRaid5 (8 disk)15744M 55881  98 153735 51 61680  24 56229  95 207348 44 741.2   1\n",
+        );
+        assert_eq!(b.reports.len(), 1);
+        // A reply holding a table of its own is no gap.
+        let b = block(
+            "> Machine         Size K/sec %CP K/sec %CP K/sec %CP K/sec %CP K/sec %CP  /sec %CP\n> Raid0 (8 disk)15744M 54406  96 247419 90 100752 25 60266  98 226651 29 830.2   1\n\nMachine        Size K/sec %CP K/sec %CP K/sec %CP K/sec %CP K/sec %CP  /sec %CP\nmine          15744M 54406  96 247419 90 100752 25 60266  98 226651 29 830.2   1\n\n> Raid5 (8 disk)15744M 55881  98 153735 51 61680  24 56229  95 207348 44 741.2   1\n",
+        );
+        assert_eq!(b.reports.len(), 1);
+    }
+
+    #[test]
+    fn bonnie64_prints_gigabytes_and_mb_per_s() {
+        // An EC2 capture, June 2009: sizes under `GB`, rates under `M/sec`
+        // in MB/s (here turned into KB/s), seeks still per second.
+        let b = block(
+            "Machine    GB M/sec %CPU M/sec %CPU M/sec %CPU M/sec %CPU M/sec %CPU  /sec %CPU\nEBS-5GB     5  20.8 41.5  48.2  7.0  24.3  2.0  21.7 22.0  51.6  0.8   301  0.0\n",
+        );
+        let r = &b.reports[0];
+        assert_eq!(r.flavour, Flavour::Classic);
+        assert_eq!(r.size.as_deref(), Some("5G"));
+        assert_eq!(r.phases[0].rate, Some(20.8 * 1024.0));
+        assert_eq!(r.phases[0].cpu, Some(41.5));
+        assert_eq!(r.phases[4].rate, Some(51.6 * 1024.0));
+        assert_eq!(r.phases[5].rate, Some(301.0));
+        assert_eq!(r.phases[5].cpu, Some(0.0));
+        // Under one gigabyte bonnie64 prints `0`: no size then.
+        let b = block(
+            "Machine    GB M/sec %CPU M/sec %CPU M/sec %CPU M/sec %CPU M/sec %CPU  /sec %CPU\nEBS-0.1G    0  21.6 42.0 178.6 42.9  41.3 11.6  24.1 42.7 285.7 40.0 15384 38.5\n",
+        );
+        assert_eq!(b.reports[0].size, None);
+        assert_eq!(b.reports[0].machine.as_deref(), Some("EBS-0.1G"));
     }
 }

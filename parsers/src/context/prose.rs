@@ -31,7 +31,8 @@
 //!    this list):`).
 //! 4. **It names something.** It is not an attribution (`... wrote:`), does
 //!    not end with a word that waits for what follows ([`INTRODUCING_TAILS`]:
-//!    `The command I'm running is:`), is not a tool's section header met
+//!    `The command I'm running is:`) and has no `following` in it (`running
+//!    the following over a Gigabit link:`), is not a tool's section header met
 //!    outside its run ([`TOOL_HEADERS`]), and is not made only of [`FILLER`]
 //!    words (`Here's a bonnie++ benchmark:`, `And this is the output:`,
 //!    `I get:`).
@@ -82,11 +83,12 @@ pub const FILLER: &[&str] = &[
     "are",
     "as",
     "below",
+    "bench",
     "benchmark",
     "benchmarks",
+    "comparison",
     "did",
     "follow",
-    "following",
     "follows",
     "for",
     "from",
@@ -102,6 +104,7 @@ pub const FILLER: &[&str] = &[
     "it",
     "its",
     "it's",
+    "mark",
     "me",
     "my",
     "now",
@@ -111,6 +114,7 @@ pub const FILLER: &[&str] = &[
     "ok",
     "our",
     "output",
+    "quick",
     "result",
     "results",
     "run",
@@ -119,6 +123,7 @@ pub const FILLER: &[&str] = &[
     "setup",
     "show",
     "shows",
+    "simple",
     "so",
     "some",
     "test",
@@ -311,6 +316,14 @@ fn says_nothing(body: &str) -> bool {
     if is_in(ATTRIBUTION_TAILS, last) || is_in(INTRODUCING_TAILS, last) {
         return true;
     }
+    // "...running the following over a Gigabit link:" introduces what
+    // comes, wherever the word stands.
+    if body
+        .split_whitespace()
+        .any(|w| word(w).eq_ignore_ascii_case("following"))
+    {
+        return true;
+    }
     let is_header = TOOL_HEADERS.iter().any(|header| {
         let mut got = body.split_whitespace();
         let mut want = header.split(' ');
@@ -442,6 +455,9 @@ mod tests {
             ("Here's a bonnie++ benchmark:", None),
             ("And this is the output:", None),
             ("I get:", None),
+            ("Here is a quick bench mark:", None),
+            ("Here is a simple comparison using bonnie:", None),
+            ("For example running the following over a Gibabit link:", None),
             ("Here some tests I did and the results with bonnie++:", None),
             // A tool's own headers.
             ("Threads fairness:", None),

@@ -10,13 +10,13 @@ use nom::sequence::preceded;
 use nom::{IResult, Parser};
 
 use crate::number::perl_number;
-use crate::text::{Line, LogicalLine};
+use crate::text::{self, Line, LogicalLine};
 use crate::{Run, Tool};
 
 use super::{
-    broken, collapse_spaces, count, first_lines, index_of, line_at_end, machine_attrs, measurement,
-    server_attrs, timestr, total_time_tag, wrapped_window, Outcome, Problem, Times,
-    RUN_FILE_DISTANCE,
+    broken, collapse_spaces, count, cpu_parts_add_up_to_something, first_lines, index_of,
+    line_at_end, machine_attrs, measurement, server_attrs, timestr, total_time_tag, wrapped_window,
+    Outcome, Problem, Times, RUN_FILE_DISTANCE,
 };
 
 /// A summary (header, test lines, per-operation table) is at most this long.
@@ -471,6 +471,11 @@ impl<'l, 'a> SummaryReader<'l, 'a> {
 
     /// A row of the per-operation table; the TOTALS row ends the summary.
     fn table_row(&mut self, t: &str) -> Step {
+        // `<snip>`: the poster cut rows out; the table goes on after it.
+        if text::is_elision(t) {
+            self.next += 1;
+            return Step::Next;
+        }
         if !looks_like_row(t) {
             return Step::Stop;
         }
@@ -561,9 +566,17 @@ impl<'l, 'a> SummaryReader<'l, 'a> {
         }
         for row in &self.rows {
             let metrics = ["wallclock_s", "usr_s", "sys_s", "cpu_s", "tests"];
+            // The cpu column copies each test's `= C CPU`: 0.00 beside
+            // non-zero usr and sys is Benchmark.pm's missing total.
+            let [_, usr, sys, cpu, _] = row.values;
+            let cpu_unmeasured =
+                cpu == 0.0 && cpu_parts_add_up_to_something([Some(usr), Some(sys), None, None]);
             for ((metric, value), estimated) in
                 metrics.into_iter().zip(row.values).zip(row.estimated)
             {
+                if metric == "cpu_s" && cpu_unmeasured {
+                    continue;
+                }
                 results.push(measurement(
                     &row.operation,
                     metric,
@@ -694,6 +707,58 @@ mod tests {
                 .map(|(_, r)| (r.operation, r.seconds, r.tests, r.estimated));
             assert_eq!(got, want, "case {i}: {input:?}");
         }
+    }
+
+    #[test]
+    fn benchmark_pm_zero_cpu_is_left_out_and_true_zeros_kept() {
+        // sql-bench/Results/RUN-mysql-NT_4.0 (2000): Benchmark.pm printed
+        // its iteration count, 0, where the CPU total belongs.
+        let (runs, unparsed) = runs_of(
+            "Benchmark DBD suite: 2.9\r\nRunning tests on:    Windows NT Version 4.0  \r\n\r\n\
+             ATIS: Total time: 69 wallclock secs (23.89 usr  9.98 sys +  0.00 cusr  0.00 csys =  0.00 CPU)\r\n\r\n\
+             Totals per operation:\r\nOperation             seconds     usr     sys     cpu   tests\r\n\
+             alter_table_add                     1242.00    0.42    0.17    0.00     992 \r\n\
+             drop_table                             0.00    0.00    0.00    0.00      28 \r\n\
+             TOTALS                              12412.00 1008.17  519.72    0.00 1845595 \r\n",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        let run = &runs[0];
+        assert_eq!(run.value("test-ATIS", "usr_s"), Some(23.89));
+        assert_eq!(run.value("test-ATIS", "cpu_s"), None);
+        assert_eq!(run.value("alter_table_add", "cpu_s"), None);
+        assert_eq!(run.value("alter_table_add", "sys_s"), Some(0.17));
+        assert_eq!(run.value("drop_table", "cpu_s"), Some(0.0));
+        assert_eq!(run.value("TOTALS", "cpu_s"), None);
+        assert_eq!(run.value("TOTALS", "tests"), Some(1845595.0));
+        let attrs: Vec<(&str, &str)> = ["os", "os_version"]
+            .iter()
+            .filter_map(|k| run.attrs.get(*k).map(|v| (*k, v.as_str())))
+            .collect();
+        assert_eq!(attrs, [("os", "Windows NT"), ("os_version", "4.0")]);
+    }
+
+    #[test]
+    fn sql_bench_2_0b_cpu_secs_and_integer_seconds() {
+        // sql-bench/Results/RUN-mysql-3.21-Linux_2.2.1_i686 (1999).
+        let (runs, unparsed) = runs_of(
+            "Benchmark DBD suite: 2.0b\n\
+             select: Estimated total time: 1794 wallclock secs (79.34 usr 14.54 sys +  0.00 cusr  0.00 csys =  0.00 CPU secs)\n\
+             \nTotals per operation:\nOperation             seconds     usr     sys     cpu   tests\n\
+             count_on_key              640   27.18    3.47    0.00   50100 +\n\
+             TOTALS                   5009  538.76  178.94    0.00 1411318 ++\n",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        let run = &runs[0];
+        assert_eq!(run.value("test-select", "wallclock_s"), Some(1794.0));
+        assert_eq!(run.value("test-select", "cpu_s"), None);
+        assert_eq!(run.value("count_on_key", "wallclock_s"), Some(640.0));
+        assert_eq!(run.value("TOTALS", "wallclock_s"), Some(5009.0));
+        let select = run
+            .results
+            .iter()
+            .find(|r| r.item == "test-select")
+            .unwrap();
+        assert!(select.estimated);
     }
 
     #[test]

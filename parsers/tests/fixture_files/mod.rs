@@ -19,3 +19,14 @@ pub fn fixture_texts() -> Vec<PathBuf> {
     found.sort();
     found
 }
+
+/// The real negative posts under `fixtures/negative/`: texts that name a
+/// tool, its command line or its options but hold no result.
+#[allow(dead_code)] // each test binary uses only some of these helpers
+pub fn negative_texts() -> Vec<PathBuf> {
+    let negative = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/negative");
+    fixture_texts()
+        .into_iter()
+        .filter(|path| path.starts_with(&negative))
+        .collect()
+}

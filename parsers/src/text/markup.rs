@@ -1,0 +1,606 @@
+//! Undoing what carried a tool's output into the post: quoted-printable
+//! from a raw pasted message (soft line breaks that cut a table row in two,
+//! `=3D`, `=20`), and the remnants of web pages (HTML entities and tags,
+//! markdown emphasis, code fences and backticks, BBCode). These change the
+//! text, so [`Source`] keeps a rewritten copy of each line it changes, and
+//! only of those; every line keeps its source line number, and a line a
+//! soft break joined to the one before it is left out of the lines.
+
+use std::borrow::Cow;
+
+use super::Line;
+
+/// An input with quoted-printable and markup undone, ready to be read as
+/// [`Line`]s numbered as in the input. The input is split once; the few
+/// lines that need more work are found on the way.
+#[derive(Debug, Clone)]
+pub struct Source<'a> {
+    /// Every source line, read as [`super::lines`] reads it.
+    lines: Vec<Line<'a>>,
+    /// (0-based index of a source line, its rewritten text), in order.
+    rewritten: Vec<(usize, String)>,
+    /// 1-based source lines whose text now belongs to another line (a
+    /// soft break joined them to the line before), or that a converted
+    /// page added (paragraph gaps); sorted.
+    left_out: Vec<usize>,
+}
+
+impl<'a> Source<'a> {
+    /// Reads `input`; the lines it leaves alone are borrowed as they are.
+    pub fn new(input: &'a str) -> Source<'a> {
+        let mut rewritten = Vec::new();
+        let mut left_out = Vec::new();
+        let mut lines = Vec::with_capacity(input.len() / 48);
+        let mut signs = Signs::default();
+        for (index, raw) in super::raw_lines(input).enumerate() {
+            signs.see(index, raw);
+            if has_markup_byte(raw.as_bytes()) {
+                undo_line_markup(index, Cow::Borrowed(raw), &mut rewritten);
+            }
+            lines.push(super::line_of(index, raw));
+        }
+        if signs.maybe_quoted_printable && looks_quoted_printable(super::raw_lines(input)) {
+            rewritten.clear();
+            left_out.clear();
+            let raw: Vec<&str> = super::raw_lines(input).collect();
+            undo_quoted_printable(&raw, &mut rewritten, &mut left_out);
+        }
+        if signs.paragraph_gaps.len() >= MIN_PARAGRAPH_GAPS {
+            left_out.extend(signs.paragraph_gaps);
+        }
+        left_out.sort_unstable();
+        left_out.dedup();
+        Source {
+            lines,
+            rewritten,
+            left_out,
+        }
+    }
+
+    /// The lines, numbered as in the input, with quote depth, stamps and
+    /// prompts read as [`super::lines`] reads them. They are handed over
+    /// once: a second call gives none.
+    pub fn lines(&mut self) -> Vec<Line<'_>> {
+        let mut lines: Vec<Line<'_>> = std::mem::take(&mut self.lines);
+        for (index, text) in &self.rewritten {
+            if let Some(line) = lines.get_mut(*index) {
+                let (depth, text) = super::split_quote(text);
+                line.depth = depth;
+                line.text = super::prefix::strip_line_prefix(text);
+            }
+        }
+        if !self.left_out.is_empty() {
+            lines.retain(|line| self.left_out.binary_search(&line.number).is_err());
+        }
+        lines
+    }
+}
+
+/// A markdown page converted from a blog makes every line a paragraph of
+/// its own: `line  ` (a hard break), an empty line, the next `line  `. The
+/// empty lines are no blank lines of the post, and they would cut a
+/// tool's header from its rows; a blank line of the post is still there
+/// (as a line of spaces). Only where the page shows the pattern again and
+/// again, so a mail's own empty lines stay.
+const MIN_PARAGRAPH_GAPS: usize = 4;
+
+/// What the one pass over the lines notices for the whole input.
+#[derive(Default)]
+struct Signs<'a> {
+    /// A line ends in `=` or a header names quoted-printable: worth the
+    /// closer look of [`looks_quoted_printable`].
+    maybe_quoted_printable: bool,
+    /// 1-based numbers of the empty lines between two hard-broken lines.
+    paragraph_gaps: Vec<usize>,
+    before: Option<&'a str>,
+    previous: Option<&'a str>,
+}
+
+impl<'a> Signs<'a> {
+    fn see(&mut self, index: usize, line: &'a str) {
+        let b = line.as_bytes();
+        self.maybe_quoted_printable |= b.last() == Some(&b'=')
+            || (matches!(b.first(), Some(b'C' | b'c')) && is_encoding_header(line));
+        let hard_break = |line: &str| line.ends_with("  ");
+        if self.previous == Some("") && self.before.is_some_and(hard_break) && hard_break(line) {
+            // `index` is the line after the gap: the gap's 1-based number.
+            self.paragraph_gaps.push(index);
+        }
+        self.before = self.previous;
+        self.previous = Some(line);
+    }
+}
+
+/// `Content-Transfer-Encoding: quoted-printable`, any case.
+fn is_encoding_header(line: &str) -> bool {
+    line.get(..26)
+        .is_some_and(|h| h.eq_ignore_ascii_case("content-transfer-encoding:"))
+        && line.to_ascii_lowercase().contains("quoted-printable")
+}
+
+/// Joins what soft breaks cut, decodes the escapes, then undoes markup.
+fn undo_quoted_printable(
+    raw: &[&str],
+    rewritten: &mut Vec<(usize, String)>,
+    left_out: &mut Vec<usize>,
+) {
+    let mut i = 0;
+    while i < raw.len() {
+        let mut line: Cow<'_, str> = Cow::Borrowed(raw[i]);
+        let first = i;
+        while is_soft_break(&line) && i + 1 < raw.len() {
+            let mut joined = line.into_owned();
+            joined.pop();
+            joined.push_str(raw[i + 1]);
+            line = Cow::Owned(joined);
+            i += 1;
+            left_out.push(i + 1);
+        }
+        if let Some(decoded) = decode_qp_escapes(&line) {
+            line = Cow::Owned(decoded);
+        }
+        undo_line_markup(first, line, rewritten);
+        i += 1;
+    }
+}
+
+/// A code fence reads as a blank line; a line with markup is kept rewritten, as is
+/// one that quoted-printable changed.
+fn undo_line_markup(index: usize, line: Cow<'_, str>, rewritten: &mut Vec<(usize, String)>) {
+    if is_code_fence(&line) {
+        // A fence ends the block before it and starts the next: it reads
+        // as a blank line at its quote depth, not as no line.
+        let markers = line.find("```").unwrap_or(0);
+        rewritten.push((index, line[..markers].to_string()));
+    } else if let Some(clean) = undo_markup(&line) {
+        rewritten.push((index, clean));
+    } else if let Cow::Owned(changed) = line {
+        rewritten.push((index, changed));
+    }
+}
+
+/// A line ending in `=` that is not an RFC 2047 encoded word (`=?..?=`).
+fn is_soft_break(line: &str) -> bool {
+    line.ends_with('=') && !(line.ends_with("?=") && line.contains("=?"))
+}
+
+fn hex(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// Quoted-printable only when it shows: several `=XX` escapes, or the
+/// header that says so, or soft breaks at the width encoders wrap at (76).
+/// Ordinary text has a line ending in `=` now and then (`key_buffer =`,
+/// sql-bench's `csys =` wrapped by a mailer) and no escapes: a ` =` end
+/// proves nothing, and a line longer than 76 ending in `=` was never
+/// encoded.
+fn looks_quoted_printable<'b>(raw: impl Iterator<Item = &'b str>) -> bool {
+    let mut escapes = 0;
+    let mut soft_breaks = 0;
+    let mut wide_soft_breaks = 0;
+    let mut long_soft_breaks = 0;
+    let mut declared = false;
+    for line in raw {
+        let b = line.as_bytes();
+        declared |= matches!(b.first(), Some(b'C' | b'c')) && is_encoding_header(line);
+        if !b.contains(&b'=') {
+            continue;
+        }
+        escapes += telling_escapes(b);
+        if is_soft_break(line) {
+            soft_breaks += 1;
+            if line.len() > 76 {
+                long_soft_breaks += 1;
+            } else if line.len() >= 70 && !line.ends_with(" =") {
+                wide_soft_breaks += 1;
+            }
+        }
+    }
+    let seen = escapes + soft_breaks;
+    (declared && seen > 0)
+        || (escapes >= 2 && seen >= 3)
+        || (wide_soft_breaks >= 2 && long_soft_breaks == 0 && wide_soft_breaks * 2 >= soft_breaks)
+}
+
+/// The escapes only an encoder writes: `=3D`, a high byte (`=E9`, not
+/// `=99`), and
+/// `=20`/`=09` at the end of a line or before a soft break. `key_buffer=128M`
+/// and `max_connections=200` hold no escape.
+fn telling_escapes(b: &[u8]) -> usize {
+    let mut n = 0;
+    for (i, _) in b.iter().enumerate().filter(|&(_, &c)| c == b'=') {
+        let Some(w) = b.get(i..i + 3) else {
+            break;
+        };
+        let at_end = matches!(&b[i + 3..], [] | [b'=']);
+        n += usize::from(match (w[1], w[2]) {
+            (b'3', b'D') => true,
+            (b'2', b'0') | (b'0', b'9') => at_end,
+            // A high byte with a letter in it (`=E9`, `=C3=A9`); `=99`
+            // is far more often `--percentile=99`.
+            (hi, lo) => {
+                matches!(hi, b'8'..=b'9' | b'A'..=b'F')
+                    && hex(lo).is_some()
+                    && (hi.is_ascii_uppercase() || lo.is_ascii_uppercase())
+            }
+        });
+    }
+    n
+}
+
+/// `=3D` -> `=`, `=20` -> space, `=C3=A9` -> `é`; anything else is kept.
+fn decode_qp_escapes(line: &str) -> Option<String> {
+    let b = line.as_bytes();
+    if !b.contains(&b'=') {
+        return None;
+    }
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    let mut changed = false;
+    while i < b.len() {
+        if b[i] == b'=' {
+            if let (Some(hi), Some(lo)) = (
+                b.get(i + 1).copied().and_then(hex),
+                b.get(i + 2).copied().and_then(hex),
+            ) {
+                out.push(hi * 16 + lo);
+                i += 3;
+                changed = true;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    if !changed {
+        return None;
+    }
+    // Mail of the tools' years is often Latin-1; a byte that is not UTF-8
+    // is read as Latin-1 rather than lost.
+    Some(match String::from_utf8(out) {
+        Ok(text) => text,
+        Err(e) => e.into_bytes().iter().map(|&c| char::from(c)).collect(),
+    })
+}
+
+/// ```` ``` ```` and ```` ```text ```` on a line of their own.
+fn is_code_fence(line: &str) -> bool {
+    let t = line.trim_start();
+    let t = t.trim_start_matches(['>', ' ']);
+    t.starts_with("```") && !t[3..].contains('`')
+}
+
+/// The line with markup taken off, or None when it has none.
+fn undo_markup(line: &str) -> Option<String> {
+    // Each kind is looked for only when its first byte is there: a byte
+    // search is far cheaper than building a substring searcher per line.
+    let has = |c: u8| memchr::memchr(c, line.as_bytes()).is_some();
+    let mut text = Cow::Borrowed(line);
+    if has(b'[') {
+        if let Some(t) = strip_tags(&text, '[', ']', &BBCODE) {
+            text = Cow::Owned(t);
+        }
+    }
+    if has(b'<') {
+        if let Some(t) = strip_tags(&text, '<', '>', &HTML) {
+            text = Cow::Owned(t);
+        }
+    }
+    if has(b'*') {
+        if let Some(t) = strip_bold(&text) {
+            text = Cow::Owned(t);
+        }
+    }
+    if has(b'`') {
+        if let Some(t) = strip_pairs(&text, "`") {
+            text = Cow::Owned(t);
+        }
+    }
+    if has(b'&') {
+        if let Some(t) = decode_entities(&text) {
+            text = Cow::Owned(t);
+        }
+    }
+    if has(0xC2) && text.contains('\u{a0}') {
+        text = Cow::Owned(text.replace('\u{a0}', " "));
+    }
+    match text {
+        Cow::Owned(t) => Some(t),
+        Cow::Borrowed(_) => None,
+    }
+}
+
+/// Whether a line holds any byte markup starts with: two vector searches,
+/// since every line of the input goes through here.
+fn has_markup_byte(b: &[u8]) -> bool {
+    memchr::memchr3(b'[', b'<', b'*', b).is_some() || memchr::memchr3(b'`', b'&', 0xC2, b).is_some()
+}
+
+/// BBCode tags a forum post wraps output in; `[quote=Name]` and
+/// `[color=red]` take a value.
+const BBCODE: [&str; 10] = [
+    "b", "i", "u", "code", "quote", "pre", "tt", "color", "size", "font",
+];
+
+/// HTML tags a copied page leaves around output; `<br>` ends a line.
+const HTML: [&str; 11] = [
+    "br", "pre", "code", "tt", "b", "i", "strong", "em", "p", "span", "div",
+];
+
+/// Removes `open name close`, `open /name close` and `open name=... close`
+/// (and `<name attr="..">`, `<br />`) for the names given, any case.
+fn strip_tags(line: &str, open: char, close: char, names: &[&str]) -> Option<String> {
+    // Most lines with a `[` are sysbench's `[ 10s]`: nothing is built
+    // until a known tag turns up.
+    let mut out: Option<String> = None;
+    let mut rest = line;
+    while let Some(at) = rest.find(open) {
+        let tail = &rest[at + open.len_utf8()..];
+        match tag_width(tail, close, names) {
+            Some(width) => {
+                let out = out.get_or_insert_with(|| String::with_capacity(line.len()));
+                out.push_str(&rest[..at]);
+                rest = &tail[width..];
+            }
+            None => {
+                if let Some(out) = out.as_mut() {
+                    out.push_str(&rest[..at]);
+                    out.push(open);
+                }
+                rest = tail;
+            }
+        }
+    }
+    let mut out = out?;
+    out.push_str(rest);
+    Some(out)
+}
+
+/// The width of a tag's body and its closing character, after the
+/// opening one.
+fn tag_width(tail: &str, close: char, names: &[&str]) -> Option<usize> {
+    let end = tail.get(..tail.len().min(80))?.find(close)?;
+    let body = tail[..end].trim_end_matches('/').trim();
+    let body = body.strip_prefix('/').unwrap_or(body);
+    let name_end = body.find(['=', ' ']).unwrap_or(body.len());
+    let name = &body[..name_end];
+    let known = names.iter().any(|n| n.eq_ignore_ascii_case(name));
+    known.then_some(end + close.len_utf8())
+}
+
+/// Markdown's `**bold**`: the opening `**` is followed by a letter, the
+/// closing one preceded by one. A mail's own `** update test **` is a
+/// section label the context reader knows, and stays.
+fn strip_bold(line: &str) -> Option<String> {
+    let mut out: Option<String> = None;
+    let mut rest = line;
+    while let Some(open) = rest.find("**") {
+        let inner = &rest[open + 2..];
+        let close = inner.find("**");
+        let valid = close.is_some_and(|c| {
+            c > 0
+                && !inner.starts_with(char::is_whitespace)
+                && !inner[..c].ends_with(char::is_whitespace)
+        });
+        let Some(c) = close.filter(|_| valid) else {
+            if let Some(out) = out.as_mut() {
+                out.push_str(&rest[..open + 2]);
+            }
+            rest = inner;
+            continue;
+        };
+        let out = out.get_or_insert_with(|| String::with_capacity(line.len()));
+        out.push_str(&rest[..open]);
+        out.push_str(&inner[..c]);
+        rest = &inner[c + 2..];
+    }
+    let mut out = out?;
+    out.push_str(rest);
+    Some(out)
+}
+
+/// Takes off pairs of `mark` (`**bold**`, `` `code` ``) when the line holds
+/// an even number of them.
+fn strip_pairs(line: &str, mark: &str) -> Option<String> {
+    let count = line.matches(mark).count();
+    if count == 0 || !count.is_multiple_of(2) {
+        return None;
+    }
+    Some(line.replace(mark, ""))
+}
+
+/// `&nbsp;` (a space, so columns stay apart), `&lt;`, `&gt;`, `&amp;`,
+/// `&quot;`, `&#39;`, `&#x3e;`.
+fn decode_entities(line: &str) -> Option<String> {
+    if !line.contains('&') {
+        return None;
+    }
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    let mut changed = false;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at + 1..];
+        let decoded = tail
+            .get(..tail.len().min(10))
+            .and_then(|head| head.find(';'))
+            .and_then(|semi| entity(&tail[..semi]).map(|c| (c, semi)));
+        match decoded {
+            Some((c, semi)) => {
+                out.push(c);
+                rest = &tail[semi + 1..];
+                changed = true;
+            }
+            None => {
+                out.push('&');
+                rest = tail;
+            }
+        }
+    }
+    out.push_str(rest);
+    changed.then_some(out)
+}
+
+fn entity(name: &str) -> Option<char> {
+    Some(match name {
+        "nbsp" => ' ',
+        "lt" => '<',
+        "gt" => '>',
+        "amp" => '&',
+        "quot" => '"',
+        "apos" => '\'',
+        _ => {
+            let number = name.strip_prefix('#')?;
+            let code = match number.strip_prefix(['x', 'X']) {
+                Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+                None => number.parse().ok()?,
+            };
+            let c = char::from_u32(code)?;
+            // A control character from an entity would only confuse the
+            // line structure.
+            if c.is_control() && c != '\t' {
+                return None;
+            }
+            c
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (text, line number) of each line a source gives.
+    fn read(input: &str) -> Vec<(String, usize)> {
+        Source::new(input)
+            .lines()
+            .iter()
+            .map(|l| (l.text.to_string(), l.number))
+            .collect()
+    }
+
+    #[test]
+    fn quoted_printable() {
+        let cases: [(&str, &[(&str, usize)]); 6] = [
+            (
+                // A table row cut by a soft break, with `=3D` and `=20`.
+                "a=3D1 b=3D2\nselect_index     10000   0       0       28=\n581.18\nend=20\n",
+                &[("a=1 b=2", 1), ("select_index     10000   0       0       28581.18", 2), ("end ", 4)],
+            ),
+            (
+                // Ordinary text ending in `=` is left alone.
+                "key_buffer =\n64M\nx=1\n",
+                &[("key_buffer =", 1), ("64M", 2), ("x=1", 3)],
+            ),
+            (
+                // One escape is not enough to tell.
+                "a =3D b\nc =\nd\n",
+                &[("a =3D b", 1), ("c =", 2), ("d", 3)],
+            ),
+            (
+                // The header says so.
+                "Content-Transfer-Encoding: quoted-printable\n\nx=3D1\n",
+                &[("Content-Transfer-Encoding: quoted-printable", 1), ("", 2), ("x=1", 3)],
+            ),
+            (
+                // Soft breaks at the encoder's width (76) cut two rows.
+                "> Time for select_range (410:1230000):   1211 wallclock secs (196.50 usr  4=\n0.80 sys +  0.00 cusr  0.00 csys = 237.30 CPU)\n> Time for min_max_on_key (70000):   15 wallclock secs ( 7.99 usr  1.46 sys=\n +  0.00 cusr  0.00 csys =  9.45 CPU)\n",
+                &[
+                    ("Time for select_range (410:1230000):   1211 wallclock secs (196.50 usr  40.80 sys +  0.00 cusr  0.00 csys = 237.30 CPU)", 1),
+                    ("Time for min_max_on_key (70000):   15 wallclock secs ( 7.99 usr  1.46 sys +  0.00 cusr  0.00 csys =  9.45 CPU)", 3),
+                ],
+            ),
+            (
+                // Latin-1 bytes are kept as Latin-1.
+                "Fran=E7ois =3D me=\n too\n",
+                &[("François = me too", 1)],
+            ),
+        ];
+        for (i, (input, want)) in cases.into_iter().enumerate() {
+            let want: Vec<(String, usize)> =
+                want.iter().map(|&(t, n)| (t.to_string(), n)).collect();
+            assert_eq!(read(input), want, "case {i}: {input:?}");
+        }
+    }
+
+    #[test]
+    fn web_page_markup() {
+        let cases = [
+            (
+                "select_index&nbsp;&nbsp;10000&nbsp;0",
+                "select_index  10000 0",
+            ),
+            ("&gt; Query_type num_queries", "Query_type num_queries"),
+            (
+                "a &lt; b &amp;&amp; c &#62; d &#x3e; e",
+                "a < b && c > d > e",
+            ),
+            ("Full stroke: 250 iter<br>", "Full stroke: 250 iter"),
+            ("<pre>Operation seconds</pre><br />", "Operation seconds"),
+            ("**ULE + libthr**", "ULE + libthr"),
+            ("** update test **", "** update test **"),
+            ("**bold** and **more**", "bold and more"),
+            ("a ** b", "a ** b"),
+            (
+                "run `super-smack -d mysql x.smack 10 100` here",
+                "run super-smack -d mysql x.smack 10 100 here",
+            ),
+            (
+                "[code]Query_type num_queries[/code]",
+                "Query_type num_queries",
+            ),
+            ("[b]ULE[/b] [quote=Bob]x[/quote]", "ULE x"),
+            (
+                "[ 10s] threads: 8, tps: 1.00",
+                "[ 10s] threads: 8, tps: 1.00",
+            ),
+            ("5 * 3 = 15", "5 * 3 = 15"),
+            ("R&D &unknown; &#0; &", "R&D &unknown; &#0; &"),
+            ("a\u{a0}b", "a b"),
+            ("if (a<b) x", "if (a<b) x"),
+            ("one ` backtick", "one ` backtick"),
+        ];
+        for (i, (raw, want)) in cases.into_iter().enumerate() {
+            let got = read(raw);
+            assert_eq!(got, vec![(want.to_string(), 1)], "case {i}: {raw:?}");
+        }
+    }
+
+    #[test]
+    fn code_fences_read_as_blank_lines_and_numbers_kept() {
+        let got = read("text\n```\nQuery_type\n```text\n> ```\nend\n");
+        assert_eq!(
+            got,
+            [
+                ("text", 1),
+                ("", 2),
+                ("Query_type", 3),
+                ("", 4),
+                ("", 5),
+                ("end", 6)
+            ]
+            .map(|(t, n)| (t.to_string(), n))
+        );
+    }
+
+    #[test]
+    fn markdown_paragraph_gaps_are_left_out() {
+        let page = "/dev/ada0  \n\n\t512\t# sectorsize  \n\n\t0\t# stripesize  \n\n  \n\nSeek times:  \n\n\tFull stroke:  \n\nend\n";
+        let numbers: Vec<usize> = Source::new(page).lines().iter().map(|l| l.number).collect();
+        assert_eq!(numbers, [1, 3, 5, 7, 9, 11, 12, 13]);
+        // Too few to be the page's habit: a mail's empty lines stay.
+        let mail = "a  \n\nb  \n";
+        assert_eq!(Source::new(mail).lines().len(), 3);
+    }
+
+    #[test]
+    fn plain_text_is_borrowed() {
+        let input = "Query_type num_queries\n[ 10s] tps: 1\n";
+        assert!(Source::new(input).rewritten.is_empty());
+        assert!(Source::new("").lines().is_empty());
+    }
+}
