@@ -828,20 +828,14 @@ fn active_labels(lines: &[Line<'_>], runs: &[Run]) -> ActiveLabels {
                         .iter()
                         .take_while(|s| s.start == i + 1)
                         .any(|s| s.depth == line.depth);
-                let below = |rule| prose::Below {
-                    run: run_below,
-                    rule,
-                };
-                let below = if prose::last_char(line.text) == Some(':') || run_below {
-                    Some(below(false))
-                } else if lines
+                let rule_below = lines
                     .get(i + 1)
-                    .is_some_and(|next| next.depth == line.depth && prose::is_rule(next.text))
-                {
-                    Some(below(true))
-                } else {
-                    None
-                };
+                    .is_some_and(|next| next.depth == line.depth && prose::is_rule(next.text));
+                let below = (prose::last_char(line.text) == Some(':') || run_below || rule_below)
+                    .then_some(prose::Below {
+                        run: run_below,
+                        rule: rule_below,
+                    });
                 let found = below
                     .filter(|_| {
                         let run_ended_above =

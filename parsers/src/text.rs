@@ -336,7 +336,15 @@ mod tests {
 
     #[test]
     fn elisions() {
-        for t in ["<snip>", "  [snip]", "[...]", "...", "(snipped)", "<SNIP>", "\u{2026}"] {
+        for t in [
+            "<snip>",
+            "  [snip]",
+            "[...]",
+            "...",
+            "(snipped)",
+            "<SNIP>",
+            "\u{2026}",
+        ] {
             assert!(is_elision(t), "{t:?}");
         }
         for t in ["", "snip this", "<br>", "connect 2.00", "....."] {

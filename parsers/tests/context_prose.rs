@@ -340,11 +340,17 @@ fn his_raid_is_replaced_by_the_line_that_names_it() {
 #[test]
 fn a_sentence_tail_leaves_the_first_run_unlabelled() {
     let doc = fixture("real-lkml-2006-ext3-delalloc-unlabelled-then-labelled");
+    let without = "And here the results when mounting without extents,mballoc,delalloc option";
+    // Three `-x 3` rows per table.
     assert_eq!(
         labels(&doc),
         [
             None,
-            Some("And here the results when mounting without extents,mballoc,delalloc option"),
+            None,
+            None,
+            Some(without),
+            Some(without),
+            Some(without)
         ]
     );
 }

@@ -283,7 +283,10 @@ mod tests {
         assert!(unparsed.is_empty(), "{unparsed:?}");
         assert_eq!(runs.len(), 1);
         let run = &runs[0];
-        assert_eq!(run.attrs.get("machine").map(String::as_str), Some("c6300-optimized"));
+        assert_eq!(
+            run.attrs.get("machine").map(String::as_str),
+            Some("c6300-optimized")
+        );
         assert_eq!(run.attrs.get("size").map(String::as_str), Some("4000M"));
         let value = |item: &str, metric: &str| {
             run.results

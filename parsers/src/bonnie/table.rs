@@ -396,7 +396,7 @@ impl Row {
 /// between groups of rows, a label line naming the nameless rows under it
 /// (classic Bonnie), and in a quoted table the replier's own words.
 fn read_rows(lines: &[Line<'_>], from: usize, depth: usize, kind: RowKind) -> (Vec<Row>, usize) {
-    let mut rows = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
     let mut i = from;
     let mut end = from;
     let mut label: Option<String> = None;
@@ -421,6 +421,13 @@ fn read_rows(lines: &[Line<'_>], from: usize, depth: usize, kind: RowKind) -> (V
                 i += 1;
             }
         }
+        if row.name.is_none() && row.size.is_none() && is_continuation(&row, kind) {
+            // A continuation row repeats the run of the row above it.
+            if let Some(above) = rows.last() {
+                row.name = above.name.clone();
+                row.size = above.size.clone();
+            }
+        }
         if row.name.is_none() {
             row.name = label.clone();
         }
@@ -428,6 +435,12 @@ fn read_rows(lines: &[Line<'_>], from: usize, depth: usize, kind: RowKind) -> (V
         end = i;
     }
     (rows, end)
+}
+
+/// A bonnie++ row that came without a name or a size: `-x N`'s second and
+/// later runs, printed under the first.
+fn is_continuation(row: &Row, kind: RowKind) -> bool {
+    matches!(kind, RowKind::Io { classic: false, .. }) && row.files.is_none()
 }
 
 /// Blank lines a table's rows may go on after.
@@ -605,10 +618,13 @@ fn plus_lead(
             return Some(k + 1);
         }
         if cell(word.text).is_some() {
-            return None;
+            break;
         }
     }
-    None
+    // A continuation row of `-x N`: all twelve figures and no name or size
+    // (the row above gives them).
+    let continuation = words.len() == 12 && words.iter().all(|w| cell(w.text).is_some());
+    continuation.then_some(0)
 }
 
 /// One row at `lines[i]`, re-joined with its wrapped tail if a mailer
@@ -673,7 +689,7 @@ fn read_row(lines: &[Line<'_>], i: usize, kind: RowKind) -> Option<(Row, usize)>
         return None;
     }
     let head_slots = 12 - tail.len();
-    let base = words[lead - 1].end;
+    let base = lead.checked_sub(1).map_or(0, |last| words[last].end);
     let ends: Vec<usize> = (0..head_slots)
         .map(|j| base + (j / 2) * 10 + if j % 2 == 0 { 6 } else { 10 })
         .collect();
@@ -997,6 +1013,30 @@ mod tests {
         );
         assert_eq!(b.reports[1].phases[4].rate, Some(226651.0));
         assert_eq!(b.reports[1].phases[5].cpu, Some(1.0));
+    }
+
+    #[test]
+    fn continuation_rows_of_x_runs_take_the_name_and_size_above() {
+        // A 2006 LKML reply (Andreas Dilger), quoting bonnie++ 1.03 `-x 3`.
+        let b = block(
+            "Version  1.03 ------Sequential Output------ --Sequential Input-  --Random-\n\
+             \x20              -Per Chr- --Block-- -Rewrite- -Per Chr- --Block-- --Seeks--\n\
+             Machine   Size K/sec %CP K/sec %CP K/sec %CP K/sec %CP K/sec %CP  /sec %CP\n\
+             2.6.16.19  16G 59223  91 264155 45 111459 36  57313 99 317944 63  1478   7\n\
+             \x20              58814  92 276803 47 110418 36  57105 99 317534 65  1525   5\n\
+             \x20              58299  92 274523 48 110290 36  56723 99 318839 65  1502   4\n",
+        );
+        let rows = rows_of(&b);
+        let name = Some("2.6.16.19");
+        let size = Some("16G");
+        assert_eq!(
+            rows,
+            [
+                (name, size, Some(59223.0), Some(1478.0)),
+                (name, size, Some(58814.0), Some(1525.0)),
+                (name, size, Some(58299.0), Some(1502.0)),
+            ]
+        );
     }
 
     #[test]

@@ -305,6 +305,11 @@ fn undo_markup(line: &str) -> Option<String> {
             text = Cow::Owned(t);
         }
     }
+    if has(b'\\') {
+        if let Some(t) = unescape_markdown(&text) {
+            text = Cow::Owned(t);
+        }
+    }
     if has(0xC2) && text.contains('\u{a0}') {
         text = Cow::Owned(text.replace('\u{a0}', " "));
     }
@@ -317,7 +322,9 @@ fn undo_markup(line: &str) -> Option<String> {
 /// Whether a line holds any byte markup starts with: two vector searches,
 /// since every line of the input goes through here.
 fn has_markup_byte(b: &[u8]) -> bool {
-    memchr::memchr3(b'[', b'<', b'*', b).is_some() || memchr::memchr3(b'`', b'&', 0xC2, b).is_some()
+    memchr::memchr3(b'[', b'<', b'*', b).is_some()
+        || memchr::memchr3(b'`', b'&', 0xC2, b).is_some()
+        || memchr::memchr(b'\\', b).is_some()
 }
 
 /// BBCode tags a forum post wraps output in; `[quote=Name]` and
@@ -411,6 +418,33 @@ fn strip_pairs(line: &str, mark: &str) -> Option<String> {
         return None;
     }
     Some(line.replace(mark, ""))
+}
+
+/// Markdown's backslash escapes of the brackets and marks a page had to
+/// keep literal (`\\[ 10s \\]`, `\\(r/w/o: …\\)`, `\\*`): the backslash goes.
+/// Other backslashes (`C:\\Temp`, `\\n`) stay.
+fn unescape_markdown(line: &str) -> Option<String> {
+    const ESCAPED: &[u8] = b"[]()*_#|!`{}<>+-.";
+    let b = line.as_bytes();
+    if !b
+        .windows(2)
+        .any(|w| w[0] == b'\\' && ESCAPED.contains(&w[1]))
+    {
+        return None;
+    }
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\'
+            && chars
+                .peek()
+                .is_some_and(|n| n.is_ascii() && ESCAPED.contains(&(*n as u8)))
+        {
+            continue;
+        }
+        out.push(c);
+    }
+    Some(out)
 }
 
 /// `&nbsp;` (a space, so columns stay apart), `&lt;`, `&gt;`, `&amp;`,
@@ -524,6 +558,22 @@ mod tests {
             let want: Vec<(String, usize)> =
                 want.iter().map(|&(t, n)| (t.to_string(), n)).collect();
             assert_eq!(read(input), want, "case {i}: {input:?}");
+        }
+    }
+
+    #[test]
+    fn markdown_backslash_escapes() {
+        let cases = [
+            (
+                // A TiDB homework page's blockquoted sysbench interval.
+                "\\[ 10s \\] thds: 8 tps: 73.05 qps: 73.05 \\(r/w/o: 73.05/0.00/0.00\\) lat \\(ms,95%\\): 248.83",
+                "[ 10s ] thds: 8 tps: 73.05 qps: 73.05 (r/w/o: 73.05/0.00/0.00) lat (ms,95%): 248.83",
+            ),
+            ("C:\\Temp\\n", "C:\\Temp\\n"),
+            ("a \\*b\\* c", "a *b* c"),
+        ];
+        for (i, (raw, want)) in cases.into_iter().enumerate() {
+            assert_eq!(read(raw), vec![(want.to_string(), 1)], "case {i}: {raw:?}");
         }
     }
 
