@@ -1,9 +1,12 @@
 //! The context around a report: section labels such as `== ULE + libthr +
-//! TSC ==` and the attributes they name; facts about the system from dmesg,
-//! `uname -a`, `Running tests on:` and `Server version:` lines; and who
-//! wrote the report.
+//! TSC ==`, markdown headings and labels in prose (`Before this change:`,
+//! see [`prose`]) and the attributes they name; facts about the system from
+//! dmesg, `uname -a`, `Running tests on:` and `Server version:` lines; and
+//! who wrote the report.
 
 use std::collections::{BTreeMap, HashMap};
+
+mod prose;
 
 use crate::mail::Messages;
 use crate::text::{Line, LogicalLine};
@@ -94,11 +97,7 @@ pub fn label_attrs(label: &str) -> BTreeMap<String, String> {
     let mut attrs = BTreeMap::new();
     let mut patches = Vec::new();
     let mut variant = Vec::new();
-    for part in label
-        .split(['+', ',', ';'])
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-    {
+    for part in label_parts(label) {
         if let Some((key, value)) = classify(part) {
             attrs
                 .entry(key.to_string())
@@ -139,6 +138,28 @@ pub fn label_attrs(label: &str) -> BTreeMap<String, String> {
         attrs.insert("variant".to_string(), variant.join(" + "));
     }
     attrs
+}
+
+/// A label's parts: split at `+`, `,` and `;`, but a doubled `++` belongs
+/// to its word (`bonnie++`, `g++`).
+fn label_parts(label: &str) -> impl Iterator<Item = &str> {
+    let bytes = label.as_bytes();
+    let mut cuts = Vec::new();
+    for (i, &b) in bytes.iter().enumerate() {
+        let doubled_plus = b == b'+'
+            && (i.checked_sub(1).and_then(|p| bytes.get(p)) == Some(&b'+')
+                || bytes.get(i + 1) == Some(&b'+'));
+        if matches!(b, b'+' | b',' | b';') && !doubled_plus {
+            cuts.push(i);
+        }
+    }
+    let mut start = 0;
+    let mut parts = Vec::with_capacity(cuts.len() + 1);
+    for cut in cuts.into_iter().chain(std::iter::once(label.len())) {
+        parts.push(label[start..cut].trim());
+        start = cut + 1;
+    }
+    parts.into_iter().filter(|p| !p.is_empty())
 }
 
 fn is_patch(word: &str) -> bool {
@@ -202,10 +223,13 @@ fn classify_shared_object(lower: &str) -> Option<(&'static str, &'static str)> {
 /// Gives each run its section label, the label's attributes, and the
 /// author and message of the text it was found in.
 ///
-/// A label applies to the runs after it at its own quote depth, until the
-/// next label at that depth or until the quoted block it is in ends.
+/// A section banner or heading applies to the runs after it at its own
+/// quote depth, until the next label at that depth or until the quoted
+/// block it is in ends. A label in prose applies only to the run directly
+/// under it (and the runs right after that one), at its own depth; the
+/// [`prose`] module states the rule.
 pub fn apply(lines: &[Line<'_>], messages: &Messages, runs: &mut [Run]) {
-    let labels = active_labels(lines);
+    let labels = active_labels(lines, runs);
     let facts = if runs.is_empty() {
         Vec::new()
     } else {
@@ -718,15 +742,55 @@ fn os_in_prose(text: &str) -> Option<(&str, &str, Option<&str>)> {
     None
 }
 
-/// For each line, the section label in force at its depth.
-fn active_labels(lines: &[Line<'_>]) -> ActiveLabels {
+/// Where the runs lie, as 0-based line indexes, ordered by first line.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: usize,
+    end: usize,
+    depth: usize,
+}
+
+/// A label in prose and whether a run has taken it yet.
+#[derive(Debug, Clone, Copy)]
+struct ProseLabel {
+    label: u32,
+    depth: usize,
+    attached: bool,
+}
+
+/// For each line, the label in force at its depth: the prose label
+/// attached to the run the line belongs to, else the section banner or
+/// heading in force. One pass over the lines; each line costs a look at its
+/// first and last bytes unless it has a label's shape.
+fn active_labels(lines: &[Line<'_>], runs: &[Run]) -> ActiveLabels {
+    let mut spans: Vec<Span> = runs
+        .iter()
+        .map(|run| Span {
+            start: run.lines[0].saturating_sub(1),
+            end: run.lines[1].saturating_sub(1),
+            depth: run.quote_depth,
+        })
+        .collect();
+    spans.sort_unstable_by_key(|s| (s.start, s.depth));
+    let mut next_span = 0;
+    // covered[d]: the last line of the runs at depth d begun so far.
+    let mut covered: Vec<Option<usize>> = Vec::new();
     let mut labels = Vec::new();
-    // in_force[d]: index into `labels` of the label in force at depth d.
+    // in_force[d]: index into `labels` of the banner in force at depth d.
     let mut in_force: Vec<Option<u32>> = Vec::new();
+    let mut prose: Option<ProseLabel> = None;
     let mut per_line = Vec::with_capacity(lines.len());
     let mut i = 0;
     while i < lines.len() {
         let line = &lines[i];
+        while let Some(span) = spans.get(next_span).filter(|s| s.start <= i) {
+            if covered.len() <= span.depth {
+                covered.resize(span.depth + 1, None);
+            }
+            let end = &mut covered[span.depth];
+            *end = Some(end.map_or(span.end, |e| e.max(span.end)));
+            next_span += 1;
+        }
         if !line.is_blank() {
             // Leaving a quoted block ends the labels inside it.
             in_force.truncate(line.depth + 1);
@@ -742,14 +806,80 @@ fn active_labels(lines: &[Line<'_>]) -> ActiveLabels {
         if let Some(label) = found {
             in_force[line.depth] = u32::try_from(labels.len()).ok();
             labels.push(label.label);
+            prose = None;
             per_line.resize(per_line.len() + (label.end + 1 - i), None);
             i = label.end + 1;
             continue;
         }
-        per_line.push(in_force[line.depth]);
+        if !line.is_blank() {
+            if prose.is_some_and(|p| p.depth != line.depth) {
+                prose = None;
+            }
+            let covered_until = covered.get(line.depth).copied().flatten();
+            if covered_until.is_some_and(|end| i <= end) {
+                if let Some(p) = &mut prose {
+                    p.attached = true;
+                }
+            } else {
+                // Most lines are prose that cannot be a label: their last
+                // byte, and the first bytes of the line below, tell.
+                let run_below = spans.get(next_span).is_some_and(|s| s.start == i + 1)
+                    && spans[next_span..]
+                        .iter()
+                        .take_while(|s| s.start == i + 1)
+                        .any(|s| s.depth == line.depth);
+                let rule_below = lines
+                    .get(i + 1)
+                    .is_some_and(|next| next.depth == line.depth && prose::is_rule(next.text));
+                let below = (prose::last_char(line.text) == Some(':') || run_below || rule_below)
+                    .then_some(prose::Below {
+                        run: run_below,
+                        rule: rule_below,
+                    });
+                let found = below
+                    .filter(|_| {
+                        let run_ended_above =
+                            i.checked_sub(1).is_some_and(|p| covered_until == Some(p));
+                        !run_ended_above && !continues_sentence(lines, i)
+                    })
+                    .filter(|_| !prose::is_command_line(line.text))
+                    .and_then(|below| prose::label_of(line.text, below));
+                if let Some(label) = found {
+                    let index = u32::try_from(labels.len()).unwrap_or(u32::MAX);
+                    labels.push(label);
+                    prose = Some(ProseLabel {
+                        label: index,
+                        depth: line.depth,
+                        attached: false,
+                    });
+                } else if prose.is_some() {
+                    if prose::is_rule(line.text) {
+                        // Under a heading it keeps the label waiting;
+                        // between runs it parts them.
+                        prose = prose.filter(|p| !p.attached);
+                    } else if !prose::is_command_line(line.text) {
+                        prose = None;
+                    }
+                }
+            }
+        }
+        let attached = prose.filter(|p| p.attached && p.depth == line.depth);
+        per_line.push(attached.map(|p| p.label).or(in_force[line.depth]));
         i += 1;
     }
     ActiveLabels { labels, per_line }
+}
+
+/// Whether line `i` goes on with a sentence the line above it left open
+/// (rule 3 of [`prose`]); a run ending right above is checked by the caller.
+fn continues_sentence(lines: &[Line<'_>], i: usize) -> bool {
+    let (Some(above), Some(line)) = (i.checked_sub(1).and_then(|p| lines.get(p)), lines.get(i))
+    else {
+        return false;
+    };
+    above.depth == line.depth
+        && markdown_heading(above.text.trim_start()).is_none()
+        && prose::leaves_sentence_open(prose::last_char(above.text))
 }
 
 /// The section label in force on each line, without a copy per line.
@@ -816,6 +946,20 @@ mod tests {
             (
                 "4 * dualcore opteron",
                 attrs(&[("variant", "4 * dualcore opteron")]),
+            ),
+            (
+                "For indication, here is a bonnie++ run as ext4 formatted",
+                attrs(&[
+                    ("fs", "ext4"),
+                    (
+                        "variant",
+                        "For indication + here is a bonnie++ run as formatted",
+                    ),
+                ]),
+            ),
+            (
+                "Results with 2.4.32 + libata latest",
+                attrs(&[("variant", "Results with 2.4.32 + libata latest")]),
             ),
             (
                 "ule jemalloc ZFS big box",
@@ -959,7 +1103,7 @@ mod tests {
     fn labels_apply_at_their_depth_until_the_quote_ends() {
         let input = "== A ==\nrun1\n> run2\n> == B ==\n> run3\nrun4\n> run5\n== C ==\nrun6\n";
         let lines = text::lines(input);
-        let labels = active_labels(&lines);
+        let labels = active_labels(&lines, &[]);
         let want = [
             None,
             Some("A"),

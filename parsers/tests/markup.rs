@@ -139,12 +139,18 @@ fn markdown_fences_bold_and_br_around_three_sysbench_reports() {
             ],
         ),
     ];
-    for (run, (lines, values)) in runs.iter().zip(want) {
+    let labels = [
+        "Point select output",
+        "Update index output",
+        "Read-only output",
+    ];
+    for ((run, (lines, values)), label) in runs.iter().zip(want).zip(labels) {
         assert_eq!(run.lines, lines);
         assert_eq!(run.quote_depth, 0);
         assert_eq!(run.threads, None);
-        // The `## sysbench测试报告` heading; `**…**<br>` above it is gone.
-        assert_eq!(run.label.as_deref(), Some("sysbench测试报告"));
+        // Each report's own `Point select output:` line under the
+        // `## sysbench测试报告` heading; `**…**<br>` above it is gone.
+        assert_eq!(run.label.as_deref(), Some(label));
         assert_results(run, values, "TiDB lesson");
         assert_eq!(run.results.len(), 16);
     }

@@ -1,0 +1,587 @@
+//! Labels in prose: the author's own short line that names the run right
+//! under it, as a section banner would — `Before this change:`, `After:`,
+//! `host:`, `With patch:`, `2.6.23-rc1:`, `And here the results when
+//! mounting without barrier:`, or a lone `vanilla` directly above a report.
+//!
+//! # Which lines are labels
+//!
+//! A line is a *prose label* when all of these hold:
+//!
+//! 1. **It is not the tool's.** It lies outside the lines of every run found
+//!    at its quote depth (a tool's own headers — `Threads fairness:`, `Seek
+//!    times:`, `Totals per operation:` — lie inside their run and are never
+//!    labels); it is not a command line ([`is_command_line`]), not a rule
+//!    line ([`is_rule`]) and not a section banner or markdown heading.
+//! 2. **It has a label's shape**, one of three (bytes and words counted on
+//!    the trimmed line):
+//!    - *colon label*: ends with `:`, at most [`MAX_LINE`] bytes and
+//!      [`MAX_WORDS`] words of prose (words starting with a letter: options
+//!      such as `-a0`, paths and numbers are not counted);
+//!    - *underlined label*: the same bounds without the colon, with a rule
+//!      (`-----` or `=====`) on the next line, as a heading is drawn in mail;
+//!    - *lone phrase*: at most [`MAX_LONE_LEN`] bytes and [`MAX_LONE_WORDS`]
+//!      words, starting with a letter or digit, not ending with `.`, `,`,
+//!      `;`, `!` or `?`, and the very next line (no blank line between) is
+//!      the first line of a run at the same depth: directly above a report.
+//! 3. **It starts its sentence.** The line above it at the same depth is
+//!    blank, absent, at another depth, part of a run, or ends with
+//!    something other than a letter, a digit, `,` or `;`. The tail of a
+//!    wrapped sentence (`...compiling it in, here some bonnie++ results:`)
+//!    is no label, nor is a parenthesis closing one (`(already sent to
+//!    this list):`).
+//! 4. **It names something.** It is not an attribution (`... wrote:`), does
+//!    not end with a word that waits for what follows ([`INTRODUCING_TAILS`]:
+//!    `The command I'm running is:`) and has no `following` in it (`running
+//!    the following over a Gigabit link:`), is not a tool's section header met
+//!    outside its run ([`TOOL_HEADERS`]), and is not made only of [`FILLER`]
+//!    words (`Here's a bonnie++ benchmark:`, `And this is the output:`,
+//!    `I get:`).
+//!
+//! The label text is the line trimmed, leading `-`, `*` or `•` marks and the
+//! trailing `:` dropped, runs of white space made one space, and cut at a
+//! word boundary to at most [`MAX_LABEL_CHARS`] characters.
+//!
+//! # Which runs it labels
+//!
+//! A prose label applies only at its own quote depth: `> Before:` labels a
+//! quoted run, `Before:` a run of the message's own text. From its line on
+//! it is *pending*: blank lines, command lines and rule lines at its depth
+//! keep it pending; the first line of a run at its depth *attaches* it;
+//! anything else — a line of prose, a line at another depth, a section
+//! banner — drops it. Once attached it labels every line of that run and of
+//! the runs that follow it with only blank or command lines between, and
+//! ends at the first other line (a rule line included). A newer prose label
+//! replaces it, pending or attached. While it is attached it takes the place
+//! of the section banner in force; once it ends, the banner is in force
+//! again. A run takes the label in force where its first value is printed,
+//! as for banners.
+//!
+//! The check costs little per line: outside runs, a line's last byte and
+//! the first bytes of the line below decide whether it can be a label at
+//! all, and only the rare line of a label's shape has its words looked at,
+//! without allocating until it is taken; no pattern matching, no second
+//! pass over the lines.
+
+/// Longest colon or underlined label line, in bytes once trimmed.
+pub const MAX_LINE: usize = 100;
+/// Most words of prose a colon or underlined label may have.
+pub const MAX_WORDS: usize = 10;
+/// Longest lone phrase, in bytes once trimmed.
+pub const MAX_LONE_LEN: usize = 32;
+/// Most words a lone phrase may have.
+pub const MAX_LONE_WORDS: usize = 4;
+/// Longest label kept, in characters; a longer one is cut at a word boundary.
+pub const MAX_LABEL_CHARS: usize = 80;
+
+/// Words that name nothing about a run: a label made only of these
+/// introduces results without telling which (`Here are the results:`).
+pub const FILLER: &[&str] = &[
+    "a",
+    "all",
+    "an",
+    "and",
+    "are",
+    "as",
+    "below",
+    "bench",
+    "benchmark",
+    "benchmarks",
+    "comparison",
+    "did",
+    "follow",
+    "follows",
+    "for",
+    "from",
+    "get",
+    "gives",
+    "got",
+    "here",
+    "here's",
+    "heres",
+    "i",
+    "i've",
+    "is",
+    "it",
+    "its",
+    "it's",
+    "mark",
+    "me",
+    "my",
+    "now",
+    "number",
+    "numbers",
+    "of",
+    "ok",
+    "our",
+    "output",
+    "quick",
+    "result",
+    "results",
+    "run",
+    "runs",
+    "see",
+    "setup",
+    "show",
+    "shows",
+    "simple",
+    "so",
+    "some",
+    "test",
+    "tests",
+    "that",
+    "the",
+    "these",
+    "this",
+    "those",
+    "using",
+    "was",
+    "we",
+    "were",
+    "what",
+    "with",
+    "bonnie",
+    "bonnie++",
+    "sysbench",
+    "super-smack",
+    "diskinfo",
+    "sql-bench",
+];
+
+/// Last words of an attribution line (`Michael Vince wrote:`).
+pub const ATTRIBUTION_TAILS: &[&str] = &["wrote", "writes", "said", "schrieb", "écrit"];
+
+/// Last words that leave a sentence waiting for what follows: the line
+/// introduces something (`The command I'm running is:`, `...looks like:`)
+/// rather than naming the run.
+pub const INTRODUCING_TAILS: &[&str] = &[
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "like",
+    "follows",
+    "following",
+    "gives",
+    "gave",
+    "shows",
+    "showed",
+    "says",
+    "reads",
+    "get",
+    "got",
+    "gets",
+    "see",
+    "here",
+    "to",
+    "of",
+    "the",
+    "a",
+    "an",
+    "and",
+    "or",
+    "as",
+    "by",
+    "for",
+    "in",
+    "on",
+    "at",
+    "from",
+    "with",
+    "this",
+    "these",
+];
+
+/// Section headers the tools print themselves. Inside a run they are the
+/// run's own lines; met outside one (a report cut short, a pasted part)
+/// they still name no run.
+pub const TOOL_HEADERS: &[&str] = &[
+    "threads",
+    "threads fairness",
+    "general statistics",
+    "sql statistics",
+    "oltp test statistics",
+    "test execution summary",
+    "per-request statistics",
+    "queries performed",
+    "response time",
+    "latency",
+    "latency (ms)",
+    "throughput",
+    "file operations",
+    "operations performed",
+    "cpu speed",
+    "execution time",
+    "running the test with following options",
+    "seek times",
+    "transfer rates",
+    "i/o command overhead",
+    "asynchronous random reads",
+    "synchronous random writes",
+    "totals per operation",
+];
+
+/// Programs whose command line may stand between a label and its run.
+const TOOLS: &[&str] = &[
+    "bonnie",
+    "bon_csv2txt",
+    "sysbench",
+    "super-smack",
+    "diskinfo",
+    "run-all-tests",
+];
+
+/// What lies right under a candidate line, as far as its shape needs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Below {
+    /// The next line is the first line of a run at the same depth.
+    pub run: bool,
+    /// The next line is a rule (`-----`, `=====`) at the same depth.
+    pub rule: bool,
+}
+
+/// The label a line states, if its text has a label's shape (rules 2 and 4
+/// of the module doc; the caller checks rules 1 and 3).
+pub fn label_of(text: &str, below: Below) -> Option<String> {
+    let text = text.trim();
+    let (body, max_words) = if let Some(body) = text.strip_suffix(':') {
+        (body, MAX_WORDS)
+    } else if below.rule {
+        (text, MAX_WORDS)
+    } else {
+        let lone = below.run
+            && text.len() <= MAX_LONE_LEN
+            && text.chars().next().is_some_and(char::is_alphanumeric)
+            && !text.ends_with(['.', ',', ';', '!', '?']);
+        if !lone {
+            return None;
+        }
+        (text, MAX_LONE_WORDS)
+    };
+    if text.len() > MAX_LINE {
+        return None;
+    }
+    let body = body.trim_start_matches(['-', '*', '•']).trim();
+    // `::`, or nothing but marks.
+    if body.ends_with(':') || !body.chars().any(char::is_alphanumeric) {
+        return None;
+    }
+    // `(already sent to this list):` ends the sentence above it.
+    if body.starts_with('(') && body.ends_with(')') {
+        return None;
+    }
+    let counted = if max_words == MAX_LONE_WORDS {
+        body.split_whitespace().count()
+    } else {
+        body.split_whitespace()
+            .filter(|w| w.chars().next().is_some_and(char::is_alphabetic))
+            .count()
+    };
+    if counted > max_words || says_nothing(body) {
+        return None;
+    }
+    let words: Vec<&str> = body.split_whitespace().collect();
+    Some(cut(&words))
+}
+
+/// A line drawn under a heading or between parts: only `-` or only `=`,
+/// at least three of them. Most lines fail on their first byte.
+pub fn is_rule(text: &str) -> bool {
+    let bytes = text.as_bytes().trim_ascii_start();
+    match bytes.first() {
+        Some(&mark) if mark == b'-' || mark == b'=' => {
+            let bytes = bytes.trim_ascii_end();
+            bytes.len() >= 3 && bytes.iter().all(|&b| b == mark)
+        }
+        _ => false,
+    }
+}
+
+/// The last character of a line that is not white space.
+pub fn last_char(text: &str) -> Option<char> {
+    let bytes = text.as_bytes().trim_ascii_end();
+    match *bytes.last()? {
+        b if b.is_ascii() => Some(char::from(b)),
+        _ => text[..bytes.len()].chars().next_back(),
+    }
+}
+
+/// Rule 4: an attribution, a line waiting for what follows, a tool's own
+/// header, or only filler words. Compares without allocating: only lines
+/// of a label's shape get here, but a mail has many attribution lines.
+fn says_nothing(body: &str) -> bool {
+    let is_in = |list: &[&str], w: &str| list.iter().any(|l| l.eq_ignore_ascii_case(w));
+    let last = body.split_whitespace().next_back().map_or("", word);
+    if is_in(ATTRIBUTION_TAILS, last) || is_in(INTRODUCING_TAILS, last) {
+        return true;
+    }
+    // "...running the following over a Gigabit link:" introduces what
+    // comes, wherever the word stands.
+    if body
+        .split_whitespace()
+        .any(|w| word(w).eq_ignore_ascii_case("following"))
+    {
+        return true;
+    }
+    let is_header = TOOL_HEADERS.iter().any(|header| {
+        let mut got = body.split_whitespace();
+        let mut want = header.split(' ');
+        loop {
+            match (got.next(), want.next()) {
+                (Some(g), Some(w)) if g.eq_ignore_ascii_case(w) => continue,
+                (None, None) => return true,
+                _ => return false,
+            }
+        }
+    });
+    is_header
+        || body
+            .split_whitespace()
+            .map(word)
+            .all(|w| w.is_empty() || is_in(FILLER, w))
+}
+
+/// A word without the punctuation around it.
+fn word(w: &str) -> &str {
+    w.trim_matches(|c: char| matches!(c, ',' | '.' | '(' | ')' | '"' | '\'' | '!'))
+}
+
+/// The words joined by single spaces, cut at a word boundary to at most
+/// [`MAX_LABEL_CHARS`] characters (a single longer word is cut inside).
+fn cut(words: &[&str]) -> String {
+    let mut label = String::new();
+    let mut chars = 0;
+    for word in words {
+        let len = word.chars().count();
+        let extra = usize::from(!label.is_empty());
+        if chars + extra + len > MAX_LABEL_CHARS {
+            if label.is_empty() {
+                label = word.chars().take(MAX_LABEL_CHARS).collect();
+            }
+            break;
+        }
+        if extra == 1 {
+            label.push(' ');
+        }
+        label.push_str(word);
+        chars += extra + len;
+    }
+    label
+}
+
+/// Whether a line is a command, which may stand between a label and its
+/// run: a shell prompt followed by a command (`# mount -o nobarrier ...`,
+/// `[root@db ~]# ...`, `host% ...`), or a line whose program is one of the
+/// tools (`bonnie++ -d /mnt -s 2048`, `sudo sysbench ...`).
+pub fn is_command_line(text: &str) -> bool {
+    let mut words = text.split_whitespace();
+    let Some(first) = words.next() else {
+        return false;
+    };
+    let mut program = first;
+    if is_prompt(first) {
+        match words.next() {
+            Some(next) => program = next,
+            None => return false,
+        }
+    } else if first.starts_with('[') {
+        // `[root@db ~]# command`
+        match (words.next(), words.next()) {
+            (Some(end), Some(next)) if end.ends_with(['#', '$', '%']) && end.contains(']') => {
+                program = next;
+            }
+            _ => return false,
+        }
+    }
+    if program != first {
+        return true;
+    }
+    while matches!(program, "sudo" | "time" | "nice" | "nohup") {
+        match words.next() {
+            Some(next) => program = next,
+            None => return false,
+        }
+    }
+    let name = program.rsplit('/').next().unwrap_or(program);
+    TOOLS.iter().any(|tool| {
+        name.get(..tool.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(tool))
+    })
+}
+
+/// `#`, `$`, `%`, `host#`, `root@db:~#`, `user@host:~$`.
+fn is_prompt(word: &str) -> bool {
+    let Some(rest) = word.strip_suffix(['#', '$', '%']) else {
+        return false;
+    };
+    rest.is_empty()
+        || rest.contains(['@', ':', '~', '/'])
+        || (rest.bytes().any(|b| b.is_ascii_alphabetic())
+            && rest
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_')))
+}
+
+/// Rule 3, seen from the line above: whether a line ending with `last`
+/// leaves its sentence open, so that a line under it continues that
+/// sentence.
+pub fn leaves_sentence_open(last: Option<char>) -> bool {
+    last.is_some_and(|c| c.is_alphanumeric() || c == ',' || c == ';')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colon_labels_and_their_text() {
+        let cases = [
+            ("Before this change:", Some("Before this change")),
+            ("After:", Some("After")),
+            ("host:", Some("host")),
+            ("kata:", Some("kata")),
+            ("Without the patch:", Some("Without the patch")),
+            ("With patch:", Some("With patch")),
+            (
+                "And here the results when mounting without barrier:",
+                Some("And here the results when mounting without barrier"),
+            ),
+            ("2.6.23-rc1:", Some("2.6.23-rc1")),
+            ("  My raid :  ", Some("My raid")),
+            ("---raid0 5*120gb sw raid:", Some("raid0 5*120gb sw raid")),
+            ("With   two\tspaces:", Some("With two spaces")),
+            // Filler only: introduces results, names none.
+            ("Here's a bonnie++ benchmark:", None),
+            ("And this is the output:", None),
+            ("I get:", None),
+            ("Here is a quick bench mark:", None),
+            ("Here is a simple comparison using bonnie:", None),
+            ("For example running the following over a Gibabit link:", None),
+            ("Here some tests I did and the results with bonnie++:", None),
+            // A tool's own headers.
+            ("Threads fairness:", None),
+            ("Threads:", None),
+            ("Latency (ms):", None),
+            ("Seek times:", None),
+            // Attributions.
+            ("Michael Vince wrote:", None),
+            ("On Fri, Sep 28, 2007 at 02:04:00PM -0600, Warner Losh wrote:", None),
+            // Too long or too many words.
+            (
+                "I ran the benchmark three times on each of the kernels and took the best result of each:",
+                None,
+            ),
+            ("one two three four five six seven eight nine ten eleven twelve thirteen:", None),
+            ("::", None),
+            ("--:", None),
+            ("Foo::", None),
+        ];
+        for (i, (text, want)) in cases.into_iter().enumerate() {
+            assert_eq!(
+                label_of(text, Below::default()).as_deref(),
+                want,
+                "case {i}: {text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn lone_phrases_only_directly_above_a_run() {
+        let cases = [
+            ("vanilla", true, Some("vanilla")),
+            ("patched kernel", true, Some("patched kernel")),
+            ("vanilla", false, None),
+            ("Thanks.", true, None),
+            ("Hi all,", true, None),
+            ("one two three four five", true, None),
+            ("a phrase that is rather too long here", true, None),
+            ("(patched)", true, None),
+            ("bonnie++", true, None),
+            ("Results", true, None),
+        ];
+        for (i, (text, above_run, want)) in cases.into_iter().enumerate() {
+            assert_eq!(
+                label_of(
+                    text,
+                    Below {
+                        run: above_run,
+                        rule: false
+                    }
+                )
+                .as_deref(),
+                want,
+                "case {i}: {text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn labels_are_cut_at_a_word_boundary() {
+        let text = "Second run: patched-2.6.16-rc4-mm2-kernel, readahead-of-4096-sectors, write-cache-off on hde:";
+        let label = label_of(text, Below::default()).unwrap();
+        assert_eq!(
+            label,
+            "Second run: patched-2.6.16-rc4-mm2-kernel, readahead-of-4096-sectors,"
+        );
+        assert!(label.chars().count() <= MAX_LABEL_CHARS);
+        let long_word = format!("{}:", "x".repeat(90));
+        assert_eq!(
+            label_of(&long_word, Below::default()).unwrap().len(),
+            MAX_LABEL_CHARS
+        );
+    }
+
+    #[test]
+    fn command_lines() {
+        let yes = [
+            "# mount -o nobarrier /dev/sda1 /mnt",
+            "$ bonnie++ -d /mnt -s 2048",
+            "bonnie++ -d /mnt -s 2048",
+            "./sysbench --test=cpu run",
+            "sudo sysbench --test=oltp run",
+            "/usr/local/bin/super-smack -d mysql select-key.smack 10 1000",
+            "[root@db1 ~]# diskinfo -t ada0",
+            "root@box:~# time dd if=/dev/zero of=x",
+            "freebsd% diskinfo -t ad0",
+            "Bonnie -s 1024",
+        ];
+        for text in yes {
+            assert!(is_command_line(text), "{text:?}");
+        }
+        let no = [
+            "Before:",
+            "#",
+            "50% faster with the patch",
+            "The used command is : bonnie++ -d /home/test",
+            "[1] http://example.org/",
+            "",
+        ];
+        for text in no {
+            assert!(!is_command_line(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn rules() {
+        for text in ["---", "  ==============  ", "--------------------"] {
+            assert!(is_rule(text), "{text:?}");
+        }
+        for text in ["--", "-=-", "--- raid0", "", "Version 1.03"] {
+            assert!(!is_rule(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn open_sentences() {
+        let open = |text: &str| leaves_sentence_open(last_char(text));
+        assert!(open("compiling the Fusion-MPT as module gives much better"));
+        assert!(open("glibc-2.3.2-10, (NPTL 0.60),  "));
+        assert!(open("CPU 性能"));
+        assert!(!open("Now the machine is performing very fast :-)"));
+        assert!(!open("I repeated the test."));
+        assert!(!open("=============="));
+        assert!(!open("Results:"));
+        assert!(!open("   "));
+    }
+}
