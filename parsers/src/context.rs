@@ -348,6 +348,11 @@ fn apply_facts(
 
 fn os_in_name(name: &str) -> Option<&'static str> {
     let lower = name.to_ascii_lowercase();
+    // A thread library named as the machine (`LinuxThreads` beside `NPTL`)
+    // says nothing of the system.
+    if classify(&lower).is_some_and(|(key, _)| key == "thread_lib") {
+        return None;
+    }
     if lower.contains("linux") {
         Some("Linux")
     } else if lower.contains("freebsd") {
@@ -357,6 +362,18 @@ fn os_in_name(name: &str) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// A mail header that names the sender's own system (`X-Mailer: Mozilla
+/// 4.74 [en] (X11; U; Linux 2.2.19 i686)`), not the benchmarked one.
+fn is_mailer_header(text: &str) -> bool {
+    ["X-Mailer:", "User-Agent:", "X-Newsreader:", "X-MimeOLE:"]
+        .iter()
+        .any(|h| {
+            text.as_bytes()
+                .get(..h.len())
+                .is_some_and(|head| head.eq_ignore_ascii_case(h.as_bytes()))
+        })
 }
 
 /// One thing the text says about the system the runs ran on.
@@ -398,7 +415,7 @@ pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
             continue;
         }
         let text = text.trim_end();
-        if text.len() < 6 || text.len() > 400 {
+        if text.len() < 6 || text.len() > 400 || is_mailer_header(text) {
             continue;
         }
         let mut push = |key: &'static str, value: &str, group: Option<&'static str>| {
@@ -456,14 +473,16 @@ pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
                 }
             }
         } else if let Some(rest) = text.strip_prefix("Running tests on: ") {
-            // sql-bench: `Running tests on: Linux 2.4.0 i686`
-            let words: Vec<&str> = rest.split_whitespace().collect();
-            if let [os, version, rest @ ..] = words.as_slice() {
-                let group = os_group(os);
-                push("os", os, group);
-                push("os_version", version, group);
-                if let Some(arch) = rest.first() {
-                    push("arch", arch, None);
+            // sql-bench: `Running tests on: Linux 2.4.0 i686`, `Windows NT
+            // Version 4.0`: read as sql-bench reads its own header.
+            let attrs = crate::sql_bench::machine_attrs(rest);
+            let group = attrs
+                .iter()
+                .find(|(key, _)| *key == "os")
+                .and_then(|(_, os)| os_group(os));
+            if attrs.len() >= 2 {
+                for (key, value) in &attrs {
+                    push(key, value, if *key == "arch" { None } else { group });
                 }
             }
         } else if let Some(rest) = text.strip_prefix("Server version:") {
@@ -1013,6 +1032,29 @@ mod tests {
             let got = section_label(&lines, 0).map(|l| l.label);
             assert_eq!(got.as_deref(), *want, "case {i}");
         }
+    }
+
+    #[test]
+    fn facts_not_taken_from_mailers_or_thread_libraries() {
+        // The X-Mailer of a 2001 LKML mail names the sender's desktop.
+        let lines = text::lines(
+            "X-Mailer: Mozilla 4.74 [en] (X11; U; Linux 2.2.19 i686)\n\
+             Running tests on: Windows NT Version 4.0\n",
+        );
+        let got: Vec<(&str, String)> = facts(&lines)
+            .into_iter()
+            .map(|f| (f.key, f.value))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("os", "Windows NT".to_string()),
+                ("os_version", "4.0".to_string())
+            ]
+        );
+        // NPTL against LinuxThreads: rows named after a thread library.
+        assert_eq!(os_in_name("LinuxThreads"), None);
+        assert_eq!(os_in_name("LINUXSMP"), Some("Linux"));
     }
 
     #[test]
