@@ -7,9 +7,10 @@ fixture in its first cell; the `kinds` column lists kinds 1-8 or `neg`)
 and each fixture's `.expected.json`. A fixture counts as a whole mail when
 the parser read mail headers for its first message (an author and a date
 or a subject). Prints a Markdown table; `--list` prints one line per
-fixture too.
+fixture too, `--sources` a Markdown table of every fixture with its
+source as SOURCES.md gives it.
 
-    python3 scripts/fixture-kinds.py [--list]
+    python3 scripts/fixture-kinds.py [--list | --sources]
 """
 
 import json
@@ -35,7 +36,7 @@ KINDS = {
 
 
 def rows():
-    """(fixture path, kinds) for every table row naming a real fixture."""
+    """(fixture path, kinds, source) for every table row naming a real fixture."""
     kinds_at = None
     for line in (FIXTURES / "SOURCES.md").read_text().splitlines():
         if not line.startswith("|"):
@@ -51,14 +52,20 @@ def rows():
         kinds = []
         if kinds_at is not None and kinds_at < len(cells):
             kinds = re.findall(r"\b(?:[1-8]|neg)\b", cells[kinds_at])
-        yield m.group(1), kinds or ["-"]
+        yield m.group(1), kinds or ["-"], cells[1] if len(cells) > 1 else ""
 
 
 def main():
     listing = "--list" in sys.argv
+    with_sources = "--sources" in sys.argv
     seen = {}
-    for path, kinds in rows():
+    sources = {}
+    for path, kinds, source in rows():
         seen.setdefault(path, set()).update(kinds)
+        sources.setdefault(path, source)
+    if with_sources:
+        print("| fixture | kinds | whole mail | runs | values | source |")
+        print("|---|---|---:|---:|---:|---|")
     on_disk = {str(p.relative_to(FIXTURES)) for p in FIXTURES.rglob("real-*.txt")}
     missing = sorted(on_disk - seen.keys())
     stale = sorted(set(seen) - on_disk)
@@ -75,11 +82,16 @@ def main():
         mail = int(bool(first and first["author"] and (first["date"] or first["subject"])))
         if listing:
             print(f"{path}\tkinds={','.join(sorted(seen[path]))}\tmail={mail}\truns={runs}\tvalues={values}")
+        if with_sources:
+            kinds = ", ".join(sorted(seen[path]))
+            print(f"| `{path}` | {kinds} | {'yes' if mail else ''} | {runs} | {values} | {sources[path]} |")
         for k in seen[path]:
             for i, n in enumerate((1, mail, runs, values)):
                 per_kind[k][i] += n
         for i, n in enumerate((1, mail, runs, values)):
             totals[i] += n
+    if with_sources:
+        print()
     print("| kind | fixtures | whole mails | runs | values |")
     print("|---|---:|---:|---:|---:|")
     for k, (n, mails, runs, values) in per_kind.items():
