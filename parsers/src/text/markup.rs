@@ -47,11 +47,15 @@ impl<'a> Source<'a> {
             }
             lines.push(line);
         }
-        if signs.maybe_quoted_printable && looks_quoted_printable(super::raw_lines(input)) {
-            rewritten.clear();
-            left_out.clear();
-            let raw: Vec<&str> = super::raw_lines(input).collect();
-            undo_quoted_printable(&raw, &mut rewritten, &mut left_out);
+        if looks_quoted_printable(&signs.equals, signs.declared) {
+            // Only the lines holding a `=` (and those a soft break joins)
+            // change; their markup is undone again on the decoded text.
+            let mut decoded = Vec::new();
+            undo_quoted_printable(&signs.equals, &mut decoded, &mut left_out);
+            let touched: Vec<usize> = signs.equals.iter().map(|&(index, _)| index).collect();
+            rewritten.retain(|(index, _)| touched.binary_search(index).is_err());
+            rewritten.extend(decoded);
+            rewritten.sort_by_key(|&(index, _)| index);
         }
         if signs.paragraph_gaps.len() >= MIN_PARAGRAPH_GAPS {
             left_out.extend(signs.paragraph_gaps);
@@ -117,9 +121,11 @@ const MIN_PARAGRAPH_GAPS: usize = 4;
 /// What the one pass over the lines notices for the whole input.
 #[derive(Default)]
 struct Signs<'a> {
-    /// A line ends in `=` or a header names quoted-printable: worth the
-    /// closer look of [`looks_quoted_printable`].
-    maybe_quoted_printable: bool,
+    /// The lines quoted-printable could have touched, with their 0-based
+    /// index: those holding a `=`, and each line after a soft break.
+    equals: Vec<(usize, &'a str)>,
+    /// A header names quoted-printable.
+    declared: bool,
     /// 1-based numbers of the empty lines between two hard-broken lines.
     paragraph_gaps: Vec<usize>,
     before: Option<&'a str>,
@@ -129,8 +135,11 @@ struct Signs<'a> {
 impl<'a> Signs<'a> {
     fn see(&mut self, index: usize, line: &'a str) {
         let b = line.as_bytes();
-        self.maybe_quoted_printable |= b.last() == Some(&b'=')
-            || (matches!(b.first(), Some(b'C' | b'c')) && is_encoding_header(line));
+        let after_soft_break = self.previous.is_some_and(is_soft_break);
+        if after_soft_break || memchr::memchr(b'=', b).is_some() {
+            self.equals.push((index, line));
+        }
+        self.declared |= matches!(b.first(), Some(b'C' | b'c')) && is_encoding_header(line);
         let hard_break = |line: &str| line.ends_with("  ");
         if self.previous == Some("") && self.before.is_some_and(hard_break) && hard_break(line) {
             // `index` is the line after the gap: the gap's 1-based number.
@@ -150,26 +159,34 @@ fn is_encoding_header(line: &str) -> bool {
 
 /// Joins what soft breaks cut, decodes the escapes, then undoes markup.
 fn undo_quoted_printable(
-    raw: &[&str],
+    raw: &[(usize, &str)],
     rewritten: &mut Vec<(usize, String)>,
     left_out: &mut Vec<usize>,
 ) {
     let mut i = 0;
     while i < raw.len() {
-        let mut line: Cow<'_, str> = Cow::Borrowed(raw[i]);
-        let first = i;
-        while is_soft_break(&line) && i + 1 < raw.len() {
+        let (first, text) = raw[i];
+        let mut line: Cow<'_, str> = Cow::Borrowed(text);
+        while is_soft_break(&line)
+            && raw
+                .get(i + 1)
+                .is_some_and(|&(next, _)| next == raw[i].0 + 1)
+        {
             let mut joined = line.into_owned();
             joined.pop();
-            joined.push_str(raw[i + 1]);
+            joined.push_str(raw[i + 1].1);
             line = Cow::Owned(joined);
             i += 1;
-            left_out.push(i + 1);
+            left_out.push(raw[i].0 + 1);
         }
         if let Some(decoded) = decode_qp_escapes(&line) {
             line = Cow::Owned(decoded);
         }
-        undo_line_markup(first, line, rewritten);
+        if has_markup_byte(line.as_bytes()) {
+            undo_line_markup(first, line, rewritten);
+        } else if let Cow::Owned(changed) = line {
+            rewritten.push((first, changed));
+        }
         i += 1;
     }
 }
@@ -208,18 +225,13 @@ fn hex(b: u8) -> Option<u8> {
 /// sql-bench's `csys =` wrapped by a mailer) and no escapes: a ` =` end
 /// proves nothing, and a line longer than 76 ending in `=` was never
 /// encoded.
-fn looks_quoted_printable<'b>(raw: impl Iterator<Item = &'b str>) -> bool {
+fn looks_quoted_printable(equals: &[(usize, &str)], declared: bool) -> bool {
     let mut escapes = 0;
     let mut soft_breaks = 0;
     let mut wide_soft_breaks = 0;
     let mut long_soft_breaks = 0;
-    let mut declared = false;
-    for line in raw {
+    for &(_, line) in equals {
         let b = line.as_bytes();
-        declared |= matches!(b.first(), Some(b'C' | b'c')) && is_encoding_header(line);
-        if !b.contains(&b'=') {
-            continue;
-        }
         escapes += telling_escapes(b);
         if is_soft_break(line) {
             soft_breaks += 1;
