@@ -772,7 +772,23 @@ fn draw_marker<DB: DrawingBackend>(
 ) -> DrawResult<DB> {
     if hollow {
         root.draw(&marker(index, at, WHITE.filled()))?;
-        root.draw(&marker(index, at, colour.stroke_width(2)))
+        if (index / PALETTE.len() + index) % 3 == 1 {
+            // plotters fills a triangle marker whatever its style: its
+            // outline is drawn as a path, with the marker's corners.
+            let corners: Vec<(i32, i32)> = [-90.0f64, -210.0, -330.0, -90.0]
+                .iter()
+                .map(|degrees| {
+                    let radians = degrees.to_radians();
+                    (
+                        (radians.cos() * 5.0 + f64::from(at.0)).ceil() as i32,
+                        (radians.sin() * 5.0 + f64::from(at.1)).ceil() as i32,
+                    )
+                })
+                .collect();
+            root.draw(&PathElement::new(corners, colour.stroke_width(2)))
+        } else {
+            root.draw(&marker(index, at, colour.stroke_width(2)))
+        }
     } else {
         root.draw(&marker(index, at, ShapeStyle::from(colour).filled()))
     }
@@ -789,7 +805,7 @@ fn draw_legend<DB: DrawingBackend>(
     let (width, height) = root.dim_in_pixel();
     let row_height = 22;
     // Room for the note's lines under the entries.
-    let reserved = if chart.note.is_some() { 64 } else { 0 };
+    let reserved = if chart.note.is_some() { 96 } else { 0 };
     let fits = ((height as i32 - top - 40 - reserved) / row_height).max(1) as usize;
     let shown = if chart.series.len() > fits {
         fits - 1
@@ -843,7 +859,7 @@ fn draw_legend<DB: DrawingBackend>(
     if let Some(note) = &chart.note {
         let room = width as i32 - left - 8;
         let mut y = top + rows as i32 * row_height + 14;
-        for line in wrap_to_width(note, NOTE_SIZE, room).into_iter().take(4) {
+        for line in wrap_to_width(note, NOTE_SIZE, room).into_iter().take(6) {
             text(
                 labels,
                 &line,

@@ -109,8 +109,12 @@ impl Comparison {
             .any(|p| p.hollow);
         if hollow {
             chart.note = Some(format!(
-                "Hollow{}: not shown to differ from the baseline at {} confidence (or fewer than {MIN_RUNS} runs a side).",
-                if chart.series.iter().any(|s| s.dashed) { ", dashed" } else { "" },
+                "Hollow{}: no difference to the baseline shown at {} confidence, or under {MIN_RUNS} runs a side.",
+                if self.x == XAxis::Threads && chart.series.iter().any(|s| s.dashed) {
+                    ", dashed"
+                } else {
+                    ""
+                },
                 self.confidence
             ));
         }

@@ -48,7 +48,12 @@ pub fn to_text(comparison: &Comparison) -> String {
         .any(|p| p.efficiency.is_some());
     let with_baseline = comparison.baseline.is_some();
     let first_title = if threads { "threads" } else { "item" };
-    let first_width = if threads { 7 } else { 18 };
+    // Item names give up two characters to the difference column.
+    let first_width = match (threads, with_baseline) {
+        (true, _) => 7,
+        (false, true) => 16,
+        (false, false) => 18,
+    };
     for series in &comparison.series {
         lines.push(String::new());
         let mut head = series.name.clone();
