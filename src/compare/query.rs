@@ -143,9 +143,11 @@ impl CompareQuery {
         }
         if let Some(baseline) = &self.baseline {
             pairs.push(("baseline", baseline.clone()));
-            // The verdicts depend on it: a shared link keeps its level
-            // even if the default changed. Without a baseline it changes
-            // nothing, so it is left out.
+        }
+        // The verdicts depend on the level: with a baseline a shared link
+        // names it even when it is the default. Without one only the form
+        // shows it.
+        if self.baseline.is_some() || self.conf != Confidence::default() {
             pairs.push(("conf", self.conf.name().to_owned()));
         }
         serde_urlencoded::to_string(&pairs).unwrap_or_default()
@@ -334,9 +336,11 @@ mod tests {
         let q = query("tool=sysbench&metric=tps&baseline=a&conf=99.5").unwrap();
         assert_eq!(q.conf, Confidence::P99_5);
         assert_eq!(query(&q.to_query_string()).unwrap(), q);
-        // No baseline, no verdicts: the level is not part of the link.
-        let q = query("tool=sysbench&metric=tps&conf=99").unwrap();
+        // No baseline, no verdicts: the default level is left out.
+        let q = query("tool=sysbench&metric=tps&conf=95").unwrap();
         assert_eq!(q.to_query_string(), "tool=sysbench&metric=tps");
+        let q = query("tool=sysbench&metric=tps&conf=99").unwrap();
+        assert_eq!(q.to_query_string(), "tool=sysbench&metric=tps&conf=99");
     }
 
     #[test]
