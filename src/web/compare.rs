@@ -209,7 +209,7 @@ struct RowView {
 struct DifferenceView {
     /// `-0.6% ± 40.2%`, or the plain `-0.6%` without an interval.
     percent: String,
-    /// `-123.4 ± 2,345.6 q/s`.
+    /// `-123.4 ± 2345.6 q/s`.
     absolute: String,
     /// `better`, `no difference at 95%`, `too few runs`.
     verdict: String,
