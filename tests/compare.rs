@@ -574,6 +574,7 @@ async fn export_gives_the_same_csv_as_the_page() {
         format!("{SEED_004_QUERY}&baseline=2.4.0"),
         "tool=sysbench&metric=qps&by=label&where=label:Original&where=label:slow+LOCK_open"
             .to_owned(),
+        "tool=sysbench&metric=qps&by=label&baseline=Original&conf=99".to_owned(),
     ] {
         let web = get(&state, &format!("/compare.csv?{query}")).await.body;
         let cli = benchlog(&["export", "--db", db_arg, "--csv", "--query", &query]);
@@ -607,6 +608,31 @@ async fn export_gives_the_same_csv_as_the_page() {
         .body;
     assert_eq!(cli, web);
     assert!(String::from_utf8_lossy(&cli).contains(",18624.6,"));
+    // The confidence level as an option.
+    let cli = benchlog(&[
+        "export",
+        "--db",
+        db_arg,
+        "--csv",
+        "--tool",
+        "sysbench",
+        "--metric",
+        "qps",
+        "--by",
+        "label",
+        "--baseline",
+        "Original",
+        "--conf",
+        "99",
+    ]);
+    let web = get(
+        &state,
+        "/compare.csv?tool=sysbench&metric=qps&by=label&baseline=Original&conf=99",
+    )
+    .await
+    .body;
+    assert_eq!(cli, web);
+    assert!(String::from_utf8_lossy(&cli).contains(",student,99,better,"));
     // No query: every stored result, one row per result.
     let all = String::from_utf8(benchlog(&["export", "--db", db_arg, "--csv"])).unwrap();
     assert!(

@@ -976,6 +976,37 @@ mod tests {
     }
 
     #[test]
+    fn unproven_points_are_hollow_and_their_series_dashed() {
+        let draw = |hollow: bool| {
+            let mut chart = LineChart::new("t", "threads", "q/s");
+            let mut series = ChartSeries::from_values("a", &[(1.0, 10.0), (64.0, 12.0)]);
+            for point in &mut series.points {
+                point.hollow = hollow;
+            }
+            series.dashed = hollow;
+            chart.series.push(series);
+            if hollow {
+                chart.note = Some("Hollow, dashed: no difference shown".to_owned());
+            }
+            render_svg(&chart).unwrap()
+        };
+        let (solid, hollow) = (draw(false), draw(true));
+        // A dashed line is drawn as many short pieces; a hollow marker is
+        // white inside its outline.
+        assert!(
+            hollow.matches("<polyline").count() > solid.matches("<polyline").count() + 4,
+            "{hollow}"
+        );
+        let outlined = r##"fill="none" stroke="#0072B2" stroke-width="2"/>"##;
+        let filled = r##"r="4" opacity="1" fill="#0072B2""##;
+        // Two points and the legend's marker.
+        assert_eq!(hollow.matches(outlined).count(), 3, "{hollow}");
+        assert_eq!(solid.matches(filled).count(), 3, "{solid}");
+        assert!(!hollow.contains(filled) && !solid.contains(outlined));
+        assert!(hollow.contains("Hollow, dashed") && !solid.contains("Hollow"));
+    }
+
+    #[test]
     fn png_is_a_png() {
         let mut chart = LineChart::new("t", "x", "y");
         chart
