@@ -366,14 +366,14 @@ impl VsBaseline {
     /// Why a verdict is what it is, in a sentence for a table cell's
     /// second line.
     pub fn explanation(&self) -> String {
-        match (&self.interval, self.verdict) {
-            (Some(interval), _) => format!(
+        match &self.interval {
+            Some(interval) => format!(
                 "{} at {}, {} df",
                 interval.method.title(),
                 self.confidence,
                 format_df(interval.df)
             ),
-            (None, _) => format!(
+            None => format!(
                 "n = {} and {}: {MIN_RUNS} runs a side are needed",
                 self.baseline_n, self.n
             ),
