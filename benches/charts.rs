@@ -24,6 +24,7 @@ fn chart() -> Chart {
         y_title: "q/s".to_owned(),
         series,
         categories: None,
+        note: None,
         width: charts::WIDTH,
         height: charts::HEIGHT,
     }

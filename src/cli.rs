@@ -225,6 +225,7 @@ fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
                 ("metric", &args.metric),
                 ("x", &args.x),
                 ("baseline", &args.baseline),
+                ("conf", &args.conf),
             ] {
                 if let Some(value) = value {
                     pairs.push((key.to_owned(), value.clone()));

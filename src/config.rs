@@ -172,7 +172,7 @@ pub struct ExportArgs {
     pub csv: bool,
     /// The whole query as /compare takes it, e.g.
     /// 'tool=super-smack&metric=q_per_s&by=scheduler' (instead of the options below).
-    #[arg(long, value_name = "QUERY_STRING", conflicts_with_all = ["tool", "test", "item", "metric", "x", "by", "wheres", "baseline"])]
+    #[arg(long, value_name = "QUERY_STRING", conflicts_with_all = ["tool", "test", "item", "metric", "x", "by", "wheres", "baseline", "conf"])]
     pub query: Option<String>,
     /// Only this tool's results (super-smack, sysbench, sql-bench, bonnie, diskinfo).
     #[arg(long)]
@@ -199,6 +199,10 @@ pub struct ExportArgs {
     /// The series the others are compared with (its name, e.g. "ULE / libthr").
     #[arg(long, value_name = "SERIES")]
     pub baseline: Option<String>,
+    /// The confidence level of the differences to the baseline: 80, 90,
+    /// 95 (the default), 98, 99 or 99.5.
+    #[arg(long, value_name = "PERCENT")]
+    pub conf: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -279,18 +279,20 @@ async fn baseline_differences_follow_the_metrics_direction() {
         .find(|p| p["item"] == "test-alter-table")
         .unwrap()
         .clone();
-    // (143 - 176) / 176 = -18.75 %
+    // (143 - 176) / 176 = -18.75 %, of one run each: too few to judge.
     assert_eq!(alter["vs_baseline"]["percent"], -18.75);
-    assert_eq!(alter["vs_baseline"]["verdict"], "better");
+    assert_eq!(alter["vs_baseline"]["difference"], -33.0);
+    assert_eq!(alter["vs_baseline"]["verdict"], "too_few_runs");
     let text = get(
         &state,
         &format!("/compare.txt?{SEED_004_QUERY}&baseline=2.2.16-22smp"),
     )
     .await
     .text();
-    assert!(text.contains("-18.8% better"), "{text}");
+    assert!(text.contains("-18.8% few runs"), "{text}");
 
-    // q_per_s: higher is better, so slower schedulers are "worse".
+    // q_per_s: higher is better, so slower schedulers are below zero
+    // (three runs against two: too few for a verdict).
     let json = get(
         &state,
         &format!("/compare.json?{SEED_000_QUERY}&baseline=ULE+%2F+libthr"),
@@ -299,14 +301,17 @@ async fn baseline_differences_follow_the_metrics_direction() {
     .json();
     let bsd = &series(&json, "4BSD / libthr")["points"][0];
     assert!(bsd["vs_baseline"]["percent"].as_f64().unwrap() < 0.0);
-    assert_eq!(bsd["vs_baseline"]["verdict"], "worse");
+    assert_eq!(bsd["vs_baseline"]["verdict"], "too_few_runs");
     let page = get(
         &state,
         &format!("/compare?{SEED_000_QUERY}&baseline=ULE+%2F+libthr"),
     )
     .await
     .text();
-    assert!(page.contains("% worse"), "the table says which way");
+    assert!(
+        page.contains(r#"class="verdict too_few_runs">too few runs"#),
+        "the table says why: {page}"
+    );
 
     // A baseline that names no series is said, not failed.
     let json = get(
@@ -569,6 +574,7 @@ async fn export_gives_the_same_csv_as_the_page() {
         format!("{SEED_004_QUERY}&baseline=2.4.0"),
         "tool=sysbench&metric=qps&by=label&where=label:Original&where=label:slow+LOCK_open"
             .to_owned(),
+        "tool=sysbench&metric=qps&by=label&baseline=Original&conf=99".to_owned(),
     ] {
         let web = get(&state, &format!("/compare.csv?{query}")).await.body;
         let cli = benchlog(&["export", "--db", db_arg, "--csv", "--query", &query]);
@@ -602,6 +608,31 @@ async fn export_gives_the_same_csv_as_the_page() {
         .body;
     assert_eq!(cli, web);
     assert!(String::from_utf8_lossy(&cli).contains(",18624.6,"));
+    // The confidence level as an option.
+    let cli = benchlog(&[
+        "export",
+        "--db",
+        db_arg,
+        "--csv",
+        "--tool",
+        "sysbench",
+        "--metric",
+        "qps",
+        "--by",
+        "label",
+        "--baseline",
+        "Original",
+        "--conf",
+        "99",
+    ]);
+    let web = get(
+        &state,
+        "/compare.csv?tool=sysbench&metric=qps&by=label&baseline=Original&conf=99",
+    )
+    .await
+    .body;
+    assert_eq!(cli, web);
+    assert!(String::from_utf8_lossy(&cli).contains(",student,99,better,"));
     // No query: every stored result, one row per result.
     let all = String::from_utf8(benchlog(&["export", "--db", db_arg, "--csv"])).unwrap();
     assert!(

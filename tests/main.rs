@@ -24,4 +24,5 @@ mod support;
 mod unavailable;
 mod upload;
 mod upload_limits;
+mod verdicts;
 mod web;

@@ -14,6 +14,7 @@
 use std::sync::Once;
 
 use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{register_font, FontStyle, FontTransform};
@@ -72,6 +73,9 @@ pub fn series_colour(index: usize) -> String {
 pub struct ChartSeries {
     pub name: String,
     pub points: Vec<Summary>,
+    /// Drawn dashed (and so in the legend): none of its differences to
+    /// the baseline is shown to be more than noise.
+    pub dashed: bool,
 }
 
 impl ChartSeries {
@@ -81,6 +85,7 @@ impl ChartSeries {
         ChartSeries {
             name: name.into(),
             points: summarise(values),
+            dashed: false,
         }
     }
 }
@@ -96,6 +101,8 @@ pub struct Chart {
     pub y_title: String,
     pub series: Vec<ChartSeries>,
     pub categories: Option<Vec<String>>,
+    /// A line under the legend explaining its marks (what hollow means).
+    pub note: Option<String>,
     pub width: u32,
     pub height: u32,
 }
@@ -121,6 +128,7 @@ impl Chart {
             y_title: y_title.into(),
             series: Vec::new(),
             categories: None,
+            note: None,
             width: WIDTH,
             height: HEIGHT,
         }
@@ -159,13 +167,16 @@ impl Chart {
 pub struct ChartError(String);
 
 /// The values of one x of a series.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Summary {
     pub x: f64,
     pub mean: f64,
     pub min: f64,
     pub max: f64,
     pub count: usize,
+    /// Drawn hollow (an outlined marker or bar): its difference to the
+    /// baseline is not shown to be more than noise.
+    pub hollow: bool,
 }
 
 /// Groups points by x (in ascending x) into mean, min and max.
@@ -191,6 +202,7 @@ pub fn summarise(points: &[(f64, f64)]) -> Vec<Summary> {
                 min: y,
                 max: y,
                 count: 1,
+                hollow: false,
             }),
         }
     }
@@ -513,7 +525,16 @@ fn draw_lines<DB: DrawingBackend>(
     for (index, series) in summaries.iter().enumerate() {
         let colour = PALETTE[index % PALETTE.len()];
         let points: Vec<(i32, i32)> = series.iter().map(|s| (px(s.x), py(s.mean))).collect();
-        root.draw(&PathElement::new(points, colour.stroke_width(2)))?;
+        if chart.series.get(index).is_some_and(|s| s.dashed) {
+            root.draw(&DashedPathElement::new(
+                points,
+                7,
+                5,
+                colour.stroke_width(2),
+            ))?;
+        } else {
+            root.draw(&PathElement::new(points, colour.stroke_width(2)))?;
+        }
     }
     let mut placed: Vec<Rect> = Vec::new();
     for (index, series) in summaries.iter().enumerate() {
@@ -533,7 +554,7 @@ fn draw_lines<DB: DrawingBackend>(
                     ))?;
                 }
             }
-            root.draw(&marker(index, (x, y), colour))?;
+            draw_marker(root, index, (x, y), colour, s.hollow)?;
             placed.push(Rect::around((x, y), 5));
         }
     }
@@ -682,10 +703,13 @@ fn draw_bars<DB: DrawingBackend>(
             let top = (band_top + band * 0.1 + bar * index as f64).round() as i32;
             let bottom = (band_top + band * 0.1 + bar * (index + 1) as f64).round() as i32 - 1;
             let bottom = bottom.max(top + 1);
-            root.draw(&Rectangle::new(
-                [(px(v_low.max(0.0)), top), (px(s.mean), bottom)],
-                colour.filled(),
-            ))?;
+            let corners = [(px(v_low.max(0.0)), top), (px(s.mean), bottom)];
+            if s.hollow {
+                root.draw(&Rectangle::new(corners, WHITE.filled()))?;
+                root.draw(&Rectangle::new(corners, colour.stroke_width(2)))?;
+            } else {
+                root.draw(&Rectangle::new(corners, colour.filled()))?;
+            }
             let middle = (top + bottom) / 2;
             if s.max > s.min {
                 root.draw(&PathElement::new(
@@ -728,13 +752,45 @@ fn draw_bars<DB: DrawingBackend>(
 fn marker<DB: DrawingBackend>(
     index: usize,
     at: (i32, i32),
-    colour: RGBColor,
+    style: ShapeStyle,
 ) -> DynElement<'static, DB, (i32, i32)> {
-    let style = ShapeStyle::from(colour).filled();
     match (index / PALETTE.len() + index) % 3 {
         0 => Circle::new(at, 4, style).into_dyn(),
         1 => TriangleMarker::new(at, 5, style).into_dyn(),
         _ => Rectangle::new([(at.0 - 4, at.1 - 4), (at.0 + 4, at.1 + 4)], style).into_dyn(),
+    }
+}
+
+/// Series `index`'s marker, filled, or hollow (white inside an outline,
+/// hiding the line beneath).
+fn draw_marker<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    index: usize,
+    at: (i32, i32),
+    colour: RGBColor,
+    hollow: bool,
+) -> DrawResult<DB> {
+    if hollow {
+        root.draw(&marker(index, at, WHITE.filled()))?;
+        if (index / PALETTE.len() + index) % 3 == 1 {
+            // plotters fills a triangle marker whatever its style: its
+            // outline is drawn as a path, with the marker's corners.
+            let corners: Vec<(i32, i32)> = [-90.0f64, -210.0, -330.0, -90.0]
+                .iter()
+                .map(|degrees| {
+                    let radians = degrees.to_radians();
+                    (
+                        (radians.cos() * 5.0 + f64::from(at.0)).ceil() as i32,
+                        (radians.sin() * 5.0 + f64::from(at.1)).ceil() as i32,
+                    )
+                })
+                .collect();
+            root.draw(&PathElement::new(corners, colour.stroke_width(2)))
+        } else {
+            root.draw(&marker(index, at, colour.stroke_width(2)))
+        }
+    } else {
+        root.draw(&marker(index, at, ShapeStyle::from(colour).filled()))
     }
 }
 
@@ -748,7 +804,9 @@ fn draw_legend<DB: DrawingBackend>(
 ) -> DrawResult<DB> {
     let (width, height) = root.dim_in_pixel();
     let row_height = 22;
-    let fits = ((height as i32 - top - 40) / row_height).max(1) as usize;
+    // Room for the note's lines under the entries.
+    let reserved = if chart.note.is_some() { 96 } else { 0 };
+    let fits = ((height as i32 - top - 40 - reserved) / row_height).max(1) as usize;
     let shown = if chart.series.len() > fits {
         fits - 1
     } else {
@@ -760,16 +818,20 @@ fn draw_legend<DB: DrawingBackend>(
         let y = top + index as i32 * row_height + 8;
         let colour = PALETTE[index % PALETTE.len()];
         if bars {
-            root.draw(&Rectangle::new(
-                [(left + 6, y - 6), (left + 24, y + 6)],
-                colour.filled(),
-            ))?;
+            let corners = [(left + 6, y - 6), (left + 24, y + 6)];
+            if series.dashed {
+                root.draw(&Rectangle::new(corners, colour.stroke_width(2)))?;
+            } else {
+                root.draw(&Rectangle::new(corners, colour.filled()))?;
+            }
         } else {
-            root.draw(&PathElement::new(
-                vec![(left, y), (left + 28, y)],
-                colour.stroke_width(2),
-            ))?;
-            root.draw(&marker(index, (left + 14, y), colour))?;
+            let line = vec![(left, y), (left + 28, y)];
+            if series.dashed {
+                root.draw(&DashedPathElement::new(line, 5, 4, colour.stroke_width(2)))?;
+            } else {
+                root.draw(&PathElement::new(line, colour.stroke_width(2)))?;
+            }
+            draw_marker(root, index, (left + 14, y), colour, series.dashed)?;
         }
         text(
             labels,
@@ -780,6 +842,7 @@ fn draw_legend<DB: DrawingBackend>(
             (HPos::Left, VPos::Center),
         );
     }
+    let mut rows = shown;
     if shown < chart.series.len() {
         let y = top + shown as i32 * row_height + 8;
         let more = format!("+ {} more (see table)", chart.series.len() - shown);
@@ -791,8 +854,51 @@ fn draw_legend<DB: DrawingBackend>(
             &MUTED,
             (HPos::Left, VPos::Center),
         );
+        rows += 1;
+    }
+    if let Some(note) = &chart.note {
+        let room = width as i32 - left - 8;
+        let mut y = top + rows as i32 * row_height + 14;
+        for line in wrap_to_width(note, NOTE_SIZE, room).into_iter().take(6) {
+            text(
+                labels,
+                &line,
+                (left, y),
+                NOTE_SIZE,
+                &MUTED,
+                (HPos::Left, VPos::Center),
+            );
+            y += NOTE_SIZE as i32 + 4;
+        }
     }
     Ok(())
+}
+
+/// Breaks `text` at spaces into lines that fit `max_width` pixels (a word
+/// longer than that is cut).
+fn wrap_to_width(text: &str, size: f64, max_width: i32) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for word in text.split_whitespace() {
+        let joined = if current.is_empty() {
+            word.to_owned()
+        } else {
+            format!("{current} {word}")
+        };
+        if text_width(&joined, size) <= max_width || current.is_empty() {
+            current = joined;
+        } else {
+            lines.push(std::mem::take(&mut current));
+            current = word.to_owned();
+        }
+    }
+    if !current.is_empty() {
+        lines.push(current);
+    }
+    lines
+        .into_iter()
+        .map(|line| fit(&line, size, max_width))
+        .collect()
 }
 
 #[cfg(test)]
@@ -867,6 +973,37 @@ mod tests {
         for needle in ["test-ATIS", "test-insert", "2.4.0", "wall-clock time (s)"] {
             assert!(svg.contains(needle), "{needle}");
         }
+    }
+
+    #[test]
+    fn unproven_points_are_hollow_and_their_series_dashed() {
+        let draw = |hollow: bool| {
+            let mut chart = LineChart::new("t", "threads", "q/s");
+            let mut series = ChartSeries::from_values("a", &[(1.0, 10.0), (64.0, 12.0)]);
+            for point in &mut series.points {
+                point.hollow = hollow;
+            }
+            series.dashed = hollow;
+            chart.series.push(series);
+            if hollow {
+                chart.note = Some("Hollow, dashed: no difference shown".to_owned());
+            }
+            render_svg(&chart).unwrap()
+        };
+        let (solid, hollow) = (draw(false), draw(true));
+        // A dashed line is drawn as many short pieces; a hollow marker is
+        // white inside its outline.
+        assert!(
+            hollow.matches("<polyline").count() > solid.matches("<polyline").count() + 4,
+            "{hollow}"
+        );
+        let outlined = r##"fill="none" stroke="#0072B2" stroke-width="2"/>"##;
+        let filled = r##"r="4" opacity="1" fill="#0072B2""##;
+        // Two points and the legend's marker.
+        assert_eq!(hollow.matches(outlined).count(), 3, "{hollow}");
+        assert_eq!(solid.matches(filled).count(), 3, "{solid}");
+        assert!(!hollow.contains(filled) && !solid.contains(outlined));
+        assert!(hollow.contains("Hollow, dashed") && !solid.contains("Hollow"));
     }
 
     #[test]

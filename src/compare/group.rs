@@ -11,7 +11,7 @@ use parsers::contract::PseudoField;
 use parsers::MetricInfo;
 
 use super::{
-    is_interim_item, CompareQuery, Comparison, Peak, Point, Resolved, RunValue, Series, Verdict,
+    is_interim_item, CompareQuery, Comparison, Confidence, Peak, Point, Resolved, RunValue, Series,
     VsBaseline, XAxis, NONE,
 };
 use crate::store::MetricRow;
@@ -288,7 +288,7 @@ pub(super) fn comparison(
         .as_ref()
         .and_then(|wanted| find_baseline(&series, wanted, &mut notices));
     if let Some(base) = baseline {
-        compare_with_baseline(&mut series, base, resolved.metric);
+        compare_with_baseline(&mut series, base, resolved.metric, query.conf);
     }
     if x == XAxis::Threads {
         for s in &mut series {
@@ -318,6 +318,7 @@ pub(super) fn comparison(
             .map(|(k, v)| format!("{k}:{v}"))
             .collect(),
         baseline: baseline.map(|index| series[index].name.clone()),
+        confidence: query.conf,
         categories: if x == XAxis::None {
             categories
         } else {
@@ -348,30 +349,35 @@ fn find_baseline(series: &[Series], wanted: &str, notices: &mut Vec<String>) -> 
 }
 
 /// Marks series `base` as the baseline and gives every other point the
-/// difference to the baseline's point at the same x.
-fn compare_with_baseline(series: &mut [Series], base: usize, metric: &MetricInfo) {
+/// difference to the baseline's point at the same x, with its interval
+/// and verdict at `confidence`.
+fn compare_with_baseline(
+    series: &mut [Series],
+    base: usize,
+    metric: &MetricInfo,
+    confidence: Confidence,
+) {
     series[base].is_baseline = true;
-    let reference: HashMap<(Option<u32>, String), f64> = series[base]
+    let reference: HashMap<(Option<u32>, String), Vec<f64>> = series[base]
         .points
         .iter()
-        .map(|p| ((p.threads, p.item.clone()), p.mean))
+        .map(|p| ((p.threads, p.item.clone()), p.values()))
         .collect();
     for (index, s) in series.iter_mut().enumerate() {
         if index == base {
             continue;
         }
         for p in &mut s.points {
-            let Some(&base_mean) = reference.get(&(p.threads, p.item.clone())) else {
+            let Some(base_values) = reference.get(&(p.threads, p.item.clone())) else {
                 continue;
             };
-            if base_mean == 0.0 {
-                continue;
-            }
-            let percent = (p.mean - base_mean) / base_mean.abs() * 100.0;
-            p.vs_baseline = Some(VsBaseline {
-                percent: (percent * 100.0).round() / 100.0,
-                verdict: Verdict::of(percent, metric.higher_is_better),
-            });
+            p.vs_baseline = VsBaseline::compare(
+                base_values,
+                &p.values(),
+                confidence,
+                metric.higher_is_better,
+            )
+            .map(VsBaseline::tidy);
         }
     }
 }

@@ -1,16 +1,17 @@
 //! Contract 3's comparison: the query (`tool`, `test`, `item`, `metric`,
-//! `x`, `by`, `where`, `baseline`), checking it, and grouping the stored
-//! results into series of points (mean, min, max and count of the repeats
-//! of one configuration), with the difference to a baseline series, the
-//! peak and the scaling efficiency. Shared by the web pages, their
+//! `x`, `by`, `where`, `baseline`, `conf`), checking it, and grouping the
+//! stored results into series of points (mean, min, max and count of the
+//! repeats of one configuration), with the difference to a baseline series
+//! and whether it is more than noise (`stats`), the peak and the scaling
+//! efficiency. Shared by the web pages, their
 //! thumbnails and `benchlog export`, so that every form of one query gives
 //! the same data.
 //!
 //! `query` reads and checks the query, `group` turns rows into series and
-//! their statistics, `output` and `table` give the chart, CSV and text.
+//! their statistics, `stats` judges differences to the baseline, `output`
+//! and `table` give the chart, CSV and text.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use parsers::contract::{is_interim_item, ATTRIBUTE_KEYS, NONE, PSEUDO_FIELD_NAMES};
 use parsers::{MetricInfo, Tool};
@@ -21,6 +22,7 @@ use crate::store::{self, MetricFilter, MetricRow, StoredRun};
 mod group;
 mod output;
 mod query;
+mod stats;
 mod table;
 
 pub use group::{matches_wheres, natural_cmp};
@@ -28,6 +30,8 @@ pub use query::{
     check_attr_key, check_where_count, query_pairs, CompareQuery, QueryError, MAX_BY,
     MAX_QUERY_BYTES, MAX_QUERY_PAIRS, MAX_WHERE,
 };
+
+pub use stats::{format_df, Confidence, Interval, Method, Sample, Verdict, VsBaseline, MIN_RUNS};
 
 use query::{check_keys, is_field, query_keys};
 
@@ -80,62 +84,6 @@ pub struct RunValue {
     pub label: Option<String>,
     pub author: Option<String>,
     pub test: Option<String>,
-}
-
-/// The difference of a point to the baseline's point at the same x.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct VsBaseline {
-    /// (mean − baseline mean) / baseline mean × 100.
-    pub percent: f64,
-    pub verdict: Verdict,
-}
-
-impl VsBaseline {
-    /// The difference as tables show it: `+3.2% better`, or `same`.
-    pub fn describe(&self) -> String {
-        match self.verdict {
-            Verdict::Same => Verdict::Same.to_string(),
-            verdict => format!("{:+.1}% {verdict}", self.percent),
-        }
-    }
-}
-
-/// Whether a point did better or worse than the baseline's, by the
-/// metric's direction. Shown as its lower-case word (also in CSV and JSON).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    Better,
-    Worse,
-    /// Within 0.05% of the baseline.
-    Same,
-}
-
-impl Verdict {
-    /// The verdict on a difference of `percent` to the baseline.
-    pub fn of(percent: f64, higher_is_better: bool) -> Self {
-        if percent.abs() < 0.05 {
-            Verdict::Same
-        } else if (percent > 0.0) == higher_is_better {
-            Verdict::Better
-        } else {
-            Verdict::Worse
-        }
-    }
-
-    pub fn word(self) -> &'static str {
-        match self {
-            Verdict::Better => "better",
-            Verdict::Worse => "worse",
-            Verdict::Same => "same",
-        }
-    }
-}
-
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.word())
-    }
 }
 
 /// One x of a series: the mean of the runs there, their spread and count.
@@ -198,6 +146,8 @@ pub struct Comparison {
     pub wheres: Vec<String>,
     /// The baseline series' name, when the query named one that exists.
     pub baseline: Option<String>,
+    /// The confidence level of the differences' intervals and verdicts.
+    pub confidence: Confidence,
     /// The bar groups (items), in order; empty on a line chart.
     pub categories: Vec<String>,
     pub series: Vec<Series>,
@@ -292,6 +242,11 @@ fn metric_filter(query: &CompareQuery, resolved: Resolved) -> MetricFilter {
 }
 
 impl Point {
+    /// The values of the point's runs, in run order.
+    pub fn values(&self) -> Vec<f64> {
+        self.runs.iter().map(|run| run.value).collect()
+    }
+
     /// The distinct tests of the runs behind this point.
     pub fn tests(&self) -> Vec<String> {
         let mut tests: Vec<String> = self.runs.iter().filter_map(|r| r.test.clone()).collect();

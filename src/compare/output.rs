@@ -1,9 +1,18 @@
 //! The forms a comparison is shown in: the chart, the CSV and the text
 //! for a mail (laid out in [`table`](super::table)).
 
-use super::{table, Comparison, Point, Series, XAxis};
+use super::{table, Comparison, Point, Series, XAxis, MIN_RUNS};
 use crate::charts::{Chart, ChartSeries, Summary};
 use crate::csv_cell;
+
+/// Whether a point has a difference to the baseline that is not shown to
+/// be more than noise.
+fn is_unproven(point: &Point) -> bool {
+    point
+        .vs_baseline
+        .as_ref()
+        .is_some_and(|vs| !vs.verdict.is_proven())
+}
 
 impl Comparison {
     /// The headline: tool, what is measured, of which item and test.
@@ -81,10 +90,34 @@ impl Comparison {
                         min: point.min,
                         max: point.max,
                         count: point.n,
+                        hollow: is_unproven(point),
                     })
                     .collect(),
+                dashed: !series.is_baseline
+                    && series.points.iter().any(|p| p.vs_baseline.is_some())
+                    && series
+                        .points
+                        .iter()
+                        .filter(|p| p.vs_baseline.is_some())
+                        .all(is_unproven),
             })
             .collect();
+        let hollow = chart
+            .series
+            .iter()
+            .flat_map(|s| &s.points)
+            .any(|p| p.hollow);
+        if hollow {
+            chart.note = Some(format!(
+                "Hollow{}: no difference to the baseline shown at {} confidence, or under {MIN_RUNS} runs a side.",
+                if self.x == XAxis::Threads && chart.series.iter().any(|s| s.dashed) {
+                    ", dashed"
+                } else {
+                    ""
+                },
+                self.confidence
+            ));
+        }
         chart
     }
 
@@ -102,7 +135,9 @@ impl Comparison {
     }
 
     /// The numbers as CSV (RFC 4180): one row per point, every series key
-    /// a column, then mean, min, max and n.
+    /// a column, then mean, min, max and n, and with a baseline the
+    /// difference to it, its interval (absolute and in %), the method and
+    /// level of the interval, and the verdict.
     pub fn to_csv(&self) -> Result<Vec<u8>, csv::Error> {
         let mut writer = csv::Writer::from_writer(Vec::new());
         let fixed: Vec<&str> = ["tool", "test", "item", "metric", "threads"]
@@ -119,7 +154,14 @@ impl Comparison {
                 "max",
                 "n",
                 "unit",
+                "vs_baseline",
                 "vs_baseline_pct",
+                "ci_low",
+                "ci_high",
+                "ci_pct_low",
+                "ci_pct_high",
+                "ci_method",
+                "confidence",
                 "verdict",
                 "efficiency",
                 "run_ids",
@@ -145,14 +187,29 @@ impl Comparison {
                     });
                 }
                 let baseline = point.vs_baseline.as_ref();
+                let interval = baseline.and_then(|b| b.interval.as_ref());
+                let number = |value: Option<f64>| value.map(|v| v.to_string()).unwrap_or_default();
                 record.extend([
                     point.mean.to_string(),
                     point.min.to_string(),
                     point.max.to_string(),
                     point.n.to_string(),
                     self.unit.clone(),
-                    baseline.map(|b| b.percent.to_string()).unwrap_or_default(),
-                    baseline.map(|b| b.verdict.to_string()).unwrap_or_default(),
+                    number(baseline.map(|b| b.difference)),
+                    number(baseline.map(|b| b.percent)),
+                    number(interval.map(|i| i.low)),
+                    number(interval.map(|i| i.high)),
+                    number(interval.map(|i| i.percent_low)),
+                    number(interval.map(|i| i.percent_high)),
+                    interval
+                        .map(|i| i.method.name().to_owned())
+                        .unwrap_or_default(),
+                    baseline
+                        .map(|b| b.confidence.name().to_owned())
+                        .unwrap_or_default(),
+                    baseline
+                        .map(|b| b.verdict.name().to_owned())
+                        .unwrap_or_default(),
                     point.efficiency.map(|e| e.to_string()).unwrap_or_default(),
                     point
                         .runs

@@ -5,7 +5,7 @@
 use parsers::Tool;
 use serde::Serialize;
 
-use super::{Resolved, XAxis, ATTRIBUTE_KEYS, PSEUDO_FIELD_NAMES};
+use super::{Confidence, Resolved, XAxis, ATTRIBUTE_KEYS, PSEUDO_FIELD_NAMES};
 
 /// The query string of `/compare`, as the user wrote it (empty fields are
 /// absent). Keys repeat for `by` and `where`.
@@ -21,6 +21,8 @@ pub struct CompareQuery {
     pub wheres: Vec<(String, String)>,
     /// The name of the series the others are compared with.
     pub baseline: Option<String>,
+    /// The confidence level of the differences to the baseline.
+    pub conf: Confidence,
 }
 
 /// The most `by` attributes a comparison groups by. Each is one more
@@ -77,6 +79,14 @@ impl CompareQuery {
                 "metric" => query.metric = Some(value),
                 "x" => query.x = Some(value),
                 "baseline" => query.baseline = Some(value),
+                "conf" => {
+                    query.conf = Confidence::from_name(&value).ok_or_else(|| {
+                        QueryError(format!(
+                            "conf={value} is not a confidence level; choose {} (percent, as ministat's -c takes them)",
+                            Confidence::names()
+                        ))
+                    })?
+                }
                 "by" => {
                     // A form may send "scheduler, timer" in one box.
                     for key in value.split(',').map(str::trim).filter(|k| !k.is_empty()) {
@@ -102,7 +112,7 @@ impl CompareQuery {
                 }
                 other => {
                     return fail(format!(
-                        "unknown query parameter {other:?}; /compare takes tool, test, item, metric, x, by, where and baseline"
+                        "unknown query parameter {other:?}; /compare takes tool, test, item, metric, x, by, where, baseline and conf"
                     ))
                 }
             }
@@ -133,6 +143,12 @@ impl CompareQuery {
         }
         if let Some(baseline) = &self.baseline {
             pairs.push(("baseline", baseline.clone()));
+        }
+        // The verdicts depend on the level: with a baseline a shared link
+        // names it even when it is the default. Without one only the form
+        // shows it.
+        if self.baseline.is_some() || self.conf != Confidence::default() {
+            pairs.push(("conf", self.conf.name().to_owned()));
         }
         serde_urlencoded::to_string(&pairs).unwrap_or_default()
     }
@@ -314,7 +330,17 @@ mod tests {
         assert_eq!(q.by, ["scheduler", "thread_lib"]);
         assert_eq!(q.wheres, [("timer".to_owned(), "TSC".to_owned())]);
         assert_eq!(q.baseline.as_deref(), Some("ULE / libthr"));
+        assert_eq!(q.conf, Confidence::P95, "the default level");
         assert_eq!(query(&q.to_query_string()).unwrap(), q);
+        assert!(q.to_query_string().ends_with("&conf=95"));
+        let q = query("tool=sysbench&metric=tps&baseline=a&conf=99.5").unwrap();
+        assert_eq!(q.conf, Confidence::P99_5);
+        assert_eq!(query(&q.to_query_string()).unwrap(), q);
+        // No baseline, no verdicts: the default level is left out.
+        let q = query("tool=sysbench&metric=tps&conf=95").unwrap();
+        assert_eq!(q.to_query_string(), "tool=sysbench&metric=tps");
+        let q = query("tool=sysbench&metric=tps&conf=99").unwrap();
+        assert_eq!(q.to_query_string(), "tool=sysbench&metric=tps&conf=99");
     }
 
     #[test]
@@ -329,6 +355,7 @@ mod tests {
             ("where=scheduler", "where=<attribute>:<value>"),
             ("by=Bad-Key", "not an attribute name"),
             ("colour=red", "unknown query parameter"),
+            ("conf=97", "80, 90, 95, 98, 99 or 99.5"),
         ];
         for (index, (text, want)) in cases.into_iter().enumerate() {
             let error = query(text).and_then(|q| q.resolve_required().map(|_| q));

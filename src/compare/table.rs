@@ -1,7 +1,8 @@
 //! The comparison as plain text for a mail: at most [`WIDTH`] columns,
-//! one block per series.
+//! one block per series, then, with a baseline, a ministat-style block
+//! for each point compared with it.
 
-use super::{Comparison, Point, XAxis};
+use super::{Comparison, Point, Sample, Series, Verdict, VsBaseline, XAxis, MIN_RUNS};
 use crate::charts::format_value;
 
 /// Mail clients wrap longer lines (and quote them with "> ").
@@ -9,7 +10,8 @@ pub const WIDTH: usize = 72;
 
 /// The comparison as text: a header saying what was compared, then each
 /// series with its points (mean, min, max, n, difference to the
-/// baseline, efficiency) and its peak.
+/// baseline, efficiency) and its peak, then the differences to the
+/// baseline as ministat prints them.
 pub fn to_text(comparison: &Comparison) -> String {
     let mut lines: Vec<String> = Vec::new();
     lines.push(comparison.title());
@@ -22,7 +24,10 @@ pub fn to_text(comparison: &Comparison) -> String {
         scope.push(format!("where {}", comparison.wheres.join(", ")));
     }
     if let Some(baseline) = &comparison.baseline {
-        scope.push(format!("baseline {baseline}"));
+        scope.push(format!(
+            "baseline {baseline} ({} confidence)",
+            comparison.confidence
+        ));
     }
     if !scope.is_empty() {
         lines.extend(wrap(&scope.join("; "), WIDTH));
@@ -43,7 +48,12 @@ pub fn to_text(comparison: &Comparison) -> String {
         .any(|p| p.efficiency.is_some());
     let with_baseline = comparison.baseline.is_some();
     let first_title = if threads { "threads" } else { "item" };
-    let first_width = if threads { 7 } else { 18 };
+    // Item names give up two characters to the difference column.
+    let first_width = match (threads, with_baseline) {
+        (true, _) => 7,
+        (false, true) => 16,
+        (false, false) => 18,
+    };
     for series in &comparison.series {
         lines.push(String::new());
         let mut head = series.name.clone();
@@ -56,7 +66,7 @@ pub fn to_text(comparison: &Comparison) -> String {
             first_title, "mean", "min", "max", "n"
         );
         if with_baseline {
-            header.push_str(&format!(" {:>13}", "vs baseline"));
+            header.push_str(&format!(" {:>BASELINE_WIDTH$}", "vs baseline"));
         }
         if with_efficiency {
             header.push_str(&format!(" {:>5}", "eff."));
@@ -81,6 +91,9 @@ pub fn to_text(comparison: &Comparison) -> String {
                 comparison.unit
             ));
         }
+    }
+    if with_baseline {
+        differences(comparison, &mut lines);
     }
     if comparison.without_threads > 0 {
         lines.push(String::new());
@@ -121,10 +134,10 @@ fn row(point: &Point, first_width: usize, with_baseline: bool, with_efficiency: 
     );
     if with_baseline {
         let difference = match &point.vs_baseline {
-            Some(vs) => vs.describe(),
+            Some(vs) => format!("{:+.1}% {}", vs.percent, short_verdict(vs.verdict)),
             None => "-".to_owned(),
         };
-        line.push_str(&format!(" {difference:>13}"));
+        line.push_str(&format!(" {difference:>BASELINE_WIDTH$}"));
     }
     if with_efficiency {
         let efficiency = point
@@ -134,6 +147,192 @@ fn row(point: &Point, first_width: usize, with_baseline: bool, with_efficiency: 
         line.push_str(&format!(" {efficiency:>5}"));
     }
     line
+}
+
+/// The "vs baseline" column: `-12.3% no diff.`.
+const BASELINE_WIDTH: usize = 16;
+
+/// The verdict in a word or two, for the series tables' column (the
+/// blocks below them say it in full).
+fn short_verdict(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Better => "better",
+        Verdict::Worse => "worse",
+        Verdict::NoDifference => "no diff.",
+        Verdict::TooFewRuns => "few runs",
+    }
+}
+
+/// A ministat-style block for each point compared with the baseline: the
+/// two sets' N, min, max, median, mean and standard deviation, then the
+/// difference with its interval, or why there is none.
+fn differences(comparison: &Comparison, lines: &mut Vec<String>) {
+    let Some(base) = comparison.series.iter().find(|s| s.is_baseline) else {
+        return;
+    };
+    let compared: Vec<(&Series, &Point, &VsBaseline)> = comparison
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(move |p| (s, p)))
+        .filter_map(|(s, p)| p.vs_baseline.as_ref().map(|vs| (s, p, vs)))
+        .collect();
+    if compared.is_empty() {
+        return;
+    }
+    lines.push(String::new());
+    lines.extend(wrap(
+        &format!(
+            "Differences to the baseline {} at {} confidence, as ministat computes them (Student's t, pooled s; Welch's t where an F-test at the same level finds the variances differ). {MIN_RUNS} runs a side are needed.",
+            base.name, comparison.confidence
+        ),
+        WIDTH,
+    ));
+    for (series, point, vs) in compared {
+        let Some(base_point) = base
+            .points
+            .iter()
+            .find(|b| b.threads == point.threads && b.item == point.item)
+        else {
+            continue;
+        };
+        lines.push(String::new());
+        let at = match point.threads {
+            Some(threads) => format!("{threads} threads"),
+            None => point.item.clone(),
+        };
+        lines.extend(wrap(&format!("{}, {at}", series.name), WIDTH));
+        lines.extend(wrap(&format!("x {} (baseline)", base.name), WIDTH));
+        lines.extend(wrap(&format!("+ {}", series.name), WIDTH));
+        lines.push(format!(
+            "    N {:>11} {:>11} {:>11} {:>11} {:>11}",
+            "Min", "Max", "Median", "Avg", "Stddev"
+        ));
+        lines.push(vitals('x', base_point));
+        lines.push(vitals('+', point));
+        let confidence = comparison.confidence.percent();
+        match &vs.interval {
+            None => {
+                lines.extend(wrap(
+                    &format!(
+                        "Too few runs: n = {} and {}, and {MIN_RUNS} a side are needed for an interval. The means differ by {} ({}%).",
+                        vs.baseline_n,
+                        vs.n,
+                        g(vs.difference, 6),
+                        g(vs.percent, 6)
+                    ),
+                    WIDTH,
+                ));
+            }
+            Some(interval) => {
+                if vs.verdict.is_proven() {
+                    lines.push(format!("Difference at {confidence:.1}% confidence"));
+                } else {
+                    lines.push(format!(
+                        "No difference proven at {confidence:.1}% confidence"
+                    ));
+                }
+                lines.push(format!(
+                    "        {} +/- {}",
+                    g(vs.difference, 6),
+                    g(interval.half_width, 6)
+                ));
+                lines.push(format!(
+                    "        {}% +/- {}%",
+                    g(vs.percent, 6),
+                    g(interval.percent_half_width, 6)
+                ));
+                let how = match interval.method {
+                    super::Method::Student => {
+                        format!("(Student's t, pooled s = {})", g(interval.s, 6))
+                    }
+                    super::Method::Welch => format!(
+                        "(Welch's t, df = {}, s.e. = {}; the variances differ, F = {})",
+                        super::format_df(interval.df),
+                        g(interval.s, 6),
+                        g(vs.variance_ratio.unwrap_or(f64::NAN), 4)
+                    ),
+                };
+                for line in wrap(&how, WIDTH - 8) {
+                    lines.push(format!("        {line}"));
+                }
+                if let (super::Method::Welch, Some(student)) = (interval.method, &vs.student) {
+                    let alone = format!(
+                        "Student's t alone (pooled s = {}) would give +/- {}.",
+                        g(student.s, 6),
+                        g(student.half_width, 6)
+                    );
+                    for line in wrap(&alone, WIDTH - 8) {
+                        lines.push(format!("        {line}"));
+                    }
+                }
+                let direction = if comparison.higher_is_better {
+                    "higher is better"
+                } else {
+                    "lower is better"
+                };
+                lines.push(format!("Verdict: {} ({direction})", vs.verdict_words()));
+            }
+        }
+    }
+}
+
+/// One line of ministat's table: N, min, max, median, mean and standard
+/// deviation of a point's runs (`%11.8g`, so that 72 columns hold it).
+fn vitals(symbol: char, point: &Point) -> String {
+    let mut values = point.values();
+    values.sort_by(f64::total_cmp);
+    let median = if values.len() % 2 == 1 {
+        values[values.len() / 2]
+    } else {
+        (values[values.len() / 2 - 1] + values[values.len() / 2]) / 2.0
+    };
+    let sample = Sample::of(&values);
+    let deviation = if sample.n > 1 {
+        g(sample.std_dev(), 8)
+    } else {
+        "-".to_owned()
+    };
+    format!(
+        "{symbol} {:>3} {:>11} {:>11} {:>11} {:>11} {:>11}",
+        sample.n,
+        g(point.min, 8),
+        g(point.max, 8),
+        g(median, 8),
+        g(sample.mean, 8),
+        deviation
+    )
+}
+
+/// `value` as C's `%.{precision}g` prints it (what ministat prints):
+/// `precision` significant digits, trailing zeros dropped, an exponent
+/// for very large or small values.
+fn g(value: f64, precision: usize) -> String {
+    if !value.is_finite() {
+        return value.to_string();
+    }
+    if value == 0.0 {
+        return "0".to_owned();
+    }
+    let precision = precision.max(1);
+    let scientific = format!("{value:.*e}", precision - 1);
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    if exponent < -4 || exponent >= precision as i32 {
+        let mantissa = trim_zeros(mantissa);
+        let sign = if exponent < 0 { '-' } else { '+' };
+        format!("{mantissa}e{sign}{:02}", exponent.abs())
+    } else {
+        let decimals = (precision as i32 - 1 - exponent).max(0) as usize;
+        trim_zeros(&format!("{value:.decimals$}")).to_owned()
+    }
+}
+
+fn trim_zeros(number: &str) -> &str {
+    if number.contains('.') {
+        number.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        number
+    }
 }
 
 /// At most `width` characters, the last one an ellipsis when cut.
@@ -187,5 +386,26 @@ mod tests {
         }
         assert_eq!(wrap("a b", 72), ["a b"]);
         assert_eq!(clip("abcdef", 4), "abc…");
+    }
+
+    #[test]
+    fn numbers_print_as_cs_g() {
+        // What printf("%g") gives for each.
+        let cases = [
+            (31254.7123, 6, "31254.7"),
+            (8034.44, 6, "8034.44"),
+            (16.7600001, 6, "16.76"),
+            (-0.000123456, 6, "-0.000123456"),
+            (0.0000123456, 6, "1.23456e-05"),
+            (1234567.0, 6, "1.23457e+06"),
+            (100.0, 6, "100"),
+            (-6153.15, 6, "-6153.15"),
+            (28581.18, 8, "28581.18"),
+            (999999.5, 6, "1e+06"),
+            (0.0, 6, "0"),
+        ];
+        for (index, (value, precision, want)) in cases.into_iter().enumerate() {
+            assert_eq!(g(value, precision), want, "case {index}");
+        }
     }
 }

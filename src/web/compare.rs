@@ -17,7 +17,7 @@ use rusqlite::Connection;
 
 use super::{Answer, AppError, AppState};
 use crate::charts::{self, format_value};
-use crate::compare::{self, CompareQuery, Comparison, Resolved, VsBaseline, XAxis};
+use crate::compare::{self, CompareQuery, Comparison, Confidence, Resolved, VsBaseline, XAxis};
 use crate::store::{self, Choices};
 use parsers::contract::PSEUDO_FIELD_NAMES;
 
@@ -163,6 +163,7 @@ struct FormView {
     wheres: Vec<String>,
     where_suggestions: Vec<String>,
     baselines: Vec<Choice>,
+    confidences: Vec<Choice>,
 }
 
 struct ResultView {
@@ -172,6 +173,8 @@ struct ResultView {
     /// "Threads" or "Item": the first column.
     x_title: &'static str,
     with_baseline: bool,
+    /// "95%": the level of the intervals and verdicts.
+    confidence: String,
     with_efficiency: bool,
     without_threads: usize,
     notices: Vec<String>,
@@ -194,13 +197,62 @@ struct RowView {
     min: String,
     max: String,
     n: usize,
-    vs_baseline: String,
-    verdict: &'static str,
+    vs_baseline: Option<DifferenceView>,
     efficiency: String,
     /// The first [`RUN_LINKS`] runs, by run id.
     runs: Vec<RunLink>,
     /// How many runs of the point are not linked (the JSON lists them all).
     more_runs: usize,
+}
+
+/// A point's difference to the baseline, as the table shows it.
+struct DifferenceView {
+    /// `-0.6% ± 40.2%`, or the plain `-0.6%` without an interval.
+    percent: String,
+    /// `-123.4 ± 2345.6 q/s`.
+    absolute: String,
+    /// `better`, `no difference at 95%`, `too few runs`.
+    verdict: String,
+    /// The verdict's CSS class: better, worse, no_difference, too_few_runs.
+    class: &'static str,
+    /// How the interval was computed, or why there is none.
+    explanation: String,
+}
+
+impl DifferenceView {
+    fn of(vs: &VsBaseline, unit: &str) -> Self {
+        let (percent, absolute) = match &vs.interval {
+            Some(interval) => (
+                format!("{:+.1}% ± {:.1}%", vs.percent, interval.percent_half_width),
+                format!(
+                    "{} ± {} {unit}",
+                    signed(vs.difference),
+                    format_value(interval.half_width)
+                ),
+            ),
+            None => (
+                format!("{:+.1}%", vs.percent),
+                format!("{} {unit}", signed(vs.difference)),
+            ),
+        };
+        DifferenceView {
+            percent,
+            absolute,
+            verdict: vs.verdict_words(),
+            class: vs.verdict.name(),
+            explanation: vs.explanation(),
+        }
+    }
+}
+
+/// A difference with its sign: `+1234.5`, `-0.62`.
+fn signed(value: f64) -> String {
+    let text = format_value(value);
+    if value > 0.0 {
+        format!("+{text}")
+    } else {
+        text
+    }
 }
 
 /// Runs linked per table cell: enough to reach a source, few enough that a
@@ -364,6 +416,14 @@ fn form_view(query: &CompareQuery, choices: &Choices, comparison: Option<&Compar
             .map(|(k, v)| format!("{k}:{v}"))
             .collect(),
         baselines: choice_list(&series_names, query.baseline.as_deref(), Some("none")),
+        confidences: Confidence::ALL
+            .iter()
+            .map(|level| Choice {
+                value: level.name().to_owned(),
+                label: level.to_string(),
+                selected: *level == query.conf,
+            })
+            .collect(),
     }
 }
 
@@ -405,9 +465,7 @@ fn result_view(comparison: Comparison, svg: String) -> ResultView {
                     vs_baseline: p
                         .vs_baseline
                         .as_ref()
-                        .map(VsBaseline::describe)
-                        .unwrap_or_default(),
-                    verdict: p.vs_baseline.as_ref().map_or("", |v| v.verdict.word()),
+                        .map(|vs| DifferenceView::of(vs, &unit)),
                     efficiency: p.efficiency.map(|e| format!("{e:.2}")).unwrap_or_default(),
                     runs: p
                         .runs
@@ -438,6 +496,7 @@ fn result_view(comparison: Comparison, svg: String) -> ResultView {
         series,
         x_title: if threads { "Threads" } else { "Item" },
         with_baseline: comparison.baseline.is_some(),
+        confidence: comparison.confidence.to_string(),
         with_efficiency: comparison
             .series
             .iter()

@@ -1,0 +1,660 @@
+//! Is a difference to the baseline more than noise? The confidence
+//! interval of the difference of two means, as FreeBSD's `ministat`
+//! computes it, and the verdict drawn from it.
+//!
+//! For the runs `x` of the baseline and `y` of a series at the same x
+//! (n₁ and n₂ values, means x̄ and ȳ, variances s₁² and s₂² with n − 1):
+//!
+//! - the difference is d = ȳ − x̄, and in % d / |x̄| × 100;
+//! - Student's t with the pooled standard deviation (ministat's only
+//!   method): s = √(((n₁−1)s₁² + (n₂−1)s₂²) / (n₁+n₂−2)), half-width
+//!   e = t(1−α/2, n₁+n₂−2) × s × √(1/n₁ + 1/n₂), and in % e / |x̄| × 100
+//!   (ministat's % half-width is the absolute one over the baseline's
+//!   mean, like its %);
+//! - Welch's t, which does not assume equal variances: standard error
+//!   se = √(s₁²/n₁ + s₂²/n₂), half-width t(1−α/2, ν) × se with the
+//!   Welch–Satterthwaite ν = se⁴ / ((s₁²/n₁)²/(n₁−1) + (s₂²/n₂)²/(n₂−1)).
+//!
+//! Both are computed whenever each side has [`MIN_RUNS`] values. The
+//! verdict rests on Student's interval, as ministat's does, unless an
+//! F-test at the same confidence level says the variances differ
+//! (larger s² / smaller s² above the F distribution's 1 − α/2 quantile
+//! with their degrees of freedom): then Welch's interval decides, since
+//! pooling two unequal variances makes the interval too narrow when the
+//! smaller set is the noisier one. The difference is shown when it lies
+//! outside its interval (|d| > e, ministat's test): better or worse by
+//! the metric's direction; otherwise there is no difference at that
+//! confidence.
+//!
+//! Where benchlog and ministat part: ministat reads t from a table with
+//! three decimals; Student's t here is statrs' quantile rounded to three
+//! decimals too, so both print the same digits. Past 100 degrees of
+//! freedom ministat takes the normal distribution's value; here t keeps
+//! its degrees of freedom. And ministat's 99.5% column holds the 99.8%
+//! values (t(0.999), 318.313 for one degree of freedom); here 99.5% is
+//! t(0.9975).
+
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+use statrs::distribution::{ContinuousCDF, FisherSnedecor, StudentsT};
+
+/// The fewest values on each side for an interval: ministat refuses
+/// fewer, and with two the variance of each rests on one difference.
+pub const MIN_RUNS: usize = 3;
+
+/// A confidence level of the intervals: ministat's choices, the only
+/// ones `conf=` takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum Confidence {
+    P80,
+    P90,
+    #[default]
+    P95,
+    P98,
+    P99,
+    P99_5,
+}
+
+impl Confidence {
+    /// Every level, in ascending order.
+    pub const ALL: [Confidence; 6] = [
+        Confidence::P80,
+        Confidence::P90,
+        Confidence::P95,
+        Confidence::P98,
+        Confidence::P99,
+        Confidence::P99_5,
+    ];
+
+    /// As `conf=` spells it: `95`, `99.5`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Confidence::P80 => "80",
+            Confidence::P90 => "90",
+            Confidence::P95 => "95",
+            Confidence::P98 => "98",
+            Confidence::P99 => "99",
+            Confidence::P99_5 => "99.5",
+        }
+    }
+
+    /// The level a `conf=` value names (`95`, `95.0` and `95%` alike).
+    pub fn from_name(text: &str) -> Option<Self> {
+        let text = text.trim().trim_end_matches('%');
+        let value: f64 = text.parse().ok()?;
+        Self::ALL.into_iter().find(|level| level.percent() == value)
+    }
+
+    /// The level in percent: 95.0.
+    pub fn percent(self) -> f64 {
+        match self {
+            Confidence::P80 => 80.0,
+            Confidence::P90 => 90.0,
+            Confidence::P95 => 95.0,
+            Confidence::P98 => 98.0,
+            Confidence::P99 => 99.0,
+            Confidence::P99_5 => 99.5,
+        }
+    }
+
+    /// The probability below the upper end of a two-sided interval:
+    /// 0.975 for 95%.
+    fn upper_quantile(self) -> f64 {
+        1.0 - (1.0 - self.percent() / 100.0) / 2.0
+    }
+
+    /// The names, for messages: `80, 90, 95, 98, 99 or 99.5`.
+    pub fn names() -> String {
+        let names: Vec<&str> = Self::ALL.iter().map(|c| c.name()).collect();
+        format!(
+            "{} or {}",
+            names[..names.len() - 1].join(", "),
+            names[names.len() - 1]
+        )
+    }
+}
+
+impl fmt::Display for Confidence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}%", self.name())
+    }
+}
+
+/// In JSON the level is its number, 95 or 99.5.
+impl Serialize for Confidence {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_f64(self.percent())
+    }
+}
+
+/// The summary of one side's values that the intervals need.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample {
+    pub n: usize,
+    pub mean: f64,
+    /// With n − 1; zero for a single value.
+    pub variance: f64,
+}
+
+impl Sample {
+    pub fn of(values: &[f64]) -> Self {
+        let n = values.len();
+        let mean = values.iter().sum::<f64>() / n as f64;
+        let variance = if n > 1 {
+            values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64
+        } else {
+            0.0
+        };
+        Sample { n, mean, variance }
+    }
+
+    pub fn std_dev(&self) -> f64 {
+        self.variance.sqrt()
+    }
+}
+
+/// How an interval was computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// Student's t with the pooled standard deviation (ministat's).
+    Student,
+    /// Welch's t with the Welch–Satterthwaite degrees of freedom.
+    Welch,
+}
+
+impl Method {
+    /// Its name in CSV and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Student => "student",
+            Method::Welch => "welch",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Method::Student => "Student's t",
+            Method::Welch => "Welch's t",
+        }
+    }
+}
+
+/// The confidence interval of a difference of means, absolute and in %
+/// of the baseline's mean.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Interval {
+    pub method: Method,
+    /// Degrees of freedom (a fraction for Welch's).
+    pub df: f64,
+    /// The t quantile used.
+    pub t: f64,
+    /// Student's: the pooled standard deviation; Welch's: the standard
+    /// error of the difference.
+    pub s: f64,
+    pub half_width: f64,
+    pub low: f64,
+    pub high: f64,
+    pub percent_half_width: f64,
+    pub percent_low: f64,
+    pub percent_high: f64,
+}
+
+impl Interval {
+    fn tidy(&mut self) {
+        for value in [
+            &mut self.df,
+            &mut self.t,
+            &mut self.s,
+            &mut self.half_width,
+            &mut self.low,
+            &mut self.high,
+            &mut self.percent_half_width,
+            &mut self.percent_low,
+            &mut self.percent_high,
+        ] {
+            *value = significant(*value);
+        }
+    }
+}
+
+/// `value` rounded to ten significant digits.
+fn significant(value: f64) -> f64 {
+    if value.is_finite() && value != 0.0 {
+        format!("{value:.9e}").parse().unwrap_or(value)
+    } else {
+        value
+    }
+}
+
+/// Whether a series did better or worse than the baseline at one x, or
+/// cannot be told apart from it. In CSV and JSON its snake-case name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The difference lies outside its interval, the good way.
+    Better,
+    /// The difference lies outside its interval, the bad way.
+    Worse,
+    /// The interval holds zero: noise may explain the difference.
+    NoDifference,
+    /// Fewer than [`MIN_RUNS`] runs on one side: no interval.
+    TooFewRuns,
+}
+
+impl Verdict {
+    /// Its name in CSV and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Better => "better",
+            Verdict::Worse => "worse",
+            Verdict::NoDifference => "no_difference",
+            Verdict::TooFewRuns => "too_few_runs",
+        }
+    }
+
+    /// Whether the difference is shown to be more than noise.
+    pub fn is_proven(self) -> bool {
+        matches!(self, Verdict::Better | Verdict::Worse)
+    }
+}
+
+/// The difference of a point to the baseline's point at the same x.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VsBaseline {
+    /// Mean − the baseline's mean.
+    pub difference: f64,
+    /// The difference in % of the baseline's mean.
+    pub percent: f64,
+    pub verdict: Verdict,
+    pub confidence: Confidence,
+    /// The interval the verdict rests on; `None` with too few runs.
+    pub interval: Option<Interval>,
+    /// Both intervals, whichever decides.
+    pub student: Option<Interval>,
+    pub welch: Option<Interval>,
+    /// The F-test's larger over smaller variance, when both sides have
+    /// enough runs.
+    pub variance_ratio: Option<f64>,
+    /// The baseline's runs at this x, and this point's.
+    pub baseline_n: usize,
+    pub n: usize,
+}
+
+impl VsBaseline {
+    /// Compares a point's `values` with the baseline's at the same x.
+    /// `None` when the baseline's mean is zero (no percentage).
+    pub fn compare(
+        baseline: &[f64],
+        values: &[f64],
+        confidence: Confidence,
+        higher_is_better: bool,
+    ) -> Option<Self> {
+        let (base, other) = (Sample::of(baseline), Sample::of(values));
+        if base.n == 0 || other.n == 0 || base.mean == 0.0 || !base.mean.is_finite() {
+            return None;
+        }
+        let difference = other.mean - base.mean;
+        let scale = 100.0 / base.mean.abs();
+        let enough = base.n >= MIN_RUNS && other.n >= MIN_RUNS;
+        let student = enough.then(|| student(&base, &other, confidence, scale));
+        let welch = if enough {
+            welch(&base, &other, confidence, scale)
+        } else {
+            None
+        };
+        let variance_ratio = enough.then(|| variance_ratio(&base, &other));
+        let differ = enough && variances_differ(&base, &other, confidence);
+        let interval = match (&student, &welch) {
+            (_, Some(welch)) if differ => Some(welch.clone()),
+            (Some(student), _) => Some(student.clone()),
+            _ => None,
+        };
+        let verdict = match &interval {
+            None => Verdict::TooFewRuns,
+            Some(interval) if difference.abs() > interval.half_width => {
+                if (difference > 0.0) == higher_is_better {
+                    Verdict::Better
+                } else {
+                    Verdict::Worse
+                }
+            }
+            Some(_) => Verdict::NoDifference,
+        };
+        Some(VsBaseline {
+            difference,
+            percent: difference * scale,
+            verdict,
+            confidence,
+            interval,
+            student,
+            welch,
+            variance_ratio,
+            baseline_n: base.n,
+            n: other.n,
+        })
+    }
+
+    /// The numbers to ten significant digits, so that every form shows
+    /// the same digits (no 16.760000000000002): far beyond what the runs'
+    /// values hold, and what the verdict was drawn from is unchanged.
+    pub fn tidy(mut self) -> Self {
+        self.difference = significant(self.difference);
+        self.percent = significant(self.percent);
+        for interval in [&mut self.interval, &mut self.student, &mut self.welch]
+            .into_iter()
+            .flatten()
+        {
+            interval.tidy();
+        }
+        self.variance_ratio = self.variance_ratio.map(significant);
+        self
+    }
+
+    /// The verdict in words: `better`, `no difference at 95%`, `too few
+    /// runs`.
+    pub fn verdict_words(&self) -> String {
+        match self.verdict {
+            Verdict::Better => "better".to_owned(),
+            Verdict::Worse => "worse".to_owned(),
+            Verdict::NoDifference => format!("no difference at {}", self.confidence),
+            Verdict::TooFewRuns => "too few runs".to_owned(),
+        }
+    }
+
+    /// Why a verdict is what it is, in a sentence for a table cell's
+    /// second line.
+    pub fn explanation(&self) -> String {
+        match &self.interval {
+            Some(interval) => format!(
+                "{} at {}, {} df",
+                interval.method.title(),
+                self.confidence,
+                format_df(interval.df)
+            ),
+            None => format!(
+                "n = {} and {}: {MIN_RUNS} runs a side are needed",
+                self.baseline_n, self.n
+            ),
+        }
+    }
+}
+
+/// Degrees of freedom as a reader wants them: whole ones bare, Welch's
+/// to one decimal.
+pub fn format_df(df: f64) -> String {
+    if df.fract() == 0.0 {
+        format!("{df}")
+    } else {
+        format!("{df:.1}")
+    }
+}
+
+/// The two-sided t quantile of `confidence` with `df` degrees of freedom.
+fn t_quantile(confidence: Confidence, df: f64) -> f64 {
+    match StudentsT::new(0.0, 1.0, df) {
+        Ok(t) => t.inverse_cdf(confidence.upper_quantile()),
+        Err(_) => f64::NAN,
+    }
+}
+
+fn interval(
+    method: Method,
+    df: f64,
+    t: f64,
+    s: f64,
+    standard_error: f64,
+    difference: f64,
+    scale: f64,
+) -> Interval {
+    let half_width = t * standard_error;
+    Interval {
+        method,
+        df,
+        t,
+        s,
+        half_width,
+        low: difference - half_width,
+        high: difference + half_width,
+        percent_half_width: half_width * scale,
+        percent_low: (difference - half_width) * scale,
+        percent_high: (difference + half_width) * scale,
+    }
+}
+
+/// Student's interval with the pooled standard deviation, as ministat
+/// computes it (t to three decimals, as its table has it).
+fn student(base: &Sample, other: &Sample, confidence: Confidence, scale: f64) -> Interval {
+    let df = (base.n + other.n - 2) as f64;
+    let pooled =
+        (((base.n - 1) as f64 * base.variance + (other.n - 1) as f64 * other.variance) / df).sqrt();
+    let t = (t_quantile(confidence, df) * 1000.0).round() / 1000.0;
+    let standard_error = pooled * (1.0 / base.n as f64 + 1.0 / other.n as f64).sqrt();
+    interval(
+        Method::Student,
+        df,
+        t,
+        pooled,
+        standard_error,
+        other.mean - base.mean,
+        scale,
+    )
+}
+
+/// Welch's interval; `None` when both sides have no spread at all (no
+/// degrees of freedom to speak of).
+fn welch(base: &Sample, other: &Sample, confidence: Confidence, scale: f64) -> Option<Interval> {
+    let (a, b) = (
+        base.variance / base.n as f64,
+        other.variance / other.n as f64,
+    );
+    if a + b == 0.0 {
+        return None;
+    }
+    let df = (a + b).powi(2) / (a.powi(2) / (base.n - 1) as f64 + b.powi(2) / (other.n - 1) as f64);
+    let standard_error = (a + b).sqrt();
+    Some(interval(
+        Method::Welch,
+        df,
+        t_quantile(confidence, df),
+        standard_error,
+        standard_error,
+        other.mean - base.mean,
+        scale,
+    ))
+}
+
+/// The larger variance over the smaller (infinite when only one is zero,
+/// 1 when both are).
+fn variance_ratio(base: &Sample, other: &Sample) -> f64 {
+    let (larger, smaller) = if base.variance >= other.variance {
+        (base.variance, other.variance)
+    } else {
+        (other.variance, base.variance)
+    };
+    if larger == 0.0 {
+        1.0
+    } else {
+        larger / smaller
+    }
+}
+
+/// The two-sided F-test of equal variances at `confidence`.
+fn variances_differ(base: &Sample, other: &Sample, confidence: Confidence) -> bool {
+    let ratio = variance_ratio(base, other);
+    if ratio.is_infinite() {
+        return true;
+    }
+    let (larger, smaller) = if base.variance >= other.variance {
+        (base, other)
+    } else {
+        (other, base)
+    };
+    match FisherSnedecor::new((larger.n - 1) as f64, (smaller.n - 1) as f64) {
+        Ok(f) => ratio > f.inverse_cdf(confidence.upper_quantile()),
+        Err(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, tolerance: f64) -> bool {
+        (a - b).abs() <= tolerance * b.abs().max(1e-300)
+    }
+
+    /// Whether `value` rounds to `printed`, a number printed with six
+    /// significant digits (ministat's `%g`).
+    fn prints_as(value: f64, printed: f64) -> bool {
+        let unit = 10f64.powi(printed.abs().log10().floor() as i32 - 5);
+        (value - printed).abs() <= unit / 2.0 * (1.0 + 1e-9)
+    }
+
+    #[test]
+    fn levels_are_ministats() {
+        let names: Vec<&str> = Confidence::ALL.iter().map(|c| c.name()).collect();
+        assert_eq!(names, ["80", "90", "95", "98", "99", "99.5"]);
+        for (text, want) in [
+            ("95", Some(Confidence::P95)),
+            ("99.5", Some(Confidence::P99_5)),
+            ("95.0", Some(Confidence::P95)),
+            ("80%", Some(Confidence::P80)),
+            ("97", None),
+            ("0.95", None),
+            ("ninety", None),
+            ("", None),
+        ] {
+            assert_eq!(Confidence::from_name(text), want, "{text:?}");
+        }
+        assert_eq!(Confidence::default(), Confidence::P95);
+        assert_eq!(Confidence::names(), "80, 90, 95, 98, 99 or 99.5");
+        assert_eq!(serde_json::to_string(&Confidence::P99_5).unwrap(), "99.5");
+    }
+
+    /// The two-sided values of printed t tables (and of ministat's, whose
+    /// rows are these to three decimals), by degrees of freedom.
+    #[test]
+    fn student_t_has_the_tables_three_decimals() {
+        let table = [
+            (1.0, Confidence::P95, 12.706),
+            (4.0, Confidence::P80, 1.533),
+            (4.0, Confidence::P90, 2.132),
+            (4.0, Confidence::P95, 2.776),
+            (4.0, Confidence::P98, 3.747),
+            (4.0, Confidence::P99, 4.604),
+            (5.0, Confidence::P95, 2.571),
+            (10.0, Confidence::P99, 3.169),
+            (30.0, Confidence::P95, 2.042),
+            (100.0, Confidence::P95, 1.984),
+        ];
+        for (df, level, want) in table {
+            let t = (t_quantile(level, df) * 1000.0).round() / 1000.0;
+            assert_eq!(t, want, "df {df} at {level}");
+        }
+        // The true 99.5% (ministat's column holds 7.173, the 99.8% value).
+        assert!(close(t_quantile(Confidence::P99_5, 4.0), 5.5976, 1e-4));
+    }
+
+    #[test]
+    fn a_proven_difference_follows_the_direction() {
+        // Printed by `ministat -c 95` for these two files:
+        //   Difference at 95.0% confidence
+        //   13.5 +/- 6.51264
+        //   117.391% +/- 56.6316%
+        //   (Student's t, pooled s = 3.31662)
+        let base = [10.0, 12.0, 11.0, 13.0];
+        let other = [20.0, 25.0, 30.0];
+        let vs = VsBaseline::compare(&base, &other, Confidence::P95, true).unwrap();
+        let student = vs.student.clone().unwrap();
+        assert!(close(vs.difference, 13.5, 1e-12));
+        assert!(prints_as(student.half_width, 6.51264), "{student:?}");
+        assert!(prints_as(vs.percent, 117.391), "{vs:?}");
+        assert!(
+            prints_as(student.percent_half_width, 56.6316),
+            "{student:?}"
+        );
+        assert!(prints_as(student.s, 3.31662), "{student:?}");
+        assert_eq!(student.df, 5.0);
+        assert_eq!(vs.verdict, Verdict::Better);
+        // Lower is better: the same numbers are worse.
+        let vs = VsBaseline::compare(&base, &other, Confidence::P95, false).unwrap();
+        assert_eq!(vs.verdict, Verdict::Worse);
+        assert_eq!(vs.verdict_words(), "worse");
+    }
+
+    #[test]
+    fn an_interval_holding_zero_is_no_difference() {
+        let base = [100.0, 120.0, 80.0];
+        let other = [105.0, 125.0, 85.0];
+        let vs = VsBaseline::compare(&base, &other, Confidence::P95, true).unwrap();
+        let interval = vs.interval.clone().unwrap();
+        assert!(interval.low < 0.0 && interval.high > 0.0, "{interval:?}");
+        assert_eq!(vs.verdict, Verdict::NoDifference);
+        assert_eq!(vs.verdict_words(), "no difference at 95%");
+        // A lower level narrows the interval; this one still holds zero.
+        let vs80 = VsBaseline::compare(&base, &other, Confidence::P80, true).unwrap();
+        assert!(vs80.interval.as_ref().unwrap().half_width < interval.half_width);
+        assert_eq!(vs80.verdict_words(), "no difference at 80%");
+    }
+
+    #[test]
+    fn fewer_than_three_runs_a_side_give_no_interval() {
+        // Two runs spanning 6,468 to 19,234 against one of 19,345.
+        let vs =
+            VsBaseline::compare(&[19345.0], &[6468.70, 19234.02], Confidence::P95, true).unwrap();
+        assert_eq!(vs.verdict, Verdict::TooFewRuns);
+        assert!(vs.interval.is_none() && vs.student.is_none() && vs.welch.is_none());
+        let mean = (6468.70 + 19234.02) / 2.0;
+        assert!(close(vs.percent, (mean - 19345.0) / 19345.0 * 100.0, 1e-12));
+        assert_eq!(vs.verdict_words(), "too few runs");
+        assert!(
+            vs.explanation().contains("n = 1 and 2"),
+            "{}",
+            vs.explanation()
+        );
+    }
+
+    #[test]
+    fn welch_decides_when_the_variances_differ() {
+        // A quiet baseline and a very noisy series: the F-test rejects
+        // equal variances, and Welch's interval (wider here) decides.
+        let base = [1000.0, 1001.0, 999.0, 1000.5, 999.5, 1000.0, 1000.2, 999.8];
+        let other = [1030.0, 1010.0, 1050.0];
+        let vs = VsBaseline::compare(&base, &other, Confidence::P95, true).unwrap();
+        let (student, welch) = (vs.student.clone().unwrap(), vs.welch.clone().unwrap());
+        assert!(vs.variance_ratio.unwrap() > 100.0);
+        assert_eq!(vs.interval.as_ref().unwrap().method, Method::Welch);
+        // ν = se⁴ / Σ (s²/n)² / (n − 1), computed by hand.
+        let (a, b) = (Sample::of(&base), Sample::of(&other));
+        let (va, vb) = (a.variance / 8.0, b.variance / 3.0);
+        let nu = (va + vb).powi(2) / (va * va / 7.0 + vb * vb / 2.0);
+        assert!(close(welch.df, nu, 1e-12) && welch.df < 3.0, "{welch:?}");
+        assert!(welch.half_width > student.half_width);
+        // Student's interval alone would call it better; Welch's does not.
+        assert!(vs.difference > student.half_width);
+        assert_eq!(vs.verdict, Verdict::NoDifference);
+        assert!(vs.explanation().starts_with("Welch's t at 95%"));
+
+        // Alike spreads keep ministat's Student's t.
+        let vs = VsBaseline::compare(
+            &[10.0, 11.0, 12.0],
+            &[20.0, 21.5, 22.0],
+            Confidence::P95,
+            true,
+        )
+        .unwrap();
+        assert_eq!(vs.interval.unwrap().method, Method::Student);
+    }
+
+    #[test]
+    fn identical_repeats_are_a_difference_of_exactly_their_gap() {
+        let vs = VsBaseline::compare(&[5.0; 3], &[6.0; 3], Confidence::P99, true).unwrap();
+        assert_eq!(vs.verdict, Verdict::Better);
+        assert_eq!(vs.interval.unwrap().half_width, 0.0);
+        let vs = VsBaseline::compare(&[5.0; 3], &[5.0; 3], Confidence::P99, true).unwrap();
+        assert_eq!(vs.verdict, Verdict::NoDifference);
+        assert!(VsBaseline::compare(&[0.0; 3], &[1.0; 3], Confidence::P95, true).is_none());
+    }
+}

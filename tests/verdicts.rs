@@ -1,0 +1,613 @@
+//! Verdicts on differences to a baseline: benchlog's intervals against
+//! FreeBSD's `ministat` on every pair of repeated runs the example logs
+//! hold, and the interval and verdict in every form of a comparison.
+//!
+//! The oracle needs Debian's `ministat` (`apt-get install ministat`);
+//! without it the oracle test is skipped, unless `CI` is set.
+
+use std::collections::{BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use axum::http::StatusCode;
+use benchlog::compare::{self, CompareQuery, Comparison, Confidence, Method};
+use rusqlite::Connection;
+use serde_json::Value;
+
+use crate::http::{get, get_typed};
+use crate::support::{repo_path, test_state, SEED_000};
+
+/// The mail of seed 002: three configurations, three runs each, at 64
+/// threads.
+const SEED_002: &str = "fixtures/sysbench/seed-002-mariadb-mutexes-lost-line-breaks.txt";
+const SEED_002_QUERY: &str = "tool=sysbench&metric=qps&by=label&baseline=Original";
+const SEED_000_QUERY: &str =
+    "tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=scheduler&by=thread_lib";
+
+fn ingest(db: &Path, fixtures: &[&str]) {
+    let mut conn = benchlog::store::open(db).unwrap();
+    for fixture in fixtures {
+        benchlog::ingest::ingest_file(&mut conn, &repo_path(fixture)).unwrap();
+    }
+}
+
+/// Every example log stored as `benchlog demo` stores them: each `.txt`
+/// below `fixtures/` a submission, each `.mbox` a submission per message.
+fn ingest_all_fixtures(conn: &mut Connection) {
+    let files = benchlog::ingest::collect_input_files(&[repo_path("fixtures")]).unwrap();
+    let mut summary = benchlog::archive::ImportSummary::default();
+    for file in files {
+        match file.extension().and_then(|e| e.to_str()) {
+            Some("txt") => {
+                benchlog::ingest::ingest_file(conn, &file).unwrap();
+            }
+            Some("mbox") => {
+                benchlog::archive::import_file(conn, &file, &mut summary, |_| {}).unwrap();
+            }
+            _ => {}
+        }
+    }
+}
+
+/// What ministat printed for two sets: `None` for "No difference proven".
+#[derive(Debug, Clone, Copy)]
+struct MinistatDifference {
+    difference: f64,
+    half_width: f64,
+    percent: f64,
+    percent_half_width: f64,
+    pooled_s: f64,
+}
+
+fn ministat_path() -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join("ministat"))
+            .find(|path| path.is_file())
+    })
+}
+
+/// Runs `ministat -A -c LEVEL baseline other` and reads its verdict.
+fn ministat(
+    ministat: &Path,
+    dir: &Path,
+    baseline: &[f64],
+    other: &[f64],
+    level: Confidence,
+) -> Option<MinistatDifference> {
+    let write = |name: &str, values: &[f64]| {
+        let path = dir.join(name);
+        let text: String = values.iter().map(|v| format!("{v:?}\n")).collect();
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let (a, b) = (write("baseline.txt", baseline), write("other.txt", other));
+    let output = Command::new(ministat)
+        .args(["-A", "-c", level.name()])
+        .args([&a, &b])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "ministat failed: {text}");
+    let heading = format!("{:.1}% confidence", level.percent());
+    if text.contains(&format!("No difference proven at {heading}")) {
+        return None;
+    }
+    let rest = text
+        .split(&format!("Difference at {heading}\n"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("ministat said neither: {text}"));
+    let mut lines = rest.lines().map(str::trim);
+    let plus_minus = |line: &str| -> (f64, f64) {
+        let (left, right) = line.split_once(" +/- ").unwrap();
+        let number = |s: &str| s.trim_end_matches('%').parse::<f64>().unwrap();
+        (number(left), number(right))
+    };
+    let (difference, half_width) = plus_minus(lines.next().unwrap());
+    let (percent, percent_half_width) = plus_minus(lines.next().unwrap());
+    let pooled_s = lines
+        .next()
+        .unwrap()
+        .trim_start_matches("(Student's t, pooled s = ")
+        .trim_end_matches(')')
+        .parse()
+        .unwrap();
+    Some(MinistatDifference {
+        difference,
+        half_width,
+        percent,
+        percent_half_width,
+        pooled_s,
+    })
+}
+
+/// Whether `ours` and `theirs` agree to four significant figures: within
+/// half a unit of the fourth significant digit of ministat's number.
+fn agree4(ours: f64, theirs: f64) -> bool {
+    if theirs == 0.0 {
+        return ours.abs() < 1e-9;
+    }
+    let unit = 10f64.powi(theirs.abs().log10().floor() as i32 - 3);
+    (ours - theirs).abs() <= unit / 2.0
+}
+
+/// The queries whose series are the example logs' configurations: for
+/// every tool and metric stored, one series per post and label (so the
+/// repeats of one configuration in one post are one point), and one per
+/// value of each attribute the tool's runs have (seed 000's schedulers,
+/// say, each run several times).
+fn oracle_queries(conn: &Connection) -> Vec<CompareQuery> {
+    let rows = |sql: &str| -> Vec<(String, String)> {
+        let mut statement = conn.prepare(sql).unwrap();
+        statement
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let metrics = rows(
+        "SELECT DISTINCT runs.tool, results.metric FROM results
+         JOIN runs ON runs.id = results.run_id ORDER BY 1, 2",
+    );
+    let attrs = rows(
+        "SELECT DISTINCT runs.tool, run_attrs.key FROM run_attrs
+         JOIN runs ON runs.id = run_attrs.run_id ORDER BY 1, 2",
+    );
+    let mut queries = Vec::new();
+    for (tool, metric) in metrics {
+        let base = format!("tool={tool}&metric={metric}");
+        queries.push(format!("{base}&by=submission&by=label"));
+        for (_, key) in attrs.iter().filter(|(t, _)| *t == tool) {
+            queries.push(format!("{base}&by={key}"));
+        }
+    }
+    queries
+        .iter()
+        .map(|q| CompareQuery::from_query_string(q).unwrap())
+        .collect()
+}
+
+/// The series of a comparison with a point of at least three runs that
+/// another series also has at the same x with as many: the baselines
+/// that give ministat something to compare.
+fn baselines_with_pairs(comparison: &Comparison) -> Vec<String> {
+    let repeated = |p: &compare::Point| p.n >= compare::MIN_RUNS;
+    comparison
+        .series
+        .iter()
+        .filter(|base| {
+            base.points.iter().filter(|p| repeated(p)).any(|bp| {
+                comparison.series.iter().any(|other| {
+                    other.name != base.name
+                        && other
+                            .points
+                            .iter()
+                            .any(|p| repeated(p) && p.threads == bp.threads && p.item == bp.item)
+                })
+            })
+        })
+        .map(|s| s.name.clone())
+        .collect()
+}
+
+#[test]
+fn ministat_gives_the_same_intervals_for_every_pair_of_repeated_runs() {
+    let Some(ministat_bin) = ministat_path() else {
+        if std::env::var_os("CI").is_some() {
+            panic!("CI is set but ministat is missing: apt-get install ministat");
+        }
+        eprintln!("skipped: ministat is not installed (apt-get install ministat)");
+        return;
+    };
+    let (_dir, _path, mut conn) = crate::support::fresh_db();
+    ingest_all_fixtures(&mut conn);
+    let scratch = tempfile::tempdir().unwrap();
+
+    // The same two sets of values are met under several groupings (by
+    // submission, by machine ...): each is given to ministat once.
+    let mut seen: HashSet<(Vec<u64>, Vec<u64>, Confidence)> = HashSet::new();
+    let (mut compared, mut checked_numbers, mut no_difference) = (0, 0, 0);
+    let mut checked: BTreeSet<String> = BTreeSet::new();
+    for query in oracle_queries(&conn) {
+        let resolved = query.resolve_required().unwrap();
+        let plain = compare::compare(&conn, &query, resolved).unwrap();
+        for baseline in baselines_with_pairs(&plain) {
+            for level in [Confidence::P95, Confidence::P99] {
+                let query = CompareQuery {
+                    baseline: Some(baseline.clone()),
+                    conf: level,
+                    ..query.clone()
+                };
+                let comparison = compare::compare(&conn, &query, resolved).unwrap();
+                let base = comparison.series.iter().find(|s| s.is_baseline).unwrap();
+                for other in comparison.series.iter().filter(|s| !s.is_baseline) {
+                    for point in &other.points {
+                        let Some(base_point) = base
+                            .points
+                            .iter()
+                            .find(|b| b.threads == point.threads && b.item == point.item)
+                        else {
+                            continue;
+                        };
+                        // ministat divides by the baseline's mean; benchlog
+                        // gives no difference to a mean of zero.
+                        if point.n < compare::MIN_RUNS
+                            || base_point.n < compare::MIN_RUNS
+                            || base_point.mean == 0.0
+                        {
+                            continue;
+                        }
+                        let (base_values, values) = (base_point.values(), point.values());
+                        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                        if !seen.insert((bits(&base_values), bits(&values), level)) {
+                            continue;
+                        }
+                        compared += 1;
+                        let vs = point.vs_baseline.as_ref().unwrap();
+                        let student = vs.student.as_ref().unwrap();
+                        let context = format!(
+                            "{} at {:?}/{}: {} against {} at {level}: {vs:?}",
+                            query.to_query_string(),
+                            point.threads,
+                            point.item,
+                            other.name,
+                            base.name
+                        );
+                        let theirs =
+                            ministat(&ministat_bin, scratch.path(), &base_values, &values, level);
+                        // ministat's test, |d| > e, on Student's interval.
+                        assert_eq!(
+                            theirs.is_some(),
+                            vs.difference.abs() > student.half_width,
+                            "{context}: ministat says {theirs:?}"
+                        );
+                        if vs.interval.as_ref().map(|i| i.method) == Some(Method::Student) {
+                            assert_eq!(theirs.is_some(), vs.verdict.is_proven(), "{context}");
+                        }
+                        let Some(theirs) = theirs else {
+                            no_difference += 1;
+                            continue;
+                        };
+                        for (name, ours, theirs) in [
+                            ("difference", vs.difference, theirs.difference),
+                            ("half-width", student.half_width, theirs.half_width),
+                            ("%", vs.percent, theirs.percent),
+                            (
+                                "% half-width",
+                                student.percent_half_width,
+                                theirs.percent_half_width,
+                            ),
+                            ("pooled s", student.s, theirs.pooled_s),
+                        ] {
+                            assert!(
+                                agree4(ours, theirs),
+                                "{context}: {name} {ours} vs ministat's {theirs}"
+                            );
+                        }
+                        checked_numbers += 1;
+                        checked.insert(format!(
+                            "{} {} {}: {} against {}",
+                            comparison.tool, comparison.metric, point.item, other.name, base.name
+                        ));
+                        println!(
+                            "{level} {} {} {} {:?}: {} against {}: {} +/- {} ({}% +/- {}%); ministat {} +/- {} ({}% +/- {}%)",
+                            comparison.tool,
+                            comparison.metric,
+                            point.item,
+                            point.threads,
+                            other.name,
+                            base.name,
+                            vs.difference,
+                            student.half_width,
+                            vs.percent,
+                            student.percent_half_width,
+                            theirs.difference,
+                            theirs.half_width,
+                            theirs.percent,
+                            theirs.percent_half_width
+                        );
+                    }
+                }
+            }
+        }
+    }
+    println!(
+        "{compared} pairs of sets of at least {} runs given to ministat at 95% and 99%: {checked_numbers} intervals checked number by number, {no_difference} with no difference proven",
+        compare::MIN_RUNS
+    );
+    assert!(
+        checked_numbers > 0 && no_difference > 0,
+        "the fixtures hold pairs on both sides of the line"
+    );
+}
+
+/// The first point of a series in the JSON.
+fn point<'a>(json: &'a Value, series: &str) -> &'a Value {
+    &json["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == series)
+        .unwrap_or_else(|| panic!("no series {series:?} in {json}"))["points"][0]
+}
+
+#[tokio::test]
+async fn every_form_shows_the_interval_and_the_verdict() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_002]);
+    let (status, json) = get(&state, &format!("/compare.json?{SEED_002_QUERY}")).await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    let json: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["confidence"], 95.0);
+    assert!(
+        json["query"].as_str().unwrap().ends_with("&conf=95"),
+        "{json}"
+    );
+    let slow = point(&json, "slow LOCK_open");
+    let base = point(&json, "Original");
+    let mean = |p: &Value| p["mean"].as_f64().unwrap();
+    let vs = &slow["vs_baseline"];
+    assert_eq!(vs["verdict"], "better", "{vs}");
+    assert_eq!(vs["interval"]["method"], "student");
+    let difference = vs["difference"].as_f64().unwrap();
+    assert!(
+        (difference - (mean(slow) - mean(base))).abs() < 1e-3,
+        "{vs}"
+    );
+    let (low, high) = (
+        vs["interval"]["low"].as_f64().unwrap(),
+        vs["interval"]["high"].as_f64().unwrap(),
+    );
+    assert!(low > 0.0 && low < difference && difference < high, "{vs}");
+    let half_width = vs["interval"]["half_width"].as_f64().unwrap();
+    assert!((high - low - 2.0 * half_width).abs() < 1e-3);
+    let percent_half_width = vs["interval"]["percent_half_width"].as_f64().unwrap();
+    assert!((percent_half_width - half_width / mean(base) * 100.0).abs() < 1e-6);
+    assert!(
+        base["vs_baseline"].is_null(),
+        "the baseline has no difference to itself"
+    );
+
+    // The CSV: the same numbers in their columns.
+    let (_, content_type, csv) = get_typed(&state, &format!("/compare.csv?{SEED_002_QUERY}")).await;
+    assert!(content_type.starts_with("text/csv"));
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let header: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    for column in [
+        "vs_baseline",
+        "vs_baseline_pct",
+        "ci_low",
+        "ci_high",
+        "ci_pct_low",
+        "ci_pct_high",
+        "ci_method",
+        "confidence",
+        "verdict",
+    ] {
+        assert!(header.iter().any(|h| h == column), "{column}: {header:?}");
+    }
+    let cell = |row: &csv::StringRecord, column: &str| {
+        row[header.iter().position(|h| h == column).unwrap()].to_owned()
+    };
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let row = rows.iter().find(|r| &r[0] == "slow LOCK_open").unwrap();
+    assert_eq!(cell(row, "verdict"), "better");
+    assert_eq!(cell(row, "ci_method"), "student");
+    assert_eq!(cell(row, "confidence"), "95");
+    assert_eq!(cell(row, "ci_low").parse::<f64>().unwrap(), low);
+    assert_eq!(cell(row, "ci_high").parse::<f64>().unwrap(), high);
+    assert_eq!(
+        cell(row, "ci_pct_low").parse::<f64>().unwrap(),
+        vs["interval"]["percent_low"].as_f64().unwrap()
+    );
+    let base_row = rows.iter().find(|r| &r[0] == "Original").unwrap();
+    assert_eq!(cell(base_row, "verdict"), "");
+
+    // The text: a ministat block, with ministat's own digits for this
+    // pair (`ministat -c 95` on the two sets of three qps values).
+    let (_, text) = get(&state, &format!("/compare.txt?{SEED_002_QUERY}")).await;
+    for line in text.lines() {
+        assert!(line.chars().count() <= 72, "{line}");
+    }
+    for needle in [
+        "Difference at 95.0% confidence",
+        "31254.7 +/- 8034.44",
+        "16.7612% +/- 4.30869%",
+        "(Student's t, pooled s = 3544.72)",
+        "Verdict: better (higher is better)",
+        "x Original (baseline)",
+        "+ slow LOCK_open",
+    ] {
+        assert!(text.contains(needle), "{needle:?} in\n{text}");
+    }
+
+    // The page: the interval and the verdict in words.
+    let (_, page) = get(&state, &format!("/compare?{SEED_002_QUERY}")).await;
+    assert!(page.contains("vs baseline (95% interval)"), "{page}");
+    let percent = vs["percent"].as_f64().unwrap();
+    assert!(
+        page.contains(&format!("{percent:+.1}% ± {percent_half_width:.1}%")),
+        "{page}"
+    );
+    assert!(
+        page.contains(r#"<td class="verdict better">better"#),
+        "{page}"
+    );
+    assert!(page.contains(r#"<option value="95" selected>95%</option>"#));
+
+    // The chart: every difference is proven, so nothing is hollow.
+    let (_, svg) = get(&state, &format!("/compare.svg?{SEED_002_QUERY}")).await;
+    assert!(!svg.contains("Hollow"), "{svg}");
+}
+
+#[tokio::test]
+async fn a_higher_level_widens_the_interval_and_is_part_of_the_link() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_002]);
+    let json = |conf: &'static str| {
+        let state = state.clone();
+        async move {
+            let (status, body) = get(
+                &state,
+                &format!("/compare.json?{SEED_002_QUERY}&conf={conf}"),
+            )
+            .await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+            serde_json::from_str::<Value>(&body).unwrap()
+        }
+    };
+    let mut widths = Vec::new();
+    for level in Confidence::ALL {
+        let json = json(level.name()).await;
+        assert_eq!(json["confidence"].as_f64(), Some(level.percent()));
+        assert!(
+            json["query"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("&conf={}", level.name())),
+            "{json}"
+        );
+        let student = &point(&json, "slow LOCK_open")["vs_baseline"]["student"];
+        widths.push(student["half_width"].as_f64().unwrap());
+    }
+    assert!(
+        widths.windows(2).all(|w| w[0] < w[1]),
+        "each level is wider than the one below: {widths:?}"
+    );
+    // The default is 95, written out in the link.
+    let (_, default) = get(&state, &format!("/compare.json?{SEED_002_QUERY}")).await;
+    let (_, explicit) = get(&state, &format!("/compare.json?{SEED_002_QUERY}&conf=95")).await;
+    assert_eq!(default, explicit);
+    let (_, page) = get(&state, &format!("/compare?{SEED_002_QUERY}&conf=99")).await;
+    assert!(page.contains("conf=99"), "the share links keep the level");
+    assert!(page.contains(r#"<option value="99" selected>99%</option>"#));
+    assert!(page.contains("vs baseline (99% interval)"));
+}
+
+#[tokio::test]
+async fn an_unknown_level_is_a_400_that_names_the_levels() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_002]);
+    for (format, value) in [
+        ("", "97"),
+        (".json", "0.95"),
+        (".csv", "high"),
+        (".txt", "100"),
+        (".svg", "95.5"),
+        (".png", "-95"),
+    ] {
+        let uri = format!("/compare{format}?{SEED_002_QUERY}&conf={value}");
+        let (status, body) = get(&state, &uri).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{uri}");
+        assert!(
+            body.contains("80, 90, 95, 98, 99 or 99.5") && body.contains(value),
+            "{uri}: {body}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn two_runs_far_apart_are_too_few_to_call_worse() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_000]);
+    // At 10 clients: 4BSD / libpthread ran once (23983.87), the runs with
+    // libthr but no scheduler twice (22061.88 and 25601.49), and those
+    // with neither twice (19234.02 and 6468.70).
+    let query = format!("{SEED_000_QUERY}&baseline=4BSD+%2F+libpthread");
+    let (_, json) = get(&state, &format!("/compare.json?{query}")).await;
+    let json: Value = serde_json::from_str(&json).unwrap();
+    for name in ["(none) / libthr", "(none) / (none)"] {
+        let vs = &point(&json, name)["vs_baseline"];
+        assert_eq!(vs["verdict"], "too_few_runs", "{name}: {vs}");
+        assert!(vs["interval"].is_null(), "{vs}");
+        assert!(
+            vs["percent"].as_f64().unwrap() < 0.0,
+            "the plain % is still given"
+        );
+    }
+    let spread = point(&json, "(none) / (none)");
+    assert_eq!(
+        (spread["min"].as_f64(), spread["max"].as_f64()),
+        (Some(6468.70), Some(19234.02))
+    );
+
+    let (_, text) = get(&state, &format!("/compare.txt?{query}")).await;
+    assert!(!text.contains("worse"), "{text}");
+    assert!(
+        !text.contains("% better") && !text.contains("Verdict"),
+        "{text}"
+    );
+    assert!(text.contains("-0.6% few runs"), "{text}");
+    assert!(text.contains("Too few runs: n = 1 and 2"), "{text}");
+    let (_, page) = get(&state, &format!("/compare?{query}")).await;
+    assert!(
+        page.contains(r#"<td class="verdict too_few_runs">too few runs"#),
+        "{page}"
+    );
+    assert!(!page.contains(r#"class="verdict worse""#), "{page}");
+    let (_, csv) = get(&state, &format!("/compare.csv?{query}")).await;
+    assert!(!csv.contains(",worse,"), "{csv}");
+    assert!(csv.contains(",too_few_runs,"), "{csv}");
+    // The chart marks them: hollow, and a note in the legend says why.
+    let (_, svg) = get(&state, &format!("/compare.svg?{query}")).await;
+    assert!(svg.contains("Hollow"), "{svg}");
+}
+
+#[tokio::test]
+async fn runs_spread_wider_than_their_gap_are_no_difference() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_000]);
+    // At 10 clients: four runs with the 4BSD scheduler (23983.87 to
+    // 27073.46) and five without one named (6468.70 to 25601.49). Their
+    // means are 4,000 q/s apart, but the spread is wider than that.
+    let query =
+        "tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=scheduler&baseline=4BSD";
+    let (_, json) = get(&state, &format!("/compare.json?{query}")).await;
+    let json: Value = serde_json::from_str(&json).unwrap();
+    let unnamed = point(&json, "(none)");
+    assert_eq!(
+        (unnamed["threads"].as_u64(), unnamed["n"].as_u64()),
+        (Some(10), Some(5))
+    );
+    let vs = &unnamed["vs_baseline"];
+    assert_eq!(vs["verdict"], "no_difference", "{vs}");
+    let interval = &vs["interval"];
+    assert!(
+        interval["low"].as_f64().unwrap() < 0.0 && interval["high"].as_f64().unwrap() > 0.0,
+        "the interval holds zero: {vs}"
+    );
+    assert!(vs["percent"].as_f64().unwrap() < -10.0, "{vs}");
+
+    let (_, text) = get(&state, &format!("/compare.txt?{query}")).await;
+    assert!(
+        text.contains("No difference proven at 95.0% confidence"),
+        "{text}"
+    );
+    assert!(text.contains("Verdict: no difference at 95%"), "{text}");
+    assert!(text.contains("no diff."), "{text}");
+    assert!(!text.contains("worse"), "{text}");
+    let (_, page) = get(&state, &format!("/compare?{query}")).await;
+    assert!(
+        page.contains(r#"<td class="verdict no_difference">no difference at 95%"#),
+        "{page}"
+    );
+    let (_, csv) = get(&state, &format!("/compare.csv?{query}")).await;
+    assert!(csv.contains(",95,no_difference,"), "{csv}");
+    let (_, svg) = get(&state, &format!("/compare.svg?{query}")).await;
+    assert!(svg.contains("Hollow"), "{svg}");
+    // Lowering one's standards to 80% narrows the interval past zero.
+    let (_, json) = get(&state, &format!("/compare.json?{query}&conf=80")).await;
+    let json: Value = serde_json::from_str(&json).unwrap();
+    let vs80 = &point(&json, "(none)")["vs_baseline"];
+    assert!(
+        vs80["interval"]["half_width"].as_f64() < vs["interval"]["half_width"].as_f64(),
+        "{vs80}"
+    );
+    assert!(vs80["interval"]["high"].as_f64().unwrap() < 0.0, "{vs80}");
+    assert_eq!(vs80["verdict"], "worse", "{vs80}");
+}
