@@ -16,6 +16,7 @@ mod ingest;
 mod limits;
 mod load;
 mod mbox;
+mod pinned;
 mod review;
 mod rights;
 mod scale;

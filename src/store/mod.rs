@@ -64,6 +64,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0008_no_reused_ids",
         include_str!("../../migrations/0008_no_reused_ids.sql"),
     ),
+    (
+        "0009_pinned_links",
+        include_str!("../../migrations/0009_pinned_links.sql"),
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]

@@ -91,6 +91,25 @@ fn fresh_id(tx: &Transaction, table: LinkedTable) -> rusqlite::Result<i64> {
     tx.prepare_cached(sql)?.query_row([], |row| row.get(0))
 }
 
+/// The newest submission id given out, deleted ones included (0 when
+/// none was): what a link made now pins a comparison to (`asof=`).
+pub fn newest_submission_id(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.prepare_cached(
+        "SELECT max(h.id, coalesce((SELECT max(id) FROM submissions), 0))
+         FROM id_high_water h WHERE h.tbl = 'submissions'",
+    )?
+    .query_row([], |row| row.get(0))
+}
+
+/// How many submissions up to `asof` were deleted once `asof` had been
+/// stored: runs that a link pinned to `asof` no longer shows.
+pub fn deleted_since(conn: &Connection, asof: i64) -> rusqlite::Result<i64> {
+    conn.prepare_cached(
+        "SELECT count(*) FROM deleted_submissions WHERE id <= ?1 AND after_submission >= ?1",
+    )?
+    .query_row([asof], |row| row.get(0))
+}
+
 pub fn insert_submission(tx: &Transaction, new: &NewSubmission) -> rusqlite::Result<i64> {
     let id = fresh_id(tx, LinkedTable::Submissions)?;
     tx.execute(

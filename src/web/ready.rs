@@ -139,6 +139,7 @@ fn ready(
         by: by.to_vec(),
         wheres: vec![("submission".to_owned(), submission_id.to_string())],
         baseline: None,
+        asof: None,
     };
     Some(ReadyComparison {
         submission_id,
