@@ -17,6 +17,7 @@ mod limits;
 mod load;
 mod mbox;
 mod pinned;
+mod quoted_counts;
 mod review;
 mod rights;
 mod scale;
