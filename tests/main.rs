@@ -3,6 +3,7 @@
 mod backup;
 mod bounded_pages;
 mod browse;
+mod chart_kind;
 mod cli;
 mod compare;
 mod connections;

@@ -82,6 +82,10 @@ pub fn to_text(comparison: &Comparison) -> String {
             ));
         }
     }
+    if with_efficiency {
+        lines.push(String::new());
+        lines.push("eff.: scaling efficiency, value(n) / (n x value(1))".to_owned());
+    }
     if comparison.without_threads > 0 {
         lines.push(String::new());
         lines.extend(wrap(
