@@ -205,7 +205,7 @@ async fn a_deleted_submission_leaves_pinned_links_with_a_notice() {
     assert_eq!(runs[0].1.len(), 2, "only submission 2's runs: {runs:?}");
     assert_eq!(
         json["notices"][0],
-        "1 of the submissions up to submission 2 were deleted after it was stored; their runs are no longer shown."
+        "1 submission numbered up to 2 was deleted after submission 2 was stored: their runs are no longer shown."
     );
     // A pin to a submission not stored yet is refused.
     let (status, body) = fetch(&state, &format!("/compare.csv?{QUERY}&asof=3")).await;

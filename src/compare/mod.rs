@@ -231,8 +231,13 @@ pub fn compare(
     if let Some(asof) = query.asof {
         let deleted = store::deleted_since(conn, asof)?;
         if deleted > 0 {
+            let (noun, verb) = if deleted == 1 {
+                ("submission", "was")
+            } else {
+                ("submissions", "were")
+            };
             comparison.notices.push(format!(
-                "{deleted} of the submissions up to submission {asof} were deleted after it was stored; their runs are no longer shown."
+                "{deleted} {noun} numbered up to {asof} {verb} deleted after submission {asof} was stored: their runs are no longer shown."
             ));
         }
     }

@@ -410,8 +410,11 @@ mod tests {
     #[test]
     fn a_given_item_is_read_from_its_index_in_run_order() {
         let conn = database();
-        for test in [None, Some("select-key")] {
-            let filter = filter(test, Some("select_index"));
+        for (test, asof) in [(None, None), (Some("select-key"), None), (None, Some(1))] {
+            let filter = MetricFilter {
+                asof,
+                ..filter(test, Some("select_index"))
+            };
             let (sql, params) = metric_rows_query(&filter);
             let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
             let plan: Vec<String> = stmt
@@ -425,6 +428,16 @@ mod tests {
                 "{test:?}: {plan}"
             );
             assert!(!plan.contains("TEMP B-TREE"), "{test:?}: no sort: {plan}");
+            if asof.is_some() {
+                // Each label and attribute: a seek among one run's corrections.
+                assert!(
+                    plan.contains(
+                        "SEARCH l USING INDEX run_edit_log_field (run_id=? AND field=? AND key=?)"
+                    ),
+                    "{plan}"
+                );
+                assert!(!plan.contains("SCAN l"), "{plan}");
+            }
         }
     }
 
