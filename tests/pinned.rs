@@ -188,6 +188,35 @@ async fn corrections_count_while_their_submission_is_the_newest() {
     let live = series_runs(&get_json(&state, &format!("/compare.json?{QUERY}")).await);
     assert_eq!(live[0], ("4BSD".to_owned(), vec![b]));
     assert_eq!(live[1].0, "(none)");
+
+    // A key of people's own, taken off every run later, still groups the
+    // pin that had it; the live query no longer knows it.
+    let rack = RunField::Attr("rack".to_owned());
+    let set_rack = |value: Option<&str>| {
+        let mut conn = store::open(&db).unwrap();
+        let tx = conn.transaction().unwrap();
+        assert!(store::set_run_field(&tx, c, &rack, value).unwrap());
+        tx.commit().unwrap();
+    };
+    set_rack(Some("r7"));
+    let by_rack = "tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=rack";
+    let pinned_rack = format!("/compare.json?{by_rack}&asof=2");
+    let want = vec![
+        ("r7".to_owned(), vec![c]),
+        ("(none)".to_owned(), vec![a, b, 4]),
+    ];
+    assert_eq!(series_runs(&get_json(&state, &pinned_rack).await), want);
+    store_text(&db, "third", &smack_log(3, 1));
+    set_rack(None);
+    assert_eq!(series_runs(&get_json(&state, &pinned_rack).await), want);
+    let (status, body) = fetch(&state, &format!("/compare.json?{by_rack}")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let json: Value = serde_json::from_slice(&body).unwrap();
+    let error = json["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("unknown attribute \"rack\" in by="),
+        "{error}"
+    );
 }
 
 #[tokio::test]

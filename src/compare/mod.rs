@@ -219,7 +219,11 @@ pub fn compare(
 ) -> Result<Comparison, CompareError> {
     // Only a key outside the run's fields and Contract 2 can be unknown.
     if query_keys(query).any(|(_, key)| !is_field(key) && !ATTRIBUTE_KEYS.contains(&key)) {
-        let stored_keys = store::tool_attr_keys(conn, resolved.tool.name())?;
+        let mut stored_keys = store::tool_attr_keys(conn, resolved.tool.name())?;
+        if query.asof.is_some() {
+            // A key the pinned data had, since corrected away.
+            stored_keys.extend(store::corrected_attr_keys(conn, resolved.tool.name())?);
+        }
         check_keys(query, resolved.tool, &stored_keys)?;
     }
     if let Some(asof) = query.asof {

@@ -187,6 +187,18 @@ pub fn undo_run_edit(tx: &Transaction, run_id: i64, field: &RunField) -> rusqlit
     Ok(true)
 }
 
+/// The attribute keys corrections of `tool`'s runs ever set or removed:
+/// a pinned comparison may group by a key that later corrections took off
+/// every run. Reads the correction log, which only people's edits grow.
+pub fn corrected_attr_keys(conn: &Connection, tool: &str) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT DISTINCT l.key FROM run_edit_log l JOIN runs r ON r.id = l.run_id
+         WHERE l.field = 'attr' AND r.tool = ?1 ORDER BY l.key",
+    )?;
+    let keys = stmt.query_map([tool], |row| row.get(0))?;
+    keys.collect()
+}
+
 /// Where a run sits in its submission.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunPlace {
