@@ -254,6 +254,9 @@ fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
     if !query.by.is_empty() || query.x.is_some() || query.baseline.is_some() {
         bail!("--by, --x and --baseline shape a comparison, which needs --tool and --metric");
     }
+    if query.asof.is_some() {
+        bail!("asof pins a comparison, which needs tool and metric");
+    }
     // Otherwise every result matching the filters, one row per result.
     let filter = ExportFilter {
         tool: query.tool.clone(),

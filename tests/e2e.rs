@@ -160,6 +160,11 @@ async fn walk_through(client: &Client, base: &str, shots: &Path) -> Result<()> {
         href.contains("by=scheduler") && href.contains("by=thread_lib"),
         "the CSV link asks for another query: {href}"
     );
+    // Pinned to the data as it is now: the one submission stored.
+    ensure!(
+        href.contains("asof=1"),
+        "the CSV link is not pinned to submission 1: {href}"
+    );
     let csv = client
         .execute_async(
             "const [href, done] = arguments; \

@@ -3,6 +3,7 @@
 mod backup;
 mod bounded_pages;
 mod browse;
+mod chart_kind;
 mod cli;
 mod compare;
 mod connections;
@@ -16,6 +17,8 @@ mod ingest;
 mod limits;
 mod load;
 mod mbox;
+mod pinned;
+mod quoted_counts;
 mod review;
 mod rights;
 mod scale;

@@ -293,6 +293,47 @@ fn fit(text: &str, size: f64, max_width: i32) -> String {
     chars[..low].iter().collect::<String>() + "…"
 }
 
+/// `text` in lines of at most `max_width` pixels, broken at spaces; a
+/// single word wider than that is the only thing broken inside.
+fn wrap(text: &str, size: f64, max_width: i32) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let candidate = if line.is_empty() {
+            word.to_owned()
+        } else {
+            format!("{line} {word}")
+        };
+        if text_width(&candidate, size) <= max_width {
+            line = candidate;
+            continue;
+        }
+        if !line.is_empty() {
+            lines.push(std::mem::take(&mut line));
+        }
+        let mut rest = word;
+        while text_width(rest, size) > max_width {
+            let mut cut = rest
+                .char_indices()
+                .skip(1)
+                .map(|(i, _)| i)
+                .take_while(|&i| text_width(&rest[..i], size) <= max_width)
+                .last()
+                .unwrap_or(0);
+            if cut == 0 {
+                cut = rest.chars().next().map_or(rest.len(), char::len_utf8);
+            }
+            lines.push(rest[..cut].to_owned());
+            rest = &rest[cut..];
+        }
+        line = rest.to_owned();
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
 /// A piece of text to draw once the shapes are drawn. SVG hands text to
 /// plotters (the browser renders it); PNG text is rasterised by
 /// [`glyphs::draw_labels`], with correct glyph spacing.
@@ -804,18 +845,24 @@ fn draw_legend<DB: DrawingBackend>(
 ) -> DrawResult<DB> {
     let (width, height) = root.dim_in_pixel();
     let row_height = 22;
+    let line_height = 16;
     // Room for the note's lines under the entries.
     let reserved = if chart.note.is_some() { 96 } else { 0 };
-    let fits = ((height as i32 - top - 40 - reserved) / row_height).max(1) as usize;
-    let shown = if chart.series.len() > fits {
-        fits - 1
-    } else {
-        chart.series.len()
-    };
+    let bottom = height as i32 - 40 - reserved;
     let text_room = width as i32 - left - 40;
     let bars = chart.categories.is_some();
-    for (index, series) in chart.series.iter().take(shown).enumerate() {
-        let y = top + index as i32 * row_height + 8;
+    // Names wrap at spaces rather than being cut; an entry that no longer
+    // fits leaves room for the line that says how many more the table has.
+    let mut y = top + 8;
+    let mut shown = 0;
+    for (index, series) in chart.series.iter().enumerate() {
+        let lines = wrap(&series.name, LABEL_SIZE, text_room);
+        let needed = row_height + (lines.len() as i32 - 1) * line_height;
+        let last = index + 1 == chart.series.len();
+        let reserve = if last { 0 } else { row_height };
+        if shown > 0 && y + needed + reserve > bottom {
+            break;
+        }
         let colour = PALETTE[index % PALETTE.len()];
         if bars {
             let corners = [(left + 6, y - 6), (left + 24, y + 6)];
@@ -833,18 +880,20 @@ fn draw_legend<DB: DrawingBackend>(
             }
             draw_marker(root, index, (left + 14, y), colour, series.dashed)?;
         }
-        text(
-            labels,
-            &fit(&series.name, LABEL_SIZE, text_room),
-            (left + 36, y),
-            LABEL_SIZE,
-            &TEXT,
-            (HPos::Left, VPos::Center),
-        );
+        for (number, line) in lines.iter().enumerate() {
+            text(
+                labels,
+                line,
+                (left + 36, y + number as i32 * line_height),
+                LABEL_SIZE,
+                &TEXT,
+                (HPos::Left, VPos::Center),
+            );
+        }
+        y += needed;
+        shown += 1;
     }
-    let mut rows = shown;
     if shown < chart.series.len() {
-        let y = top + shown as i32 * row_height + 8;
         let more = format!("+ {} more (see table)", chart.series.len() - shown);
         text(
             labels,
@@ -854,12 +903,12 @@ fn draw_legend<DB: DrawingBackend>(
             &MUTED,
             (HPos::Left, VPos::Center),
         );
-        rows += 1;
+        y += row_height;
     }
     if let Some(note) = &chart.note {
         let room = width as i32 - left - 8;
-        let mut y = top + rows as i32 * row_height + 14;
-        for line in wrap_to_width(note, NOTE_SIZE, room).into_iter().take(6) {
+        let mut y = y + 6;
+        for line in wrap(note, NOTE_SIZE, room).into_iter().take(6) {
             text(
                 labels,
                 &line,
@@ -872,33 +921,6 @@ fn draw_legend<DB: DrawingBackend>(
         }
     }
     Ok(())
-}
-
-/// Breaks `text` at spaces into lines that fit `max_width` pixels (a word
-/// longer than that is cut).
-fn wrap_to_width(text: &str, size: f64, max_width: i32) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
-    let mut current = String::new();
-    for word in text.split_whitespace() {
-        let joined = if current.is_empty() {
-            word.to_owned()
-        } else {
-            format!("{current} {word}")
-        };
-        if text_width(&joined, size) <= max_width || current.is_empty() {
-            current = joined;
-        } else {
-            lines.push(std::mem::take(&mut current));
-            current = word.to_owned();
-        }
-    }
-    if !current.is_empty() {
-        lines.push(current);
-    }
-    lines
-        .into_iter()
-        .map(|line| fit(&line, size, max_width))
-        .collect()
 }
 
 #[cfg(test)]
@@ -1032,5 +1054,34 @@ mod tests {
             "{cut}"
         );
         assert_eq!(fit("short", LABEL_SIZE, 120), "short");
+    }
+
+    #[test]
+    fn legend_names_wrap_at_spaces_and_are_never_cut() {
+        register_fonts();
+        let long = "ULE + libthr + TSC + context_time.patch + cpu_acct_1.patch";
+        let lines = wrap(long, LABEL_SIZE, 120);
+        assert!(lines.len() > 2, "{lines:?}");
+        assert!(
+            lines.iter().all(|l| text_width(l, LABEL_SIZE) <= 120),
+            "{lines:?}"
+        );
+        assert_eq!(lines.join(" "), long);
+        assert_eq!(wrap("ULE / libthr", LABEL_SIZE, 120), ["ULE / libthr"]);
+        // Only a word wider than the room is broken, and nothing is lost.
+        let word = "context_time_and_cpu_accounting.patch";
+        let lines = wrap(word, LABEL_SIZE, 80);
+        assert_eq!(lines.concat(), word);
+
+        let mut chart = Chart::new("t", "threads", "q/s");
+        chart.series = vec![
+            ChartSeries::from_values(long, &[(1.0, 2.0)]),
+            ChartSeries::from_values("4BSD / libpthread / ACPI-fast", &[(1.0, 3.0)]),
+        ];
+        let svg = render_svg(&chart).unwrap();
+        assert!(!svg.contains('…'), "{svg}");
+        for word in ["context_time.patch", "cpu_acct_1.patch", "ACPI-fast"] {
+            assert!(svg.contains(word), "{word}");
+        }
     }
 }

@@ -27,7 +27,7 @@ mod table;
 
 pub use group::{matches_wheres, natural_cmp};
 pub use query::{
-    check_attr_key, check_where_count, query_pairs, CompareQuery, QueryError, MAX_BY,
+    check_asof, check_attr_key, check_where_count, query_pairs, CompareQuery, QueryError, MAX_BY,
     MAX_QUERY_BYTES, MAX_QUERY_PAIRS, MAX_WHERE,
 };
 
@@ -169,12 +169,33 @@ pub fn compare(
 ) -> Result<Comparison, CompareError> {
     // Only a key outside the run's fields and Contract 2 can be unknown.
     if query_keys(query).any(|(_, key)| !is_field(key) && !ATTRIBUTE_KEYS.contains(&key)) {
-        let stored_keys = store::tool_attr_keys(conn, resolved.tool.name())?;
+        let mut stored_keys = store::tool_attr_keys(conn, resolved.tool.name())?;
+        if query.asof.is_some() {
+            // A key the pinned data had, since corrected away.
+            stored_keys.extend(store::corrected_attr_keys(conn, resolved.tool.name())?);
+        }
         check_keys(query, resolved.tool, &stored_keys)?;
+    }
+    if let Some(asof) = query.asof {
+        check_asof(asof, store::newest_submission_id(conn)?)?;
     }
     let filter = metric_filter(query, resolved);
     let rows = store::metric_rows(conn, &filter)?;
-    Ok(group::comparison(query, resolved, &filter.attr_keys, rows))
+    let mut comparison = group::comparison(query, resolved, &filter.attr_keys, rows);
+    if let Some(asof) = query.asof {
+        let deleted = store::deleted_since(conn, asof)?;
+        if deleted > 0 {
+            let (noun, verb) = if deleted == 1 {
+                ("submission", "was")
+            } else {
+                ("submissions", "were")
+            };
+            comparison.notices.push(format!(
+                "{deleted} {noun} numbered up to {asof} {verb} deleted after submission {asof} was stored: their runs are no longer shown."
+            ));
+        }
+    }
+    Ok(comparison)
 }
 
 /// The comparison of runs already read (one submission's, say), grouped
@@ -238,6 +259,7 @@ fn metric_filter(query: &CompareQuery, resolved: Resolved) -> MetricFilter {
         test: query.test.clone(),
         item: query.item.clone(),
         attr_keys,
+        asof: query.asof,
     }
 }
 

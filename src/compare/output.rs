@@ -66,8 +66,24 @@ impl Comparison {
     /// The chart: lines against threads, or bars per item. It draws the
     /// points as grouped here, so the chart's mean, whisker and count are
     /// the table's.
+    /// Where every series has a single thread count (one each, say),
+    /// lines would be points on one vertical line: those are drawn as
+    /// grouped bars, a group per thread count.
     pub fn chart(&self) -> Chart {
+        let single_threads = self.single_thread_counts();
         let mut chart = match self.x {
+            XAxis::Threads if !single_threads.is_empty() => {
+                let word = self.x_title().split(' ').next().unwrap_or("threads");
+                Chart::bars(
+                    self.title(),
+                    self.x_title(),
+                    self.value_title(),
+                    single_threads
+                        .iter()
+                        .map(|t| format!("{t} {word}"))
+                        .collect(),
+                )
+            }
             XAxis::Threads => Chart::new(self.title(), self.x_title(), self.value_title()),
             XAxis::None => Chart::bars(
                 self.title(),
@@ -85,7 +101,14 @@ impl Comparison {
                     .points
                     .iter()
                     .map(|point| Summary {
-                        x: self.chart_x(point),
+                        x: match point.threads {
+                            Some(threads) if !single_threads.is_empty() => single_threads
+                                .iter()
+                                .position(|&t| t == threads)
+                                .unwrap_or(0)
+                                as f64,
+                            _ => self.chart_x(point),
+                        },
                         mean: point.mean,
                         min: point.min,
                         max: point.max,
@@ -119,6 +142,22 @@ impl Comparison {
             ));
         }
         chart
+    }
+
+    /// The thread counts, in order, when every series of a chart against
+    /// threads has at most one (and some series one); else empty.
+    fn single_thread_counts(&self) -> Vec<u32> {
+        if self.x != XAxis::Threads || self.series.iter().any(|s| s.points.len() > 1) {
+            return Vec::new();
+        }
+        let mut threads: Vec<u32> = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().filter_map(|p| p.threads))
+            .collect();
+        threads.sort_unstable();
+        threads.dedup();
+        threads
     }
 
     /// Where a point sits along the chart's x: its thread count, or on

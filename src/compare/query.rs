@@ -23,6 +23,9 @@ pub struct CompareQuery {
     pub baseline: Option<String>,
     /// The confidence level of the differences to the baseline.
     pub conf: Confidence,
+    /// Pinned to the data as of this submission (the newest when the link
+    /// was made); `None` follows new data.
+    pub asof: Option<i64>,
 }
 
 /// The most `by` attributes a comparison groups by. Each is one more
@@ -87,6 +90,7 @@ impl CompareQuery {
                         ))
                     })?
                 }
+                "asof" => query.asof = Some(parse_asof(&value)?),
                 "by" => {
                     // A form may send "scheduler, timer" in one box.
                     for key in value.split(',').map(str::trim).filter(|k| !k.is_empty()) {
@@ -112,7 +116,7 @@ impl CompareQuery {
                 }
                 other => {
                     return fail(format!(
-                        "unknown query parameter {other:?}; /compare takes tool, test, item, metric, x, by, where, baseline and conf"
+                        "unknown query parameter {other:?}; /compare takes tool, test, item, metric, x, by, where, baseline, conf and asof"
                     ))
                 }
             }
@@ -149,6 +153,9 @@ impl CompareQuery {
         // shows it.
         if self.baseline.is_some() || self.conf != Confidence::default() {
             pairs.push(("conf", self.conf.name().to_owned()));
+        }
+        if let Some(asof) = self.asof {
+            pairs.push(("asof", asof.to_string()));
         }
         serde_urlencoded::to_string(&pairs).unwrap_or_default()
     }
@@ -240,6 +247,27 @@ pub fn query_pairs(query: &str) -> Result<Vec<(String, String)>, QueryError> {
     Ok(pairs)
 }
 
+/// The submission number of `asof=`: digits only, at least 1.
+fn parse_asof(value: &str) -> Result<i64, QueryError> {
+    match value.parse::<i64>() {
+        Ok(id) if id >= 1 && value.bytes().all(|b| b.is_ascii_digit()) => Ok(id),
+        _ => fail(format!(
+            "asof={value} is not a submission number; asof pins a comparison to the data as of one submission, e.g. asof=17 (leave it out to follow new data)"
+        )),
+    }
+}
+
+/// Refuses a pin to a submission not given out yet: such a link would
+/// follow new data until that number arrives, then stop.
+pub fn check_asof(asof: i64, newest: i64) -> Result<(), QueryError> {
+    if asof > newest {
+        return fail(format!(
+            "asof={asof} names no stored submission: the newest is {newest}; a pinned link names a submission stored when the link was made"
+        ));
+    }
+    Ok(())
+}
+
 fn too_many_by() -> QueryError {
     QueryError(format!(
         "too many by= attributes: a comparison groups by at most {MAX_BY}; leave some out, or filter with where= instead"
@@ -326,7 +354,8 @@ mod tests {
 
     #[test]
     fn reads_repeated_keys_and_round_trips() {
-        let q = query("tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=scheduler&by=thread_lib&where=timer:TSC&baseline=ULE+%2F+libthr").unwrap();
+        let q = query("tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=scheduler&by=thread_lib&where=timer:TSC&baseline=ULE+%2F+libthr&asof=12").unwrap();
+        assert_eq!(q.asof, Some(12));
         assert_eq!(q.by, ["scheduler", "thread_lib"]);
         assert_eq!(q.wheres, [("timer".to_owned(), "TSC".to_owned())]);
         assert_eq!(q.baseline.as_deref(), Some("ULE / libthr"));
@@ -356,6 +385,22 @@ mod tests {
             ("by=Bad-Key", "not an attribute name"),
             ("colour=red", "unknown query parameter"),
             ("conf=97", "80, 90, 95, 98, 99 or 99.5"),
+            (
+                "tool=super-smack&metric=q_per_s&asof=x",
+                "not a submission number",
+            ),
+            (
+                "tool=super-smack&metric=q_per_s&asof=0",
+                "not a submission number",
+            ),
+            (
+                "tool=super-smack&metric=q_per_s&asof=-3",
+                "not a submission number",
+            ),
+            (
+                "tool=super-smack&metric=q_per_s&asof=3x",
+                "not a submission number",
+            ),
         ];
         for (index, (text, want)) in cases.into_iter().enumerate() {
             let error = query(text).and_then(|q| q.resolve_required().map(|_| q));

@@ -92,6 +92,10 @@ pub fn to_text(comparison: &Comparison) -> String {
             ));
         }
     }
+    if with_efficiency {
+        lines.push(String::new());
+        lines.push("eff.: scaling efficiency, value(n) / (n x value(1))".to_owned());
+    }
     if with_baseline {
         differences(comparison, &mut lines);
     }

@@ -16,6 +16,10 @@ pub struct MetricFilter {
     /// The run attributes read with each result, in this order; only these
     /// (a comparison needs the ones it groups and filters by).
     pub attr_keys: Vec<String>,
+    /// Pinned to this submission: only runs of submissions up to it, each
+    /// label and attribute as it stood then (see
+    /// migrations/0009_pinned_links.sql); `None` reads the data as it is.
+    pub asof: Option<i64>,
 }
 
 /// One result of the chosen metric, with what is needed to group it.
@@ -67,24 +71,41 @@ pub fn metric_rows(conn: &Connection, filter: &MetricFilter) -> rusqlite::Result
 /// `results_tool_metric_item` (the tool is the run's, copied into its
 /// results), already in run order. Each attribute is one primary-key
 /// lookup in `run_attrs` per row, inside the same statement.
+///
+/// Pinned (`asof`), the statement also keeps to the submissions up to it
+/// and reads each label and attribute through [`pinned_value`].
 fn metric_rows_query(filter: &MetricFilter) -> (String, Vec<&dyn ToSql>) {
     let mut params: Vec<&dyn ToSql> = vec![&filter.metric, &filter.tool];
-    let mut sql = String::from(
-        "SELECT r.id, r.submission_id, r.test, r.label, r.threads, r.author, r.first_line,
-                x.item, x.value, x.unit",
+    let asof = filter.asof.as_ref().map(|asof| {
+        params.push(asof);
+        params.len()
+    });
+    let label = match asof {
+        Some(asof) => pinned_value(asof, "'label'", "''", "r.label"),
+        None => "r.label".to_owned(),
+    };
+    let mut sql = format!(
+        "SELECT r.id, r.submission_id, r.test, {label}, r.threads, r.author, r.first_line,
+                x.item, x.value, x.unit"
     );
     for key in &filter.attr_keys {
         params.push(key);
-        let _ = write!(
-            sql,
-            ",\n(SELECT a.value FROM run_attrs a WHERE a.run_id = r.id AND a.key = ?{})",
-            params.len()
-        );
+        let key = format!("?{}", params.len());
+        let current =
+            format!("(SELECT a.value FROM run_attrs a WHERE a.run_id = r.id AND a.key = {key})");
+        let value = match asof {
+            Some(asof) => pinned_value(asof, "'attr'", &key, &current),
+            None => current,
+        };
+        let _ = write!(sql, ",\n{value}");
     }
     sql.push_str(
         "\nFROM results x JOIN runs r ON r.id = x.run_id
          WHERE x.metric = ?1 AND x.tool = ?2",
     );
+    if let Some(asof) = asof {
+        let _ = write!(sql, " AND r.submission_id <= ?{asof}");
+    }
     if let Some(test) = &filter.test {
         params.push(test);
         let _ = write!(sql, " AND r.test = ?{}", params.len());
@@ -95,6 +116,21 @@ fn metric_rows_query(filter: &MetricFilter) -> (String, Vec<&dyn ToSql>) {
     }
     sql.push_str("\nORDER BY x.run_id, x.id");
     (sql, params)
+}
+
+/// The SQL of a run's field as it stood at the pin (parameter `?{asof}`):
+/// the value before the field's first correction made after the pin, or
+/// `current` when none was.
+fn pinned_value(asof: usize, field: &str, key: &str, current: &str) -> String {
+    let later = format!(
+        "FROM run_edit_log l WHERE l.run_id = r.id AND l.field = {field} AND l.key = {key}
+           AND l.after_submission > ?{asof}"
+    );
+    format!(
+        "CASE WHEN EXISTS (SELECT 1 {later})
+              THEN (SELECT l.old_value {later} ORDER BY l.seq LIMIT 1)
+              ELSE {current} END"
+    )
 }
 
 /// What the comparison form offers: the values present in the database.
@@ -307,6 +343,7 @@ mod tests {
             test: test.map(str::to_owned),
             item: item.map(str::to_owned),
             attr_keys: vec!["timer".to_owned(), "scheduler".to_owned()],
+            asof: None,
         }
     }
 
@@ -373,8 +410,11 @@ mod tests {
     #[test]
     fn a_given_item_is_read_from_its_index_in_run_order() {
         let conn = database();
-        for test in [None, Some("select-key")] {
-            let filter = filter(test, Some("select_index"));
+        for (test, asof) in [(None, None), (Some("select-key"), None), (None, Some(1))] {
+            let filter = MetricFilter {
+                asof,
+                ..filter(test, Some("select_index"))
+            };
             let (sql, params) = metric_rows_query(&filter);
             let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
             let plan: Vec<String> = stmt
@@ -388,6 +428,16 @@ mod tests {
                 "{test:?}: {plan}"
             );
             assert!(!plan.contains("TEMP B-TREE"), "{test:?}: no sort: {plan}");
+            if asof.is_some() {
+                // Each label and attribute: a seek among one run's corrections.
+                assert!(
+                    plan.contains(
+                        "SEARCH l USING INDEX run_edit_log_field (run_id=? AND field=? AND key=?)"
+                    ),
+                    "{plan}"
+                );
+                assert!(!plan.contains("SCAN l"), "{plan}");
+            }
         }
     }
 

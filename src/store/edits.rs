@@ -93,12 +93,29 @@ fn current_value(
     }
 }
 
+/// Writes the value in force of a field, and logs the change with the
+/// newest submission id, so that a comparison pinned to an earlier
+/// submission keeps the value it had (migrations/0009_pinned_links.sql).
 fn write_value(
     tx: &Transaction,
     run_id: i64,
     field: &RunField,
+    old: Option<&str>,
     value: Option<&str>,
 ) -> rusqlite::Result<()> {
+    let (column, key) = field.columns();
+    tx.prepare_cached(
+        "INSERT INTO run_edit_log (run_id, field, key, old_value, new_value, after_submission)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![
+        run_id,
+        column,
+        key,
+        old,
+        value,
+        super::newest_submission_id(tx)?
+    ])?;
     match (field, value) {
         (RunField::Label, value) => {
             tx.prepare_cached("UPDATE runs SET label = ?2 WHERE id = ?1")?
@@ -140,7 +157,7 @@ pub fn set_run_field(
          SET edited_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')",
     )?
     .execute(params![run_id, column, key, current])?;
-    write_value(tx, run_id, field, value)?;
+    write_value(tx, run_id, field, current.as_deref(), value)?;
     // Edited back to what the parser found: no longer an edit.
     tx.prepare_cached(
         "DELETE FROM run_edits WHERE run_id = ?1 AND field = ?2 AND key = ?3
@@ -163,10 +180,23 @@ pub fn undo_run_edit(tx: &Transaction, run_id: i64, field: &RunField) -> rusqlit
     let Some(parsed) = parsed else {
         return Ok(false);
     };
-    write_value(tx, run_id, field, parsed.as_deref())?;
+    let current = current_value(tx, run_id, field)?;
+    write_value(tx, run_id, field, current.as_deref(), parsed.as_deref())?;
     tx.prepare_cached("DELETE FROM run_edits WHERE run_id = ?1 AND field = ?2 AND key = ?3")?
         .execute(params![run_id, column, key])?;
     Ok(true)
+}
+
+/// The attribute keys corrections of `tool`'s runs ever set or removed:
+/// a pinned comparison may group by a key that later corrections took off
+/// every run. Reads the correction log, which only people's edits grow.
+pub fn corrected_attr_keys(conn: &Connection, tool: &str) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT DISTINCT l.key FROM run_edit_log l JOIN runs r ON r.id = l.run_id
+         WHERE l.field = 'attr' AND r.tool = ?1 ORDER BY l.key",
+    )?;
+    let keys = stmt.query_map([tool], |row| row.get(0))?;
+    keys.collect()
 }
 
 /// Where a run sits in its submission.

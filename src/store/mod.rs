@@ -28,7 +28,10 @@ pub use edits::*;
 pub use export::{export_rows, ExportFilter, ExportRow};
 pub use health::{ping, DatabaseFile, PingError, Unavailable};
 pub use mail::*;
-pub use rows::{StoredResult, StoredRun, Submission, SubmissionHead, SubmissionSummary};
+pub use rows::{
+    describe_runs, StoredResult, StoredRun, Submission, SubmissionHead, SubmissionSummary,
+    QUOTED_FROM_SHOWN,
+};
 pub use submissions::*;
 pub use tokens::*;
 
@@ -63,6 +66,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0008_no_reused_ids",
         include_str!("../../migrations/0008_no_reused_ids.sql"),
+    ),
+    (
+        "0009_pinned_links",
+        include_str!("../../migrations/0009_pinned_links.sql"),
     ),
 ];
 

@@ -12,12 +12,24 @@ pub(super) const HEAD_COLUMNS: &str =
     "s.id, s.source_name, s.author, s.date, s.subject, s.created_at";
 
 /// The columns [`summary_from_row`] reads, of `submissions s`: its head,
-/// how many runs it has and their tools.
+/// how many runs it has, the runs it quotes (stored earlier, with the
+/// submissions they were stored with, the first [`QUOTED_FROM_SHOWN`]),
+/// and the tools of both.
 pub(super) const SUMMARY_COLUMNS: &str =
     "s.id, s.source_name, s.author, s.date, s.subject, s.created_at,
      (SELECT count(*) FROM runs r WHERE r.submission_id = s.id),
      (SELECT group_concat(tool, ' ') FROM
-         (SELECT DISTINCT tool FROM runs r WHERE r.submission_id = s.id ORDER BY tool))";
+         (SELECT tool FROM runs r WHERE r.submission_id = s.id
+          UNION SELECT r.tool FROM run_quotes q JOIN runs r ON r.id = q.run_id
+                WHERE q.submission_id = s.id
+          ORDER BY tool)),
+     (SELECT count(DISTINCT q.run_id) FROM run_quotes q WHERE q.submission_id = s.id),
+     (SELECT group_concat(sid, ' ') FROM
+         (SELECT DISTINCT r.submission_id AS sid FROM run_quotes q JOIN runs r ON r.id = q.run_id
+          WHERE q.submission_id = s.id ORDER BY sid LIMIT 4))";
+
+/// How many of the submissions a message quotes runs from a list names.
+pub const QUOTED_FROM_SHOWN: usize = 3;
 
 /// The columns [`run_from_row`] reads, of `runs r`.
 pub(super) const RUN_COLUMNS: &str = "r.id, r.idx, r.message_idx, r.tool, r.test, r.label,
@@ -52,7 +64,50 @@ pub struct SubmissionSummary {
     pub subject: Option<String>,
     pub created_at: String,
     pub runs: i64,
+    /// The tools of its runs and of the runs it quotes.
     pub tools: Vec<String>,
+    /// Runs stored earlier that this submission quotes (not in `runs`).
+    pub quoted_runs: i64,
+    /// The submissions those runs were stored with, oldest first; one more
+    /// than [`QUOTED_FROM_SHOWN`] at most, to tell that there are more.
+    pub quoted_from: Vec<i64>,
+}
+
+impl SubmissionSummary {
+    /// The runs as lists show them: see [`describe_runs`].
+    pub fn runs_text(&self) -> String {
+        describe_runs(self.runs, self.quoted_runs, &self.quoted_from)
+    }
+}
+
+/// A submission's runs in words: "17"; for a message whose runs were all
+/// stored earlier (quoted copies), "17 runs, quoted from submission 4"
+/// rather than 0; "3, and 17 quoted from submission 4" for both.
+/// `quoted_from` is sorted; past [`QUOTED_FROM_SHOWN`] it says "and more".
+pub fn describe_runs(runs: i64, quoted_runs: i64, quoted_from: &[i64]) -> String {
+    let from = match quoted_from {
+        [] => "earlier submissions".to_owned(),
+        [one] => format!("submission {one}"),
+        many => {
+            let shown: Vec<String> = many
+                .iter()
+                .take(QUOTED_FROM_SHOWN)
+                .map(i64::to_string)
+                .collect();
+            let more = if many.len() > QUOTED_FROM_SHOWN {
+                " and more"
+            } else {
+                ""
+            };
+            format!("submissions {}{more}", shown.join(", "))
+        }
+    };
+    match (runs, quoted_runs) {
+        (runs, 0) => runs.to_string(),
+        (0, 1) => format!("1 run, quoted from {from}"),
+        (0, quoted) => format!("{quoted} runs, quoted from {from}"),
+        (runs, quoted) => format!("{runs}, and {quoted} quoted from {from}"),
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -117,6 +172,11 @@ pub(super) fn summary_from_row(row: &Row) -> rusqlite::Result<SubmissionSummary>
         runs: row.get(6)?,
         tools: tools
             .map(|t| t.split(' ').map(str::to_owned).collect())
+            .unwrap_or_default(),
+        quoted_runs: row.get(8)?,
+        quoted_from: row
+            .get::<_, Option<String>>(9)?
+            .map(|ids| ids.split(' ').filter_map(|id| id.parse().ok()).collect())
             .unwrap_or_default(),
     })
 }

@@ -91,6 +91,25 @@ fn fresh_id(tx: &Transaction, table: LinkedTable) -> rusqlite::Result<i64> {
     tx.prepare_cached(sql)?.query_row([], |row| row.get(0))
 }
 
+/// The newest submission id given out, deleted ones included (0 when
+/// none was): what a link made now pins a comparison to (`asof=`).
+pub fn newest_submission_id(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.prepare_cached(
+        "SELECT max(h.id, coalesce((SELECT max(id) FROM submissions), 0))
+         FROM id_high_water h WHERE h.tbl = 'submissions'",
+    )?
+    .query_row([], |row| row.get(0))
+}
+
+/// How many submissions up to `asof` were deleted once `asof` had been
+/// stored: runs that a link pinned to `asof` no longer shows.
+pub fn deleted_since(conn: &Connection, asof: i64) -> rusqlite::Result<i64> {
+    conn.prepare_cached(
+        "SELECT count(*) FROM deleted_submissions WHERE id <= ?1 AND after_submission >= ?1",
+    )?
+    .query_row([asof], |row| row.get(0))
+}
+
 pub fn insert_submission(tx: &Transaction, new: &NewSubmission) -> rusqlite::Result<i64> {
     let id = fresh_id(tx, LinkedTable::Submissions)?;
     tx.execute(
@@ -291,19 +310,41 @@ pub struct SubmissionCounts {
     pub runs: usize,
     pub messages: usize,
     pub unparsed: usize,
+    /// Runs stored earlier that this submission quotes (not in `runs`).
+    pub quoted_runs: usize,
+    /// The submissions those were stored with, oldest first, at most one
+    /// more than [`super::QUOTED_FROM_SHOWN`].
+    pub quoted_from: Vec<i64>,
+}
+
+impl SubmissionCounts {
+    /// The runs in words, as lists show them ([`super::describe_runs`]).
+    pub fn runs_text(&self) -> String {
+        super::describe_runs(self.runs as i64, self.quoted_runs as i64, &self.quoted_from)
+    }
 }
 
 pub fn submission_counts(conn: &Connection, id: i64) -> rusqlite::Result<SubmissionCounts> {
     conn.prepare_cached(
         "SELECT (SELECT count(*) FROM runs WHERE submission_id = ?1),
                 (SELECT count(*) FROM messages WHERE submission_id = ?1),
-                (SELECT count(*) FROM unparsed WHERE submission_id = ?1)",
+                (SELECT count(*) FROM unparsed WHERE submission_id = ?1),
+                (SELECT count(DISTINCT run_id) FROM run_quotes WHERE submission_id = ?1),
+                (SELECT group_concat(sid, ' ') FROM
+                    (SELECT DISTINCT r.submission_id AS sid FROM run_quotes q
+                     JOIN runs r ON r.id = q.run_id WHERE q.submission_id = ?1
+                     ORDER BY sid LIMIT ?2))",
     )?
-    .query_row([id], |row| {
+    .query_row(params![id, super::QUOTED_FROM_SHOWN as i64 + 1], |row| {
         Ok(SubmissionCounts {
             runs: row.get::<_, i64>(0)? as usize,
             messages: row.get::<_, i64>(1)? as usize,
             unparsed: row.get::<_, i64>(2)? as usize,
+            quoted_runs: row.get::<_, i64>(3)? as usize,
+            quoted_from: row
+                .get::<_, Option<String>>(4)?
+                .map(|ids| ids.split(' ').filter_map(|id| id.parse().ok()).collect())
+                .unwrap_or_default(),
         })
     })
 }

@@ -168,7 +168,15 @@ struct FormView {
 
 struct ResultView {
     svg: String,
+    /// The query of the links beside the chart: pinned (`asof=`) to the
+    /// newest submission, so that a link shared now keeps its numbers.
     query_string: String,
+    /// The submission this page is pinned to, when it is.
+    pinned: Option<i64>,
+    /// The same query without `asof`: the chart following new data.
+    live_query: String,
+    /// This page's own query, for the rest of its table.
+    page_query: String,
     series: Vec<SeriesView>,
     /// "Threads" or "Item": the first column.
     x_title: &'static str,
@@ -297,6 +305,18 @@ fn render_page(
         Some(resolved) => Some(compare::compare(conn, query, resolved)?),
         None => None,
     };
+    // Links made from the live page pin the data as it is now.
+    let pinned_query = match query.asof {
+        Some(_) => query.clone(),
+        None => CompareQuery {
+            asof: Some(store::newest_submission_id(conn)?).filter(|&id| id > 0),
+            ..query.clone()
+        },
+    };
+    let live_query = CompareQuery {
+        asof: None,
+        ..query.clone()
+    };
     let hint = match (&query.tool, &query.metric) {
         (None, _) => Some("Choose a tool and a metric to draw a chart.".to_owned()),
         (Some(_), None) => Some("Choose a metric to draw a chart.".to_owned()),
@@ -310,7 +330,13 @@ fn render_page(
     let result = match comparison {
         Some(comparison) => {
             let svg = charts::render_svg(&comparison.chart())?;
-            Some(result_view(comparison, svg))
+            Some(result_view(
+                comparison,
+                svg,
+                query.asof,
+                &pinned_query,
+                &live_query,
+            ))
         }
         None => None,
     };
@@ -427,7 +453,13 @@ fn form_view(query: &CompareQuery, choices: &Choices, comparison: Option<&Compar
     }
 }
 
-fn result_view(comparison: Comparison, svg: String) -> ResultView {
+fn result_view(
+    comparison: Comparison,
+    svg: String,
+    asof: Option<i64>,
+    pinned_query: &CompareQuery,
+    live_query: &CompareQuery,
+) -> ResultView {
     let threads = comparison.x == XAxis::Threads;
     let unit = comparison.unit.clone();
     let series = comparison
@@ -492,7 +524,10 @@ fn result_view(comparison: Comparison, svg: String) -> ResultView {
         .collect();
     ResultView {
         svg,
-        query_string: comparison.query.clone(),
+        query_string: pinned_query.to_query_string(),
+        pinned: asof,
+        live_query: live_query.to_query_string(),
+        page_query: comparison.query.clone(),
         series,
         x_title: if threads { "Threads" } else { "Item" },
         with_baseline: comparison.baseline.is_some(),

@@ -187,8 +187,33 @@ pub fn submission_comparisons(submission_id: i64, runs: &[StoredRun]) -> Vec<Rea
     out
 }
 
+/// The most series a small chart on the home page shows: more lines or
+/// bars than that no longer read at a glance in its size.
+pub const MAX_HEADLINE_SERIES: usize = 6;
+
+/// The keys among `keys` (in their order of interest) that split `runs`
+/// into at most `most` series: each key is kept when, with those kept
+/// before it, the runs still fall into no more than that. `None` when even
+/// the first alone splits them further.
+fn keys_within(runs: &[&StoredRun], keys: &[String], most: usize) -> Option<Vec<String>> {
+    let mut kept: Vec<&str> = Vec::new();
+    for key in keys {
+        kept.push(key);
+        if configurations(runs, &kept) > most {
+            kept.pop();
+        }
+    }
+    if kept.is_empty() && !keys.is_empty() {
+        return None;
+    }
+    Some(kept.into_iter().map(str::to_owned).collect())
+}
+
 /// The one comparison that stands for a group of runs (a submission's runs
-/// of one tool and test): its first item other than `connect`.
+/// of one tool and test): its first item other than `connect`, split by
+/// the attributes that tell its runs apart into at most
+/// [`MAX_HEADLINE_SERIES`] series (the most interesting attributes first);
+/// `None` when the first of them alone makes more.
 pub fn headline_comparison(submission_id: i64, runs: &[StoredRun]) -> Option<ReadyComparison> {
     let group: Vec<&StoredRun> = runs.iter().collect();
     let items = items_of(&group);
@@ -196,7 +221,17 @@ pub fn headline_comparison(submission_id: i64, runs: &[StoredRun]) -> Option<Rea
         .iter()
         .find(|item| !parsers::contract::is_connect_item(item))
         .or_else(|| items.first())?;
-    ready(submission_id, &group, &distinguishing_keys(&group), item)
+    let with_item: Vec<&StoredRun> = group
+        .iter()
+        .copied()
+        .filter(|run| run.results.iter().any(|r| &r.item == item))
+        .collect();
+    let by = keys_within(
+        &with_item,
+        &distinguishing_keys(&with_item),
+        MAX_HEADLINE_SERIES,
+    )?;
+    ready(submission_id, &group, &by, item)
 }
 
 /// The small chart of a ready comparison, grouped by `/compare`'s own
@@ -219,10 +254,15 @@ pub fn small_chart(comparison: &ReadyComparison, runs: &[StoredRun]) -> LineChar
             x: Some(XAxis::Threads),
             ..resolved
         };
-        chart.series =
+        let drawn =
             compare::compare_runs(&comparison.query, resolved, comparison.submission_id, runs)
-                .chart()
-                .series;
+                .chart();
+        // Bars where each series has a single thread count, as on /compare.
+        if drawn.categories.is_some() {
+            chart.x_title = drawn.x_title;
+            chart.categories = drawn.categories;
+        }
+        chart.series = drawn.series;
     }
     chart
 }

@@ -45,6 +45,9 @@ struct MailView {
     author: String,
     date: String,
     subject: String,
+    /// "3 runs", or "17 runs, quoted from submission 4" for a mail whose
+    /// runs were all stored earlier; empty without any.
+    summary: String,
     runs: Vec<RunLine>,
     quotes: Vec<QuoteView>,
 }
@@ -194,7 +197,10 @@ fn thread_page(thread_id: String, total_mails: usize, thread: Thread) -> ThreadP
         .map(|(i, depth)| {
             let mail = &mails[i];
             let sid = mail.submission_id;
+            let own = runs_of.get(&sid).map_or(0, Vec::len);
+            let quoted = quotes_of.get(&sid).map(Vec::as_slice).unwrap_or_default();
             MailView {
+                summary: mail_summary(own, quoted),
                 submission_id: sid,
                 depth: depth.min(MAX_INDENT),
                 author: mail.author.clone().unwrap_or_else(|| "(unknown)".into()),
@@ -222,6 +228,23 @@ fn thread_page(thread_id: String, total_mails: usize, thread: Thread) -> ThreadP
         mails: views,
         runs: runs.len(),
         quotes: quotes.len(),
+    }
+}
+
+/// A mail's runs in words, its quoted copies counted (see
+/// [`store::describe_runs`]).
+fn mail_summary(own: usize, quoted: &[&StoredQuote]) -> String {
+    let mut runs: Vec<i64> = quoted.iter().map(|q| q.run_id).collect();
+    runs.sort_unstable();
+    runs.dedup();
+    let mut from: Vec<i64> = quoted.iter().map(|q| q.run_submission_id).collect();
+    from.sort_unstable();
+    from.dedup();
+    match (own, runs.len()) {
+        (0, 0) => String::new(),
+        (1, 0) => "1 run".to_owned(),
+        (own, 0) => format!("{own} runs"),
+        (own, quoted) => store::describe_runs(own as i64, quoted as i64, &from),
     }
 }
 

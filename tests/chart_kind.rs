@@ -1,0 +1,81 @@
+//! The chart fits its data: bars where every series has a single thread
+//! count, lines where series run across several; and the text view says
+//! what the scaling efficiency is.
+
+use std::path::Path;
+
+use crate::http::get;
+use crate::support::{repo_path, seed_000, test_state};
+
+const SEED_002: &str = "fixtures/sysbench/seed-002-mariadb-mutexes-lost-line-breaks.txt";
+const THREAD_LOOP: &str = "fixtures/sysbench/1.0-oltp-point-select-thread-loop-markers.txt";
+
+fn ingest(db: &Path, texts: &[String]) {
+    let mut conn = benchlog::store::open(db).unwrap();
+    for text in texts {
+        benchlog::ingest::ingest_text(&mut conn, None, text).unwrap();
+    }
+}
+
+fn fixture(path: &str) -> String {
+    std::fs::read_to_string(repo_path(path)).unwrap()
+}
+
+#[tokio::test]
+async fn series_of_one_thread_count_each_are_drawn_as_bars() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[fixture(SEED_002), seed_000()]);
+    // Seed 002: three runs per label, all at 64 threads.
+    let query = "tool=sysbench&metric=tps&item=total&by=label";
+    let (status, json) = get(&state, &format!("/compare.json?{query}")).await;
+    assert_eq!(status, 200, "{json}");
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["x"], "threads");
+    let series = json["series"].as_array().unwrap();
+    assert!(series.len() >= 2, "{json}");
+    assert!(series
+        .iter()
+        .all(|s| s["points"].as_array().unwrap().len() == 1));
+    let (_, svg) = get(&state, &format!("/compare.svg?{query}")).await;
+    // One group, named by its thread count; a bar per series, no lines.
+    assert!(
+        svg.contains(">\n64 threads\n</text>") || svg.contains(">64 threads</text>"),
+        "{svg}"
+    );
+    // Lines are drawn 2 pixels wide; grid lines and whiskers are thinner.
+    assert_eq!(svg.matches("stroke-width=\"2\"").count(), 0, "{svg}");
+    assert!(svg.matches("<rect").count() >= series.len(), "{svg}");
+
+    // Seed 000 runs at 10 and 100 clients: lines.
+    let (_, svg) = get(
+        &state,
+        "/compare.svg?tool=super-smack&item=select_index&metric=q_per_s&by=scheduler",
+    )
+    .await;
+    assert!(svg.matches("stroke-width=\"2\"").count() >= 3, "{svg}");
+    assert!(!svg.contains("100 clients<"), "{svg}");
+}
+
+#[tokio::test]
+async fn the_text_view_gives_the_scaling_efficiency() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[fixture(THREAD_LOOP)]);
+    let query = "tool=sysbench&metric=qps&item=total";
+    let (_, json) = get(&state, &format!("/compare.json?{query}")).await;
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let (_, text) = get(&state, &format!("/compare.txt?{query}")).await;
+    assert!(text.contains(" eff.\n"), "{text}");
+    assert!(
+        text.contains("eff.: scaling efficiency, value(n) / (n x value(1))"),
+        "{text}"
+    );
+    for point in json["series"][0]["points"].as_array().unwrap() {
+        let efficiency = point["efficiency"].as_f64().unwrap();
+        let threads = point["threads"].as_u64().unwrap();
+        let row = text
+            .lines()
+            .find(|line| line.trim_start().starts_with(&format!("{threads} ")))
+            .unwrap_or_else(|| panic!("no row for {threads} threads: {text}"));
+        assert!(row.ends_with(&format!("{efficiency:.2}")), "{row}");
+    }
+}
