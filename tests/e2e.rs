@@ -34,6 +34,7 @@ const POLL: Duration = Duration::from_millis(100);
 
 /// The series of seed 000's select_index q/s by scheduler and thread
 /// library that carry names; three more hold the runs that lack one or both.
+const SEED_002: &str = "fixtures/sysbench/seed-002-mariadb-mutexes-lost-line-breaks.txt";
 const NAMED_SERIES: [&str; 3] = ["4BSD / libpthread", "4BSD / libthr", "ULE / libthr"];
 
 #[tokio::test]
@@ -77,32 +78,7 @@ async fn browser_pastes_seed_000_and_compares_schedulers() -> Result<()> {
 /// The user's path through the dashboard, checking each page on the way.
 async fn walk_through(client: &Client, base: &str, shots: &Path) -> Result<()> {
     // Home: paste seed 000 and store it.
-    client.goto(base).await?;
-    let paste = find_first(
-        client,
-        &["#paste", "textarea[name=\"text\"]"],
-        "the paste box",
-    )
-    .await?;
-    // Typing 17 KB key by key is slow; set the value as a paste would.
-    client
-        .execute(
-            "const [box, text] = arguments; box.value = text; \
-             box.dispatchEvent(new Event('input', { bubbles: true }));",
-            vec![serde_json::to_value(&paste)?, json!(seed_000())],
-        )
-        .await?;
-    let upload = find_first(
-        client,
-        &[
-            "#upload-submit",
-            "form[action^=\"/upload\"] button:not([type=\"button\"]):not([type=\"reset\"])",
-            "form[action^=\"/upload\"] input[type=\"submit\"]",
-        ],
-        "the upload form's submit button",
-    )
-    .await?;
-    upload.click().await?;
+    paste_and_store(client, base, &seed_000()).await?;
 
     // The submission page: every run of the mail is listed.
     wait_for_url(client, "/submissions/").await?;
@@ -197,6 +173,104 @@ async fn walk_through(client: &Client, base: &str, shots: &Path) -> Result<()> {
     )
     .await?;
     save_screenshot(client, shots, "home.png").await?;
+
+    // Seed 002: three runs of each configuration at 64 threads. Against
+    // the baseline each series gets a verdict, and one thread count each
+    // makes the chart grouped bars.
+    let seed_002 = std::fs::read_to_string(crate::support::repo_path(SEED_002))?;
+    paste_and_store(client, base, &seed_002).await?;
+    wait_for_url(client, "/submissions/").await?;
+    client
+        .goto(&format!(
+            "{base}compare?tool=sysbench&metric=qps&item=total&by=label&baseline=Original"
+        ))
+        .await?;
+    let verdicts = wait_until(client, "the verdicts in the table", |client| async move {
+        let texts = client
+            .execute(
+                "return Array.from(document.querySelectorAll('td.verdict')).map(t => t.firstChild ? t.firstChild.textContent.trim() : '');",
+                vec![],
+            )
+            .await?;
+        let texts: Vec<String> = serde_json::from_value(texts)?;
+        Ok((!texts.is_empty()).then_some(texts))
+    })
+    .await?;
+    ensure!(
+        verdicts.len() == 2 && verdicts.iter().all(|v| v == "better"),
+        "expected 'better' for both series against Original: {verdicts:?}"
+    );
+    let texts = svg_texts(client).await?;
+    ensure!(
+        texts.iter().any(|t| t == "64 threads"),
+        "the single-x chart is not grouped bars: {texts:?}"
+    );
+    save_screenshot(client, shots, "compare-verdicts-bars.png").await?;
+    // The table under the chart: the intervals and the verdicts in words.
+    client
+        .execute(
+            "document.querySelector('td.verdict').closest('table').scrollIntoView();",
+            vec![],
+        )
+        .await?;
+    save_screenshot(client, shots, "compare-verdicts-table.png").await?;
+
+    // Seed 000 against 4BSD / libpthread: few runs and a wide spread, so
+    // no series is proven different (hollow marks, dashed lines).
+    client
+        .goto(&format!(
+            "{base}compare?tool=super-smack&item=select_index&metric=q_per_s&by=scheduler&by=thread_lib&where=submission:1&baseline=4BSD+%2F+libpthread"
+        ))
+        .await?;
+    let verdicts = wait_until(client, "seed 000's verdicts", |client| async move {
+        let texts = client
+            .execute(
+                "return Array.from(document.querySelectorAll('td.verdict')).map(t => t.firstChild ? t.firstChild.textContent.trim() : '');",
+                vec![],
+            )
+            .await?;
+        let texts: Vec<String> = serde_json::from_value(texts)?;
+        Ok((!texts.is_empty()).then_some(texts))
+    })
+    .await?;
+    ensure!(
+        verdicts
+            .iter()
+            .all(|v| v.starts_with("no difference") || v == "too few runs"),
+        "seed 000 against 4BSD / libpthread proves no difference: {verdicts:?}"
+    );
+    save_screenshot(client, shots, "compare-no-difference.png").await?;
+    Ok(())
+}
+
+/// Pastes `text` into the front page's form and sends it.
+async fn paste_and_store(client: &Client, base: &str, text: &str) -> Result<()> {
+    client.goto(base).await?;
+    let paste = find_first(
+        client,
+        &["#paste", "textarea[name=\"text\"]"],
+        "the paste box",
+    )
+    .await?;
+    // Typing 17 KB key by key is slow; set the value as a paste would.
+    client
+        .execute(
+            "const [box, text] = arguments; box.value = text; \
+             box.dispatchEvent(new Event('input', { bubbles: true }));",
+            vec![serde_json::to_value(&paste)?, json!(text)],
+        )
+        .await?;
+    let upload = find_first(
+        client,
+        &[
+            "#upload-submit",
+            "form[action^=\"/upload\"] button:not([type=\"button\"]):not([type=\"reset\"])",
+            "form[action^=\"/upload\"] input[type=\"submit\"]",
+        ],
+        "the upload form's submit button",
+    )
+    .await?;
+    upload.click().await?;
     Ok(())
 }
 

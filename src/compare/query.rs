@@ -361,7 +361,7 @@ mod tests {
         assert_eq!(q.baseline.as_deref(), Some("ULE / libthr"));
         assert_eq!(q.conf, Confidence::P95, "the default level");
         assert_eq!(query(&q.to_query_string()).unwrap(), q);
-        assert!(q.to_query_string().ends_with("&conf=95"));
+        assert!(q.to_query_string().ends_with("&conf=95&asof=12"));
         let q = query("tool=sysbench&metric=tps&baseline=a&conf=99.5").unwrap();
         assert_eq!(q.conf, Confidence::P99_5);
         assert_eq!(query(&q.to_query_string()).unwrap(), q);
