@@ -169,8 +169,18 @@ fn is_patch(word: &str) -> bool {
 
 /// One word or part of a label as (key, normalised value), if known.
 pub fn classify(word: &str) -> Option<(&'static str, &'static str)> {
-    let lower = word.trim().to_ascii_lowercase();
-    let lower = lower.as_str();
+    // Every known word is short (`libpthread.so.2` at most): lower-case it
+    // on the stack, since this runs for many words of many lines.
+    const LONGEST: usize = 32;
+    let word = word.trim();
+    if word.len() > LONGEST {
+        return None;
+    }
+    let mut buffer = [0u8; LONGEST];
+    let buffer = &mut buffer[..word.len()];
+    buffer.copy_from_slice(word.as_bytes());
+    buffer.make_ascii_lowercase();
+    let lower = std::str::from_utf8(buffer).ok()?;
     let found = match lower {
         "ule" | "sched_ule" | "ule2" => ("scheduler", "ULE"),
         "4bsd" | "sched_4bsd" => ("scheduler", "4BSD"),
@@ -736,12 +746,19 @@ fn os_in_prose(text: &str) -> Option<(&str, &str, Option<&str>)> {
     {
         return None;
     }
-    let words: Vec<&str> = text.split_whitespace().collect();
-    for (i, pair) in words.windows(2).enumerate() {
-        let [os, version] = pair else { continue };
+    // Word by word, no list of them: the word before an OS name and the
+    // two after it are all that is looked at.
+    let mut previous: Option<&str> = None;
+    let mut words = text.split_whitespace();
+    while let Some(os) = words.next() {
         if os_group(os).is_none() {
+            previous = Some(os);
             continue;
         }
+        let mut ahead = words.clone();
+        let Some(version) = ahead.next() else {
+            break;
+        };
         let version = version.trim_end_matches([',', '.', ';', ':', ')']);
         let first_dot = version.find('.');
         let versionlike = version.starts_with(|c: char| c.is_ascii_digit())
@@ -749,13 +766,14 @@ fn os_in_prose(text: &str) -> Option<(&str, &str, Option<&str>)> {
                 .is_some_and(|d| version[d + 1..].starts_with(|c: char| c.is_ascii_digit()))
             && version.len() <= 24;
         if !versionlike {
+            previous = Some(os);
             continue;
         }
-        let arch = words
-            .get(i + 2)
+        let arch = ahead
+            .next()
             .map(|w| w.trim_matches(['(', ')', ',', '.']))
             .filter(|w| is_arch(w))
-            .or_else(|| i.checked_sub(1).map(|p| words[p]).filter(|w| is_arch(w)));
+            .or_else(|| previous.filter(|w| is_arch(w)));
         return Some((os, version, arch));
     }
     None
