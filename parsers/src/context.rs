@@ -411,6 +411,9 @@ const OS_NAMES: [(&str, &str); 6] = [
     ("SunOS", "SunOS"),
 ];
 
+/// The first letters of [`OS_NAMES`] (a test checks they agree).
+const OS_INITIALS: &[u8] = b"FNODLS";
+
 /// Reads every fact the lines state: dmesg's kernel banner, `CPU:`, CPU
 /// count and memory; `uname -a`; `Running tests on:`; `Server version:`;
 /// `mysqld Ver` banners; and "running FreeBSD 6.1-PRERELEASE (i386)" in prose.
@@ -609,6 +612,14 @@ mod finders {
 }
 
 fn os_group(os: &str) -> Option<&'static str> {
+    // Most words are no OS name: reject them by their first letter.
+    if !os
+        .as_bytes()
+        .first()
+        .is_some_and(|b| OS_INITIALS.contains(b))
+    {
+        return None;
+    }
     OS_NAMES
         .iter()
         .find(|(name, _)| *name == os)
@@ -1050,6 +1061,19 @@ mod tests {
             let got = section_label(&lines, 0).map(|l| l.label);
             assert_eq!(got.as_deref(), *want, "case {i}");
         }
+    }
+
+    #[test]
+    fn os_initials_are_the_os_names_first_letters() {
+        let mut initials: Vec<u8> = OS_NAMES
+            .iter()
+            .map(|(name, _)| name.as_bytes()[0])
+            .collect();
+        initials.sort_unstable();
+        initials.dedup();
+        let mut want = OS_INITIALS.to_vec();
+        want.sort_unstable();
+        assert_eq!(initials, want);
     }
 
     #[test]
