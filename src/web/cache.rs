@@ -12,8 +12,8 @@ use axum::body::Bytes;
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, IF_NONE_MATCH};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use quick_cache::sync::Cache;
-use quick_cache::Weighter;
+use quick_cache::sync::{Cache, DefaultLifecycle, GuardResult};
+use quick_cache::{DefaultHashBuilder, OptionsBuilder, Weighter};
 use sha2::{Digest, Sha256};
 
 use super::AppError;
@@ -25,6 +25,20 @@ pub const CACHE_BYTES: u64 = 24 * 1024 * 1024;
 /// Answers kept, as the cache's first estimate; it grows within
 /// [`CACHE_BYTES`].
 const ESTIMATED_ANSWERS: usize = 1024;
+
+/// The main store is cut into this many parts, each with its own lock and
+/// an equal share of [`CACHE_BYTES`]; an answer must fit in one part. Fixed
+/// rather than taken from the number of cores, so that what fits does not
+/// depend on the machine.
+const SHARDS: usize = 8;
+
+/// Answers heavier than this (a 12,000-run comparison's JSON is 3 MB) are
+/// kept in the large store instead: half a part of the main store.
+const LARGE_ANSWER: u64 = CACHE_BYTES / SHARDS as u64 / 2;
+
+/// Bytes kept for large answers, in one part, so that one answer may take
+/// nearly all of it.
+pub const LARGE_CACHE_BYTES: u64 = 32 * 1024 * 1024;
 
 /// The type of the pages' HTML.
 const HTML: &str = "text/html; charset=utf-8";
@@ -106,29 +120,71 @@ impl Weighter<Key, Arc<Answer>> for Size {
     }
 }
 
-/// The answers kept, least useful first out when [`CACHE_BYTES`] is
-/// reached; answers of past generations are never asked for again and go.
+type Store = Cache<Key, Arc<Answer>, Size, DefaultHashBuilder, DefaultLifecycle<Key, Arc<Answer>>>;
+
+fn store(estimated_answers: usize, bytes: u64, shards: usize) -> Store {
+    let options = OptionsBuilder::new()
+        .estimated_items_capacity(estimated_answers)
+        .weight_capacity(bytes)
+        .shards(shards)
+        .build()
+        .expect("every option is set");
+    Cache::with_options(
+        options,
+        Size,
+        DefaultHashBuilder::default(),
+        DefaultLifecycle::default(),
+    )
+}
+
+/// The answers kept, least useful first out when [`CACHE_BYTES`] (or, for
+/// large answers, [`LARGE_CACHE_BYTES`]) is reached; answers of past
+/// generations are never asked for again and go.
 pub struct AnswerCache {
-    answers: Cache<Key, Arc<Answer>, Size>,
+    answers: Store,
+    /// Answers over [`LARGE_ANSWER`], which one part of `answers` could
+    /// not hold.
+    large: Store,
 }
 
 impl AnswerCache {
     pub fn new() -> Self {
         AnswerCache {
-            answers: Cache::with_weighter(ESTIMATED_ANSWERS, CACHE_BYTES, Size),
+            answers: store(ESTIMATED_ANSWERS, CACHE_BYTES, SHARDS),
+            large: store(16, LARGE_CACHE_BYTES, 1),
         }
     }
 
     /// The answer kept for `key`, or the one `make` gives, kept for the
-    /// next request. Requests for the same key at the same time wait for
-    /// one `make` rather than each doing the work. Errors are not kept.
+    /// next request, whatever its size. Requests for the same key at the
+    /// same time wait for one `make` rather than each doing the work.
+    /// Errors are not kept.
     pub fn get_or_make<E>(
         &self,
         key: &Key,
         make: impl FnOnce() -> Result<Answer, E>,
     ) -> Result<Arc<Answer>, E> {
-        self.answers
-            .get_or_insert_with(key, || make().map(Arc::new))
+        if let Some(answer) = self.large.get(key) {
+            return Ok(answer);
+        }
+        // The main store's placeholder makes one request do the work for
+        // all, large answers included.
+        let guard = match self.answers.get_value_or_guard(key, None) {
+            GuardResult::Value(answer) => return Ok(answer),
+            GuardResult::Guard(guard) => Some(guard),
+            GuardResult::Timeout => None,
+        };
+        // Made while this request waited, and too large for the main store.
+        if let Some(answer) = self.large.get(key) {
+            return Ok(answer);
+        }
+        let answer = Arc::new(make()?);
+        if Size.weight(key, &answer) > LARGE_ANSWER {
+            self.large.insert(key.clone(), answer.clone());
+        } else if let Some(guard) = guard {
+            let _ = guard.insert(answer.clone());
+        }
+        Ok(answer)
     }
 }
 
@@ -183,5 +239,31 @@ mod tests {
             })
             .unwrap();
         assert_eq!(made.body, "new data");
+    }
+
+    #[test]
+    fn answers_of_any_size_are_kept() {
+        let cache = AnswerCache::new();
+        // A 5 MB answer: over what one part of the main store holds.
+        let big = vec![b'x'; 5 << 20];
+        let key = (1, "/compare.json?tool=sysbench&metric=tps".to_owned());
+        let first = cache
+            .get_or_make(&key, || Ok::<_, ()>(Answer::new("application/json", big)))
+            .unwrap();
+        assert_eq!(first.body.len(), 5 << 20);
+        let again = cache
+            .get_or_make(&key, || -> Result<Answer, ()> {
+                panic!("a 5 MB answer was made twice")
+            })
+            .unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        // Small answers still go to the main store, beside it.
+        let small = (1, "/compare?tool=sysbench&metric=tps".to_owned());
+        cache
+            .get_or_make(&small, || Ok::<_, ()>(Answer::new(HTML, "page")))
+            .unwrap();
+        assert!(cache.answers.get(&small).is_some());
+        assert!(cache.large.get(&small).is_none());
+        assert!(cache.large.get(&key).is_some());
     }
 }
