@@ -50,6 +50,7 @@ PAGES=(
     "compare /compare?$COMPARE"
     "compare.svg /compare.svg?$COMPARE"
     "compare.csv /compare.csv?$COMPARE"
+    "compare.json /compare.json?$COMPARE"
     "runs /runs"
     "runs-filtered /runs?tool=sysbench&where=scheduler:ULE&page=3"
     "submission /submissions/$SUBMISSION"
