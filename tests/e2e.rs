@@ -186,14 +186,7 @@ async fn walk_through(client: &Client, base: &str, shots: &Path) -> Result<()> {
         ))
         .await?;
     let verdicts = wait_until(client, "the verdicts in the table", |client| async move {
-        let texts = client
-            .execute(
-                "return Array.from(document.querySelectorAll('td.verdict')).map(t => t.firstChild ? t.firstChild.textContent.trim() : '');",
-                vec![],
-            )
-            .await?;
-        let texts: Vec<String> = serde_json::from_value(texts)?;
-        Ok((!texts.is_empty()).then_some(texts))
+        verdict_texts(&client).await
     })
     .await?;
     ensure!(
@@ -223,14 +216,7 @@ async fn walk_through(client: &Client, base: &str, shots: &Path) -> Result<()> {
         ))
         .await?;
     let verdicts = wait_until(client, "seed 000's verdicts", |client| async move {
-        let texts = client
-            .execute(
-                "return Array.from(document.querySelectorAll('td.verdict')).map(t => t.firstChild ? t.firstChild.textContent.trim() : '');",
-                vec![],
-            )
-            .await?;
-        let texts: Vec<String> = serde_json::from_value(texts)?;
-        Ok((!texts.is_empty()).then_some(texts))
+        verdict_texts(&client).await
     })
     .await?;
     ensure!(
@@ -241,6 +227,19 @@ async fn walk_through(client: &Client, base: &str, shots: &Path) -> Result<()> {
     );
     save_screenshot(client, shots, "compare-no-difference.png").await?;
     Ok(())
+}
+
+/// The verdict words of the compare page's table (without their
+/// explanations), or None while there are none yet.
+async fn verdict_texts(client: &Client) -> Result<Option<Vec<String>>> {
+    let texts = client
+        .execute(
+            "return Array.from(document.querySelectorAll('td.verdict')).map(t => t.firstChild ? t.firstChild.textContent.trim() : '');",
+            vec![],
+        )
+        .await?;
+    let texts: Vec<String> = serde_json::from_value(texts)?;
+    Ok((!texts.is_empty()).then_some(texts))
 }
 
 /// Pastes `text` into the front page's form and sends it.
