@@ -539,11 +539,9 @@ pub fn submissions_by_ids(
     let mut stmt = conn.prepare(&format!(
         "SELECT {SUMMARY_COLUMNS} FROM submissions s WHERE s.id IN ({marks})"
     ))?;
-    let found: Vec<SubmissionSummary> = stmt
+    let found: HashMap<i64, SubmissionSummary> = stmt
         .query_map(params_from_iter(ids), summary_from_row)?
+        .map(|summary| summary.map(|s| (s.head.id, s)))
         .collect::<rusqlite::Result<_>>()?;
-    Ok(ids
-        .iter()
-        .filter_map(|id| found.iter().find(|s| s.id == *id).cloned())
-        .collect())
+    Ok(ids.iter().filter_map(|id| found.get(id).cloned()).collect())
 }

@@ -57,12 +57,7 @@ pub struct Submission {
 /// One line of the home page's list.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SubmissionSummary {
-    pub id: i64,
-    pub source_name: Option<String>,
-    pub author: Option<String>,
-    pub date: Option<String>,
-    pub subject: Option<String>,
-    pub created_at: String,
+    pub head: SubmissionHead,
     pub runs: i64,
     /// The tools of its runs and of the runs it quotes.
     pub tools: Vec<String>,
@@ -160,15 +155,9 @@ pub(super) fn submission_from_row(row: &Row) -> rusqlite::Result<Submission> {
 
 /// A submission's summary from [`SUMMARY_COLUMNS`].
 pub(super) fn summary_from_row(row: &Row) -> rusqlite::Result<SubmissionSummary> {
-    let head = head_from_row(row)?;
     let tools: Option<String> = row.get(7)?;
     Ok(SubmissionSummary {
-        id: head.id,
-        source_name: head.source_name,
-        author: head.author,
-        date: head.date,
-        subject: head.subject,
-        created_at: head.created_at,
+        head: head_from_row(row)?,
         runs: row.get(6)?,
         tools: tools
             .map(|t| t.split(' ').map(str::to_owned).collect())
