@@ -321,6 +321,7 @@ fn main() -> anyhow::Result<()> {
                 ])?;
             }
         }
+        benchlog::store::index_new_submissions(&tx)?;
         tx.commit()?;
     }
     conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;

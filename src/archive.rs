@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use flate2::read::MultiGzDecoder;
 use parsers::mbox::{self, Kind, MailMessage};
 use parsers::Document;
@@ -28,10 +28,6 @@ use crate::store;
 /// while its messages are read, so this bounds the memory an import takes;
 /// a busy list's month is a few MB, a year of one under 100 MB.
 pub const MAX_ARCHIVE_BYTES: u64 = 256 * 1024 * 1024;
-
-/// Messages stored per transaction when importing an archive: one commit
-/// per message would cost more than the parsing.
-const BATCH: usize = 256;
 
 /// Gunzips `.gz` content (by its magic bytes), up to `limit` bytes.
 ///
@@ -364,6 +360,31 @@ pub struct ImportSummary {
 }
 
 impl ImportSummary {
+    /// Adds what another part of the same import did.
+    pub fn add(&mut self, other: ImportSummary) {
+        // Destructured, so a new field cannot be forgotten here.
+        let ImportSummary {
+            texts_added,
+            texts_already_stored,
+            messages_read,
+            messages_with_results,
+            messages_added,
+            messages_already_stored,
+            runs_added,
+            runs_quoted,
+            failures,
+        } = other;
+        self.texts_added += texts_added;
+        self.texts_already_stored += texts_already_stored;
+        self.messages_read += messages_read;
+        self.messages_with_results += messages_with_results;
+        self.messages_added += messages_added;
+        self.messages_already_stored += messages_already_stored;
+        self.runs_added += runs_added;
+        self.runs_quoted += runs_quoted;
+        self.failures.extend(failures);
+    }
+
     /// The summary as printed at the end of `benchlog ingest`.
     pub fn lines(&self) -> Vec<String> {
         let mut lines = vec![format!(
@@ -402,102 +423,43 @@ impl ImportSummary {
     }
 }
 
-/// Stores prepared messages in batches of [`BATCH`], one transaction per
-/// batch. When a message of a batch fails, the batch is rolled back and
-/// its messages stored one transaction each, so the bad one leaves nothing
-/// behind and the others are kept. `progress` is told the raw bytes of
-/// each message handled.
+/// Stores prepared messages as [`import_files`] stores a mail file's:
+/// many per transaction, each under its own savepoint, so a bad one
+/// leaves nothing behind and the others are kept. `progress` is told the
+/// raw bytes of each message handled.
 pub fn import_mails(
     conn: &mut Connection,
-    mails: impl IntoIterator<Item = Result<PreparedMail, MailFailure>>,
+    mails: impl IntoIterator<Item = Result<PreparedMail, MailFailure>, IntoIter: Send>,
     summary: &mut ImportSummary,
     mut progress: impl FnMut(usize),
 ) -> anyhow::Result<()> {
-    let mut batch = Vec::with_capacity(BATCH);
-    for item in mails {
-        summary.messages_read += 1;
-        match item {
-            Ok(prepared) => {
-                if !prepared.document.runs.is_empty() {
-                    summary.messages_with_results += 1;
+    std::thread::scope(|scope| {
+        let (sender, receiver) = std::sync::mpsc::sync_channel(QUEUE);
+        let mails = mails.into_iter();
+        scope.spawn(move || {
+            for mail in mails {
+                let raw_len = mail.as_ref().map_or(0, |prepared| prepared.raw_len);
+                let step = match mail {
+                    Ok(prepared) => Step::Mail(Box::new(prepared)),
+                    Err(failure) => Step::MailFailed(failure),
+                };
+                if sender.send((step, raw_len as u64)).is_err() {
+                    break;
                 }
-                batch.push(prepared);
-                if batch.len() == BATCH {
-                    store_batch(conn, &mut batch, summary, &mut progress)?;
-                }
             }
-            Err(failure) => summary.failures.push(failure),
-        }
-    }
-    store_batch(conn, &mut batch, summary, &mut progress)
+        });
+        write_steps(
+            conn,
+            receiver,
+            BATCH_ITEMS,
+            summary,
+            &mut |_, _| {},
+            &mut |bytes| progress(bytes as usize),
+        )
+    })
 }
 
-fn store_batch(
-    conn: &mut Connection,
-    batch: &mut Vec<PreparedMail>,
-    summary: &mut ImportSummary,
-    progress: &mut impl FnMut(usize),
-) -> anyhow::Result<()> {
-    if batch.is_empty() {
-        return Ok(());
-    }
-    let outcomes = {
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .context("starting the transaction")?;
-        let outcomes: anyhow::Result<Vec<MailOutcome>> = batch
-            .iter()
-            .map(|prepared| store_mail(&tx, prepared))
-            .collect();
-        match outcomes {
-            Ok(outcomes) => {
-                tx.commit().context("committing a batch of messages")?;
-                outcomes.into_iter().map(Ok).collect()
-            }
-            Err(_) => {
-                drop(tx);
-                one_by_one(conn, batch)?
-            }
-        }
-    };
-    for (prepared, outcome) in batch.iter().zip(outcomes) {
-        match outcome {
-            Ok(MailOutcome::Stored { runs, quotes, .. }) => {
-                summary.messages_added += 1;
-                summary.runs_added += runs;
-                summary.runs_quoted += quotes;
-            }
-            Ok(MailOutcome::AlreadyStored(_)) => summary.messages_already_stored += 1,
-            Err(error) => summary.failures.push(MailFailure {
-                source_name: prepared.source_name.clone(),
-                why: format!("{error:#}"),
-            }),
-        }
-        progress(prepared.raw_len);
-    }
-    batch.clear();
-    Ok(())
-}
-
-fn one_by_one(
-    conn: &mut Connection,
-    batch: &[PreparedMail],
-) -> anyhow::Result<Vec<anyhow::Result<MailOutcome>>> {
-    let mut outcomes = Vec::with_capacity(batch.len());
-    for prepared in batch {
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .context("starting the transaction")?;
-        let outcome = store_mail(&tx, prepared);
-        if outcome.is_ok() {
-            tx.commit().context("committing a message")?;
-        }
-        outcomes.push(outcome);
-    }
-    Ok(outcomes)
-}
-
-/// What [`import_file`] found in one file.
+/// What [`import_files`] found in one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileOutcome {
     /// Plain text, stored as one submission.
@@ -527,18 +489,148 @@ pub fn import_file_within(
     summary: &mut ImportSummary,
     mut progress: impl FnMut(u64),
 ) -> anyhow::Result<FileOutcome> {
-    let bytes = ingest::read_file(path, limit)?;
+    let mut outcome = None;
+    let limits = Limits {
+        file_bytes: limit,
+        batch_items: BATCH_ITEMS,
+    };
+    import_files_within(
+        conn,
+        std::slice::from_ref(&path.to_path_buf()),
+        limits,
+        summary,
+        |_, done| outcome = Some(done),
+        &mut progress,
+    )?;
+    outcome.unwrap_or_else(|| Err(anyhow::anyhow!("{} was not read", path.display())))
+}
+
+/// Imports files as `benchlog ingest` does: a second thread reads, decodes
+/// and parses them in order while this one stores what it has read, many
+/// files and messages per transaction.
+///
+/// Every text and every message is all-or-nothing: each is stored under
+/// its own savepoint, so one that fails leaves nothing and the others of
+/// its transaction are kept. `report` is told each file's outcome only
+/// once the transaction holding all of it is committed: a crash at any
+/// moment loses no file reported as stored, and leaves no part of one.
+/// A transaction ends after [`BATCH_ITEMS`] texts and messages,
+/// [`BATCH_BYTES`] of text, or [`MAX_LOCK_HOLD`], whichever comes first,
+/// so other writers (the server's uploads) wait at most about that long.
+pub fn import_files(
+    conn: &mut Connection,
+    files: &[std::path::PathBuf],
+    batch_items: usize,
+    summary: &mut ImportSummary,
+    report: impl FnMut(&Path, anyhow::Result<FileOutcome>),
+    mut progress: impl FnMut(u64),
+) -> anyhow::Result<()> {
+    let limits = Limits {
+        file_bytes: MAX_ARCHIVE_BYTES,
+        batch_items,
+    };
+    import_files_within(conn, files, limits, summary, report, &mut progress)
+}
+
+/// How much an import reads from one file and stores per transaction.
+#[derive(Clone, Copy)]
+struct Limits {
+    file_bytes: u64,
+    batch_items: usize,
+}
+
+fn import_files_within(
+    conn: &mut Connection,
+    files: &[std::path::PathBuf],
+    limits: Limits,
+    summary: &mut ImportSummary,
+    mut report: impl FnMut(&Path, anyhow::Result<FileOutcome>),
+    progress: &mut impl FnMut(u64),
+) -> anyhow::Result<()> {
+    std::thread::scope(|scope| {
+        let (sender, receiver) = std::sync::mpsc::sync_channel(QUEUE);
+        scope.spawn(move || {
+            for (index, path) in files.iter().enumerate() {
+                // The receiver is gone when storing failed: stop.
+                if read_file_steps(index, path, limits.file_bytes, &sender).is_err() {
+                    break;
+                }
+            }
+        });
+        write_steps(
+            conn,
+            receiver,
+            limits.batch_items,
+            summary,
+            &mut |index, outcome| report(&files[index], outcome),
+            progress,
+        )
+    })
+}
+
+/// Steps in flight between the reading thread and the writer; each holds
+/// at most one message or one text (up to [`MAX_INPUT_BYTES`]).
+const QUEUE: usize = 64;
+
+/// Texts and messages stored per transaction at most, unless told fewer
+/// (`benchlog ingest --batch`): one commit per message would cost more
+/// than the parsing.
+pub const BATCH_ITEMS: usize = 1024;
+
+/// Bytes of text stored per transaction at most.
+pub const BATCH_BYTES: usize = 32 * 1024 * 1024;
+
+/// The longest a transaction of an import keeps the write lock before it
+/// commits, unless one text alone takes longer.
+pub const MAX_LOCK_HOLD: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// What the reading thread hands the writer, in file order, with the
+/// on-disk bytes it accounts for.
+enum Step {
+    /// A plain-text file, decoded and parsed.
+    Text {
+        file: usize,
+        name: String,
+        text: String,
+        document: Box<Document>,
+    },
+    /// One message of a mail file.
+    Mail(Box<PreparedMail>),
+    /// A message that could not be read.
+    MailFailed(MailFailure),
+    /// The end of a mail file: all its messages were sent.
+    MailFileDone { file: usize, messages: usize },
+    /// A file that could not be read at all, and why (the error's chain).
+    FileFailed { file: usize, why: String },
+}
+
+type Sender = std::sync::mpsc::SyncSender<(Step, u64)>;
+
+/// Reads, decodes and parses one file into steps. Errs only when the
+/// writer is gone.
+fn read_file_steps(file: usize, path: &Path, limit: u64, sender: &Sender) -> Result<(), ()> {
+    let send = |step: Step, bytes: u64| sender.send((step, bytes)).map_err(|_| ());
+    let failed = |error: anyhow::Error| {
+        let why = format!("{error:#}");
+        send(Step::FileFailed { file, why }, 0)
+    };
+    let bytes = match ingest::read_file(path, limit) {
+        Ok(bytes) => bytes,
+        Err(error) => return failed(error),
+    };
     let on_disk = bytes.len() as u64;
     let gunzipped = match unpack(&bytes, limit) {
         Ok(Cow::Owned(out)) => Some(out),
         Ok(Cow::Borrowed(_)) => None,
-        Err(InputError::TooLarge) => bail!(
-            "{} is larger than {} unpacked, the most benchlog reads from one file; split it",
-            path.display(),
-            ingest::size_for_people(limit)
-        ),
+        Err(InputError::TooLarge) => {
+            return failed(anyhow::anyhow!(
+                "{} is larger than {} unpacked, the most benchlog reads from one file; split it",
+                path.display(),
+                ingest::size_for_people(limit)
+            ))
+        }
         Err(error) => {
-            return Err(anyhow::Error::new(error).context(format!("reading {}", path.display())))
+            return failed(anyhow::Error::new(error).context(format!("reading {}", path.display())))
         }
     };
     // The compressed bytes are not needed once unpacked.
@@ -549,42 +641,242 @@ pub fn import_file_within(
     );
     let kind = mbox::detect(Some(&name), &unpacked);
     if kind == Kind::Text {
-        let text = ingest::decode_input(&unpacked)
-            .with_context(|| format!("reading {}", path.display()))?;
-        let done = ingest::ingest_text(conn, Some(&name), &text)
-            .with_context(|| format!("storing {}", path.display()))?;
-        progress(on_disk);
-        return Ok(FileOutcome::Text(done));
+        return match ingest::decode_input(&unpacked) {
+            Ok(text) => {
+                let document = Box::new(parsers::parse(&text));
+                let step = Step::Text {
+                    file,
+                    name,
+                    text,
+                    document,
+                };
+                send(step, on_disk)
+            }
+            Err(error) => {
+                failed(anyhow::Error::new(error).context(format!("reading {}", path.display())))
+            }
+        };
     }
     // On-disk bytes per unpacked byte, so a .gz advances the bar evenly.
     let scale = on_disk as f64 / unpacked.len().max(1) as f64;
-    let before = summary.messages_read;
-    let unpacked = &unpacked[..];
-    let source_name = |i: usize| match kind {
-        Kind::Mbox => format!("{name}, message {}", i + 1),
-        _ => name.clone(),
+    let raws: Box<dyn Iterator<Item = &[u8]>> = match kind {
+        Kind::Mbox => Box::new(mbox::split(&unpacked)),
+        _ => Box::new(std::iter::once(&unpacked[..])),
     };
-    // Decoding and parsing run on a second thread while this one stores
-    // the messages before, in order.
-    std::thread::scope(|scope| {
-        let (sender, receiver) = std::sync::mpsc::sync_channel(BATCH);
-        scope.spawn(move || {
-            let raws: Box<dyn Iterator<Item = &[u8]>> = match kind {
-                Kind::Mbox => Box::new(mbox::split(unpacked)),
-                _ => Box::new(std::iter::once(unpacked)),
-            };
-            for (i, raw) in raws.enumerate() {
-                // The receiver is gone when storing failed: stop.
-                if sender.send(prepare_mail(source_name(i), raw)).is_err() {
-                    break;
-                }
+    let mut messages = 0;
+    for (i, raw) in raws.enumerate() {
+        let source_name = match kind {
+            Kind::Mbox => format!("{name}, message {}", i + 1),
+            _ => name.clone(),
+        };
+        let step = match prepare_mail(source_name, raw) {
+            Ok(prepared) => Step::Mail(Box::new(prepared)),
+            Err(failure) => Step::MailFailed(failure),
+        };
+        send(step, (raw.len() as f64 * scale) as u64)?;
+        messages += 1;
+    }
+    send(Step::MailFileDone { file, messages }, 0)
+}
+
+/// The writer's side of an import: stores steps in transactions of many
+/// and reports each file once the transaction holding the last of it is
+/// committed.
+///
+/// The steps of a transaction are stored one after the other with no
+/// savepoint: a savepoint per text would make the full-text index write
+/// out its pending terms each time, and most batches hold no failure.
+/// When one text or message fails, the transaction is rolled back and its
+/// steps stored again, each under its own savepoint, so the failing one
+/// leaves nothing and the others are kept. The steps of a transaction are
+/// kept until it commits for that ([`BATCH_BYTES`] of text at most).
+fn write_steps(
+    conn: &mut Connection,
+    receiver: std::sync::mpsc::Receiver<(Step, u64)>,
+    batch_items: usize,
+    summary: &mut ImportSummary,
+    report: &mut dyn FnMut(usize, anyhow::Result<FileOutcome>),
+    progress: &mut dyn FnMut(u64),
+) -> anyhow::Result<()> {
+    // A batch writes more pages than the default cache (2 MB) holds: past
+    // it, SQLite writes dirty pages out early and reads them back.
+    let cache_before: i64 = conn.pragma_query_value(None, "cache_size", |row| row.get(0))?;
+    conn.pragma_update(None, "cache_size", IMPORT_CACHE_KIB)?;
+    let written = write_batches(conn, receiver, batch_items, summary, report, progress);
+    conn.pragma_update(None, "cache_size", cache_before)?;
+    written
+}
+
+/// The page cache of a connection while it imports, in KiB (negative, as
+/// `PRAGMA cache_size` takes KiB).
+const IMPORT_CACHE_KIB: i64 = -64 * 1024;
+
+fn write_batches(
+    conn: &mut Connection,
+    receiver: std::sync::mpsc::Receiver<(Step, u64)>,
+    batch_items: usize,
+    summary: &mut ImportSummary,
+    report: &mut dyn FnMut(usize, anyhow::Result<FileOutcome>),
+    progress: &mut dyn FnMut(u64),
+) -> anyhow::Result<()> {
+    // Waiting for the first step of a batch holds no lock.
+    while let Ok(first) = receiver.recv() {
+        let mut tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .context("starting the transaction")?;
+        let started = std::time::Instant::now();
+        let mut batch = vec![first];
+        let mut done = Written::default();
+        let (mut items, mut text_bytes, mut failed) = (0, 0, false);
+        while let Some((step, on_disk)) = batch.last() {
+            let stored = write_step(&tx, step, false, &mut done)?;
+            progress(*on_disk);
+            items += stored.items;
+            text_bytes += stored.text_bytes;
+            if stored.failed {
+                failed = true;
+                break;
             }
-        });
-        import_mails(conn, receiver, summary, |raw_len| {
-            progress((raw_len as f64 * scale) as u64)
-        })
-    })?;
-    Ok(FileOutcome::Mail {
-        messages: summary.messages_read - before,
-    })
+            if items >= batch_items || text_bytes >= BATCH_BYTES {
+                break;
+            }
+            // A timeout or the end of the input ends the batch.
+            match MAX_LOCK_HOLD
+                .checked_sub(started.elapsed())
+                .and_then(|left| receiver.recv_timeout(left).ok())
+            {
+                Some(step) => batch.push(step),
+                None => break,
+            }
+        }
+        if failed {
+            drop(tx);
+            tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .context("starting the transaction")?;
+            done = Written::default();
+            for (step, _) in &batch {
+                write_step(&tx, step, true, &mut done)?;
+            }
+        }
+        store::index_new_submissions(&tx).context("indexing the new submissions for search")?;
+        tx.commit()
+            .context("committing a batch of texts and messages")?;
+        summary.add(done.summary);
+        for (file, outcome) in done.reports {
+            report(file, outcome);
+        }
+    }
+    Ok(())
+}
+
+/// What a transaction's steps did, applied once it commits.
+#[derive(Default)]
+struct Written {
+    summary: ImportSummary,
+    reports: Vec<(usize, anyhow::Result<FileOutcome>)>,
+}
+
+/// What storing one step took and whether it failed.
+struct Stored {
+    /// Texts and messages stored (0 or 1).
+    items: usize,
+    text_bytes: usize,
+    failed: bool,
+}
+
+/// Stores one step in `tx`, under a savepoint of its own when `alone`,
+/// and records what it did in `done`. The error is the database's; a
+/// text or message that cannot be stored is `Stored::failed`.
+fn write_step(
+    tx: &Transaction,
+    step: &Step,
+    alone: bool,
+    done: &mut Written,
+) -> anyhow::Result<Stored> {
+    let summary = &mut done.summary;
+    let stored = |items, text_bytes, failed| Stored {
+        items,
+        text_bytes,
+        failed,
+    };
+    match step {
+        Step::Text {
+            file,
+            name,
+            text,
+            document,
+        } => {
+            let outcome = in_savepoint(tx, alone, |tx| {
+                ingest::store_text(tx, Some(name), text, document)
+            })?
+            .with_context(|| format!("storing {name}"));
+            match &outcome {
+                Ok(ingested) if ingested.created => summary.texts_added += 1,
+                Ok(_) => summary.texts_already_stored += 1,
+                Err(_) => {}
+            }
+            let failed = outcome.is_err();
+            done.reports.push((*file, outcome.map(FileOutcome::Text)));
+            Ok(stored(1, text.len(), failed))
+        }
+        Step::Mail(prepared) => {
+            summary.messages_read += 1;
+            if !prepared.document.runs.is_empty() {
+                summary.messages_with_results += 1;
+            }
+            let outcome = in_savepoint(tx, alone, |tx| store_mail(tx, prepared))?;
+            match &outcome {
+                Ok(MailOutcome::Stored { runs, quotes, .. }) => {
+                    summary.messages_added += 1;
+                    summary.runs_added += runs;
+                    summary.runs_quoted += quotes;
+                }
+                Ok(MailOutcome::AlreadyStored(_)) => summary.messages_already_stored += 1,
+                Err(error) => summary.failures.push(MailFailure {
+                    source_name: prepared.source_name.clone(),
+                    why: format!("{error:#}"),
+                }),
+            }
+            Ok(stored(1, prepared.mail.text.len(), outcome.is_err()))
+        }
+        Step::MailFailed(failure) => {
+            summary.messages_read += 1;
+            summary.failures.push(failure.clone());
+            Ok(stored(0, 0, false))
+        }
+        Step::MailFileDone { file, messages } => {
+            let messages = *messages;
+            done.reports
+                .push((*file, Ok(FileOutcome::Mail { messages })));
+            Ok(stored(0, 0, false))
+        }
+        Step::FileFailed { file, why } => {
+            done.reports.push((*file, Err(anyhow::anyhow!("{why}"))));
+            Ok(stored(0, 0, false))
+        }
+    }
+}
+
+/// Runs `store`, under a savepoint when `alone`: kept when it succeeds,
+/// undone when it fails. The outer error is the database failing to keep
+/// or undo it.
+fn in_savepoint<T>(
+    tx: &Transaction,
+    alone: bool,
+    store: impl FnOnce(&Transaction) -> anyhow::Result<T>,
+) -> anyhow::Result<anyhow::Result<T>> {
+    if !alone {
+        return Ok(store(tx));
+    }
+    tx.execute_batch("SAVEPOINT item")
+        .context("starting a savepoint")?;
+    let outcome = store(tx);
+    let end = if outcome.is_ok() {
+        "RELEASE item"
+    } else {
+        "ROLLBACK TO item; RELEASE item"
+    };
+    tx.execute_batch(end).context("ending a savepoint")?;
+    Ok(outcome)
 }

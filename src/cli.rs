@@ -68,51 +68,51 @@ fn ingest_paths(args: IngestArgs) -> anyhow::Result<ExitCode> {
         ProgressBar::hidden()
     };
     let mut summary = archive::ImportSummary::default();
+    let mut failures = Vec::new();
     let mut out = std::io::stdout().lock();
-    for file in &files {
-        bar.set_message(
-            file.file_name()
-                .map(|name| name.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-        );
-        let start = bar.position();
-        let outcome = archive::import_file(&mut conn, file, &mut summary, |bytes| bar.inc(bytes));
-        if let Ok(meta) = std::fs::metadata(file) {
-            bar.set_position(start + meta.len());
-        }
-        let line = match outcome {
-            Ok(archive::FileOutcome::Text(done)) if done.created => {
-                summary.texts_added += 1;
-                format!(
+    let mut written = Ok(());
+    // Each file is told once it is committed, in order; the bar moves as
+    // its bytes are stored.
+    let stored = archive::import_files(
+        &mut conn,
+        &files,
+        args.batch as usize,
+        &mut summary,
+        |file, outcome| {
+            let line = match outcome {
+                Ok(archive::FileOutcome::Text(done)) if done.created => format!(
                     "{}: submission {} ({} runs, {} near misses)",
                     file.display(),
                     done.submission_id,
                     done.runs,
                     done.unparsed
-                )
-            }
-            Ok(archive::FileOutcome::Text(done)) => {
-                summary.texts_already_stored += 1;
-                format!(
+                ),
+                Ok(archive::FileOutcome::Text(done)) => format!(
                     "{}: already stored as submission {}",
                     file.display(),
                     done.submission_id
-                )
+                ),
+                Ok(archive::FileOutcome::Mail { messages }) => {
+                    format!("{}: {messages} mail messages", file.display())
+                }
+                Err(error) => {
+                    bar.suspend(|| eprintln!("error: {error:#}"));
+                    failures.push(archive::MailFailure {
+                        source_name: file.display().to_string(),
+                        why: format!("{error:#}"),
+                    });
+                    return;
+                }
+            };
+            if written.is_ok() {
+                written = bar.suspend(|| writeln!(out, "{line}"));
             }
-            Ok(archive::FileOutcome::Mail { messages }) => {
-                format!("{}: {messages} mail messages", file.display())
-            }
-            Err(error) => {
-                summary.failures.push(archive::MailFailure {
-                    source_name: file.display().to_string(),
-                    why: format!("{error:#}"),
-                });
-                bar.suspend(|| eprintln!("error: {error:#}"));
-                continue;
-            }
-        };
-        bar.suspend(|| writeln!(out, "{line}"))?;
-    }
+        },
+        |bytes| bar.inc(bytes),
+    );
+    written?;
+    stored?;
+    summary.failures.append(&mut failures);
     bar.finish_and_clear();
     for line in summary.lines() {
         writeln!(out, "{line}")?;

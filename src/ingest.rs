@@ -161,6 +161,7 @@ pub fn ingest_document(
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .context("starting the transaction")?;
     let ingested = store_text(&tx, source_name, text, document)?;
+    store::index_new_submissions(&tx).context("indexing the submission for search")?;
     tx.commit().context("committing the submission")?;
     Ok(ingested)
 }
@@ -313,34 +314,36 @@ pub fn store_document(
         })?;
         store::insert_run_fingerprint(tx, run_id, &run_fingerprint(run))
             .with_context(|| format!("storing the fingerprint of run {idx}"))?;
-        for (key, value) in &run.attrs {
-            store::insert_run_attr(tx, run_id, key, value)
-                .with_context(|| format!("storing attribute {key} of run {idx}"))?;
+        let attrs: Vec<(&str, &str)> = run
+            .attrs
+            .iter()
+            .map(|(key, value)| (key.as_str(), value.as_str()))
+            .collect();
+        store::insert_run_attrs(tx, run_id, run.tool.name(), &attrs)
+            .with_context(|| format!("storing the attributes of run {idx}"))?;
+        if let Some(result) = run.results.iter().find(|result| !result.value.is_finite()) {
+            bail!(
+                "run {idx} (line {}): {} {} is not a finite number ({})",
+                result.line,
+                result.item,
+                result.metric,
+                result.value
+            );
         }
-        for result in &run.results {
-            if !result.value.is_finite() {
-                bail!(
-                    "run {idx} (line {}): {} {} is not a finite number ({})",
-                    result.line,
-                    result.item,
-                    result.metric,
-                    result.value
-                );
-            }
-            store::insert_result(
-                tx,
-                run_id,
-                &store::NewResult {
-                    item: &result.item,
-                    metric: &result.metric,
-                    value: result.value,
-                    unit: &result.unit,
-                    line: result.line,
-                    estimated: result.estimated,
-                },
-            )
-            .with_context(|| format!("storing {} {} of run {idx}", result.item, result.metric))?;
-        }
+        let results: Vec<store::NewResult> = run
+            .results
+            .iter()
+            .map(|result| store::NewResult {
+                item: &result.item,
+                metric: &result.metric,
+                value: result.value,
+                unit: &result.unit,
+                line: result.line,
+                estimated: result.estimated,
+            })
+            .collect();
+        store::insert_results(tx, run_id, run.tool.name(), &results)
+            .with_context(|| format!("storing the results of run {idx}"))?;
     }
 
     for near_miss in &document.unparsed {

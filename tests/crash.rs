@@ -1,6 +1,8 @@
 //! Crash safety: `benchlog ingest` killed with SIGKILL at random moments
-//! of a bulk import leaves a sound database with no partial submission,
-//! and importing again gives the same contents as a clean import.
+//! of a bulk import, which stores many files per transaction, leaves a
+//! sound database with no partial submission and every file it reported
+//! as stored, and importing again gives the same contents as a clean
+//! import.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -14,17 +16,29 @@ use crate::support::{parsed_counts, smack_log};
 /// Logs in the import folder.
 const LOGS: u64 = 300;
 
+/// Files per transaction in the killed imports (`--batch`): small enough
+/// that an import is many transactions, so kills land between them too.
+const BATCH: u64 = 16;
+
 /// For each submission (by the SHA-256 of its text): runs and results.
 type Contents = BTreeMap<String, (usize, usize)>;
 
-fn ingest(db: &Path, folder: &Path) -> std::process::Child {
+/// `benchlog ingest --batch BATCH`, its report of stored files written to
+/// `out` (each line as it is printed) when given.
+fn ingest(db: &Path, folder: &Path, out: Option<&Path>) -> std::process::Child {
+    let stdout = match out {
+        Some(path) => Stdio::from(std::fs::File::create(path).unwrap()),
+        None => Stdio::null(),
+    };
     Command::new(env!("CARGO_BIN_EXE_benchlog"))
         .arg("ingest")
+        .arg("--batch")
+        .arg(BATCH.to_string())
         .arg("--db")
         .arg(db)
         .arg(folder)
         .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
+        .stdout(stdout)
         .stderr(Stdio::null())
         .spawn()
         .unwrap()
@@ -108,7 +122,7 @@ fn kill_during_imports(iterations: usize) {
 
     let clean_db = dir.path().join("clean.db");
     let started = Instant::now();
-    let status = ingest(&clean_db, &folder).wait().unwrap();
+    let status = ingest(&clean_db, &folder, None).wait().unwrap();
     let full_import = started.elapsed();
     assert!(status.success());
     let clean = check(&clean_db, "the clean import");
@@ -127,15 +141,28 @@ fn kill_during_imports(iterations: usize) {
     println!("kill moments from BENCHLOG_KILL_SEED={seed}; a clean import takes {full_import:?}");
     let mut moments = Moments(seed);
     let mut partial_counts = Vec::new();
+    let mut reported_counts = Vec::new();
     for iteration in 0..iterations {
         let db = dir.path().join(format!("killed-{iteration}.db"));
         let at = Duration::from_micros(moments.next_below(full_import.as_micros() as u64));
-        let mut child = ingest(&db, &folder);
+        let out = dir.path().join(format!("killed-{iteration}.out"));
+        let mut child = ingest(&db, &folder, Some(&out));
         std::thread::sleep(at);
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
         let what = format!("iteration {iteration}, killed after {at:?}");
         let partial = check(&db, &what);
+        // Every file reported as stored is, whole, under the number given.
+        let stored = reported(&out);
+        for (file, submission) in &stored {
+            let text = std::fs::read_to_string(folder.join(file)).unwrap();
+            let sha256 = benchlog::ingest::sha256_hex(&text);
+            assert!(
+                partial.contains_key(&sha256),
+                "{what}: {file} was reported stored as submission {submission}, and is not"
+            );
+        }
+        reported_counts.push(stored.len());
         assert!(
             partial
                 .iter()
@@ -145,14 +172,32 @@ fn kill_during_imports(iterations: usize) {
         partial_counts.push(partial.len());
 
         // Importing again finishes the job.
-        assert!(ingest(&db, &folder).wait().unwrap().success(), "{what}");
+        assert!(
+            ingest(&db, &folder, None).wait().unwrap().success(),
+            "{what}"
+        );
         assert_eq!(check(&db, &what), clean, "{what}: the import converges");
     }
-    println!("{iterations} kills; submissions stored when killed: {partial_counts:?}");
+    println!("{iterations} kills; submissions stored when killed: {partial_counts:?}; reported: {reported_counts:?}");
     assert!(
         partial_counts.iter().any(|&n| n > 0 && (n as u64) < LOGS),
         "at least one kill landed mid-import: {partial_counts:?}"
     );
+}
+
+/// The files an import's output reports stored, with their submission
+/// numbers: `…/log-0001.txt: submission 2 (…)`.
+fn reported(out: &Path) -> Vec<(String, i64)> {
+    std::fs::read_to_string(out)
+        .unwrap()
+        .lines()
+        .filter_map(|line| {
+            let (path, rest) = line.split_once(": submission ")?;
+            let file = Path::new(path).file_name()?.to_string_lossy().into_owned();
+            let number = rest.split(' ').next()?.parse().ok()?;
+            Some((file, number))
+        })
+        .collect()
 }
 
 #[test]

@@ -29,6 +29,7 @@ fn migrations_apply_to_an_empty_database() {
             "data_generation",
             "deleted_submissions",
             "edit_tokens",
+            "fts_indexed",
             "id_high_water",
             "mails",
             "messages",
@@ -246,35 +247,40 @@ fn the_generation_moves_with_every_change_and_only_then() {
 }
 
 /// Results and attributes carry their run's tool (the compare form reads
-/// a tool's values from it); a writer that leaves it out still gets it.
+/// a tool's values from it): the store's writers fill it, for stored runs
+/// and for an attribute an edit adds.
 #[test]
-fn rows_written_without_their_tool_get_the_runs() {
+fn every_result_and_attribute_carries_its_runs_tool() {
     let (_dir, _path, mut conn) = fresh_db();
     benchlog::ingest::ingest_text(&mut conn, None, &crate::support::smack_log(3, 2)).unwrap();
+    benchlog::ingest::ingest_file(
+        &mut conn,
+        &crate::support::repo_path(
+            "fixtures/sysbench/seed-002-mariadb-mutexes-lost-line-breaks.txt",
+        ),
+    )
+    .unwrap();
     let run_id: i64 = conn
         .query_row("SELECT min(id) FROM runs", [], |row| row.get(0))
         .unwrap();
-    conn.execute(
-        "INSERT INTO results (run_id, item, metric, value, unit, line) VALUES (?1, 'extra', 'q_per_s', 1.5, 'q/s', 1)",
-        [run_id],
-    )
-    .unwrap();
-    conn.execute(
-        "INSERT INTO run_attrs (run_id, key, value) VALUES (?1, 'timer', 'TSC')",
-        [run_id],
-    )
-    .unwrap();
-    let untagged: i64 = conn
+    let tx = conn.transaction().unwrap();
+    let field = store::RunField::Attr("timer".to_owned());
+    assert!(store::set_run_field(&tx, run_id, &field, Some("TSC")).unwrap());
+    tx.commit().unwrap();
+    let (rows, untagged): (i64, i64) = conn
         .query_row(
-            "SELECT (SELECT count(*) FROM results WHERE tool IS NOT 'super-smack')
-                  + (SELECT count(*) FROM run_attrs WHERE tool IS NOT 'super-smack')",
+            "SELECT (SELECT count(*) FROM results) + (SELECT count(*) FROM run_attrs),
+                    (SELECT count(*) FROM results x JOIN runs r ON r.id = x.run_id
+                      WHERE x.tool IS NOT r.tool)
+                  + (SELECT count(*) FROM run_attrs a JOIN runs r ON r.id = a.run_id
+                      WHERE a.tool IS NOT r.tool)",
             [],
-            |row| row.get(0),
+            |row| Ok((row.get(0)?, row.get(1)?)),
         )
         .unwrap();
+    assert!(rows > 20, "{rows} rows");
     assert_eq!(untagged, 0);
     let choices = store::choices(&conn, Some("super-smack")).unwrap();
-    assert!(choices.items.contains(&"extra".to_owned()), "{choices:?}");
     assert!(
         choices.attr_keys.contains(&"timer".to_owned()),
         "{choices:?}"

@@ -71,6 +71,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0009_pinned_links",
         include_str!("../../migrations/0009_pinned_links.sql"),
     ),
+    (
+        "0010_bulk_ingest_triggers",
+        include_str!("../../migrations/0010_bulk_ingest_triggers.sql"),
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -133,6 +137,10 @@ pub fn open_as_is(path: &Path) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
+/// Prepared statements kept per connection: every statement of an
+/// ingest and of the pages, with room to spare.
+const STATEMENT_CACHE: usize = 128;
+
 /// How long a connection waits for another one's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -160,6 +168,10 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     }
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "temp_store", "MEMORY")?;
+    // Storing a submission uses more distinct statements than rusqlite
+    // keeps by default (16): past that each is compiled again every time.
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     Ok(())
 }
 

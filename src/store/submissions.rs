@@ -110,6 +110,8 @@ pub fn deleted_since(conn: &Connection, asof: i64) -> rusqlite::Result<i64> {
     .query_row([asof], |row| row.get(0))
 }
 
+/// Stores a submission's text and head. It is searchable once
+/// [`index_new_submissions`] has run, before the transaction commits.
 pub fn insert_submission(tx: &Transaction, new: &NewSubmission) -> rusqlite::Result<i64> {
     let id = fresh_id(tx, LinkedTable::Submissions)?;
     tx.execute(
@@ -126,6 +128,24 @@ pub fn insert_submission(tx: &Transaction, new: &NewSubmission) -> rusqlite::Res
         ],
     )?;
     Ok(id)
+}
+
+/// Adds every submission stored since the last call to the full-text
+/// index, in one statement: what each writer does once, before it commits
+/// (see migrations/0010_bulk_ingest_triggers.sql for why not per row).
+pub fn index_new_submissions(tx: &Transaction) -> rusqlite::Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO submissions_fts (rowid, source_name, author, subject, text)
+         SELECT id, source_name, author, subject, text FROM submissions
+         WHERE id > (SELECT through FROM fts_indexed) ORDER BY id",
+    )?
+    .execute([])?;
+    tx.prepare_cached(
+        "UPDATE fts_indexed
+         SET through = max(through, (SELECT coalesce(max(id), 0) FROM submissions))",
+    )?
+    .execute([])?;
+    Ok(())
 }
 
 pub fn insert_message(
@@ -187,30 +207,65 @@ pub fn insert_run_attr(
     key: &str,
     value: &str,
 ) -> rusqlite::Result<()> {
-    tx.prepare_cached(
-        "INSERT INTO run_attrs (run_id, tool, key, value)
-         VALUES (?1, (SELECT tool FROM runs WHERE id = ?1), ?2, ?3)",
-    )?
-    .execute(params![run_id, key, value])?;
-    Ok(())
+    let tool = tool_of_run(tx, run_id)?;
+    insert_run_attrs(tx, run_id, &tool, &[(key, value)])
 }
 
 /// Stores a result of a run, with the run's tool copied in as for
 /// [`insert_run_attr`].
 pub fn insert_result(tx: &Transaction, run_id: i64, new: &NewResult) -> rusqlite::Result<()> {
-    tx.prepare_cached(
+    let tool = tool_of_run(tx, run_id)?;
+    insert_results(tx, run_id, &tool, std::slice::from_ref(new))
+}
+
+fn tool_of_run(tx: &Transaction, run_id: i64) -> rusqlite::Result<String> {
+    tx.prepare_cached("SELECT tool FROM runs WHERE id = ?1")?
+        .query_row([run_id], |row| row.get(0))
+}
+
+/// Stores the attributes of a run whose tool is `tool`.
+///
+/// One row per statement: a multi-row VALUES list, or rows read from one
+/// JSON array by `json_each`, measured slower (scripts/bench-ingest.sh).
+pub fn insert_run_attrs(
+    tx: &Transaction,
+    run_id: i64,
+    tool: &str,
+    attrs: &[(&str, &str)],
+) -> rusqlite::Result<()> {
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO run_attrs (run_id, tool, key, value) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for (key, value) in attrs {
+        insert.execute(params![run_id, tool, key, value])?;
+    }
+    Ok(())
+}
+
+/// Stores the results of a run whose tool is `tool`, as
+/// [`insert_run_attrs`] does.
+pub fn insert_results(
+    tx: &Transaction,
+    run_id: i64,
+    tool: &str,
+    results: &[NewResult],
+) -> rusqlite::Result<()> {
+    let mut insert = tx.prepare_cached(
         "INSERT INTO results (run_id, tool, item, metric, value, unit, line, estimated)
-         VALUES (?1, (SELECT tool FROM runs WHERE id = ?1), ?2, ?3, ?4, ?5, ?6, ?7)",
-    )?
-    .execute(params![
-        run_id,
-        new.item,
-        new.metric,
-        new.value,
-        new.unit,
-        new.line as i64,
-        new.estimated,
-    ])?;
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?;
+    for new in results {
+        insert.execute(params![
+            run_id,
+            tool,
+            new.item,
+            new.metric,
+            new.value,
+            new.unit,
+            new.line as i64,
+            new.estimated,
+        ])?;
+    }
     Ok(())
 }
 
