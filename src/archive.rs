@@ -698,18 +698,10 @@ fn write_steps(
     report: &mut dyn FnMut(usize, anyhow::Result<FileOutcome>),
     progress: &mut dyn FnMut(u64),
 ) -> anyhow::Result<()> {
-    // A batch writes more pages than the default cache (2 MB) holds: past
-    // it, SQLite writes dirty pages out early and reads them back.
-    let cache_before: i64 = conn.pragma_query_value(None, "cache_size", |row| row.get(0))?;
-    conn.pragma_update(None, "cache_size", IMPORT_CACHE_KIB)?;
-    let written = write_batches(conn, receiver, batch_items, summary, report, progress);
-    conn.pragma_update(None, "cache_size", cache_before)?;
-    written
+    store::with_bulk_cache(conn, |conn| {
+        write_batches(conn, receiver, batch_items, summary, report, progress)
+    })
 }
-
-/// The page cache of a connection while it imports, in KiB (negative, as
-/// `PRAGMA cache_size` takes KiB).
-const IMPORT_CACHE_KIB: i64 = -64 * 1024;
 
 fn write_batches(
     conn: &mut Connection,

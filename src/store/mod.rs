@@ -137,6 +137,25 @@ pub fn open_as_is(path: &Path) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
+/// Runs `write` (a transaction of many submissions) with a page cache of
+/// [`BULK_CACHE_KIB`], then gives the connection its cache back. Such a
+/// transaction writes more pages than the default cache (2 MB) holds:
+/// past it, SQLite writes dirty pages out early and reads them back.
+pub fn with_bulk_cache<T, E: From<rusqlite::Error>>(
+    conn: &mut Connection,
+    write: impl FnOnce(&mut Connection) -> Result<T, E>,
+) -> Result<T, E> {
+    let before: i64 = conn.pragma_query_value(None, "cache_size", |row| row.get(0))?;
+    conn.pragma_update(None, "cache_size", BULK_CACHE_KIB)?;
+    let written = write(conn);
+    conn.pragma_update(None, "cache_size", before)?;
+    written
+}
+
+/// The page cache of a connection writing many submissions at once, in
+/// KiB (negative, as `PRAGMA cache_size` takes KiB).
+const BULK_CACHE_KIB: i64 = -64 * 1024;
+
 /// Prepared statements kept per connection: every statement of an
 /// ingest and of the pages, with room to spare.
 const STATEMENT_CACHE: usize = 128;

@@ -167,35 +167,38 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
     let gone = Arc::clone(&abandoned.0);
     let (ids, token) = state
         .with_conn(move |conn| {
-            // The uploader's right to change what this upload adds (see
-            // `rights`): submissions numbered above the newest one now.
-            let token = rights::new_token()?;
-            let token_hash = rights::token_hash(&token);
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let newest_before = store::max_submission_id(&tx)?;
-            let mut ids: Vec<i64> = Vec::new();
-            let mut created = false;
-            let mut seen = std::collections::HashSet::new();
-            for (name, input) in &texts {
-                for stored in archive::store_input(&tx, name, input)? {
-                    if stored > newest_before && store::insert_edit_token(&tx, stored, &token_hash)?
-                    {
-                        created = true;
-                    }
-                    if seen.insert(stored) {
-                        ids.push(stored);
+            store::with_bulk_cache(conn, |conn| {
+                // The uploader's right to change what this upload adds (see
+                // `rights`): submissions numbered above the newest one now.
+                let token = rights::new_token()?;
+                let token_hash = rights::token_hash(&token);
+                let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                let newest_before = store::max_submission_id(&tx)?;
+                let mut ids: Vec<i64> = Vec::new();
+                let mut created = false;
+                let mut seen = std::collections::HashSet::new();
+                for (name, input) in &texts {
+                    for stored in archive::store_input(&tx, name, input)? {
+                        if stored > newest_before
+                            && store::insert_edit_token(&tx, stored, &token_hash)?
+                        {
+                            created = true;
+                        }
+                        if seen.insert(stored) {
+                            ids.push(stored);
+                        }
                     }
                 }
-            }
-            if gone.load(Ordering::SeqCst) {
-                // Dropping the transaction stores nothing.
-                return Err(AppError::Internal(anyhow::anyhow!(
+                if gone.load(Ordering::SeqCst) {
+                    // Dropping the transaction stores nothing.
+                    return Err(AppError::Internal(anyhow::anyhow!(
                     "the upload was abandoned by its client before it was stored; nothing was kept"
                 )));
-            }
-            store::index_new_submissions(&tx)?;
-            tx.commit()?;
-            Ok((ids, created.then_some(token)))
+                }
+                store::index_new_submissions(&tx)?;
+                tx.commit()?;
+                Ok((ids, created.then_some(token)))
+            })
         })
         .await?;
     drop(abandoned);
