@@ -6,8 +6,8 @@ no text and no run repeats another.
     # 2,000 files of one mail each (about 29.7 MB, 34,000 runs):
     python3 scripts/gen-seed-variants.py folder target/bench-ingest/mails 2000
     # a 16 MB mbox under the upload limit (seed 000 twice per message,
-    # 535 messages, 18,151 runs):
-    python3 scripts/gen-seed-variants.py mbox target/upload-16mb.mbox
+    # 535 messages, 18,151 runs); another SEED gives other numbers:
+    python3 scripts/gen-seed-variants.py mbox target/upload-16mb.mbox [SEED]
     curl -s -o /dev/null -w '%{http_code} %{time_total}s\\n' \\
         -F 'file=@target/upload-16mb.mbox' http://127.0.0.1:8080/upload
 """
@@ -27,7 +27,7 @@ def varied(src: str) -> str:
     return re.sub(r"\d+\.\d\d", vary, src)
 
 
-def mbox(out: Path) -> None:
+def mbox(out: Path, seed: int) -> None:
     src = SEED.read_text()
     parts, size, n = [], 0, 0
     while size < MBOX_LIMIT:
@@ -36,7 +36,7 @@ def mbox(out: Path) -> None:
         message = (
             f"From bench{n}@example.org Mon Jan  1 00:00:00 2007\n"
             f"From: Bench {n} <bench{n}@example.org>\nSubject: run {n}\n"
-            f"Date: Mon, 1 Jan 2007 00:00:00 +0000\nMessage-ID: <run{n}@example.org>\n\n"
+            f"Date: Mon, 1 Jan 2007 00:00:00 +0000\nMessage-ID: <run{n}.{seed}@example.org>\n\n"
             + text.replace("\nFrom ", "\n>From ").rstrip("\n")
             + "\n\n"
         )
@@ -59,10 +59,13 @@ def folder(out: Path, count: int) -> None:
 
 
 if __name__ == "__main__":
-    random.seed(7)
     kind = sys.argv[1] if len(sys.argv) > 1 else ""
+    seed = int(sys.argv[3]) if kind == "mbox" and len(sys.argv) > 3 else 7
+    random.seed(seed)
     if kind == "mbox":
-        mbox(Path(sys.argv[2] if len(sys.argv) > 2 else "target/upload-16mb.mbox"))
+        # The seed is in each Message-ID too: mail already stored under
+        # the same Message-ID would not be stored again.
+        mbox(Path(sys.argv[2] if len(sys.argv) > 2 else "target/upload-16mb.mbox"), seed)
     elif kind == "folder":
         folder(Path(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 2000)
     else:

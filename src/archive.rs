@@ -578,11 +578,11 @@ const QUEUE: usize = 64;
 pub const BATCH_ITEMS: usize = 1024;
 
 /// Bytes of text stored per transaction at most.
-pub const BATCH_BYTES: usize = 32 * 1024 * 1024;
+pub const BATCH_BYTES: usize = 64 * 1024 * 1024;
 
 /// The longest a transaction of an import keeps the write lock before it
 /// commits, unless one text alone takes longer.
-pub const MAX_LOCK_HOLD: std::time::Duration = std::time::Duration::from_millis(500);
+pub const MAX_LOCK_HOLD: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// What the reading thread hands the writer, in file order, with the
 /// on-disk bytes it accounts for.
