@@ -71,6 +71,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0009_pinned_links",
         include_str!("../../migrations/0009_pinned_links.sql"),
     ),
+    (
+        "0011_compare_covering_indexes",
+        include_str!("../../migrations/0011_compare_covering_indexes.sql"),
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]
