@@ -11,6 +11,7 @@
 #
 #   scripts/bench-compare-sql.sh            # N=21
 #   BENCH_N=41 scripts/bench-compare-sql.sh
+#   BENCH_BIN=/tmp/benchlog-before scripts/bench-compare-sql.sh   # another build
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,7 +23,8 @@ DB=$DIR/scale-$RUNS.db
 BASE=http://127.0.0.1:$PORT
 COMPARE='tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=scheduler&by=thread_lib'
 
-cargo build --release --quiet --bin benchlog
+BIN=${BENCH_BIN:-target/release/benchlog}
+[ -n "${BENCH_BIN:-}" ] || cargo build --release --quiet --bin benchlog
 [ -f "$DB" ] || cargo build --release --quiet --example gen_scale_db
 mkdir -p "$DIR"
 # Builds the database once; later runs reuse it.
@@ -32,7 +34,7 @@ mkdir -p "$DIR"
 SERVED=$DIR/compare-sql.db
 rm -f "$SERVED" "$SERVED-wal" "$SERVED-shm"
 cp "$DB" "$SERVED"
-target/release/benchlog serve --db "$SERVED" --listen "127.0.0.1:$PORT" --static-dir static \
+"$BIN" serve --db "$SERVED" --listen "127.0.0.1:$PORT" --static-dir static \
     --uploads-per-minute 0 2>"$DIR/compare-sql-serve.log" &
 SERVER=$!
 coproc BARE { exec python3 scripts/bench-compare-sql.py "$SERVED"; }
@@ -68,7 +70,7 @@ median() { sort -g | awk '{t[NR] = $1} END {m = (NR + 1) / 2; printf "%.1f", (t[
 curl -fs -o /dev/null "$BASE/compare?$COMPARE"
 bare_ms >/dev/null
 
-echo "database: $DB ($(du -h "$DB" | cut -f1)); $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$BIN; database: $DB ($(du -h "$DB" | cut -f1), served as a copy); $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 page_times=() bare_times=()
 for i in $(seq "$N"); do
     change
