@@ -51,7 +51,7 @@ impl KeyField {
                 return Some(Cow::Owned(row.submission_id.to_string()))
             }
             KeyField::Run(PseudoField::Test) => row.test.as_deref(),
-            KeyField::Item => Some(row.item.as_str()),
+            KeyField::Item => Some(&*row.item),
             KeyField::Attr(index) => row.attrs.get(index).and_then(Option::as_deref),
             KeyField::Unread => None,
         };
@@ -265,7 +265,7 @@ pub(super) fn comparison(
             let points = points
                 .into_iter()
                 .map(|((threads, category), indices)| {
-                    point(threads, &categories[category], &mut rows, indices)
+                    point(threads, &categories[category], &rows, indices)
                 })
                 .collect();
             let name = if values.is_empty() {
@@ -298,7 +298,7 @@ pub(super) fn comparison(
 
     let unit = rows
         .first()
-        .map(|row| row.unit.clone())
+        .map(|row| row.unit.to_string())
         .unwrap_or_else(|| resolved.metric.unit.to_owned());
     Comparison {
         query: query.to_query_string(),
@@ -417,14 +417,8 @@ fn add_scaling(series: &mut Series, metric: &MetricInfo) {
     });
 }
 
-/// The point of the rows at `indices`, which it takes the runs' texts
-/// from (each row belongs to one point).
-fn point(
-    threads: Option<u32>,
-    item: &str,
-    rows: &mut [MetricRow],
-    mut indices: Vec<usize>,
-) -> Point {
+/// The point of the rows at `indices`.
+fn point(threads: Option<u32>, item: &str, rows: &[MetricRow], mut indices: Vec<usize>) -> Point {
     indices.sort_by_key(|&index| rows[index].run_id);
     let values: Vec<f64> = indices.iter().map(|&index| rows[index].value).collect();
     let n = values.len();
@@ -440,15 +434,15 @@ fn point(
         runs: indices
             .into_iter()
             .map(|index| {
-                let row = &mut rows[index];
+                let row = &rows[index];
                 RunValue {
                     run_id: row.run_id,
                     submission_id: row.submission_id,
                     line: row.first_line,
                     value: row.value,
-                    label: row.label.take(),
-                    author: row.author.take(),
-                    test: row.test.take(),
+                    label: row.label.as_deref().map(str::to_owned),
+                    author: row.author.as_deref().map(str::to_owned),
+                    test: row.test.as_deref().map(str::to_owned),
                 }
             })
             .collect(),

@@ -12,6 +12,7 @@
 //! and `table` give the chart, CSV and text.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use parsers::contract::{is_interim_item, ATTRIBUTE_KEYS, NONE, PSEUDO_FIELD_NAMES};
 use parsers::{MetricInfo, Tool};
@@ -225,18 +226,18 @@ pub fn compare_runs(
                 .map(|result| MetricRow {
                     run_id: run.id,
                     submission_id,
-                    test: run.test.clone(),
-                    label: run.label.clone(),
+                    test: run.test.as_deref().map(Rc::from),
+                    label: run.label.as_deref().map(Rc::from),
                     threads: run.threads,
-                    author: run.author.clone(),
+                    author: run.author.as_deref().map(Rc::from),
                     first_line: run.lines[0],
-                    item: result.item.clone(),
+                    item: Rc::from(result.item.as_str()),
                     value: result.value,
-                    unit: result.unit.clone(),
+                    unit: Rc::from(result.unit.as_str()),
                     attrs: filter
                         .attr_keys
                         .iter()
-                        .map(|key| run.attrs.get(key).cloned())
+                        .map(|key| run.attrs.get(key).map(|value| Rc::from(value.as_str())))
                         .collect(),
                 })
         })

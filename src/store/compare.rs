@@ -1,10 +1,11 @@
 //! The rows behind a comparison: one metric of one tool across runs, with
 //! each run's attributes. Grouping into series happens in `crate::compare`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
+use std::rc::Rc;
 
-use rusqlite::{Connection, ToSql};
+use rusqlite::{Connection, Row, Rows, ToSql};
 
 /// Which results a comparison reads.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -23,114 +24,293 @@ pub struct MetricFilter {
 }
 
 /// One result of the chosen metric, with what is needed to group it.
+/// Its texts are shared: thousands of rows hold a few distinct ones (the
+/// same test, author, attribute values, item and unit again and again).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MetricRow {
     pub run_id: i64,
     pub submission_id: i64,
-    pub test: Option<String>,
-    pub label: Option<String>,
+    pub test: Option<Rc<str>>,
+    pub label: Option<Rc<str>>,
     pub threads: Option<u32>,
-    pub author: Option<String>,
+    pub author: Option<Rc<str>>,
     pub first_line: usize,
-    pub item: String,
+    pub item: Rc<str>,
     pub value: f64,
-    pub unit: String,
+    pub unit: Rc<str>,
     /// The run's value of each of the filter's `attr_keys`, in their
     /// order; `None` where the run has no such attribute.
-    pub attrs: Vec<Option<String>>,
+    pub attrs: Vec<Option<Rc<str>>>,
 }
 
-/// The results matching `filter`, ordered by run then result: one query,
-/// however much data there is.
-pub fn metric_rows(conn: &Connection, filter: &MetricFilter) -> rusqlite::Result<Vec<MetricRow>> {
-    let (sql, params) = metric_rows_query(filter);
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map(params.as_slice(), |row| {
-        Ok(MetricRow {
-            run_id: row.get(0)?,
-            submission_id: row.get(1)?,
-            test: row.get(2)?,
-            label: row.get(3)?,
-            threads: row.get(4)?,
-            author: row.get(5)?,
-            first_line: row.get::<_, i64>(6)? as usize,
-            item: row.get(7)?,
-            value: row.get(8)?,
-            unit: row.get(9)?,
-            attrs: (0..filter.attr_keys.len())
-                .map(|index| row.get(10 + index))
-                .collect::<rusqlite::Result<_>>()?,
-        })
-    })?;
-    rows.collect()
+/// The texts of one column, each distinct one kept once and shared by
+/// every row holding it. Rows read in index order often repeat the text
+/// of the row before, which is then taken without a look in the set.
+#[derive(Default)]
+struct Texts {
+    seen: HashSet<Rc<str>>,
+    last: Option<Rc<str>>,
 }
 
-/// The SQL of [`metric_rows`] and its parameters. An absent test or item is
-/// left out of the text rather than written `(? IS NULL OR x.item = ?)`,
-/// which SQLite cannot answer from an index: so a given item is a range of
-/// `results_tool_metric_item` (the tool is the run's, copied into its
-/// results), already in run order. Each attribute is one primary-key
-/// lookup in `run_attrs` per row, inside the same statement.
-///
-/// Pinned (`asof`), the statement also keeps to the submissions up to it
-/// and reads each label and attribute through [`pinned_value`].
-fn metric_rows_query(filter: &MetricFilter) -> (String, Vec<&dyn ToSql>) {
-    let mut params: Vec<&dyn ToSql> = vec![&filter.metric, &filter.tool];
-    let asof = filter.asof.as_ref().map(|asof| {
-        params.push(asof);
-        params.len()
-    });
-    let label = match asof {
-        Some(asof) => pinned_value(asof, "'label'", "''", "r.label"),
-        None => "r.label".to_owned(),
-    };
-    let mut sql = format!(
-        "SELECT r.id, r.submission_id, r.test, {label}, r.threads, r.author, r.first_line,
-                x.item, x.value, x.unit"
-    );
-    for key in &filter.attr_keys {
-        params.push(key);
-        let key = format!("?{}", params.len());
-        let current =
-            format!("(SELECT a.value FROM run_attrs a WHERE a.run_id = r.id AND a.key = {key})");
-        let value = match asof {
-            Some(asof) => pinned_value(asof, "'attr'", &key, &current),
-            None => current,
+impl Texts {
+    fn get(&mut self, text: &str) -> Rc<str> {
+        if let Some(last) = self.last.as_ref().filter(|last| ***last == *text) {
+            return Rc::clone(last);
+        }
+        let shared = match self.seen.get(text) {
+            Some(shared) => Rc::clone(shared),
+            None => {
+                let shared: Rc<str> = Rc::from(text);
+                self.seen.insert(Rc::clone(&shared));
+                shared
+            }
         };
-        let _ = write!(sql, ",\n{value}");
+        self.last = Some(Rc::clone(&shared));
+        shared
     }
-    sql.push_str(
-        "\nFROM results x JOIN runs r ON r.id = x.run_id
-         WHERE x.metric = ?1 AND x.tool = ?2",
-    );
-    if let Some(asof) = asof {
-        let _ = write!(sql, " AND r.submission_id <= ?{asof}");
+
+    /// Column `index` of `row`, a text or NULL.
+    fn column(&mut self, row: &Row, index: usize) -> rusqlite::Result<Option<Rc<str>>> {
+        Ok(row
+            .get_ref(index)?
+            .as_str_or_null()?
+            .map(|text| self.get(text)))
     }
-    if let Some(test) = &filter.test {
-        params.push(test);
-        let _ = write!(sql, " AND r.test = ?{}", params.len());
+}
+
+/// The fields of a run that a comparison shows and groups by.
+struct RunFields {
+    submission_id: i64,
+    test: Option<Rc<str>>,
+    label: Option<Rc<str>>,
+    threads: Option<u32>,
+    author: Option<Rc<str>>,
+    first_line: usize,
+}
+
+/// Rows of one statement in run id order (its first column), read as far
+/// as the run asked for: the statements of a comparison are walked side
+/// by side, the way one merges sorted lists, so that joining them costs a
+/// step per row rather than a search.
+struct InRunOrder<'stmt, T, F> {
+    rows: Rows<'stmt>,
+    read: F,
+    current: Option<(i64, T)>,
+    finished: bool,
+}
+
+impl<'stmt, T, F: FnMut(&Row<'_>) -> rusqlite::Result<T>> InRunOrder<'stmt, T, F> {
+    fn new(rows: Rows<'stmt>, read: F) -> Self {
+        InRunOrder {
+            rows,
+            read,
+            current: None,
+            finished: false,
+        }
     }
+
+    /// The row of run `run_id`, if there is one. Each run asked for must
+    /// come at or after the one asked for before.
+    fn find(&mut self, run_id: i64) -> rusqlite::Result<Option<&T>> {
+        loop {
+            match &self.current {
+                Some((id, _)) if *id >= run_id => break,
+                None if self.finished => break,
+                _ => {}
+            }
+            match self.rows.next()? {
+                Some(row) => self.current = Some((row.get(0)?, (self.read)(row)?)),
+                None => {
+                    self.current = None;
+                    self.finished = true;
+                }
+            }
+        }
+        Ok(self
+            .current
+            .as_ref()
+            .filter(|(id, _)| *id == run_id)
+            .map(|(_, found)| found))
+    }
+}
+
+/// The results matching `filter`, ordered by run then result, however
+/// much data there is: one query for the results, one for the tool's
+/// runs, one per attribute key (and, pinned, one for the corrections since
+/// the pin), each a range of an index that holds every column it reads
+/// and gives them in run order (migrations/0011_compare_covering_indexes.sql),
+/// joined here as they are read. Looking each run and attribute up in its
+/// table from the result reads a page per row, and every page is read
+/// again after each change.
+pub fn metric_rows(conn: &Connection, filter: &MetricFilter) -> rusqlite::Result<Vec<MetricRow>> {
+    let corrections = match filter.asof {
+        Some(asof) => corrections_after(conn, asof)?,
+        None => HashMap::new(),
+    };
+    let (sql, params) = runs_query(filter);
+    let mut runs_stmt = conn.prepare_cached(&sql)?;
+    let (mut tests, mut labels, mut authors) = <(Texts, Texts, Texts)>::default();
+    let mut runs = InRunOrder::new(runs_stmt.query(params.as_slice())?, |row| {
+        Ok(RunFields {
+            submission_id: row.get(1)?,
+            test: tests.column(row, 2)?,
+            label: labels.column(row, 3)?,
+            threads: row.get(4)?,
+            author: authors.column(row, 5)?,
+            first_line: row.get::<_, i64>(6)? as usize,
+        })
+    });
+    // The same statement once per key, each walked on its own (the cache
+    // prepares another while one is in use).
+    let mut attr_stmts = filter
+        .attr_keys
+        .iter()
+        .map(|_| conn.prepare_cached(TOOL_ATTR_VALUES))
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut attrs = Vec::with_capacity(attr_stmts.len());
+    for (stmt, key) in attr_stmts.iter_mut().zip(&filter.attr_keys) {
+        let mut values = Texts::default();
+        let rows = stmt.query([&filter.tool, key])?;
+        attrs.push(InRunOrder::new(rows, move |row| values.column(row, 1)));
+    }
+    let (sql, params) = results_query(filter);
+    let mut results_stmt = conn.prepare_cached(&sql)?;
+    let mut results = results_stmt.query(params.as_slice())?;
+    let (mut items, mut units) = (Texts::default(), Texts::default());
+    let mut rows = Vec::new();
+    while let Some(result) = results.next()? {
+        let run_id: i64 = result.get(0)?;
+        // A run of another test, or stored after the pin.
+        let Some(run) = runs.find(run_id)? else {
+            continue;
+        };
+        let mut row = MetricRow {
+            run_id,
+            submission_id: run.submission_id,
+            test: run.test.clone(),
+            label: run.label.clone(),
+            threads: run.threads,
+            author: run.author.clone(),
+            first_line: run.first_line,
+            item: items.get(result.get_ref(1)?.as_str()?),
+            value: result.get(2)?,
+            unit: units.get(result.get_ref(3)?.as_str()?),
+            attrs: Vec::with_capacity(attrs.len()),
+        };
+        for values in &mut attrs {
+            row.attrs.push(values.find(run_id)?.cloned().flatten());
+        }
+        if let Some(corrections) = corrections.get(&run_id) {
+            undo_corrections(&mut row, corrections, &filter.attr_keys);
+        }
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// The SQL of the results [`metric_rows`] reads, and its parameters. An
+/// absent item is left out of the text rather than written `(? IS NULL OR
+/// item = ?)`, which SQLite cannot answer from an index: so a given item
+/// is a range of `results_tool_metric_item_value` already in run order.
+fn results_query(filter: &MetricFilter) -> (String, Vec<&dyn ToSql>) {
+    let mut params: Vec<&dyn ToSql> = vec![&filter.tool, &filter.metric];
+    let mut sql =
+        "SELECT run_id, item, value, unit FROM results WHERE tool = ?1 AND metric = ?2".to_owned();
     if let Some(item) = &filter.item {
         params.push(item);
-        let _ = write!(sql, " AND x.item = ?{}", params.len());
+        let _ = write!(sql, " AND item = ?{}", params.len());
     }
-    sql.push_str("\nORDER BY x.run_id, x.id");
+    sql.push_str(" ORDER BY run_id, id");
     (sql, params)
 }
 
-/// The SQL of a run's field as it stood at the pin (parameter `?{asof}`):
-/// the value before the field's first correction made after the pin, or
-/// `current` when none was.
-fn pinned_value(asof: usize, field: &str, key: &str, current: &str) -> String {
-    let later = format!(
-        "FROM run_edit_log l WHERE l.run_id = r.id AND l.field = {field} AND l.key = {key}
-           AND l.after_submission > ?{asof}"
-    );
-    format!(
-        "CASE WHEN EXISTS (SELECT 1 {later})
-              THEN (SELECT l.old_value {later} ORDER BY l.seq LIMIT 1)
-              ELSE {current} END"
-    )
+/// The SQL of the runs [`metric_rows`] reads, and its parameters: the
+/// tool's (of the filter's test, up to its pin) in id order, from
+/// `runs_tool_id_fields`.
+fn runs_query(filter: &MetricFilter) -> (String, Vec<&dyn ToSql>) {
+    let mut params: Vec<&dyn ToSql> = vec![&filter.tool];
+    let mut sql = "SELECT id, submission_id, test, label, threads, author, first_line
+                   FROM runs WHERE tool = ?1"
+        .to_owned();
+    // The unary + keeps SQLite from reading the runs up to the pin from
+    // runs_tool_submission instead, out of id order and without the fields.
+    if let Some(asof) = &filter.asof {
+        params.push(asof);
+        let _ = write!(sql, " AND +submission_id <= ?{}", params.len());
+    }
+    if let Some(test) = &filter.test {
+        params.push(test);
+        let _ = write!(sql, " AND test = ?{}", params.len());
+    }
+    sql.push_str(" ORDER BY id");
+    (sql, params)
+}
+
+/// What the tool's runs have as attribute `?2`, in run id order, from
+/// `run_attrs_tool_key_run`.
+const TOOL_ATTR_VALUES: &str =
+    "SELECT run_id, value FROM run_attrs WHERE tool = ?1 AND key = ?2 ORDER BY run_id";
+
+/// The corrections made after submission `?1` was the newest, with their
+/// order, from `run_edit_log_after`: those of every tool, which are few,
+/// rather than a look among each run's. Sorted by the caller: asked to
+/// sort, SQLite would rather read the whole log in its order.
+const CORRECTIONS_AFTER: &str =
+    "SELECT seq, run_id, field, key, old_value FROM run_edit_log WHERE after_submission > ?1";
+
+/// A field's value before its first correction after a pin.
+struct Correction {
+    /// `label`, or `attr` with the attribute's `key` (0009).
+    field: String,
+    key: String,
+    old_value: Option<Rc<str>>,
+}
+
+/// Each run's fields corrected after the pin `asof`, with the value each
+/// had before its first correction then (the rule is in
+/// migrations/0009_pinned_links.sql).
+fn corrections_after(
+    conn: &Connection,
+    asof: i64,
+) -> rusqlite::Result<HashMap<i64, Vec<Correction>>> {
+    let mut stmt = conn.prepare_cached(CORRECTIONS_AFTER)?;
+    let mut logged = stmt
+        .query_map([asof], |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, i64>(1)?,
+                Correction {
+                    field: row.get(2)?,
+                    key: row.get(3)?,
+                    old_value: row.get::<_, Option<String>>(4)?.map(Rc::from),
+                },
+            ))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    logged.sort_by_key(|(seq, _, _)| *seq);
+    let mut corrections: HashMap<i64, Vec<Correction>> = HashMap::new();
+    for (_, run_id, correction) in logged {
+        let fields = corrections.entry(run_id).or_default();
+        let first = !fields
+            .iter()
+            .any(|c| c.field == correction.field && c.key == correction.key);
+        if first {
+            fields.push(correction);
+        }
+    }
+    Ok(corrections)
+}
+
+/// Puts the row's label and attributes back as they stood at the pin:
+/// the value before each field's first correction after it.
+fn undo_corrections(row: &mut MetricRow, corrections: &[Correction], attr_keys: &[String]) {
+    for correction in corrections {
+        if correction.field == "label" {
+            row.label = correction.old_value.clone();
+        } else if let Some(index) = attr_keys.iter().position(|k| *k == correction.key) {
+            row.attrs[index] = correction.old_value.clone();
+        }
+    }
 }
 
 /// What the comparison form offers: the values present in the database.
@@ -377,14 +557,16 @@ mod tests {
     fn rows_carry_the_asked_attributes_in_order() {
         let conn = database();
         let rows = metric_rows(&conn, &filter(None, Some("select_index"))).unwrap();
-        let attrs: Vec<&[Option<String>]> = rows.iter().map(|r| r.attrs.as_slice()).collect();
-        let some = |v: &str| Some(v.to_owned());
+        let attrs: Vec<Vec<Option<&str>>> = rows
+            .iter()
+            .map(|r| r.attrs.iter().map(Option::as_deref).collect())
+            .collect();
         assert_eq!(
             attrs,
             [
-                &[some("TSC"), some("ULE")][..],
-                &[some("i8254"), None][..],
-                &[None, some("4BSD")][..],
+                [Some("TSC"), Some("ULE")],
+                [Some("i8254"), None],
+                [None, Some("4BSD")],
             ]
         );
         let first = &rows[0];
@@ -393,7 +575,7 @@ mod tests {
                 first.label.as_deref(),
                 first.threads,
                 first.first_line,
-                first.unit.as_str()
+                &*first.unit
             ),
             (Some("a"), Some(1), 1, "q/s")
         );
@@ -407,38 +589,127 @@ mod tests {
             .all(|r| r.attrs.is_empty()));
     }
 
+    /// The steps of the plan of `sql` with `params`.
+    fn plan_of(conn: &Connection, sql: &str, params: &[&dyn ToSql]) -> Vec<String> {
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        stmt.query_map(params, |row| row.get(3))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    }
+
+    /// Every read of a comparison is one range of an index holding all
+    /// the columns it reads: no row of a table is looked up, nothing is
+    /// sorted when the item is given.
     #[test]
-    fn a_given_item_is_read_from_its_index_in_run_order() {
+    fn a_comparison_reads_ranges_of_covering_indexes_only() {
         let conn = database();
-        for (test, asof) in [(None, None), (Some("select-key"), None), (None, Some(1))] {
+        for (test, item, asof) in [
+            (None, Some("select_index"), None),
+            (Some("select-key"), Some("select_index"), None),
+            (None, Some("select_index"), Some(1)),
+            (None, None, None),
+        ] {
             let filter = MetricFilter {
                 asof,
-                ..filter(test, Some("select_index"))
+                ..filter(test, item)
             };
-            let (sql, params) = metric_rows_query(&filter);
-            let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
-            let plan: Vec<String> = stmt
-                .query_map(params.as_slice(), |row| row.get(3))
-                .unwrap()
-                .collect::<rusqlite::Result<_>>()
-                .unwrap();
-            let plan = plan.join("\n");
+            let (sql, params) = results_query(&filter);
+            let plan = plan_of(&conn, &sql, &params).join("\n");
+            let range = match item {
+                Some(_) => "(tool=? AND metric=? AND item=?)",
+                None => "(tool=? AND metric=?)",
+            };
             assert!(
-                plan.contains("results_tool_metric_item (tool=? AND metric=? AND item=?)"),
-                "{test:?}: {plan}"
+                plan.contains(&format!(
+                    "SEARCH results USING COVERING INDEX results_tool_metric_item_value {range}"
+                )),
+                "{plan}"
             );
-            assert!(!plan.contains("TEMP B-TREE"), "{test:?}: no sort: {plan}");
-            if asof.is_some() {
-                // Each label and attribute: a seek among one run's corrections.
-                assert!(
-                    plan.contains(
-                        "SEARCH l USING INDEX run_edit_log_field (run_id=? AND field=? AND key=?)"
-                    ),
-                    "{plan}"
-                );
-                assert!(!plan.contains("SCAN l"), "{plan}");
-            }
+            assert_eq!(plan.contains("TEMP B-TREE"), item.is_none(), "{plan}");
+
+            let (sql, params) = runs_query(&filter);
+            let plan = plan_of(&conn, &sql, &params).join("\n");
+            assert_eq!(
+                plan, "SEARCH runs USING COVERING INDEX runs_tool_id_fields (tool=?)",
+                "{test:?} {asof:?}"
+            );
         }
+        let plan = plan_of(&conn, TOOL_ATTR_VALUES, &[&"super-smack", &"scheduler"]);
+        assert_eq!(
+            plan,
+            ["SEARCH run_attrs USING COVERING INDEX run_attrs_tool_key_run (tool=? AND key=?)"]
+        );
+        let plan = plan_of(&conn, CORRECTIONS_AFTER, &[&1]);
+        assert_eq!(
+            plan,
+            ["SEARCH run_edit_log USING INDEX run_edit_log_after (after_submission>?)"]
+        );
+    }
+
+    /// Pinned, each label and attribute is the value before its first
+    /// correction after the pin, whatever came after; runs of later
+    /// submissions are left out.
+    #[test]
+    fn pinned_rows_undo_the_corrections_made_after_the_pin() {
+        let mut conn = database();
+        let tx = conn.transaction().unwrap();
+        let attr = |key: &str| crate::store::RunField::Attr(key.to_owned());
+        // Made while submission 1 was the newest: in a pin to 1.
+        crate::store::set_run_field(&tx, 1, &crate::store::RunField::Label, Some("a1")).unwrap();
+        tx.commit().unwrap();
+        conn.execute_batch(
+            "INSERT INTO submissions (id, text, sha256) VALUES (2, 'later', 'sha-2');
+             INSERT INTO runs (id, submission_id, idx, tool, test, label, threads, quote_depth,
+                               first_line, last_line)
+             VALUES (5, 2, 0, 'super-smack', 'select-key', 'e', 8, 0, 1, 5);
+             INSERT INTO results (run_id, tool, item, metric, value, unit, line)
+             VALUES (5, 'super-smack', 'select_index', 'q_per_s', 50, 'q/s', 3);",
+        )
+        .unwrap();
+        let tx = conn.transaction().unwrap();
+        // After the pin: a label changed twice, an attribute changed,
+        // one added, one removed.
+        crate::store::set_run_field(&tx, 1, &crate::store::RunField::Label, Some("a2")).unwrap();
+        crate::store::set_run_field(&tx, 1, &crate::store::RunField::Label, Some("a3")).unwrap();
+        crate::store::set_run_field(&tx, 1, &attr("scheduler"), Some("4BSD")).unwrap();
+        crate::store::set_run_field(&tx, 3, &attr("scheduler"), Some("ULE")).unwrap();
+        crate::store::set_run_field(&tx, 4, &attr("scheduler"), None).unwrap();
+        tx.commit().unwrap();
+
+        let summary = |asof: Option<i64>| -> Vec<(i64, Option<String>, Vec<Option<String>>)> {
+            let filter = MetricFilter {
+                asof,
+                ..filter(None, Some("select_index"))
+            };
+            metric_rows(&conn, &filter)
+                .unwrap()
+                .into_iter()
+                .map(|row| {
+                    let text = |value: Option<Rc<str>>| value.as_deref().map(str::to_owned);
+                    let attrs = row.attrs.into_iter().map(text).collect();
+                    (row.run_id, text(row.label), attrs)
+                })
+                .collect()
+        };
+        let some = |v: &str| Some(v.to_owned());
+        assert_eq!(
+            summary(Some(1)),
+            [
+                (1, some("a1"), vec![some("TSC"), some("ULE")]),
+                (3, None, vec![some("i8254"), None]),
+                (4, some("c"), vec![None, some("4BSD")]),
+            ]
+        );
+        assert_eq!(
+            summary(None),
+            [
+                (1, some("a3"), vec![some("TSC"), some("4BSD")]),
+                (3, None, vec![some("i8254"), some("ULE")]),
+                (4, some("c"), vec![None, None]),
+                (5, some("e"), vec![None, None]),
+            ]
+        );
     }
 
     #[test]
@@ -657,21 +928,25 @@ mod tests {
     #[test]
     fn choices_seek_within_the_tools_index_entries() {
         let conn = database();
-        for (sql, index) in [
+        // The keys are seeked in either index of the tool's attributes,
+        // both (tool, key, ...); the values only in the one with them next.
+        let attr_indexes: &[&str] = &[
+            "run_attrs_tool_key_value (tool=?",
+            "run_attrs_tool_key_run (tool=? AND key>?)",
+            "run_attrs_tool_key_run (tool=?)",
+        ];
+        for (sql, indexes) in [
             (
                 tool_pairs_query("results", "metric", "item"),
-                "results_tool_metric_item (tool=?",
+                &["results_tool_metric_item_value (tool=?"][..],
             ),
+            (tool_pairs_query("run_attrs", "key", "value"), attr_indexes),
             (
-                tool_pairs_query("run_attrs", "key", "value"),
-                "run_attrs_tool_key_value (tool=?",
+                tool_values_query("runs", "test"),
+                &["runs_tool_test (tool=?"],
             ),
-            (tool_values_query("runs", "test"), "runs_tool_test (tool=?"),
-            (
-                tool_values_query("run_attrs", "key"),
-                "run_attrs_tool_key_value (tool=?",
-            ),
-            (TOOL_HAS_THREADS.to_owned(), "runs_tool_threads (tool=?"),
+            (tool_values_query("run_attrs", "key"), attr_indexes),
+            (TOOL_HAS_THREADS.to_owned(), &["runs_tool_threads (tool=?"]),
         ] {
             let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
             let plan: Vec<String> = stmt
@@ -690,7 +965,10 @@ mod tests {
                 .collect();
             assert!(!reads.is_empty(), "{plan:?}");
             for read in reads {
-                assert!(read.contains(index), "{sql}\n{read}\n{plan:?}");
+                assert!(
+                    indexes.iter().any(|index| read.contains(index)),
+                    "{sql}\n{read}\n{plan:?}"
+                );
             }
         }
     }

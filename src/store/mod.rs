@@ -75,6 +75,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0010_bulk_ingest_triggers",
         include_str!("../../migrations/0010_bulk_ingest_triggers.sql"),
     ),
+    (
+        "0011_compare_covering_indexes",
+        include_str!("../../migrations/0011_compare_covering_indexes.sql"),
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]
