@@ -5,8 +5,9 @@
 # with /healthz as the base of the ratios, then the server's peak RSS; then
 # the in-process criterion benchmarks of chart rendering, parsing and ingest
 # (a few minutes more; BENCH_CRITERION=0 leaves them out). Between the two:
-# the 16 MB mbox upload, and ingest against copying the same rows
-# (scripts/bench-ingest.sh).
+# the 16 MB mbox upload, ingest against copying the same rows
+# (scripts/bench-ingest.sh) and the first compare page against its bare SQL
+# (scripts/bench-compare-sql.sh).
 #
 #   scripts/bench-scale.sh            # database kept in target/bench-scale/
 #   BENCH_SECONDS=5 BENCH_RUNS=60000 BENCH_CRITERION=0 scripts/bench-scale.sh
@@ -143,8 +144,11 @@ echo "upload of a 16 MB mbox (535 messages, 18,151 runs): ${upload_times[*]} s; 
 echo "peak RSS of benchlog serve: $(awk '/VmHWM/ {printf "%.1f MB", $2 / 1024}' "/proc/$SERVER/status")"
 kill $SERVER 2>/dev/null || true
 
-# Ingest against copying the same rows (its own medians and ratios).
+# The ratios of issue 15, each measured in one run by its own script:
+# ingest against copying the same rows, and the first compare page after
+# a change against the bare SQL of its aggregation.
 scripts/bench-ingest.sh
+scripts/bench-compare-sql.sh
 
 if [ "${BENCH_CRITERION:-1}" != 0 ]; then
     # criterion's medians (the middle figure of each interval).
