@@ -207,8 +207,10 @@ pub struct KnownRun {
 pub fn take_known_runs(tx: &Transaction, document: &mut Document) -> anyhow::Result<Vec<KnownRun>> {
     let mut known = Vec::new();
     let mut fresh = Vec::with_capacity(document.runs.len());
-    for run in std::mem::take(&mut document.runs) {
-        match store::find_run_by_fingerprint(tx, &run_fingerprint(&run))? {
+    let fingerprints: Vec<String> = document.runs.iter().map(run_fingerprint).collect();
+    let stored = store::find_runs_by_fingerprints(tx, &fingerprints)?;
+    for (run, stored) in std::mem::take(&mut document.runs).into_iter().zip(stored) {
+        match stored {
             Some(run_id) => known.push(KnownRun {
                 lines: run.lines,
                 quote_depth: run.quote_depth,
@@ -289,31 +291,29 @@ pub fn store_document(
         .with_context(|| format!("storing message {idx}"))?;
     }
 
-    for (idx, run) in document.runs.iter().enumerate() {
-        let run_id = store::insert_run(
-            tx,
-            submission_id,
-            &store::NewRun {
-                idx,
-                message_idx: run.message,
-                tool: run.tool.name(),
-                test: run.test.as_deref(),
-                label: run.label.as_deref(),
-                threads: run.threads,
-                quote_depth: run.quote_depth,
-                author: run.author.as_deref(),
-                command: run.command.as_deref(),
-                lines: run.lines,
-            },
-        )
-        .with_context(|| {
-            format!(
-                "storing run {idx} (lines {}-{})",
-                run.lines[0], run.lines[1]
-            )
-        })?;
-        store::insert_run_fingerprint(tx, run_id, &run_fingerprint(run))
-            .with_context(|| format!("storing the fingerprint of run {idx}"))?;
+    let runs: Vec<store::NewRun> = document
+        .runs
+        .iter()
+        .enumerate()
+        .map(|(idx, run)| store::NewRun {
+            idx,
+            message_idx: run.message,
+            tool: run.tool.name(),
+            test: run.test.as_deref(),
+            label: run.label.as_deref(),
+            threads: run.threads,
+            quote_depth: run.quote_depth,
+            author: run.author.as_deref(),
+            command: run.command.as_deref(),
+            lines: run.lines,
+        })
+        .collect();
+    let first_run_id = store::insert_runs(tx, submission_id, &runs)
+        .with_context(|| format!("storing the {} runs", runs.len()))?;
+    let fingerprints: Vec<String> = document.runs.iter().map(run_fingerprint).collect();
+    store::insert_run_fingerprints(tx, first_run_id, &fingerprints)
+        .context("storing the runs' fingerprints")?;
+    for ((idx, run), run_id) in document.runs.iter().enumerate().zip(first_run_id..) {
         let attrs: Vec<(&str, &str)> = run
             .attrs
             .iter()

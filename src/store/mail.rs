@@ -69,26 +69,41 @@ pub fn find_mail_by_message_id(
     .optional()
 }
 
-pub fn insert_run_fingerprint(
+/// Stores the fingerprints of the runs numbered `first_run_id`,
+/// `first_run_id + 1`, … (as [`super::insert_runs`] numbers them), in one
+/// statement: a result-heavy submission has dozens of runs.
+pub fn insert_run_fingerprints(
     tx: &Transaction,
-    run_id: i64,
-    fingerprint: &str,
+    first_run_id: i64,
+    fingerprints: &[String],
 ) -> rusqlite::Result<()> {
-    tx.prepare_cached("INSERT INTO run_fingerprints (run_id, fingerprint) VALUES (?1, ?2)")?
-        .execute(params![run_id, fingerprint])?;
+    tx.prepare_cached(
+        "INSERT INTO run_fingerprints (run_id, fingerprint)
+         SELECT ?1 + j.key, j.value FROM json_each(?2) j",
+    )?
+    .execute(params![first_run_id, json_strings(fingerprints)?])?;
     Ok(())
 }
 
-/// The first stored run with this fingerprint.
-pub fn find_run_by_fingerprint(
+/// The first stored run with each of these fingerprints, in their order
+/// (None where there is none), in one statement.
+pub fn find_runs_by_fingerprints(
     conn: &Connection,
-    fingerprint: &str,
-) -> rusqlite::Result<Option<i64>> {
+    fingerprints: &[String],
+) -> rusqlite::Result<Vec<Option<i64>>> {
     conn.prepare_cached(
-        "SELECT run_id FROM run_fingerprints WHERE fingerprint = ?1 ORDER BY run_id LIMIT 1",
+        "SELECT (SELECT f.run_id FROM run_fingerprints f WHERE f.fingerprint = j.value
+                 ORDER BY f.run_id LIMIT 1)
+         FROM json_each(?1) j ORDER BY j.key",
     )?
-    .query_row([fingerprint], |row| row.get(0))
-    .optional()
+    .query_map([json_strings(fingerprints)?], |row| row.get(0))?
+    .collect()
+}
+
+/// Strings as a JSON array, for `json_each`.
+fn json_strings(strings: &[String]) -> rusqlite::Result<String> {
+    serde_json::to_string(strings)
+        .map_err(|error| rusqlite::Error::ToSqlConversionFailure(error.into()))
 }
 
 pub fn insert_run_quote(

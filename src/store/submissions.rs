@@ -174,29 +174,39 @@ pub fn insert_message(
     Ok(())
 }
 
+/// Stores one run and returns its id; see [`insert_runs`].
 pub fn insert_run(tx: &Transaction, submission_id: i64, new: &NewRun) -> rusqlite::Result<i64> {
-    let id = fresh_id(tx, LinkedTable::Runs)?;
-    tx.prepare_cached(
+    insert_runs(tx, submission_id, std::slice::from_ref(new))
+}
+
+/// Stores a submission's runs, numbered in order from one fresh id up,
+/// and returns the first id (the one the next run would have when there
+/// are none).
+pub fn insert_runs(tx: &Transaction, submission_id: i64, runs: &[NewRun]) -> rusqlite::Result<i64> {
+    let first = fresh_id(tx, LinkedTable::Runs)?;
+    let mut insert = tx.prepare_cached(
         "INSERT INTO runs (id, submission_id, idx, message_idx, tool, test, label, threads,
                            quote_depth, author, command, first_line, last_line)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-    )?
-    .execute(params![
-        id,
-        submission_id,
-        new.idx as i64,
-        new.message_idx.map(|i| i as i64),
-        new.tool,
-        new.test,
-        new.label,
-        new.threads,
-        new.quote_depth as i64,
-        new.author,
-        new.command,
-        new.lines[0] as i64,
-        new.lines[1] as i64,
-    ])?;
-    Ok(id)
+    )?;
+    for (id, new) in (first..).zip(runs) {
+        insert.execute(params![
+            id,
+            submission_id,
+            new.idx as i64,
+            new.message_idx.map(|i| i as i64),
+            new.tool,
+            new.test,
+            new.label,
+            new.threads,
+            new.quote_depth as i64,
+            new.author,
+            new.command,
+            new.lines[0] as i64,
+            new.lines[1] as i64,
+        ])?;
+    }
+    Ok(first)
 }
 
 /// Stores an attribute of a run, with the run's tool copied in, so that
