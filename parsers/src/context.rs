@@ -217,10 +217,10 @@ pub fn classify(word: &str) -> Option<(&'static str, &'static str)> {
 
 /// `libthr.so.2`, `libpthread.so` name the thread library.
 fn classify_shared_object(lower: &str) -> Option<(&'static str, &'static str)> {
-    let stem = lower
-        .split(".so")
-        .next()
-        .filter(|_| lower.contains(".so"))?;
+    // Byte windows rather than a substring searcher: this runs for every
+    // word of the lines that name a thread library.
+    let at = lower.as_bytes().windows(3).position(|w| w == b".so")?;
+    let stem = &lower[..at];
     match stem {
         "libthr" => Some(("thread_lib", "libthr")),
         "libpthread" => Some(("thread_lib", "libpthread")),
@@ -240,10 +240,24 @@ fn classify_shared_object(lower: &str) -> Option<(&'static str, &'static str)> {
 /// [`prose`] module states the rule.
 pub fn apply(lines: &[Line<'_>], messages: &Messages, runs: &mut [Run]) {
     let labels = active_labels(lines, runs);
+    // A fact is looked up only from a run in its message at its depth:
+    // the lines of other places are not read for facts.
+    let mut places_of_runs: HashMap<usize, Vec<usize>> = HashMap::new();
+    for run in runs.iter() {
+        if let Some((m, _)) = messages.at(run.lines[0].saturating_sub(1)) {
+            places_of_runs.entry(m).or_default().push(run.quote_depth);
+        }
+    }
+    let at_a_run = |index: usize, depth: usize| {
+        messages
+            .at(index)
+            .and_then(|(m, _)| places_of_runs.get(&m))
+            .is_some_and(|depths| depths.contains(&depth))
+    };
     let facts = if runs.is_empty() {
         Vec::new()
     } else {
-        facts(lines)
+        facts_where(lines, at_a_run)
     };
     // (message, depth) -> key -> facts in line order, so that a run finds
     // the nearest fact of each key by binary search, however many there are.
@@ -417,14 +431,20 @@ const OS_INITIALS: &[u8] = b"FNODLS";
 /// Reads every fact the lines state: dmesg's kernel banner, `CPU:`, CPU
 /// count and memory; `uname -a`; `Running tests on:`; `Server version:`;
 /// `mysqld Ver` banners; and "running FreeBSD 6.1-PRERELEASE (i386)" in prose.
+#[cfg(test)]
 pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
+    facts_where(lines, |_, _| true)
+}
+
+/// The facts of the lines `wanted` picks (by index and quote depth).
+fn facts_where(lines: &[Line<'_>], wanted: impl Fn(usize, usize) -> bool) -> Vec<Fact> {
     let mut found = Vec::new();
     for (index, line) in lines.iter().enumerate() {
         // Every fact starts with a letter; most prose lines are rejected by
         // their first byte before any trimming or searching.
         let text = line.text.trim_start();
         let starts_a_fact = text.as_bytes().first().is_some_and(u8::is_ascii_alphabetic);
-        if !starts_a_fact {
+        if !starts_a_fact || !wanted(index, line.depth) {
             continue;
         }
         let text = text.trim_end();
@@ -477,6 +497,7 @@ pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
                 }
             }
         } else if text.as_bytes().first().is_some_and(u8::is_ascii_uppercase)
+            && memchr::memchr(b'M', text.as_bytes()).is_some()
             && finders::SMP.find(text.as_bytes()).is_some()
         {
             // `FreeBSD/SMP: Multiprocessor System Detected: 2 CPUs`
@@ -510,7 +531,9 @@ pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
             if let Some(arch) = banner.arch {
                 push("arch", arch, None);
             }
-        } else if let Some(i) = finders::VER.find(text.as_bytes()) {
+        } else if let Some(i) =
+            memchr::memchr(b'V', text.as_bytes()).and_then(|_| finders::VER.find(text.as_bytes()))
+        {
             // `mysqld  Ver 5.0.51a-24 for debian-linux-gnu on x86_64`
             let program = text[..i].trim();
             if program.ends_with("mysqld") || program.ends_with("mariadbd") {
@@ -551,9 +574,10 @@ pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
 /// first), and "without libthr" (the other library of the pair).
 fn thread_lib_in_prose(text: &str) -> Option<&'static str> {
     let bytes = text.as_bytes();
+    // `KSE` and `NPTL` are looked for only where a `K` or `N` is.
     let worth_reading = finders::THR.find(bytes).is_some()
-        || finders::KSE.find(bytes).is_some()
-        || finders::NPTL.find(bytes).is_some();
+        || (memchr::memchr2(b'K', b'N', bytes).is_some()
+            && (finders::KSE.find(bytes).is_some() || finders::NPTL.find(bytes).is_some()));
     if !worth_reading {
         return None;
     }
@@ -752,8 +776,10 @@ fn is_arch(word: &str) -> bool {
 /// `running FreeBSD 6.1-PRERELEASE (i386)`, `install of i386 FreeBSD
 /// 6.1RC1`: an OS name followed by a version number.
 fn os_in_prose(text: &str) -> Option<(&str, &str, Option<&str>)> {
-    if !(finders::BSD.find(text.as_bytes()).is_some()
-        || finders::LINUX.find(text.as_bytes()).is_some())
+    // Both names hold a capital few prose lines have.
+    let b = text.as_bytes();
+    if !(memchr::memchr2(b'B', b'L', b).is_some()
+        && (finders::BSD.find(b).is_some() || finders::LINUX.find(b).is_some()))
     {
         return None;
     }

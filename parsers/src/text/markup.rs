@@ -95,7 +95,12 @@ impl<'a> Source<'a> {
             covered = j;
         }
         if !self.left_out.is_empty() {
-            lines.retain(|line| self.left_out.binary_search(&line.number).is_err());
+            // Both are in line order: one cursor instead of a search per line.
+            let mut left_out = self.left_out.iter().copied().peekable();
+            lines.retain(|line| {
+                while left_out.next_if(|&number| number < line.number).is_some() {}
+                left_out.next_if_eq(&line.number).is_none()
+            });
         }
         lines
     }
@@ -277,7 +282,13 @@ fn telling_escapes(b: &[u8]) -> usize {
 /// `=3D` -> `=`, `=20` -> space, `=C3=A9` -> `é`; anything else is kept.
 fn decode_qp_escapes(line: &str) -> Option<String> {
     let b = line.as_bytes();
-    if !b.contains(&b'=') {
+    // Most lines with a `=` hold no escape (`key_buffer=128M`): nothing is
+    // built for them.
+    let escape_at = |i: usize| {
+        b.get(i + 1).copied().and_then(hex).is_some()
+            && b.get(i + 2).copied().and_then(hex).is_some()
+    };
+    if !memchr::memchr_iter(b'=', b).any(escape_at) {
         return None;
     }
     let mut out = Vec::with_capacity(b.len());
