@@ -184,6 +184,8 @@ impl Report {
 
 /// How the one walk over the lines finds Bonnie's reports.
 pub const READER: Reader = Reader {
+    // `%CP`, the `P` of `-Per Chr-`, a CSV record's commas.
+    markers: b"%P,",
     may_start: |lines, i| starts_table(lines[i].text) || csv::may_be_record(lines[i].text),
     read: read_runs,
 };

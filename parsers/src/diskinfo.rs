@@ -106,6 +106,9 @@ impl Section {
 
 /// How the one walk over the lines finds diskinfo's reports.
 pub const READER: Reader = Reader {
+    // `# sectorsize`, and the colon that ends a section's title and
+    // `outside:`.
+    markers: b"#:",
     may_start: |lines, i| starts_report(&lines[i]),
     read: read_runs,
 };

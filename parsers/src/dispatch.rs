@@ -5,7 +5,7 @@
 //! are prose, and each is looked at once for all tools rather than once
 //! per tool.
 
-use crate::text::Line;
+use crate::text::{ByteBits, Line};
 use crate::{bonnie, diskinfo, sql_bench, super_smack, sysbench, Run, Unparsed};
 
 /// A tool's reader: the lines, the indices its [`Reader::may_start`]
@@ -14,6 +14,9 @@ pub type ReadRuns = fn(&[Line<'_>], &[usize], &mut Vec<Run>, &mut Vec<Unparsed>)
 
 /// What the walk needs of one tool.
 pub struct Reader {
+    /// Bytes one of which every line [`Reader::may_start`] says yes to
+    /// holds: the test runs only on lines whose mark shows one.
+    pub markers: &'static [u8],
     /// Whether a report of the tool can start at `lines[i]`. It may say yes
     /// to a line the tool then rejects, never no to one it would read; it
     /// runs on every line, so it must cost little for prose.
@@ -33,12 +36,32 @@ const READERS: [Reader; 5] = [
     diskinfo::READER,
 ];
 
-/// Every tool's runs and near misses in the lines.
-pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unparsed>) {
+/// Every tool's markers, for [`crate::text::Source::marked`] to find.
+pub fn markers() -> Vec<u8> {
+    READERS
+        .iter()
+        .flat_map(|reader| reader.markers.iter().copied())
+        .collect()
+}
+
+/// Every tool's runs and near misses in the lines; `marks` holds each
+/// line's mark under `bits`, found for [`markers`].
+pub fn find_runs(
+    lines: &[Line<'_>],
+    marks: &[u32],
+    bits: &ByteBits,
+    runs: &mut Vec<Run>,
+    unparsed: &mut Vec<Unparsed>,
+) {
+    let masks = READERS.map(|reader| bits.mask(reader.markers));
+    let any = masks.iter().fold(0, |any, mask| any | mask);
     let mut starts: [Vec<usize>; READERS.len()] = Default::default();
-    for i in 0..lines.len() {
-        for (reader, starts) in READERS.iter().zip(starts.iter_mut()) {
-            if (reader.may_start)(lines, i) {
+    for (i, &mark) in marks.iter().enumerate().take(lines.len()) {
+        if mark & any == 0 {
+            continue;
+        }
+        for ((reader, starts), mask) in READERS.iter().zip(starts.iter_mut()).zip(masks) {
+            if mark & mask != 0 && (reader.may_start)(lines, i) {
                 starts.push(i);
             }
         }
@@ -72,8 +95,14 @@ impl<'s> Starts<'s> {
 /// reads them: what the tools' unit tests need.
 #[cfg(test)]
 pub fn read_alone(reader: &Reader, lines: &[Line<'_>]) -> (Vec<Run>, Vec<Unparsed>) {
+    // The line's own text, not its mark: a marker a tool forgot fails
+    // the tool's tests.
     let picked: Vec<usize> = (0..lines.len())
-        .filter(|&i| (reader.may_start)(lines, i))
+        .filter(|&i| {
+            let text = lines[i].text.as_bytes();
+            reader.markers.iter().any(|marker| text.contains(marker))
+                && (reader.may_start)(lines, i)
+        })
         .collect();
     let (mut runs, mut unparsed) = (Vec::new(), Vec::new());
     (reader.read)(lines, &picked, &mut runs, &mut unparsed);

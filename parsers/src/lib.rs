@@ -264,12 +264,13 @@ pub struct Unparsed {
 /// Parses one input (a paste, a file, an archive page) into a [`Document`].
 /// Never panics; text that holds no report gives a document with no runs.
 pub fn parse(input: &str) -> Document {
-    let mut source = text::Source::new(input);
-    let lines = source.lines();
+    let mut source = text::Source::marked(input, &dispatch::markers());
+    let bits = source.bits().clone();
+    let (lines, marks) = source.marked_lines();
     let messages = mail::messages(&lines);
     let mut runs = Vec::new();
     let mut unparsed = Vec::new();
-    dispatch::find_runs(&lines, &mut runs, &mut unparsed);
+    dispatch::find_runs(&lines, &marks, &bits, &mut runs, &mut unparsed);
     context::apply(&lines, &messages, &mut runs);
     runs.sort_by_key(|run| run.lines[0]);
     dedup_runs(&mut runs);

@@ -107,6 +107,10 @@ impl Times {
 
 /// How the one walk over the lines finds sql-bench's reports.
 pub const READER: Reader = Reader {
+    // The colon of the summary's heads and entries, the `(` of a test
+    // log's times, `Testing server '`, `Benchmark DBD suite`, and the `c`
+    // of `seconds usr sys cpu tests`.
+    markers: b":('Dc",
     may_start: |lines, i| anchor(lines[i].text).is_some(),
     read: read_runs,
 };

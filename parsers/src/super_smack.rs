@@ -82,6 +82,8 @@ pub struct SuperSmackCommand {
 
 /// How the one walk over the lines finds super-smack's reports.
 pub const READER: Reader = Reader {
+    // `Q` starts both `Query Barrel Report` and `Query_type`.
+    markers: b"Q",
     may_start,
     read: read_runs,
 };

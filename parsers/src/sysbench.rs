@@ -84,6 +84,9 @@ type Res<'a, T> = IResult<&'a str, T>;
 
 /// How the one walk over the lines finds sysbench's reports.
 pub const READER: Reader = Reader {
+    // An interval line's `[`, the histogram heading's `(`, the colon that
+    // ends every other anchor.
+    markers: b"[(:",
     may_start: |lines, i| start_in(lines[i].text).is_some(),
     read: read_runs,
 };

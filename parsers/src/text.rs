@@ -23,9 +23,11 @@ impl Line<'_> {
     }
 }
 
+mod marks;
 mod markup;
 mod prefix;
 
+pub use marks::ByteBits;
 pub use markup::Source;
 
 /// Splits the input into lines and reads each line's quote depth; a
@@ -41,6 +43,7 @@ pub fn lines(input: &str) -> Vec<Line<'_>> {
         .collect()
 }
 
+#[cfg(test)]
 /// The input's lines: `\n` and `\r\n` both end one, and a final newline
 /// ends the last line rather than starting another.
 fn raw_lines(input: &str) -> impl Iterator<Item = &str> {

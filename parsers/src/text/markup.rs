@@ -8,15 +8,22 @@
 
 use std::borrow::Cow;
 
+use super::marks::ByteBits;
 use super::Line;
 
 /// An input with quoted-printable and markup undone, ready to be read as
 /// [`Line`]s numbered as in the input. The input is split once; the few
-/// lines that need more work are found on the way.
+/// lines that need more work are found on the way, by a search of the
+/// whole input for the bytes that markup and quoted-printable start with
+/// (and those the caller asks about: [`Source::marked`]).
 #[derive(Debug, Clone)]
 pub struct Source<'a> {
     /// Every source line, read as [`super::lines`] reads it.
     lines: Vec<Line<'a>>,
+    /// Which of the marked bytes each source line holds.
+    marks: Vec<u32>,
+    /// The bits of the marked bytes.
+    bits: ByteBits,
     /// (0-based index of a source line, its rewritten text), in order.
     rewritten: Vec<(usize, String)>,
     /// 0-based indices of quoted lines that end with `<br>`: a markdown
@@ -28,18 +35,45 @@ pub struct Source<'a> {
     left_out: Vec<usize>,
 }
 
+/// The bytes markup starts with: `[b]`, `<br>`, `**`, backticks, `&amp;`,
+/// a no-break space's lead byte, markdown's `\*`.
+const MARKUP_BYTES: &[u8] = b"[<*`&\xC2\\";
+
 impl<'a> Source<'a> {
     /// Reads `input`; the lines it leaves alone are borrowed as they are.
+    #[cfg(test)]
     pub fn new(input: &'a str) -> Source<'a> {
+        Source::marked(input, &[])
+    }
+
+    /// Reads `input` as [`Source::new`] does, and notes which of `wanted`
+    /// (at most 32 bytes with markup's and `=`) each line holds, for
+    /// [`Source::marked_lines`].
+    pub fn marked(input: &'a str, wanted: &[u8]) -> Source<'a> {
+        let bits = ByteBits::new(&[MARKUP_BYTES, b"=", wanted]);
+        let markup = bits.mask(MARKUP_BYTES);
+        let equals = bits.mask(b"=");
+        let bytes = input.as_bytes();
+        let mut ends: Vec<usize> = Vec::with_capacity(input.len() / 40);
+        ends.extend(memchr::memchr_iter(b'\n', bytes));
+        if !input.is_empty() && !input.ends_with('\n') {
+            ends.push(input.len());
+        }
+        let marks = bits.mark_lines(bytes, &ends);
         let mut rewritten = Vec::new();
         let mut left_out = Vec::new();
-        let mut lines = Vec::with_capacity(input.len() / 48);
+        let mut lines = Vec::with_capacity(ends.len());
         let mut signs = Signs::default();
         let mut lazy_quotes = Vec::new();
-        for (index, raw) in super::raw_lines(input).enumerate() {
-            signs.see(index, raw);
+        let mut start = 0;
+        for (index, (&end, &mark)) in ends.iter().zip(&marks).enumerate() {
+            // Both ends are at `\n` or the input's end: char boundaries.
+            let raw = input.get(start..end).unwrap_or_default();
+            let raw = raw.strip_suffix('\r').unwrap_or(raw);
+            start = end + 1;
+            signs.see(index, raw, mark & equals != 0);
             let line = super::line_of(index, raw);
-            if has_markup_byte(raw.as_bytes()) {
+            if mark & markup != 0 {
                 undo_line_markup(index, Cow::Borrowed(raw), &mut rewritten);
                 if line.depth > 0 && ends_with_br(raw) {
                     lazy_quotes.push(index);
@@ -64,6 +98,8 @@ impl<'a> Source<'a> {
         left_out.dedup();
         Source {
             lines,
+            marks,
+            bits,
             rewritten,
             lazy_quotes,
             left_out,
@@ -73,13 +109,26 @@ impl<'a> Source<'a> {
     /// The lines, numbered as in the input, with quote depth, stamps and
     /// prompts read as [`super::lines`] reads them. They are handed over
     /// once: a second call gives none.
+    #[cfg(test)]
     pub fn lines(&mut self) -> Vec<Line<'_>> {
+        self.marked_lines().0
+    }
+
+    /// The lines as [`Source::lines`] gives them, each with its mark: the
+    /// bits ([`Source::bits`]) of the bytes asked for that the line may
+    /// hold. A mark may name a byte the line's text lacks (a quote marker
+    /// or a stamp taken off), never the reverse.
+    pub fn marked_lines(&mut self) -> (Vec<Line<'_>>, Vec<u32>) {
         let mut lines: Vec<Line<'_>> = std::mem::take(&mut self.lines);
+        let mut marks = std::mem::take(&mut self.marks);
         for (index, text) in &self.rewritten {
             if let Some(line) = lines.get_mut(*index) {
                 let (depth, text) = super::split_quote(text);
                 line.depth = depth;
                 line.text = super::prefix::strip_line_prefix(text);
+                if let Some(mark) = marks.get_mut(*index) {
+                    *mark = self.bits.mark_of(line.text.as_bytes());
+                }
             }
         }
         // Markdown's lazy continuation: `>SQL statistics:<br>` and the
@@ -97,12 +146,25 @@ impl<'a> Source<'a> {
         if !self.left_out.is_empty() {
             // Both are in line order: one cursor instead of a search per line.
             let mut left_out = self.left_out.iter().copied().peekable();
-            lines.retain(|line| {
-                while left_out.next_if(|&number| number < line.number).is_some() {}
-                left_out.next_if_eq(&line.number).is_none()
-            });
+            let mut kept = 0;
+            for i in 0..lines.len() {
+                let number = lines[i].number;
+                while left_out.next_if(|&n| n < number).is_some() {}
+                if left_out.next_if_eq(&number).is_none() {
+                    lines[kept] = lines[i];
+                    marks[kept] = marks[i];
+                    kept += 1;
+                }
+            }
+            lines.truncate(kept);
+            marks.truncate(kept);
         }
-        lines
+        (lines, marks)
+    }
+
+    /// The bit of each byte asked for in the lines' marks.
+    pub fn bits(&self) -> &ByteBits {
+        &self.bits
     }
 }
 
@@ -138,10 +200,11 @@ struct Signs<'a> {
 }
 
 impl<'a> Signs<'a> {
-    fn see(&mut self, index: usize, line: &'a str) {
+    /// `has_equals`: the line holds a `=` (its mark says so).
+    fn see(&mut self, index: usize, line: &'a str, has_equals: bool) {
         let b = line.as_bytes();
         let after_soft_break = self.previous.is_some_and(is_soft_break);
-        if after_soft_break || memchr::memchr(b'=', b).is_some() {
+        if after_soft_break || has_equals {
             self.equals.push((index, line));
         }
         self.declared |= matches!(b.first(), Some(b'C' | b'c')) && is_encoding_header(line);
@@ -372,12 +435,12 @@ fn undo_markup(line: &str) -> Option<String> {
     }
 }
 
-/// Whether a line holds any byte markup starts with: two vector searches,
-/// since every line of the input goes through here.
+/// Whether a line holds any byte markup starts with: for the few lines
+/// quoted-printable rewrote, which the marks of the input do not cover.
 fn has_markup_byte(b: &[u8]) -> bool {
-    memchr::memchr3(b'[', b'<', b'*', b).is_some()
-        || memchr::memchr3(b'`', b'&', 0xC2, b).is_some()
-        || memchr::memchr(b'\\', b).is_some()
+    MARKUP_BYTES
+        .iter()
+        .any(|&markup| memchr::memchr(markup, b).is_some())
 }
 
 /// BBCode tags a forum post wraps output in; `[quote=Name]` and
