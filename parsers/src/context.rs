@@ -242,17 +242,21 @@ pub fn apply(lines: &[Line<'_>], messages: &Messages, runs: &mut [Run]) {
     let labels = active_labels(lines, runs);
     // A fact is looked up only from a run in its message at its depth:
     // the lines of other places are not read for facts.
-    let mut places_of_runs: HashMap<usize, Vec<usize>> = HashMap::new();
-    for run in runs.iter() {
-        if let Some((m, _)) = messages.at(run.lines[0].saturating_sub(1)) {
-            places_of_runs.entry(m).or_default().push(run.quote_depth);
-        }
-    }
+    // (message, depth) of each run, sorted: asked of every line that may
+    // hold a fact, so a binary search rather than a hash.
+    let mut places_of_runs: Vec<(usize, usize)> = runs
+        .iter()
+        .filter_map(|run| {
+            let (m, _) = messages.at(run.lines[0].saturating_sub(1))?;
+            Some((m, run.quote_depth))
+        })
+        .collect();
+    places_of_runs.sort_unstable();
+    places_of_runs.dedup();
     let at_a_run = |index: usize, depth: usize| {
         messages
             .at(index)
-            .and_then(|(m, _)| places_of_runs.get(&m))
-            .is_some_and(|depths| depths.contains(&depth))
+            .is_some_and(|(m, _)| places_of_runs.binary_search(&(m, depth)).is_ok())
     };
     let facts = if runs.is_empty() {
         Vec::new()
@@ -590,7 +594,12 @@ fn thread_lib_in_prose(text: &str) -> Option<&'static str> {
         if word.is_empty() {
             continue;
         }
-        if let Some(("thread_lib", lib)) = classify(word).filter(|_| word.len() > 3) {
+        // The names of three letters (`thr`, `kse`) are too common as words.
+        if word.len() <= 3 {
+            previous = word;
+            continue;
+        }
+        if let Some(("thread_lib", lib)) = classify(word) {
             let negated = matches!(
                 previous.to_ascii_lowercase().as_str(),
                 "without" | "no" | "not" | "disabling" | "disabled"

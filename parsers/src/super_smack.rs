@@ -113,15 +113,17 @@ fn read_runs(
         return;
     }
     // A blog converted to Markdown bolds each line of a report: `**...**`.
+    // The lines are copied whole (indices stay those of the input) and only
+    // the bold ones are changed.
     let unbolded: Vec<Line<'_>>;
     let lines = if lines.iter().any(|line| bold_text(line.text).is_some()) {
-        unbolded = lines
-            .iter()
-            .map(|line| Line {
-                text: bold_text(line.text).unwrap_or(line.text),
-                ..*line
-            })
-            .collect();
+        let mut copy = lines.to_vec();
+        for line in &mut copy {
+            if let Some(inner) = bold_text(line.text) {
+                line.text = inner;
+            }
+        }
+        unbolded = copy;
         &unbolded[..]
     } else {
         lines
@@ -189,7 +191,8 @@ fn read_runs(
 
 /// The text inside a line wholly set in Markdown bold: `**select_index 1000 16 2 497.42**`.
 fn bold_text(text: &str) -> Option<&str> {
-    let inner = text.trim_end().strip_prefix("**")?.strip_suffix("**")?;
+    // Asked of every line: the opening `**` first, before any trimming.
+    let inner = text.strip_prefix("**")?.trim_end().strip_suffix("**")?;
     (!inner.is_empty() && !inner.contains("**")).then_some(inner)
 }
 

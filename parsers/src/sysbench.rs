@@ -265,7 +265,7 @@ fn start_in(text: &str) -> Option<Start> {
         }
         _ => {}
     }
-    for (colon, _) in text.match_indices(':') {
+    for colon in memchr::memchr_iter(b':', text.as_bytes()) {
         let head = text.get(..=colon)?;
         if head.ends_with(SUMMARY_MARK) {
             return Some(Start::Summaries);

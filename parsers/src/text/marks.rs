@@ -1,14 +1,16 @@
-//! Which of a few chosen bytes each line holds, found for the whole input
-//! at once. Most lines are prose that holds none of the bytes markup and
-//! the tools' reports start with; a vector search of the whole input per
-//! three bytes finds the few lines that do, where a search of each line
-//! would pay the search's set-up cost on every line.
+//! Which of a few chosen bytes each line holds, read once per line by one
+//! table look-up per byte for all the bytes at once. Most lines are prose
+//! that holds none of the bytes markup, prompts and the tools' reports
+//! start with; with its mark in hand, nothing searches such a line again.
+//! (A vector search per byte, of each line or of the whole input, costs
+//! more: set-up on every short line, or a stop at every hit of the common
+//! bytes such as `:` and `,`.)
 
 /// Up to 32 chosen bytes, each with a bit of its own in a line's mark.
 #[derive(Debug, Clone)]
 pub struct ByteBits {
     bit_of: [u32; 256],
-    bytes: Vec<u8>,
+    given: usize,
 }
 
 impl ByteBits {
@@ -18,13 +20,12 @@ impl ByteBits {
     pub fn new(groups: &[&[u8]]) -> ByteBits {
         let mut bits = ByteBits {
             bit_of: [0; 256],
-            bytes: Vec::new(),
+            given: 0,
         };
         for &byte in groups.iter().flat_map(|group| group.iter()) {
             if bits.bit_of[usize::from(byte)] == 0 {
-                let bit = 1u32 << bits.bytes.len().min(31);
-                bits.bit_of[usize::from(byte)] = bit;
-                bits.bytes.push(byte);
+                bits.bit_of[usize::from(byte)] = 1u32 << bits.given.min(31);
+                bits.given += 1;
             }
         }
         bits
@@ -38,53 +39,22 @@ impl ByteBits {
             .fold(0, |mask, &byte| mask | self.bit_of[usize::from(byte)])
     }
 
-    /// The mark of one text, byte by byte: for the few lines that were
-    /// rewritten after the whole input was marked.
+    /// The mark of one text.
     pub fn mark_of(&self, text: &[u8]) -> u32 {
-        text.iter()
-            .fold(0, |mark, &byte| mark | self.bit_of[usize::from(byte)])
-    }
-
-    /// The mark of each line of `input`, whose lines end at `ends` (the
-    /// offset of each line's `\n`, or the input's length for the last).
-    pub fn mark_lines(&self, input: &[u8], ends: &[usize]) -> Vec<u32> {
-        let mut marks = vec![0u32; ends.len()];
-        for group in self.bytes.chunks(3) {
-            match *group {
-                [a] => self.mark_hits(memchr::memchr_iter(a, input), input, ends, &mut marks),
-                [a, b] => {
-                    self.mark_hits(memchr::memchr2_iter(a, b, input), input, ends, &mut marks)
-                }
-                [a, b, c, ..] => self.mark_hits(
-                    memchr::memchr3_iter(a, b, c, input),
-                    input,
-                    ends,
-                    &mut marks,
-                ),
-                [] => {}
+        // Four marks OR-ed apart, so that the loads of the table need not
+        // wait on one another.
+        let mut quads = text.chunks_exact(4);
+        let mut marks = [0u32; 4];
+        for quad in &mut quads {
+            for (mark, &byte) in marks.iter_mut().zip(quad) {
+                *mark |= self.bit_of[usize::from(byte)];
             }
         }
-        marks
-    }
-
-    fn mark_hits(
-        &self,
-        hits: impl Iterator<Item = usize>,
-        input: &[u8],
-        ends: &[usize],
-        marks: &mut [u32],
-    ) {
-        let mut line = 0;
-        for at in hits {
-            // Hits come in order: the line holding one is at or after the
-            // line of the one before.
-            while ends.get(line).is_some_and(|&end| end < at) {
-                line += 1;
-            }
-            if let Some(mark) = marks.get_mut(line) {
-                *mark |= self.bit_of[usize::from(input[at])];
-            }
-        }
+        let rest = quads
+            .remainder()
+            .iter()
+            .fold(0, |mark, &byte| mark | self.bit_of[usize::from(byte)]);
+        marks[0] | marks[1] | marks[2] | marks[3] | rest
     }
 }
 
@@ -93,18 +63,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn marks_say_which_lines_hold_which_bytes() {
+    fn a_mark_says_which_bytes_a_line_holds() {
         let bits = ByteBits::new(&[b"=<", b"Q:=", b"#%,"]);
         let input = b"plain\nkey=1\n<b>Q\n\nx: 5%, #\nQ";
-        let ends: Vec<usize> = memchr::memchr_iter(b'\n', input)
-            .chain([input.len()])
-            .collect();
-        let marks = bits.mark_lines(input, &ends);
-        let want: Vec<u32> = input
+        let marks: Vec<u32> = input
             .split(|&b| b == b'\n')
             .map(|line| bits.mark_of(line))
             .collect();
-        assert_eq!(marks, want);
         assert_eq!(marks[0], 0);
         assert_eq!(marks[1], bits.mask(b"="));
         assert_eq!(marks[2], bits.mask(b"<Q"));

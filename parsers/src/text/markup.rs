@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 
 use super::marks::ByteBits;
+use super::prefix::PROMPT_BYTES;
 use super::Line;
 
 /// An input with quoted-printable and markup undone, ready to be read as
@@ -50,29 +51,29 @@ impl<'a> Source<'a> {
     /// (at most 32 bytes with markup's and `=`) each line holds, for
     /// [`Source::marked_lines`].
     pub fn marked(input: &'a str, wanted: &[u8]) -> Source<'a> {
-        let bits = ByteBits::new(&[MARKUP_BYTES, b"=", wanted]);
+        let bits = ByteBits::new(&[MARKUP_BYTES, b"=", &PROMPT_BYTES, wanted]);
         let markup = bits.mask(MARKUP_BYTES);
         let equals = bits.mask(b"=");
-        let bytes = input.as_bytes();
-        let mut ends: Vec<usize> = Vec::with_capacity(input.len() / 40);
-        ends.extend(memchr::memchr_iter(b'\n', bytes));
-        if !input.is_empty() && !input.ends_with('\n') {
-            ends.push(input.len());
-        }
-        let marks = bits.mark_lines(bytes, &ends);
+        let prompt = bits.mask(&PROMPT_BYTES);
+        let lines_guess = input.len() / 40;
+        let mut marks = Vec::with_capacity(lines_guess);
+        let mut lines = Vec::with_capacity(lines_guess);
         let mut rewritten = Vec::new();
         let mut left_out = Vec::new();
-        let mut lines = Vec::with_capacity(ends.len());
         let mut signs = Signs::default();
         let mut lazy_quotes = Vec::new();
+        // Each `\n` ends a line; a last line without one ends the input.
+        let unterminated = (!input.is_empty() && !input.ends_with('\n')).then_some(input.len());
+        let ends = memchr::memchr_iter(b'\n', input.as_bytes()).chain(unterminated);
         let mut start = 0;
-        for (index, (&end, &mark)) in ends.iter().zip(&marks).enumerate() {
+        for (index, end) in ends.enumerate() {
             // Both ends are at `\n` or the input's end: char boundaries.
             let raw = input.get(start..end).unwrap_or_default();
             let raw = raw.strip_suffix('\r').unwrap_or(raw);
             start = end + 1;
+            let mark = bits.mark_of(raw.as_bytes());
             signs.see(index, raw, mark & equals != 0);
-            let line = super::line_of(index, raw);
+            let line = super::line_of(index, raw, mark & prompt != 0);
             if mark & markup != 0 {
                 undo_line_markup(index, Cow::Borrowed(raw), &mut rewritten);
                 if line.depth > 0 && ends_with_br(raw) {
@@ -80,6 +81,7 @@ impl<'a> Source<'a> {
                 }
             }
             lines.push(line);
+            marks.push(mark);
         }
         if looks_quoted_printable(&signs.equals, signs.declared) {
             // Only the lines holding a `=` (and those a soft break joins)
