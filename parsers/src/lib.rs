@@ -264,14 +264,16 @@ pub struct Unparsed {
 /// Parses one input (a paste, a file, an archive page) into a [`Document`].
 /// Never panics; text that holds no report gives a document with no runs.
 pub fn parse(input: &str) -> Document {
-    let mut source = text::Source::marked(input, &dispatch::markers());
+    let wanted = [dispatch::markers().as_slice(), context::MARKERS].concat();
+    let mut source = text::Source::marked(input, &wanted);
     let bits = source.bits().clone();
     let (lines, marks) = source.marked_lines();
     let messages = mail::messages(&lines);
     let mut runs = Vec::new();
     let mut unparsed = Vec::new();
     dispatch::find_runs(&lines, &marks, &bits, &mut runs, &mut unparsed);
-    context::apply(&lines, &messages, &mut runs);
+    let capitals = context::Capitals::new(&marks, &bits);
+    context::apply(&lines, &capitals, &messages, &mut runs);
     runs.sort_by_key(|run| run.lines[0]);
     dedup_runs(&mut runs);
     unparsed.sort_by_key(|u| u.line);

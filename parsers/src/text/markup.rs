@@ -75,7 +75,8 @@ impl<'a> Source<'a> {
             signs.see(index, raw, mark & equals != 0);
             let line = super::line_of(index, raw, mark & prompt != 0);
             if mark & markup != 0 {
-                undo_line_markup(index, Cow::Borrowed(raw), &mut rewritten);
+                let holds = |byte: u8| mark & bits.mask(&[byte]) != 0;
+                undo_line_markup(index, Cow::Borrowed(raw), &holds, &mut rewritten);
                 if line.depth > 0 && ends_with_br(raw) {
                     lazy_quotes.push(index);
                 }
@@ -253,7 +254,12 @@ fn undo_quoted_printable(
             line = Cow::Owned(decoded);
         }
         if has_markup_byte(line.as_bytes()) {
-            undo_line_markup(first, line, rewritten);
+            let held: Vec<u8> = MARKUP_BYTES
+                .iter()
+                .copied()
+                .filter(|&byte| memchr::memchr(byte, line.as_bytes()).is_some())
+                .collect();
+            undo_line_markup(first, line, &|byte| held.contains(&byte), rewritten);
         } else if let Cow::Owned(changed) = line {
             rewritten.push((first, changed));
         }
@@ -263,13 +269,19 @@ fn undo_quoted_printable(
 
 /// A code fence reads as a blank line; a line with markup is kept rewritten, as is
 /// one that quoted-printable changed.
-fn undo_line_markup(index: usize, line: Cow<'_, str>, rewritten: &mut Vec<(usize, String)>) {
+/// `holds` says whether the line holds a byte of [`MARKUP_BYTES`].
+fn undo_line_markup(
+    index: usize,
+    line: Cow<'_, str>,
+    holds: &dyn Fn(u8) -> bool,
+    rewritten: &mut Vec<(usize, String)>,
+) {
     if is_code_fence(&line) {
         // A fence ends the block before it and starts the next: it reads
         // as a blank line at its quote depth, not as no line.
         let markers = line.find("```").unwrap_or(0);
         rewritten.push((index, line[..markers].to_string()));
-    } else if let Some(clean) = undo_markup(&line) {
+    } else if let Some(clean) = undo_markup(&line, holds) {
         rewritten.push((index, clean));
     } else if let Cow::Owned(changed) = line {
         rewritten.push((index, changed));
@@ -393,10 +405,11 @@ fn is_code_fence(line: &str) -> bool {
 }
 
 /// The line with markup taken off, or None when it has none.
-fn undo_markup(line: &str) -> Option<String> {
-    // Each kind is looked for only when its first byte is there: a byte
-    // search is far cheaper than building a substring searcher per line.
-    let has = |c: u8| memchr::memchr(c, line.as_bytes()).is_some();
+/// `holds` says whether the line holds a byte of [`MARKUP_BYTES`].
+fn undo_markup(line: &str, holds: &dyn Fn(u8) -> bool) -> Option<String> {
+    // Each kind is looked for only when its first byte is there: the
+    // line's mark says, or a byte search does.
+    let has = holds;
     let mut text = Cow::Borrowed(line);
     if has(b'[') {
         if let Some(t) = strip_tags(&text, '[', ']', &BBCODE) {
