@@ -14,9 +14,9 @@ use super::Line;
 
 /// An input with quoted-printable and markup undone, ready to be read as
 /// [`Line`]s numbered as in the input. The input is split once; the few
-/// lines that need more work are found on the way, by a search of the
-/// whole input for the bytes that markup and quoted-printable start with
-/// (and those the caller asks about: [`Source::marked`]).
+/// lines that need more work are found on the way by their marks: which of
+/// the bytes markup, quoted-printable and prompts start with (and those
+/// the caller asks about: [`Source::marked`]) each line holds.
 #[derive(Debug, Clone)]
 pub struct Source<'a> {
     /// Every source line, read as [`super::lines`] reads it.
@@ -48,7 +48,7 @@ impl<'a> Source<'a> {
     }
 
     /// Reads `input` as [`Source::new`] does, and notes which of `wanted`
-    /// (at most 32 bytes with markup's and `=`) each line holds, for
+    /// (at most 32 bytes with markup's, `=` and a prompt's) each line holds, for
     /// [`Source::marked_lines`].
     pub fn marked(input: &'a str, wanted: &[u8]) -> Source<'a> {
         let bits = ByteBits::new(&[MARKUP_BYTES, b"=", &PROMPT_BYTES, wanted]);
