@@ -43,6 +43,7 @@ mod table;
 
 use std::collections::BTreeMap;
 
+use crate::dispatch::{Reader, Starts};
 use crate::number::short_decimal_token;
 use crate::text::Line;
 use crate::{Measurement, Run, Tool, Unparsed};
@@ -181,15 +182,39 @@ impl Report {
     }
 }
 
-/// Finds every Bonnie and bonnie++ report in the lines. Tables and CSV
-/// lines that start but cannot be read become [`Unparsed`] entries.
-pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unparsed>) {
+/// How the one walk over the lines finds Bonnie's reports.
+pub const READER: Reader = Reader {
+    // `%CP`, the `P` of `-Per Chr-`, a CSV record's commas.
+    markers: b"%P,",
+    may_start: |lines, i| starts_table(lines[i].text) || csv::may_be_record(lines[i].text),
+    read: read_runs,
+};
+
+/// A table starts at its `K/sec %CP` header or at the phase decoration
+/// above it.
+fn starts_table(text: &str) -> bool {
+    // A `%` is rare in prose; look for the whole header only then.
+    (memchr::memchr(b'%', text.as_bytes()).is_some() && text.contains("%CP"))
+        || table::is_phase_decoration(text)
+}
+
+/// Reads every Bonnie and bonnie++ report at the lines [`READER`] picked.
+/// Tables and CSV lines that start but cannot be read become [`Unparsed`]
+/// entries.
+fn read_runs(
+    lines: &[Line<'_>],
+    picked: &[usize],
+    runs: &mut Vec<Run>,
+    unparsed: &mut Vec<Unparsed>,
+) {
     // Lines below this index belong to a report already read.
     let mut taken_until = 0;
+    let mut starts = Starts::new(picked);
     let mut i = 0;
-    while i < lines.len() {
+    while let Some(start) = starts.from(i) {
+        i = start;
         let text = lines[i].text;
-        if text.contains("%CP") || table::is_phase_decoration(text) {
+        if starts_table(text) {
             if let Some(found) = table::read_block(lines, i, taken_until) {
                 match found {
                     Ok(block) => {

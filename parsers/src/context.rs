@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 mod prose;
 
 use crate::mail::Messages;
-use crate::text::{Line, LogicalLine};
+use crate::text::{ByteBits, Line, LogicalLine};
 use crate::Run;
 
 /// A section label line (or lines) such as `== 4BSD + libthr + TSC ==`.
@@ -217,10 +217,10 @@ pub fn classify(word: &str) -> Option<(&'static str, &'static str)> {
 
 /// `libthr.so.2`, `libpthread.so` name the thread library.
 fn classify_shared_object(lower: &str) -> Option<(&'static str, &'static str)> {
-    let stem = lower
-        .split(".so")
-        .next()
-        .filter(|_| lower.contains(".so"))?;
+    // Byte windows rather than a substring searcher: this runs for every
+    // word of the lines that name a thread library.
+    let at = lower.as_bytes().windows(3).position(|w| w == b".so")?;
+    let stem = &lower[..at];
     match stem {
         "libthr" => Some(("thread_lib", "libthr")),
         "libpthread" => Some(("thread_lib", "libpthread")),
@@ -238,12 +238,32 @@ fn classify_shared_object(lower: &str) -> Option<(&'static str, &'static str)> {
 /// block it is in ends. A label in prose applies only to the run directly
 /// under it (and the runs right after that one), at its own depth; the
 /// [`prose`] module states the rule.
-pub fn apply(lines: &[Line<'_>], messages: &Messages, runs: &mut [Run]) {
+///
+/// `capitals` says which lines may hold the capitals some facts need.
+pub fn apply(lines: &[Line<'_>], capitals: &Capitals<'_>, messages: &Messages, runs: &mut [Run]) {
     let labels = active_labels(lines, runs);
+    // A fact is looked up only from a run in its message at its depth:
+    // the lines of other places are not read for facts.
+    // (message, depth) of each run, sorted: asked of every line that may
+    // hold a fact, so a binary search rather than a hash.
+    let mut places_of_runs: Vec<(usize, usize)> = runs
+        .iter()
+        .filter_map(|run| {
+            let (m, _) = messages.at(run.lines[0].saturating_sub(1))?;
+            Some((m, run.quote_depth))
+        })
+        .collect();
+    places_of_runs.sort_unstable();
+    places_of_runs.dedup();
+    let at_a_run = |index: usize, depth: usize| {
+        messages
+            .at(index)
+            .is_some_and(|(m, _)| places_of_runs.binary_search(&(m, depth)).is_ok())
+    };
     let facts = if runs.is_empty() {
         Vec::new()
     } else {
-        facts(lines)
+        facts_where(lines, capitals, at_a_run)
     };
     // (message, depth) -> key -> facts in line order, so that a run finds
     // the nearest fact of each key by binary search, however many there are.
@@ -417,20 +437,65 @@ const OS_INITIALS: &[u8] = b"FNODLS";
 /// Reads every fact the lines state: dmesg's kernel banner, `CPU:`, CPU
 /// count and memory; `uname -a`; `Running tests on:`; `Server version:`;
 /// `mysqld Ver` banners; and "running FreeBSD 6.1-PRERELEASE (i386)" in prose.
+#[cfg(test)]
 pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
+    let bits = ByteBits::new(&[MARKERS]);
+    let marks: Vec<u32> = lines
+        .iter()
+        .map(|line| bits.mark_of(line.text.as_bytes()))
+        .collect();
+    facts_where(lines, &Capitals::new(&marks, &bits), |_, _| true)
+}
+
+/// The capitals some facts need ([`Capitals`]): the lines' marks must
+/// cover them.
+pub const MARKERS: &[u8] = b"MVBLKN";
+
+/// Which of the capitals a fact needs each line may hold, from the lines'
+/// marks: `M` of `Multiprocessor`, `V` of `Ver`, `B`/`L` of `BSD` and
+/// `Linux`, `K`/`N` of `KSE` and `NPTL`.
+pub struct Capitals<'m> {
+    marks: &'m [u32],
+    m: u32,
+    v: u32,
+    bsd_linux: u32,
+    kse_nptl: u32,
+}
+
+impl<'m> Capitals<'m> {
+    /// `marks` holds a mark per line under `bits`, which include [`MARKERS`].
+    pub fn new(marks: &'m [u32], bits: &ByteBits) -> Capitals<'m> {
+        Capitals {
+            marks,
+            m: bits.mask(b"M"),
+            v: bits.mask(b"V"),
+            bsd_linux: bits.mask(b"BL"),
+            kse_nptl: bits.mask(b"KN"),
+        }
+    }
+}
+
+/// The facts of the lines `wanted` picks (by index and quote depth).
+fn facts_where(
+    lines: &[Line<'_>],
+    capitals: &Capitals<'_>,
+    wanted: impl Fn(usize, usize) -> bool,
+) -> Vec<Fact> {
     let mut found = Vec::new();
     for (index, line) in lines.iter().enumerate() {
         // Every fact starts with a letter; most prose lines are rejected by
         // their first byte before any trimming or searching.
         let text = line.text.trim_start();
         let starts_a_fact = text.as_bytes().first().is_some_and(u8::is_ascii_alphabetic);
-        if !starts_a_fact {
+        if !starts_a_fact || !wanted(index, line.depth) {
             continue;
         }
         let text = text.trim_end();
         if text.len() < 6 || text.len() > 400 || is_mailer_header(text) {
             continue;
         }
+        // A line without a mark could hold any of them.
+        let mark = capitals.marks.get(index).copied().unwrap_or(u32::MAX);
         let mut push = |key: &'static str, value: &str, group: Option<&'static str>| {
             let value = value.trim();
             if !value.is_empty() && value.len() <= 120 {
@@ -477,6 +542,7 @@ pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
                 }
             }
         } else if text.as_bytes().first().is_some_and(u8::is_ascii_uppercase)
+            && mark & capitals.m != 0
             && finders::SMP.find(text.as_bytes()).is_some()
         {
             // `FreeBSD/SMP: Multiprocessor System Detected: 2 CPUs`
@@ -510,7 +576,10 @@ pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
             if let Some(arch) = banner.arch {
                 push("arch", arch, None);
             }
-        } else if let Some(i) = finders::VER.find(text.as_bytes()) {
+        } else if let Some(i) = (mark & capitals.v != 0)
+            .then(|| finders::VER.find(text.as_bytes()))
+            .flatten()
+        {
             // `mysqld  Ver 5.0.51a-24 for debian-linux-gnu on x86_64`
             let program = text[..i].trim();
             if program.ends_with("mysqld") || program.ends_with("mariadbd") {
@@ -531,7 +600,8 @@ pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
                     );
                 }
             }
-        } else if let Some((os, version, arch)) = os_in_prose(text) {
+        } else if let Some((os, version, arch)) = os_in_prose(text, mark & capitals.bsd_linux != 0)
+        {
             let group = os_group(os);
             push("os", os, group);
             push("os_version", version, group);
@@ -539,7 +609,7 @@ pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
                 push("arch", arch, None);
             }
         }
-        if let Some(thread_lib) = thread_lib_in_prose(text) {
+        if let Some(thread_lib) = thread_lib_in_prose(text, mark & capitals.kse_nptl != 0) {
             push("thread_lib", thread_lib, None);
         }
     }
@@ -549,11 +619,13 @@ pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
 /// The thread library a line says was used: "After enabling libthr",
 /// libmap.conf's `libpthread.so.2 libthr.so.2` (the last one replaces the
 /// first), and "without libthr" (the other library of the pair).
-fn thread_lib_in_prose(text: &str) -> Option<&'static str> {
+/// `may_name_kse_nptl`: the line holds a `K` or an `N`.
+fn thread_lib_in_prose(text: &str, may_name_kse_nptl: bool) -> Option<&'static str> {
     let bytes = text.as_bytes();
+    // `KSE` and `NPTL` are looked for only where a `K` or `N` is.
     let worth_reading = finders::THR.find(bytes).is_some()
-        || finders::KSE.find(bytes).is_some()
-        || finders::NPTL.find(bytes).is_some();
+        || (may_name_kse_nptl
+            && (finders::KSE.find(bytes).is_some() || finders::NPTL.find(bytes).is_some()));
     if !worth_reading {
         return None;
     }
@@ -566,7 +638,12 @@ fn thread_lib_in_prose(text: &str) -> Option<&'static str> {
         if word.is_empty() {
             continue;
         }
-        if let Some(("thread_lib", lib)) = classify(word).filter(|_| word.len() > 3) {
+        // The names of three letters (`thr`, `kse`) are too common as words.
+        if word.len() <= 3 {
+            previous = word;
+            continue;
+        }
+        if let Some(("thread_lib", lib)) = classify(word) {
             let negated = matches!(
                 previous.to_ascii_lowercase().as_str(),
                 "without" | "no" | "not" | "disabling" | "disabled"
@@ -751,10 +828,11 @@ fn is_arch(word: &str) -> bool {
 
 /// `running FreeBSD 6.1-PRERELEASE (i386)`, `install of i386 FreeBSD
 /// 6.1RC1`: an OS name followed by a version number.
-fn os_in_prose(text: &str) -> Option<(&str, &str, Option<&str>)> {
-    if !(finders::BSD.find(text.as_bytes()).is_some()
-        || finders::LINUX.find(text.as_bytes()).is_some())
-    {
+/// `may_name_os`: the line holds a `B` or an `L`.
+fn os_in_prose(text: &str, may_name_os: bool) -> Option<(&str, &str, Option<&str>)> {
+    // Both names hold a capital few prose lines have.
+    let b = text.as_bytes();
+    if !(may_name_os && (finders::BSD.find(b).is_some() || finders::LINUX.find(b).is_some())) {
         return None;
     }
     // Word by word, no list of them: the word before an OS name and the
@@ -1179,7 +1257,7 @@ mod tests {
             ("NPTL is the default on 2.6 kernels", Some("NPTL")),
         ];
         for (i, (text, want)) in cases.into_iter().enumerate() {
-            assert_eq!(thread_lib_in_prose(text), want, "case {i}: {text:?}");
+            assert_eq!(thread_lib_in_prose(text, true), want, "case {i}: {text:?}");
         }
     }
 

@@ -32,6 +32,7 @@ use nom::character::complete::{char, space0, space1};
 use nom::combinator::eof;
 use nom::{IResult, Parser};
 
+use crate::dispatch::{Reader, Starts};
 use crate::number::short_decimal;
 use crate::text::Line;
 use crate::{Measurement, Run, Tool, Unparsed};
@@ -103,19 +104,37 @@ impl Section {
     }
 }
 
-/// Finds every diskinfo report in the lines.
-pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unparsed>) {
+/// How the one walk over the lines finds diskinfo's reports.
+pub const READER: Reader = Reader {
+    // `# sectorsize`, and the colon that ends a section's title and
+    // `outside:`.
+    markers: b"#:",
+    may_start: |lines, i| starts_report(&lines[i]),
+    read: read_runs,
+};
+
+/// A report starts at its `# sectorsize` line (`-t`'s header), at a
+/// section's title, or at a transfer rate line whose title was cut off.
+fn starts_report(line: &Line<'_>) -> bool {
+    let text = line.text;
+    // A `#` is rare in prose; look for the header only then.
+    (memchr::memchr(b'#', text.as_bytes()).is_some() && text.contains("# sectorsize"))
+        || (text.trim_end().ends_with(':') && Section::from_title(text).is_some())
+        || is_untitled_transfer(text, line.number)
+}
+
+/// Reads every diskinfo report at the lines [`READER`] picked.
+fn read_runs(
+    lines: &[Line<'_>],
+    picked: &[usize],
+    runs: &mut Vec<Run>,
+    unparsed: &mut Vec<Unparsed>,
+) {
     let mut taken_until = 0;
+    let mut starts = Starts::new(picked);
     let mut i = 0;
-    while i < lines.len() {
-        let text = lines[i].text;
-        let anchor = text.contains("# sectorsize")
-            || (text.trim_end().ends_with(':') && Section::from_title(text).is_some())
-            || is_untitled_transfer(text, lines[i].number);
-        if !anchor {
-            i += 1;
-            continue;
-        }
+    while let Some(start) = starts.from(i) {
+        i = start;
         let before = runs.len();
         let end = read_report(lines, i, taken_until, runs, unparsed);
         share_command(runs, before);
@@ -568,7 +587,7 @@ mod tests {
     use super::*;
 
     fn runs_of(input: &str) -> (Vec<Run>, Vec<Unparsed>) {
-        crate::test_support::runs_of(find_runs, input)
+        crate::test_support::runs_of(READER, input)
     }
 
     #[test]

@@ -31,6 +31,7 @@ mod bonnie;
 mod context;
 pub mod contract;
 mod diskinfo;
+mod dispatch;
 mod mail;
 pub mod mbox;
 mod number;
@@ -41,25 +42,21 @@ mod text;
 
 pub use contract::{metric_info, MetricInfo};
 
-/// What every tool module's unit tests need: run one `find_runs` on a text.
+/// What every tool module's unit tests need: run one tool's reader on a text.
 #[cfg(test)]
 pub(crate) mod test_support {
+    use crate::dispatch::{read_alone, Reader};
     use crate::{text, Run, Unparsed};
 
-    pub(crate) type FindRuns = fn(&[text::Line<'_>], &mut Vec<Run>, &mut Vec<Unparsed>);
-
-    /// The runs and near misses one tool's `find_runs` finds in `input`.
-    pub(crate) fn runs_of(find_runs: FindRuns, input: &str) -> (Vec<Run>, Vec<Unparsed>) {
-        let lines = text::lines(input);
-        let (mut runs, mut unparsed) = (Vec::new(), Vec::new());
-        find_runs(&lines, &mut runs, &mut unparsed);
-        (runs, unparsed)
+    /// The runs and near misses one tool's reader finds in `input`.
+    pub(crate) fn runs_of(reader: Reader, input: &str) -> (Vec<Run>, Vec<Unparsed>) {
+        read_alone(&reader, &text::lines(input))
     }
 
     /// Each input is exactly one near miss, on line 1, whose `why` says `why`.
-    pub(crate) fn assert_one_near_miss_each(find_runs: FindRuns, cases: &[(&str, &str)]) {
+    pub(crate) fn assert_one_near_miss_each(reader: Reader, cases: &[(&str, &str)]) {
         for (i, (input, why)) in cases.iter().enumerate() {
-            let (runs, unparsed) = runs_of(find_runs, input);
+            let (runs, unparsed) = read_alone(&reader, &text::lines(input));
             assert!(runs.is_empty(), "case {i}");
             assert_eq!(unparsed.len(), 1, "case {i}");
             assert_eq!(unparsed[0].line, 1, "case {i}");
@@ -267,17 +264,16 @@ pub struct Unparsed {
 /// Parses one input (a paste, a file, an archive page) into a [`Document`].
 /// Never panics; text that holds no report gives a document with no runs.
 pub fn parse(input: &str) -> Document {
-    let mut source = text::Source::new(input);
-    let lines = source.lines();
+    let wanted = [dispatch::markers().as_slice(), context::MARKERS].concat();
+    let mut source = text::Source::marked(input, &wanted);
+    let bits = source.bits().clone();
+    let (lines, marks) = source.marked_lines();
     let messages = mail::messages(&lines);
     let mut runs = Vec::new();
     let mut unparsed = Vec::new();
-    super_smack::find_runs(&lines, &mut runs, &mut unparsed);
-    sysbench::find_runs(&lines, &mut runs, &mut unparsed);
-    sql_bench::find_runs(&lines, &mut runs, &mut unparsed);
-    bonnie::find_runs(&lines, &mut runs, &mut unparsed);
-    diskinfo::find_runs(&lines, &mut runs, &mut unparsed);
-    context::apply(&lines, &messages, &mut runs);
+    dispatch::find_runs(&lines, &marks, &bits, &mut runs, &mut unparsed);
+    let capitals = context::Capitals::new(&marks, &bits);
+    context::apply(&lines, &capitals, &messages, &mut runs);
     runs.sort_by_key(|run| run.lines[0]);
     dedup_runs(&mut runs);
     unparsed.sort_by_key(|u| u.line);

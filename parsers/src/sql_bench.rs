@@ -42,6 +42,7 @@ use nom::multi::many0;
 use nom::sequence::preceded;
 use nom::{IResult, Parser};
 
+use crate::dispatch::{Reader, Starts};
 use crate::number::perl_number;
 use crate::text::{Line, LogicalLine};
 use crate::{Measurement, Run, Unparsed};
@@ -104,11 +105,28 @@ impl Times {
     }
 }
 
-/// Finds every sql-bench report in the lines; reports that start but break
-/// off become [`Unparsed`] entries.
-pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unparsed>) {
+/// How the one walk over the lines finds sql-bench's reports.
+pub const READER: Reader = Reader {
+    // The colon of the summary's heads and entries, the `(` of a test
+    // log's times, `Testing server '`, `Benchmark DBD suite`, and the `c`
+    // of `seconds usr sys cpu tests`.
+    markers: b":('Dc",
+    may_start: |lines, i| anchor(lines[i].text).is_some(),
+    read: read_runs,
+};
+
+/// Reads every sql-bench report at the lines [`READER`] picked; reports
+/// that start but break off become [`Unparsed`] entries.
+fn read_runs(
+    lines: &[Line<'_>],
+    picked: &[usize],
+    runs: &mut Vec<Run>,
+    unparsed: &mut Vec<Unparsed>,
+) {
+    let mut starts = Starts::new(picked);
     let mut i = 0;
-    while i < lines.len() {
+    while let Some(start) = starts.from(i) {
+        i = start;
         let outcome = match anchor(lines[i].text) {
             None => {
                 i += 1;
@@ -427,7 +445,7 @@ mod tests {
     use super::*;
 
     fn runs_of(input: &str) -> (Vec<Run>, Vec<Unparsed>) {
-        crate::test_support::runs_of(find_runs, input)
+        crate::test_support::runs_of(READER, input)
     }
 
     #[test]

@@ -23,6 +23,7 @@ use nom::multi::many1;
 use nom::sequence::preceded;
 use nom::{IResult, Parser};
 
+use crate::dispatch::{Reader, Starts};
 use crate::number::decimal;
 use crate::text::{Line, LogicalLine};
 use crate::{Measurement, Run, Tool, Unparsed};
@@ -79,19 +80,50 @@ pub struct SuperSmackCommand {
     pub driver: Option<String>,
 }
 
-/// Finds every Query Barrel Report in the lines. A report that starts but
-/// cannot be read becomes an [`Unparsed`] entry saying what was missing.
-pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unparsed>) {
+/// How the one walk over the lines finds super-smack's reports.
+pub const READER: Reader = Reader {
+    // `Q` starts both `Query Barrel Report` and `Query_type`.
+    markers: b"Q",
+    may_start,
+    read: read_runs,
+};
+
+/// A report starts on its `Query Barrel Report` line, or on a header
+/// whose first line was cut off; a line set in bold is read without its
+/// marks, as [`read_runs`] reads it.
+fn may_start(lines: &[Line<'_>], i: usize) -> bool {
+    let text = lines[i].text;
+    let text = bold_text(text).unwrap_or(text);
+    // `Q` starts both; prose seldom holds one.
+    memchr::memchr(b'Q', text.as_bytes()).is_some()
+        && (report_start_finder().find(text.as_bytes()).is_some()
+            || text.trim_start().starts_with("Query_type"))
+}
+
+/// Reads every Query Barrel Report at the lines [`may_start`] picked. A
+/// report that starts but cannot be read becomes an [`Unparsed`] entry
+/// saying what was missing.
+fn read_runs(
+    lines: &[Line<'_>],
+    picked: &[usize],
+    runs: &mut Vec<Run>,
+    unparsed: &mut Vec<Unparsed>,
+) {
+    if picked.is_empty() {
+        return;
+    }
     // A blog converted to Markdown bolds each line of a report: `**...**`.
+    // The lines are copied whole (indices stay those of the input) and only
+    // the bold ones are changed.
     let unbolded: Vec<Line<'_>>;
     let lines = if lines.iter().any(|line| bold_text(line.text).is_some()) {
-        unbolded = lines
-            .iter()
-            .map(|line| Line {
-                text: bold_text(line.text).unwrap_or(line.text),
-                ..*line
-            })
-            .collect();
+        let mut copy = lines.to_vec();
+        for line in &mut copy {
+            if let Some(inner) = bold_text(line.text) {
+                line.text = inner;
+            }
+        }
+        unbolded = copy;
         &unbolded[..]
     } else {
         lines
@@ -100,8 +132,10 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
     let mut taken_until = 0;
     // The command of a shell loop whose reports follow one another.
     let mut loop_reports: Option<(SuperSmackCommand, String, usize)> = None;
+    let mut starts = Starts::new(picked);
     let mut i = 0;
-    while i < lines.len() {
+    while let Some(start) = starts.from(i) {
+        i = start;
         let text = lines[i].text;
         // A mail that lost its line breaks glues the report to the command.
         let offset = match report_start_finder().find(text.as_bytes()) {
@@ -157,7 +191,8 @@ pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unp
 
 /// The text inside a line wholly set in Markdown bold: `**select_index 1000 16 2 497.42**`.
 fn bold_text(text: &str) -> Option<&str> {
-    let inner = text.trim_end().strip_prefix("**")?.strip_suffix("**")?;
+    // Asked of every line: the opening `**` first, before any trimming.
+    let inner = text.strip_prefix("**")?.trim_end().strip_suffix("**")?;
     (!inner.is_empty() && !inner.contains("**")).then_some(inner)
 }
 
@@ -538,7 +573,7 @@ mod tests {
     use super::*;
 
     fn runs_of(input: &str) -> (Vec<Run>, Vec<Unparsed>) {
-        crate::test_support::runs_of(find_runs, input)
+        crate::test_support::runs_of(READER, input)
     }
 
     #[test]
@@ -664,7 +699,7 @@ mod tests {
                 "query row",
             ),
         ];
-        crate::test_support::assert_one_near_miss_each(find_runs, &cases);
+        crate::test_support::assert_one_near_miss_each(READER, &cases);
     }
 
     #[test]

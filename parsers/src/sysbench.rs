@@ -44,6 +44,7 @@ use std::collections::BTreeMap;
 
 use nom::IResult;
 
+use crate::dispatch::{Reader, Starts};
 use crate::text::{Line, LogicalLine};
 use crate::{Measurement, Run, Tool, Unparsed};
 
@@ -81,13 +82,30 @@ const SUMMARY_MARK: &str = "threads, time spent:";
 
 type Res<'a, T> = IResult<&'a str, T>;
 
-/// Finds every sysbench report and one-line summary in the lines; reports
-/// that start but break off become [`Unparsed`] entries.
-pub fn find_runs(lines: &[Line<'_>], runs: &mut Vec<Run>, unparsed: &mut Vec<Unparsed>) {
+/// How the one walk over the lines finds sysbench's reports.
+pub const READER: Reader = Reader {
+    // An interval line's `[`, the histogram heading's `(`, the colon that
+    // ends every other anchor.
+    markers: b"[(:",
+    may_start: |lines, i| start_in(lines[i].text).is_some(),
+    read: read_runs,
+};
+
+/// Reads every sysbench report and one-line summary at the lines
+/// [`READER`] picked; reports that start but break off become [`Unparsed`]
+/// entries.
+fn read_runs(
+    lines: &[Line<'_>],
+    picked: &[usize],
+    runs: &mut Vec<Run>,
+    unparsed: &mut Vec<Unparsed>,
+) {
     // Headers above this index belong to earlier runs.
     let mut taken_until = 0;
+    let mut starts = Starts::new(picked);
     let mut i = 0;
-    while i < lines.len() {
+    while let Some(start) = starts.from(i) {
+        i = start;
         let text = lines[i].text;
         let offset = match start_in(text) {
             None => {
@@ -247,7 +265,7 @@ fn start_in(text: &str) -> Option<Start> {
         }
         _ => {}
     }
-    for (colon, _) in text.match_indices(':') {
+    for colon in memchr::memchr_iter(b':', text.as_bytes()) {
         let head = text.get(..=colon)?;
         if head.ends_with(SUMMARY_MARK) {
             return Some(Start::Summaries);
@@ -317,7 +335,7 @@ mod tests {
     use super::*;
 
     fn runs_of(input: &str) -> (Vec<Run>, Vec<Unparsed>) {
-        crate::test_support::runs_of(find_runs, input)
+        crate::test_support::runs_of(READER, input)
     }
 
     #[test]
@@ -362,7 +380,7 @@ mod tests {
             ("Test execution summary:\n    total time: 60.0033s\n    total number of events: 10\n    per-request statistics:\n         min: 1.70ms\n", "without `latency_avg_ms`"),
             ("CPU speed:\nGeneral statistics:\n    total time: 1.0s\n    total number of events: 10\n", "`CPU speed:` followed by General statistics:"),
         ];
-        crate::test_support::assert_one_near_miss_each(find_runs, &cases);
+        crate::test_support::assert_one_near_miss_each(READER, &cases);
     }
 
     #[test]

@@ -23,9 +23,11 @@ impl Line<'_> {
     }
 }
 
+mod marks;
 mod markup;
 mod prefix;
 
+pub use marks::ByteBits;
 pub use markup::Source;
 
 /// Splits the input into lines and reads each line's quote depth; a
@@ -37,10 +39,11 @@ pub use markup::Source;
 pub fn lines(input: &str) -> Vec<Line<'_>> {
     raw_lines(input)
         .enumerate()
-        .map(|(index, raw)| line_of(index, raw))
+        .map(|(index, raw)| line_of(index, raw, true))
         .collect()
 }
 
+#[cfg(test)]
 /// The input's lines: `\n` and `\r\n` both end one, and a final newline
 /// ends the last line rather than starting another.
 fn raw_lines(input: &str) -> impl Iterator<Item = &str> {
@@ -51,13 +54,14 @@ fn raw_lines(input: &str) -> impl Iterator<Item = &str> {
 }
 
 /// The source line at 0-based `index`, read: quote depth, then a stamp or
-/// a prompt taken off.
-fn line_of(index: usize, raw: &str) -> Line<'_> {
+/// a prompt taken off (a prompt only if the line `may_hold_prompt`: it
+/// holds one of [`prefix::PROMPT_BYTES`]).
+fn line_of(index: usize, raw: &str, may_hold_prompt: bool) -> Line<'_> {
     let (depth, text) = split_quote(raw);
     Line {
         number: index + 1,
         depth,
-        text: prefix::strip_line_prefix(text),
+        text: prefix::strip_line_prefix_marked(text, may_hold_prompt),
     }
 }
 
@@ -315,11 +319,14 @@ fn clean_name(name: &str) -> String {
 
 /// True for `user@host` and the archives' `user at host`.
 pub fn looks_like_address(value: &str) -> bool {
-    let value = value.trim();
-    let words: Vec<&str> = value.split_whitespace().collect();
-    match words.as_slice() {
-        [one] => one.contains('@') && !one.starts_with('@') && !one.ends_with('@'),
-        [user, "at", host] => !user.is_empty() && host.contains('.'),
+    // At most four words are looked at: a name of many words is no address.
+    let mut words = value.split_whitespace();
+    let words = [words.next(), words.next(), words.next(), words.next()];
+    match words {
+        [Some(one), None, None, None] => {
+            one.contains('@') && !one.starts_with('@') && !one.ends_with('@')
+        }
+        [Some(user), Some("at"), Some(host), None] => !user.is_empty() && host.contains('.'),
         _ => false,
     }
 }

@@ -8,15 +8,23 @@
 
 use std::borrow::Cow;
 
+use super::marks::ByteBits;
+use super::prefix::PROMPT_BYTES;
 use super::Line;
 
 /// An input with quoted-printable and markup undone, ready to be read as
 /// [`Line`]s numbered as in the input. The input is split once; the few
-/// lines that need more work are found on the way.
+/// lines that need more work are found on the way by their marks: which of
+/// the bytes markup, quoted-printable and prompts start with (and those
+/// the caller asks about: [`Source::marked`]) each line holds.
 #[derive(Debug, Clone)]
 pub struct Source<'a> {
     /// Every source line, read as [`super::lines`] reads it.
     lines: Vec<Line<'a>>,
+    /// Which of the marked bytes each source line holds.
+    marks: Vec<u32>,
+    /// The bits of the marked bytes.
+    bits: ByteBits,
     /// (0-based index of a source line, its rewritten text), in order.
     rewritten: Vec<(usize, String)>,
     /// 0-based indices of quoted lines that end with `<br>`: a markdown
@@ -28,24 +36,53 @@ pub struct Source<'a> {
     left_out: Vec<usize>,
 }
 
+/// The bytes markup starts with: `[b]`, `<br>`, `**`, backticks, `&amp;`,
+/// a no-break space's lead byte, markdown's `\*`.
+const MARKUP_BYTES: &[u8] = b"[<*`&\xC2\\";
+
 impl<'a> Source<'a> {
     /// Reads `input`; the lines it leaves alone are borrowed as they are.
+    #[cfg(test)]
     pub fn new(input: &'a str) -> Source<'a> {
+        Source::marked(input, &[])
+    }
+
+    /// Reads `input` as [`Source::new`] does, and notes which of `wanted`
+    /// (at most 32 bytes with markup's, `=` and a prompt's) each line holds, for
+    /// [`Source::marked_lines`].
+    pub fn marked(input: &'a str, wanted: &[u8]) -> Source<'a> {
+        let bits = ByteBits::new(&[MARKUP_BYTES, b"=", &PROMPT_BYTES, wanted]);
+        let markup = bits.mask(MARKUP_BYTES);
+        let equals = bits.mask(b"=");
+        let prompt = bits.mask(&PROMPT_BYTES);
+        let lines_guess = input.len() / 40;
+        let mut marks = Vec::with_capacity(lines_guess);
+        let mut lines = Vec::with_capacity(lines_guess);
         let mut rewritten = Vec::new();
         let mut left_out = Vec::new();
-        let mut lines = Vec::with_capacity(input.len() / 48);
         let mut signs = Signs::default();
         let mut lazy_quotes = Vec::new();
-        for (index, raw) in super::raw_lines(input).enumerate() {
-            signs.see(index, raw);
-            let line = super::line_of(index, raw);
-            if has_markup_byte(raw.as_bytes()) {
-                undo_line_markup(index, Cow::Borrowed(raw), &mut rewritten);
+        // Each `\n` ends a line; a last line without one ends the input.
+        let unterminated = (!input.is_empty() && !input.ends_with('\n')).then_some(input.len());
+        let ends = memchr::memchr_iter(b'\n', input.as_bytes()).chain(unterminated);
+        let mut start = 0;
+        for (index, end) in ends.enumerate() {
+            // Both ends are at `\n` or the input's end: char boundaries.
+            let raw = input.get(start..end).unwrap_or_default();
+            let raw = raw.strip_suffix('\r').unwrap_or(raw);
+            start = end + 1;
+            let mark = bits.mark_of(raw.as_bytes());
+            signs.see(index, raw, mark & equals != 0);
+            let line = super::line_of(index, raw, mark & prompt != 0);
+            if mark & markup != 0 {
+                let holds = |byte: u8| mark & bits.mask(&[byte]) != 0;
+                undo_line_markup(index, Cow::Borrowed(raw), &holds, &mut rewritten);
                 if line.depth > 0 && ends_with_br(raw) {
                     lazy_quotes.push(index);
                 }
             }
             lines.push(line);
+            marks.push(mark);
         }
         if looks_quoted_printable(&signs.equals, signs.declared) {
             // Only the lines holding a `=` (and those a soft break joins)
@@ -64,6 +101,8 @@ impl<'a> Source<'a> {
         left_out.dedup();
         Source {
             lines,
+            marks,
+            bits,
             rewritten,
             lazy_quotes,
             left_out,
@@ -73,13 +112,26 @@ impl<'a> Source<'a> {
     /// The lines, numbered as in the input, with quote depth, stamps and
     /// prompts read as [`super::lines`] reads them. They are handed over
     /// once: a second call gives none.
+    #[cfg(test)]
     pub fn lines(&mut self) -> Vec<Line<'_>> {
+        self.marked_lines().0
+    }
+
+    /// The lines as [`Source::lines`] gives them, each with its mark: the
+    /// bits ([`Source::bits`]) of the bytes asked for that the line may
+    /// hold. A mark may name a byte the line's text lacks (a quote marker
+    /// or a stamp taken off), never the reverse.
+    pub fn marked_lines(&mut self) -> (Vec<Line<'_>>, Vec<u32>) {
         let mut lines: Vec<Line<'_>> = std::mem::take(&mut self.lines);
+        let mut marks = std::mem::take(&mut self.marks);
         for (index, text) in &self.rewritten {
             if let Some(line) = lines.get_mut(*index) {
                 let (depth, text) = super::split_quote(text);
                 line.depth = depth;
                 line.text = super::prefix::strip_line_prefix(text);
+                if let Some(mark) = marks.get_mut(*index) {
+                    *mark = self.bits.mark_of(line.text.as_bytes());
+                }
             }
         }
         // Markdown's lazy continuation: `>SQL statistics:<br>` and the
@@ -95,9 +147,27 @@ impl<'a> Source<'a> {
             covered = j;
         }
         if !self.left_out.is_empty() {
-            lines.retain(|line| self.left_out.binary_search(&line.number).is_err());
+            // Both are in line order: one cursor instead of a search per line.
+            let mut left_out = self.left_out.iter().copied().peekable();
+            let mut kept = 0;
+            for i in 0..lines.len() {
+                let number = lines[i].number;
+                while left_out.next_if(|&n| n < number).is_some() {}
+                if left_out.next_if_eq(&number).is_none() {
+                    lines[kept] = lines[i];
+                    marks[kept] = marks[i];
+                    kept += 1;
+                }
+            }
+            lines.truncate(kept);
+            marks.truncate(kept);
         }
-        lines
+        (lines, marks)
+    }
+
+    /// The bit of each byte asked for in the lines' marks.
+    pub fn bits(&self) -> &ByteBits {
+        &self.bits
     }
 }
 
@@ -133,10 +203,11 @@ struct Signs<'a> {
 }
 
 impl<'a> Signs<'a> {
-    fn see(&mut self, index: usize, line: &'a str) {
+    /// `has_equals`: the line holds a `=` (its mark says so).
+    fn see(&mut self, index: usize, line: &'a str, has_equals: bool) {
         let b = line.as_bytes();
         let after_soft_break = self.previous.is_some_and(is_soft_break);
-        if after_soft_break || memchr::memchr(b'=', b).is_some() {
+        if after_soft_break || has_equals {
             self.equals.push((index, line));
         }
         self.declared |= matches!(b.first(), Some(b'C' | b'c')) && is_encoding_header(line);
@@ -183,7 +254,12 @@ fn undo_quoted_printable(
             line = Cow::Owned(decoded);
         }
         if has_markup_byte(line.as_bytes()) {
-            undo_line_markup(first, line, rewritten);
+            let held: Vec<u8> = MARKUP_BYTES
+                .iter()
+                .copied()
+                .filter(|&byte| memchr::memchr(byte, line.as_bytes()).is_some())
+                .collect();
+            undo_line_markup(first, line, &|byte| held.contains(&byte), rewritten);
         } else if let Cow::Owned(changed) = line {
             rewritten.push((first, changed));
         }
@@ -193,13 +269,19 @@ fn undo_quoted_printable(
 
 /// A code fence reads as a blank line; a line with markup is kept rewritten, as is
 /// one that quoted-printable changed.
-fn undo_line_markup(index: usize, line: Cow<'_, str>, rewritten: &mut Vec<(usize, String)>) {
+/// `holds` says whether the line holds a byte of [`MARKUP_BYTES`].
+fn undo_line_markup(
+    index: usize,
+    line: Cow<'_, str>,
+    holds: &dyn Fn(u8) -> bool,
+    rewritten: &mut Vec<(usize, String)>,
+) {
     if is_code_fence(&line) {
         // A fence ends the block before it and starts the next: it reads
         // as a blank line at its quote depth, not as no line.
         let markers = line.find("```").unwrap_or(0);
         rewritten.push((index, line[..markers].to_string()));
-    } else if let Some(clean) = undo_markup(&line) {
+    } else if let Some(clean) = undo_markup(&line, holds) {
         rewritten.push((index, clean));
     } else if let Cow::Owned(changed) = line {
         rewritten.push((index, changed));
@@ -277,7 +359,13 @@ fn telling_escapes(b: &[u8]) -> usize {
 /// `=3D` -> `=`, `=20` -> space, `=C3=A9` -> `é`; anything else is kept.
 fn decode_qp_escapes(line: &str) -> Option<String> {
     let b = line.as_bytes();
-    if !b.contains(&b'=') {
+    // Most lines with a `=` hold no escape (`key_buffer=128M`): nothing is
+    // built for them.
+    let escape_at = |i: usize| {
+        b.get(i + 1).copied().and_then(hex).is_some()
+            && b.get(i + 2).copied().and_then(hex).is_some()
+    };
+    if !memchr::memchr_iter(b'=', b).any(escape_at) {
         return None;
     }
     let mut out = Vec::with_capacity(b.len());
@@ -317,10 +405,11 @@ fn is_code_fence(line: &str) -> bool {
 }
 
 /// The line with markup taken off, or None when it has none.
-fn undo_markup(line: &str) -> Option<String> {
-    // Each kind is looked for only when its first byte is there: a byte
-    // search is far cheaper than building a substring searcher per line.
-    let has = |c: u8| memchr::memchr(c, line.as_bytes()).is_some();
+/// `holds` says whether the line holds a byte of [`MARKUP_BYTES`].
+fn undo_markup(line: &str, holds: &dyn Fn(u8) -> bool) -> Option<String> {
+    // Each kind is looked for only when its first byte is there: the
+    // line's mark says, or a byte search does.
+    let has = holds;
     let mut text = Cow::Borrowed(line);
     if has(b'[') {
         if let Some(t) = strip_tags(&text, '[', ']', &BBCODE) {
@@ -361,12 +450,12 @@ fn undo_markup(line: &str) -> Option<String> {
     }
 }
 
-/// Whether a line holds any byte markup starts with: two vector searches,
-/// since every line of the input goes through here.
+/// Whether a line holds any byte markup starts with: for the few lines
+/// quoted-printable rewrote, which the marks of the input do not cover.
 fn has_markup_byte(b: &[u8]) -> bool {
-    memchr::memchr3(b'[', b'<', b'*', b).is_some()
-        || memchr::memchr3(b'`', b'&', 0xC2, b).is_some()
-        || memchr::memchr(b'\\', b).is_some()
+    MARKUP_BYTES
+        .iter()
+        .any(|&markup| memchr::memchr(markup, b).is_some())
 }
 
 /// BBCode tags a forum post wraps output in; `[quote=Name]` and

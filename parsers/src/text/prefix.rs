@@ -7,8 +7,21 @@
 /// The line without a leading timestamp, then without a shell prompt that
 /// stands before a benchmark command.
 pub fn strip_line_prefix(text: &str) -> &str {
+    strip_line_prefix_marked(text, true)
+}
+
+/// The bytes a prompt ends with (`# `, `$ `, `% `).
+pub const PROMPT_BYTES: [u8; 3] = *b"#$%";
+
+/// [`strip_line_prefix`] for a line whose mark says whether it holds one
+/// of [`PROMPT_BYTES`]: a line without one has no prompt to look for.
+pub fn strip_line_prefix_marked(text: &str, may_hold_prompt: bool) -> &str {
     let text = strip_stamp(text);
-    strip_prompt(text)
+    if may_hold_prompt {
+        strip_prompt(text)
+    } else {
+        text
+    }
 }
 
 /// Cheap first: a stamp starts with a digit or `[` and a digit.
@@ -137,7 +150,8 @@ fn strip_prompt(text: &str) -> &str {
     let b = text.as_bytes();
     let search = b.len().min(80);
     // Most lines have no prompt character at all.
-    if memchr::memchr3(b'#', b'$', b'%', &b[..search]).is_none() {
+    let [hash, dollar, percent] = PROMPT_BYTES;
+    if memchr::memchr3(hash, dollar, percent, &b[..search]).is_none() {
         return text;
     }
     for i in 0..search {
