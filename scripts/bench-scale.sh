@@ -146,9 +146,11 @@ kill $SERVER 2>/dev/null || true
 
 # The ratios of issue 15, each measured in one run by its own script:
 # ingest against copying the same rows, and the first compare page after
-# a change against the bare SQL of its aggregation.
+# a change against the bare SQL of its aggregation, parsing against grep.
 scripts/bench-ingest.sh
 scripts/bench-compare-sql.sh
+# Parsing against grep over the same corpus.
+scripts/bench-parse.sh
 
 if [ "${BENCH_CRITERION:-1}" != 0 ]; then
     # criterion's medians (the middle figure of each interval).
