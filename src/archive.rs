@@ -575,7 +575,7 @@ const QUEUE: usize = 64;
 /// Texts and messages stored per transaction at most, unless told fewer
 /// (`benchlog ingest --batch`): one commit per message would cost more
 /// than the parsing.
-pub const BATCH_ITEMS: usize = 1024;
+pub const BATCH_ITEMS: usize = 4096;
 
 /// Bytes of text stored per transaction at most.
 pub const BATCH_BYTES: usize = 64 * 1024 * 1024;
