@@ -45,18 +45,8 @@ for _ in $(seq 600); do
     sleep 0.1
 done
 
-# change: one new small submission; the time in it keeps each one new.
-change() {
-    local log="super-smack -d mysql select-key.smack 10 10000
-Query Barrel Report for client smacker1
-connect: max=4ms min=1ms avg= 2ms from 10 clients
-Query_type num_queries max_time min_time q_per_s
-select_index 200000 0 0 2$((RANDOM % 1000)).25
-== ULE + libthr ==
-measured at $(date +%s.%N)
-"
-    curl -fs -o /dev/null --data-urlencode "text=$log" "$BASE/upload"
-}
+# change: one new small submission (scripts/bench-change.sh).
+source scripts/bench-change.sh
 bare_ms() {
     echo >&"${BARE[1]}"
     local ms

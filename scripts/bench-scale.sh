@@ -64,19 +64,8 @@ echo "database: $DB ($(du -h "$DB" | cut -f1))"
 echo "wrk: $CONNECTIONS connections, ${SECONDS_EACH}s per page, 2 threads, $(nproc) cores"
 printf '%-14s %10s %10s %10s %8s %9s %8s %8s\n' page req/s median_ms p99_ms vs_hz made_ms bytes peak_mb
 healthz_rps=
-# change: one new small submission (a new data generation: every page kept
-# in memory is stale); the time in it keeps each one new.
-change() {
-    local log="super-smack -d mysql select-key.smack 10 10000
-Query Barrel Report for client smacker1
-connect: max=4ms min=1ms avg= 2ms from 10 clients
-Query_type num_queries max_time min_time q_per_s
-select_index 200000 0 0 2$((RANDOM % 1000)).25
-== ULE + libthr ==
-measured at $(date +%s.%N)
-"
-    curl -fs -o /dev/null --data-urlencode "text=$log" "$BASE/upload"
-}
+# change: one new small submission (scripts/bench-change.sh).
+source scripts/bench-change.sh
 # made_ms PATH: the median time of the page's first request after a change
 # of the data (11 changes), i.e. the cost of making it.
 made_ms() {

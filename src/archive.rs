@@ -699,67 +699,56 @@ fn write_steps(
     progress: &mut dyn FnMut(u64),
 ) -> anyhow::Result<()> {
     store::with_bulk_cache(conn, |conn| {
-        write_batches(conn, receiver, batch_items, summary, report, progress)
-    })
-}
-
-fn write_batches(
-    conn: &mut Connection,
-    receiver: std::sync::mpsc::Receiver<(Step, u64)>,
-    batch_items: usize,
-    summary: &mut ImportSummary,
-    report: &mut dyn FnMut(usize, anyhow::Result<FileOutcome>),
-    progress: &mut dyn FnMut(u64),
-) -> anyhow::Result<()> {
-    // Waiting for the first step of a batch holds no lock.
-    while let Ok(first) = receiver.recv() {
-        let mut tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .context("starting the transaction")?;
-        let started = std::time::Instant::now();
-        let mut batch = vec![first];
-        let mut done = Written::default();
-        let (mut items, mut text_bytes, mut failed) = (0, 0, false);
-        while let Some((step, on_disk)) = batch.last() {
-            let stored = write_step(&tx, step, false, &mut done)?;
-            progress(*on_disk);
-            items += stored.items;
-            text_bytes += stored.text_bytes;
-            if stored.failed {
-                failed = true;
-                break;
-            }
-            if items >= batch_items || text_bytes >= BATCH_BYTES {
-                break;
-            }
-            // A timeout or the end of the input ends the batch.
-            match MAX_LOCK_HOLD
-                .checked_sub(started.elapsed())
-                .and_then(|left| receiver.recv_timeout(left).ok())
-            {
-                Some(step) => batch.push(step),
-                None => break,
-            }
-        }
-        if failed {
-            drop(tx);
-            tx = conn
+        // Waiting for the first step of a batch holds no lock.
+        while let Ok(first) = receiver.recv() {
+            let mut tx = conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .context("starting the transaction")?;
-            done = Written::default();
-            for (step, _) in &batch {
-                write_step(&tx, step, true, &mut done)?;
+            let started = std::time::Instant::now();
+            let mut batch = vec![first];
+            let mut done = Written::default();
+            let (mut items, mut text_bytes, mut failed) = (0, 0, false);
+            while let Some((step, on_disk)) = batch.last() {
+                let stored = write_step(&tx, step, false, &mut done)?;
+                progress(*on_disk);
+                items += stored.items;
+                text_bytes += stored.text_bytes;
+                if stored.failed {
+                    failed = true;
+                    break;
+                }
+                if items >= batch_items || text_bytes >= BATCH_BYTES {
+                    break;
+                }
+                // A timeout or the end of the input ends the batch.
+                match MAX_LOCK_HOLD
+                    .checked_sub(started.elapsed())
+                    .and_then(|left| receiver.recv_timeout(left).ok())
+                {
+                    Some(step) => batch.push(step),
+                    None => break,
+                }
+            }
+            if failed {
+                drop(tx);
+                tx = conn
+                    .transaction_with_behavior(TransactionBehavior::Immediate)
+                    .context("starting the transaction")?;
+                done = Written::default();
+                for (step, _) in &batch {
+                    write_step(&tx, step, true, &mut done)?;
+                }
+            }
+            store::index_new_submissions(&tx).context("indexing the new submissions for search")?;
+            tx.commit()
+                .context("committing a batch of texts and messages")?;
+            summary.add(done.summary);
+            for (file, outcome) in done.reports {
+                report(file, outcome);
             }
         }
-        store::index_new_submissions(&tx).context("indexing the new submissions for search")?;
-        tx.commit()
-            .context("committing a batch of texts and messages")?;
-        summary.add(done.summary);
-        for (file, outcome) in done.reports {
-            report(file, outcome);
-        }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// What a transaction's steps did, applied once it commits.
