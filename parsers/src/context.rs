@@ -394,9 +394,22 @@ fn os_in_name(name: &str) -> Option<&'static str> {
     }
 }
 
+/// `str::trim_start`, with the common case first: a line that starts
+/// with a visible ASCII byte needs no character decoding.
+fn trim_start(text: &str) -> &str {
+    match text.as_bytes().first() {
+        Some(b) if b.is_ascii_graphic() => text,
+        _ => text.trim_start(),
+    }
+}
+
 /// A mail header that names the sender's own system (`X-Mailer: Mozilla
 /// 4.74 [en] (X11; U; Linux 2.2.19 i686)`), not the benchmarked one.
 fn is_mailer_header(text: &str) -> bool {
+    // Each starts with `X` or `U`, as few lines do.
+    if !matches!(text.as_bytes().first(), Some(b'X' | b'x' | b'U' | b'u')) {
+        return false;
+    }
     ["X-Mailer:", "User-Agent:", "X-Newsreader:", "X-MimeOLE:"]
         .iter()
         .any(|h| {
@@ -447,15 +460,18 @@ pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
     facts_where(lines, &Capitals::new(&marks, &bits), |_, _| true)
 }
 
-/// The capitals some facts need ([`Capitals`]): the lines' marks must
-/// cover them.
-pub const MARKERS: &[u8] = b"MVBLKN";
+/// The capitals some facts need ([`Capitals`]), and the `:` or `(` every
+/// fact read after a fixed head holds: the lines' marks must cover them.
+pub const MARKERS: &[u8] = b"MVBLKN:(";
 
 /// Which of the capitals a fact needs each line may hold, from the lines'
 /// marks: `M` of `Multiprocessor`, `V` of `Ver`, `B`/`L` of `BSD` and
-/// `Linux`, `K`/`N` of `KSE` and `NPTL`.
+/// `Linux`, `K`/`N` of `KSE` and `NPTL`; and `:` or `(`, which every
+/// fact read after a fixed head (`CPU: `, `real memory`) and every mailer
+/// header holds.
 pub struct Capitals<'m> {
     marks: &'m [u32],
+    colon_paren: u32,
     m: u32,
     v: u32,
     bsd_linux: u32,
@@ -467,6 +483,7 @@ impl<'m> Capitals<'m> {
     pub fn new(marks: &'m [u32], bits: &ByteBits) -> Capitals<'m> {
         Capitals {
             marks,
+            colon_paren: bits.mask(b":("),
             m: bits.mask(b"M"),
             v: bits.mask(b"V"),
             bsd_linux: bits.mask(b"BL"),
@@ -485,17 +502,20 @@ fn facts_where(
     for (index, line) in lines.iter().enumerate() {
         // Every fact starts with a letter; most prose lines are rejected by
         // their first byte before any trimming or searching.
-        let text = line.text.trim_start();
+        let text = trim_start(line.text);
         let starts_a_fact = text.as_bytes().first().is_some_and(u8::is_ascii_alphabetic);
         if !starts_a_fact || !wanted(index, line.depth) {
             continue;
         }
-        let text = text.trim_end();
-        if text.len() < 6 || text.len() > 400 || is_mailer_header(text) {
-            continue;
-        }
         // A line without a mark could hold any of them.
         let mark = capitals.marks.get(index).copied().unwrap_or(u32::MAX);
+        let headed = mark & capitals.colon_paren != 0;
+        let text = text.trim_end();
+        if text.len() < 6 || text.len() > 400 || (headed && is_mailer_header(text)) {
+            continue;
+        }
+        // Most prose holds neither `:` nor `(`: its heads are not compared.
+        let after = |head: &str| text.strip_prefix(head).filter(|_| headed);
         let mut push = |key: &'static str, value: &str, group: Option<&'static str>| {
             let value = value.trim();
             if !value.is_empty() && value.len() <= 120 {
@@ -509,14 +529,14 @@ fn facts_where(
                 });
             }
         };
-        if let Some(rest) = text.strip_prefix("CPU: ") {
+        if let Some(rest) = after("CPU: ") {
             // `AMD Athlon(tm) 64 X2 Dual Core Processor 4200+ (2194.52-MHz K8-class CPU)`
             let name = match rest.rfind(" (") {
                 Some(i) if rest.ends_with(')') && rest[i..].contains("MHz") => &rest[..i],
                 _ => rest,
             };
             push("cpu", name, None);
-        } else if let Some(rest) = text.strip_prefix("model name") {
+        } else if let Some(rest) = after("model name") {
             // Linux /proc/cpuinfo: `model name\t: Intel(R) Xeon(R) CPU E5-2670 0 @ 2.60GHz`
             if let Some((_, name)) = rest.split_once(':') {
                 push(
@@ -525,7 +545,7 @@ fn facts_where(
                     None,
                 );
             }
-        } else if let Some(rest) = text.strip_prefix("MemTotal:") {
+        } else if let Some(rest) = after("MemTotal:") {
             // Linux /proc/meminfo: `MemTotal:        8167848 kB`
             if let Some(kb) = rest
                 .trim()
@@ -534,7 +554,7 @@ fn facts_where(
             {
                 push("memory_mb", &(kb / 1024).to_string(), None);
             }
-        } else if let Some(rest) = text.strip_prefix("real memory") {
+        } else if let Some(rest) = after("real memory") {
             // `real memory = 5368709120 (5120 MB)`
             if let Some(mb) = between(rest, "(", " MB)") {
                 if mb.bytes().all(|b| b.is_ascii_digit()) {
@@ -551,7 +571,7 @@ fn facts_where(
                     push("cpus", n, None);
                 }
             }
-        } else if let Some(rest) = text.strip_prefix("Running tests on: ") {
+        } else if let Some(rest) = after("Running tests on: ") {
             // sql-bench: `Running tests on: Linux 2.4.0 i686`, `Windows NT
             // Version 4.0`: read as sql-bench reads its own header.
             let attrs = crate::sql_bench::machine_attrs(rest);
@@ -564,7 +584,7 @@ fn facts_where(
                     push(key, value, if *key == "arch" { None } else { group });
                 }
             }
-        } else if let Some(rest) = text.strip_prefix("Server version:") {
+        } else if let Some(rest) = after("Server version:") {
             server_version(rest, &mut push);
         } else if let Some(banner) = kernel_banner(text) {
             let group = os_group(banner.os);
@@ -631,9 +651,23 @@ fn thread_lib_in_prose(text: &str, may_name_kse_nptl: bool) -> Option<&'static s
     }
     let mut mentions: Vec<(&'static str, bool, bool)> = Vec::new();
     let mut previous = "";
-    for word in text
-        .split(|c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | '"' | '\'' | ';' | '+'))
-    {
+    let is_separator =
+        |c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | '"' | '\'' | ';' | '+');
+    let (mut ascii_parts, mut other_parts);
+    let parts: &mut dyn Iterator<Item = &str> = if text.is_ascii() {
+        // Byte by byte: every byte is a character, none needs decoding.
+        ascii_parts = bytes
+            .split(move |&b| is_separator(char::from(b)))
+            .map(|part| {
+                let start = part.as_ptr() as usize - bytes.as_ptr() as usize;
+                text.get(start..start + part.len()).unwrap_or_default()
+            });
+        &mut ascii_parts
+    } else {
+        other_parts = text.split(is_separator);
+        &mut other_parts
+    };
+    for word in parts {
         let word = word.trim_end_matches(['.', '!', '?', ':']);
         if word.is_empty() {
             continue;
@@ -643,11 +677,13 @@ fn thread_lib_in_prose(text: &str, may_name_kse_nptl: bool) -> Option<&'static s
             previous = word;
             continue;
         }
-        if let Some(("thread_lib", lib)) = classify(word) {
-            let negated = matches!(
-                previous.to_ascii_lowercase().as_str(),
-                "without" | "no" | "not" | "disabling" | "disabled"
-            );
+        // Every thread library's name of four letters or more starts with
+        // `l`, `p` or `n`: other words are not worth classifying.
+        let may_name_one = matches!(word.as_bytes()[0] | 0x20, b'l' | b'p' | b'n');
+        if let Some(("thread_lib", lib)) = may_name_one.then(|| classify(word)).flatten() {
+            let negated = ["without", "no", "not", "disabling", "disabled"]
+                .iter()
+                .any(|w| previous.eq_ignore_ascii_case(w));
             mentions.push((lib, negated, word.contains(".so")));
         }
         previous = word;
@@ -924,7 +960,7 @@ fn active_labels(lines: &[Line<'_>], runs: &[Run]) -> ActiveLabels {
         if in_force.len() <= line.depth {
             in_force.resize(line.depth + 1, None);
         }
-        let found = if line.text.trim_start().starts_with(['=', '*', '#']) {
+        let found = if trim_start(line.text).starts_with(['=', '*', '#']) {
             section_label(lines, i)
         } else {
             None

@@ -113,21 +113,9 @@ fn read_runs(
         return;
     }
     // A blog converted to Markdown bolds each line of a report: `**...**`.
-    // The lines are copied whole (indices stay those of the input) and only
-    // the bold ones are changed.
-    let unbolded: Vec<Line<'_>>;
-    let lines = if lines.iter().any(|line| bold_text(line.text).is_some()) {
-        let mut copy = lines.to_vec();
-        for line in &mut copy {
-            if let Some(inner) = bold_text(line.text) {
-                line.text = inner;
-            }
-        }
-        unbolded = copy;
-        &unbolded[..]
-    } else {
-        lines
-    };
+    // Each line is read without its marks when it is read, so the input's
+    // lines are never copied and indices stay those of the input.
+    let lines = Unbolded(lines);
     // Reports and commands above this index belong to earlier runs.
     let mut taken_until = 0;
     // The command of a shell loop whose reports follow one another.
@@ -136,7 +124,7 @@ fn read_runs(
     let mut i = 0;
     while let Some(start) = starts.from(i) {
         i = start;
-        let text = lines[i].text;
+        let text = lines.get(i).text;
         // A mail that lost its line breaks glues the report to the command.
         let offset = match report_start_finder().find(text.as_bytes()) {
             Some(at) => at,
@@ -151,7 +139,7 @@ fn read_runs(
             }
         };
         let end = report_end(lines, i);
-        let block = LogicalLine::join(&lines[i..end], "\n");
+        let block = LogicalLine::join(&lines.range(i..end), "\n");
         match read_report(&block, offset) {
             Ok((report, consumed)) => {
                 let last_line = block.line_at(consumed.saturating_sub(1));
@@ -169,7 +157,7 @@ fn read_runs(
                     &report,
                     &block,
                     command,
-                    lines[i].depth,
+                    lines.get(i).depth,
                     i,
                     last_line,
                 ));
@@ -178,7 +166,7 @@ fn read_runs(
             }
             Err(why) => {
                 unparsed.push(Unparsed {
-                    line: lines[i].number,
+                    line: lines.get(i).number,
                     text: block.text.lines().take(4).collect::<Vec<_>>().join("\n"),
                     why: why.to_string(),
                 });
@@ -186,6 +174,30 @@ fn read_runs(
                 i += 1;
             }
         }
+    }
+}
+
+/// The input's lines as super-smack reads them: a line wholly set in
+/// Markdown bold reads as its inner text.
+#[derive(Clone, Copy)]
+struct Unbolded<'s, 'a>(&'s [Line<'a>]);
+
+impl<'a> Unbolded<'_, 'a> {
+    fn get(&self, i: usize) -> Line<'a> {
+        let mut line = self.0[i];
+        if let Some(inner) = bold_text(line.text) {
+            line.text = inner;
+        }
+        line
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The lines of a report or command: a few, so copied.
+    fn range(&self, range: std::ops::Range<usize>) -> Vec<Line<'a>> {
+        range.map(|i| self.get(i)).collect()
     }
 }
 
@@ -206,32 +218,32 @@ fn report_start_finder() -> &'static memchr::memmem::Finder<'static> {
 /// loop directly (nothing but blank lines between them).
 fn loop_command(
     loop_reports: &Option<(SuperSmackCommand, String, usize)>,
-    lines: &[Line<'_>],
+    lines: Unbolded<'_, '_>,
     report_start: usize,
     taken_until: usize,
 ) -> Option<(SuperSmackCommand, String, usize)> {
     let (command, text, _) = loop_reports.as_ref()?;
-    let gap = lines.get(taken_until..report_start)?;
-    gap.iter()
-        .all(|line| line.is_blank())
+    if taken_until > report_start || report_start > lines.len() {
+        return None;
+    }
+    (taken_until..report_start)
+        .all(|j| lines.get(j).is_blank())
         .then(|| (command.clone(), text.clone(), report_start))
 }
 
-fn previous_is_report_start(lines: &[Line<'_>], i: usize) -> bool {
-    lines[..i]
-        .iter()
+fn previous_is_report_start(lines: Unbolded<'_, '_>, i: usize) -> bool {
+    (i.saturating_sub(3)..i)
         .rev()
-        .take(3)
-        .any(|l| l.text.trim_start().starts_with(REPORT_START))
+        .any(|j| lines.get(j).text.trim_start().starts_with(REPORT_START))
 }
 
 /// The report ends at a blank line, a change of quote depth, or where the
 /// next command or report starts.
-fn report_end(lines: &[Line<'_>], start: usize) -> usize {
-    let depth = lines[start].depth;
+fn report_end(lines: Unbolded<'_, '_>, start: usize) -> usize {
+    let depth = lines.get(start).depth;
     let mut end = start + 1;
     while end < lines.len() && end - start < MAX_REPORT_LINES {
-        let line = &lines[end];
+        let line = lines.get(end);
         let text = line.text.trim_start();
         if line.depth != depth
             || line.is_blank()
@@ -391,16 +403,17 @@ fn unsigned<T: std::str::FromStr>(input: &str) -> IResult<&str, T> {
 
 /// The command in front of a report glued to it on one line, or else above it.
 fn command_before(
-    lines: &[Line<'_>],
+    lines: Unbolded<'_, '_>,
     report_start: usize,
     offset: usize,
     taken_until: usize,
 ) -> Option<(SuperSmackCommand, String, usize)> {
-    let glued = lines[report_start].text.get(..offset).unwrap_or_default();
+    let start = lines.get(report_start);
+    let glued = start.text.get(..offset).unwrap_or_default();
     if mentions_super_smack(glued) {
         let found = Line {
             text: glued,
-            ..lines[report_start]
+            ..start
         };
         return command_in(&[found], report_start);
     }
@@ -410,17 +423,17 @@ fn command_before(
 /// Looks above a report for the command that started it: `super-smack [-d
 /// DRIVER] [PATH/]NAME.smack CLIENTS ROUNDS`, possibly wrapped.
 fn find_command(
-    lines: &[Line<'_>],
+    lines: Unbolded<'_, '_>,
     report_start: usize,
     taken_until: usize,
 ) -> Option<(SuperSmackCommand, String, usize)> {
-    let depth = lines[report_start].depth;
+    let depth = lines.get(report_start).depth;
     let lowest = report_start
         .saturating_sub(MAX_COMMAND_LINES)
         .max(taken_until);
     let mut start = None;
     for j in (lowest..report_start).rev() {
-        let line = &lines[j];
+        let line = lines.get(j);
         if line.depth != depth {
             break;
         }
@@ -430,7 +443,7 @@ fn find_command(
         }
     }
     let start = start?;
-    command_in(&lines[start..report_start], start)
+    command_in(&lines.range(start..report_start), start)
 }
 
 /// Reads the command from the lines that hold it (blank ones skipped).
