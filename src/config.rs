@@ -151,8 +151,9 @@ pub struct IngestArgs {
     #[arg(long, env = "BENCHLOG_INGEST_REPORT", value_name = "PATH")]
     pub report: Option<PathBuf>,
     /// Texts and mail messages stored per transaction at most; a
-    /// transaction also ends after 32 MiB of text or half a second. A file
-    /// is reported once the transaction holding all of it is committed.
+    /// transaction also ends at its bounds of text and of time holding the
+    /// write lock (the README lists them). A file is reported once the
+    /// transaction holding all of it is committed.
     #[arg(long, value_name = "N", default_value_t = crate::archive::BATCH_ITEMS as u64,
           value_parser = clap::value_parser!(u64).range(1..=crate::archive::BATCH_ITEMS as u64))]
     pub batch: u64,
