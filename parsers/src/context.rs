@@ -255,10 +255,21 @@ pub fn apply(lines: &[Line<'_>], capitals: &Capitals<'_>, messages: &Messages, r
         .collect();
     places_of_runs.sort_unstable();
     places_of_runs.dedup();
+    // Neighbouring lines are nearly always of the same place: the last
+    // answer is kept, and only a new place is searched for.
+    let last_place = std::cell::Cell::new(None::<((usize, usize), bool)>);
     let at_a_run = |index: usize, depth: usize| {
-        messages
-            .at(index)
-            .is_some_and(|(m, _)| places_of_runs.binary_search(&(m, depth)).is_ok())
+        let Some((m, _)) = messages.at(index) else {
+            return false;
+        };
+        match last_place.get() {
+            Some((place, answer)) if place == (m, depth) => answer,
+            _ => {
+                let answer = places_of_runs.binary_search(&(m, depth)).is_ok();
+                last_place.set(Some(((m, depth), answer)));
+                answer
+            }
+        }
     };
     let facts = if runs.is_empty() {
         Vec::new()

@@ -209,7 +209,21 @@ pub struct Attribution {
 /// `----- Original Message -----` line (pass that line as `previous`).
 pub fn attribution(text: &str, previous: Option<&str>) -> Option<Attribution> {
     // Cheap first: an attribution ends with a colon or follows the
-    // Original Message mark, or is that mark itself.
+    // Original Message mark, or is that mark itself. Most lines end with
+    // a visible ASCII byte other than `:` and start with no `-`, and are
+    // rejected by three bytes before any trimming.
+    let ends_plainly = text
+        .as_bytes()
+        .last()
+        .is_some_and(|&b| b.is_ascii_graphic() && b != b':');
+    let dash_first = |t: &str| {
+        t.as_bytes()
+            .first()
+            .is_none_or(|&b| b == b'-' || !b.is_ascii_graphic())
+    };
+    if ends_plainly && !dash_first(text) && !previous.is_some_and(dash_first) {
+        return None;
+    }
     let end = text.trim_end();
     let candidate = end.ends_with(':')
         || end.trim_start().starts_with("-----")
