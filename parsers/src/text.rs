@@ -243,9 +243,14 @@ pub fn attribution(text: &str, previous: Option<&str>) -> Option<Attribution> {
     let head = supercite_attribution(head).unwrap_or(head);
     // "On <date>, Name wrote:": the name follows the last comma. A date
     // part kept in front is worth keeping.
-    let (date, who) = match head.rfind(", ") {
-        Some(i) if head.starts_with("On ") || head.contains(" On ") => {
-            let date_start = head.find("On ").map_or(0, |j| j + 3);
+    // Byte windows rather than `str` searches: their searcher's set-up
+    // costs more than these short lines take to scan.
+    let bytes = head.as_bytes();
+    let find = |needle: &[u8]| bytes.windows(needle.len()).position(|w| w == needle);
+    let last_comma = bytes.windows(2).rposition(|w| w == b", ");
+    let (date, who) = match last_comma {
+        Some(i) if head.starts_with("On ") || find(b" On ").is_some() => {
+            let date_start = find(b"On ").map_or(0, |j| j + 3);
             (Some(head[date_start..i].trim().to_string()), &head[i + 2..])
         }
         Some(i) => (None, &head[i + 2..]),
