@@ -4,6 +4,7 @@
 //! dmesg, `uname -a`, `Running tests on:` and `Server version:` lines; and
 //! who wrote the report.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 mod prose;
@@ -380,7 +381,7 @@ fn apply_facts(
     let chosen: Vec<(&str, String)> = nearest
         .into_iter()
         .filter(|(_, fact)| !os_conflicts(fact))
-        .map(|(key, fact)| (key, fact.value.clone()))
+        .map(|(key, fact)| (key, fact.value.to_string()))
         .collect();
     for (key, value) in chosen {
         run.attrs.entry(key.to_string()).or_insert(value);
@@ -437,7 +438,9 @@ pub struct Fact {
     pub index: usize,
     pub depth: usize,
     pub key: &'static str,
-    pub value: String,
+    /// Borrowed when it is a fixed name (a thread library, one line in 13
+    /// of a long thread), so that those facts allocate nothing.
+    pub value: Cow<'static, str>,
     /// The operating system an OS-specific fact belongs to (`os_version`
     /// of FreeBSD must not land on a Linux run).
     pub group: Option<&'static str>,
@@ -534,7 +537,7 @@ fn facts_where(
                     index,
                     depth: line.depth,
                     key,
-                    value: value.to_string(),
+                    value: Cow::Owned(value.to_string()),
                     group,
                     remark: key == "thread_lib",
                 });
@@ -641,7 +644,14 @@ fn facts_where(
             }
         }
         if let Some(thread_lib) = thread_lib_in_prose(text, mark & capitals.kse_nptl != 0) {
-            push("thread_lib", thread_lib, None);
+            found.push(Fact {
+                index,
+                depth: line.depth,
+                key: "thread_lib",
+                value: Cow::Borrowed(thread_lib),
+                group: None,
+                remark: true,
+            });
         }
     }
     found
@@ -1210,7 +1220,7 @@ mod tests {
         );
         let got: Vec<(&str, String)> = facts(&lines)
             .into_iter()
-            .map(|f| (f.key, f.value))
+            .map(|f| (f.key, f.value.into_owned()))
             .collect();
         assert_eq!(
             got,
@@ -1243,7 +1253,7 @@ mod tests {
         let lines = text::lines(input);
         let got: Vec<(usize, usize, &str, String)> = facts(&lines)
             .into_iter()
-            .map(|f| (f.index, f.depth, f.key, f.value))
+            .map(|f| (f.index, f.depth, f.key, f.value.into_owned()))
             .collect();
         let want: Vec<(usize, usize, &str, &str)> = vec![
             (0, 0, "os", "FreeBSD"),
