@@ -4,6 +4,7 @@
 //! dmesg, `uname -a`, `Running tests on:` and `Server version:` lines; and
 //! who wrote the report.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 mod prose;
@@ -255,10 +256,21 @@ pub fn apply(lines: &[Line<'_>], capitals: &Capitals<'_>, messages: &Messages, r
         .collect();
     places_of_runs.sort_unstable();
     places_of_runs.dedup();
+    // Neighbouring lines are nearly always of the same place: the last
+    // answer is kept, and only a new place is searched for.
+    let last_place = std::cell::Cell::new(None::<((usize, usize), bool)>);
     let at_a_run = |index: usize, depth: usize| {
-        messages
-            .at(index)
-            .is_some_and(|(m, _)| places_of_runs.binary_search(&(m, depth)).is_ok())
+        let Some((m, _)) = messages.at(index) else {
+            return false;
+        };
+        match last_place.get() {
+            Some((place, answer)) if place == (m, depth) => answer,
+            _ => {
+                let answer = places_of_runs.binary_search(&(m, depth)).is_ok();
+                last_place.set(Some(((m, depth), answer)));
+                answer
+            }
+        }
     };
     let facts = if runs.is_empty() {
         Vec::new()
@@ -369,7 +381,7 @@ fn apply_facts(
     let chosen: Vec<(&str, String)> = nearest
         .into_iter()
         .filter(|(_, fact)| !os_conflicts(fact))
-        .map(|(key, fact)| (key, fact.value.clone()))
+        .map(|(key, fact)| (key, fact.value.to_string()))
         .collect();
     for (key, value) in chosen {
         run.attrs.entry(key.to_string()).or_insert(value);
@@ -426,7 +438,9 @@ pub struct Fact {
     pub index: usize,
     pub depth: usize,
     pub key: &'static str,
-    pub value: String,
+    /// Borrowed when it is a fixed name (a thread library, one line in 13
+    /// of a long thread), so that those facts allocate nothing.
+    pub value: Cow<'static, str>,
     /// The operating system an OS-specific fact belongs to (`os_version`
     /// of FreeBSD must not land on a Linux run).
     pub group: Option<&'static str>,
@@ -523,7 +537,7 @@ fn facts_where(
                     index,
                     depth: line.depth,
                     key,
-                    value: value.to_string(),
+                    value: Cow::Owned(value.to_string()),
                     group,
                     remark: key == "thread_lib",
                 });
@@ -630,7 +644,14 @@ fn facts_where(
             }
         }
         if let Some(thread_lib) = thread_lib_in_prose(text, mark & capitals.kse_nptl != 0) {
-            push("thread_lib", thread_lib, None);
+            found.push(Fact {
+                index,
+                depth: line.depth,
+                key: "thread_lib",
+                value: Cow::Borrowed(thread_lib),
+                group: None,
+                remark: true,
+            });
         }
     }
     found
@@ -1199,7 +1220,7 @@ mod tests {
         );
         let got: Vec<(&str, String)> = facts(&lines)
             .into_iter()
-            .map(|f| (f.key, f.value))
+            .map(|f| (f.key, f.value.into_owned()))
             .collect();
         assert_eq!(
             got,
@@ -1232,7 +1253,7 @@ mod tests {
         let lines = text::lines(input);
         let got: Vec<(usize, usize, &str, String)> = facts(&lines)
             .into_iter()
-            .map(|f| (f.index, f.depth, f.key, f.value))
+            .map(|f| (f.index, f.depth, f.key, f.value.into_owned()))
             .collect();
         let want: Vec<(usize, usize, &str, &str)> = vec![
             (0, 0, "os", "FreeBSD"),

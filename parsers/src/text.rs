@@ -209,7 +209,21 @@ pub struct Attribution {
 /// `----- Original Message -----` line (pass that line as `previous`).
 pub fn attribution(text: &str, previous: Option<&str>) -> Option<Attribution> {
     // Cheap first: an attribution ends with a colon or follows the
-    // Original Message mark, or is that mark itself.
+    // Original Message mark, or is that mark itself. Most lines end with
+    // a visible ASCII byte other than `:` and start with no `-`, and are
+    // rejected by three bytes before any trimming.
+    let ends_plainly = text
+        .as_bytes()
+        .last()
+        .is_some_and(|&b| b.is_ascii_graphic() && b != b':');
+    let dash_first = |t: &str| {
+        t.as_bytes()
+            .first()
+            .is_none_or(|&b| b == b'-' || !b.is_ascii_graphic())
+    };
+    if ends_plainly && !dash_first(text) && !previous.is_some_and(dash_first) {
+        return None;
+    }
     let end = text.trim_end();
     let candidate = end.ends_with(':')
         || end.trim_start().starts_with("-----")
@@ -229,9 +243,14 @@ pub fn attribution(text: &str, previous: Option<&str>) -> Option<Attribution> {
     let head = supercite_attribution(head).unwrap_or(head);
     // "On <date>, Name wrote:": the name follows the last comma. A date
     // part kept in front is worth keeping.
-    let (date, who) = match head.rfind(", ") {
-        Some(i) if head.starts_with("On ") || head.contains(" On ") => {
-            let date_start = head.find("On ").map_or(0, |j| j + 3);
+    // Byte windows rather than `str` searches: their searcher's set-up
+    // costs more than these short lines take to scan.
+    let bytes = head.as_bytes();
+    let find = |needle: &[u8]| bytes.windows(needle.len()).position(|w| w == needle);
+    let last_comma = bytes.windows(2).rposition(|w| w == b", ");
+    let (date, who) = match last_comma {
+        Some(i) if head.starts_with("On ") || find(b" On ").is_some() => {
+            let date_start = find(b"On ").map_or(0, |j| j + 3);
             (Some(head[date_start..i].trim().to_string()), &head[i + 2..])
         }
         Some(i) => (None, &head[i + 2..]),
