@@ -295,7 +295,7 @@ pub fn store_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<M
             message.author = author_at_depth(message.quote_depth);
         }
     }
-    let quotes = ingest::take_known_runs(tx, &mut document)?;
+    let (quotes, fingerprints) = ingest::take_known_runs(tx, &mut document)?;
     for run in &mut document.runs {
         if run.author.is_none() && run.quote_depth > 0 {
             run.author = author_at_depth(run.quote_depth);
@@ -308,6 +308,7 @@ pub fn store_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<M
         &mail.text,
         &text_sha256,
         &document,
+        &fingerprints,
     )
     .with_context(|| format!("storing {}", prepared.source_name))?;
 
@@ -424,8 +425,8 @@ impl ImportSummary {
 }
 
 /// Stores prepared messages as [`import_files`] stores a mail file's:
-/// many per transaction, each under its own savepoint, so a bad one
-/// leaves nothing behind and the others are kept. `progress` is told the
+/// many per transaction, each all-or-nothing, so a bad one leaves
+/// nothing behind and the others are kept. `progress` is told the
 /// raw bytes of each message handled.
 pub fn import_mails(
     conn: &mut Connection,

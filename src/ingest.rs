@@ -181,8 +181,8 @@ pub fn store_text(
         return Ok(existing(id));
     }
     let mut document = document.clone();
-    let quotes = take_known_runs(tx, &mut document)?;
-    let submission_id = store_document(tx, source_name, text, &sha256, &document)?;
+    let (quotes, fingerprints) = take_known_runs(tx, &mut document)?;
+    let submission_id = store_document(tx, source_name, text, &sha256, &document, &fingerprints)?;
     store_quotes(tx, submission_id, &quotes)?;
     Ok(Ingested {
         submission_id,
@@ -203,24 +203,33 @@ pub struct KnownRun {
 
 /// Takes out of `document` the runs already stored (same tool, test,
 /// threads and every value: [`run_fingerprint`]), and says which stored
-/// run each one repeats.
-pub fn take_known_runs(tx: &Transaction, document: &mut Document) -> anyhow::Result<Vec<KnownRun>> {
+/// run each one repeats; also returns the fingerprints of the runs left,
+/// in order, for [`store_document`].
+pub fn take_known_runs(
+    tx: &Transaction,
+    document: &mut Document,
+) -> anyhow::Result<(Vec<KnownRun>, Vec<String>)> {
     let mut known = Vec::new();
     let mut fresh = Vec::with_capacity(document.runs.len());
     let fingerprints: Vec<String> = document.runs.iter().map(run_fingerprint).collect();
     let stored = store::find_runs_by_fingerprints(tx, &fingerprints)?;
-    for (run, stored) in std::mem::take(&mut document.runs).into_iter().zip(stored) {
+    let mut fresh_fingerprints = Vec::with_capacity(fingerprints.len());
+    let runs = std::mem::take(&mut document.runs);
+    for ((run, stored), fingerprint) in runs.into_iter().zip(stored).zip(fingerprints) {
         match stored {
             Some(run_id) => known.push(KnownRun {
                 lines: run.lines,
                 quote_depth: run.quote_depth,
                 run_id,
             }),
-            None => fresh.push(run),
+            None => {
+                fresh.push(run);
+                fresh_fingerprints.push(fingerprint);
+            }
         }
     }
     document.runs = fresh;
-    Ok(known)
+    Ok((known, fresh_fingerprints))
 }
 
 /// Links the runs a submission repeats to the stored ones.
@@ -249,15 +258,23 @@ pub fn store_quotes(
 
 /// Writes a submission and everything parsed from it inside the caller's
 /// transaction (which decides whether it is already stored), and returns
-/// its id. Each run's [`run_fingerprint`] is kept, so the same run quoted
-/// again later can be recognised.
+/// its id. Each run's [`run_fingerprint`] (`fingerprints`, in the order of
+/// the runs, as [`take_known_runs`] gives them) is kept, so the same run
+/// quoted again later can be recognised.
 pub fn store_document(
     tx: &Transaction,
     source_name: Option<&str>,
     text: &str,
     sha256: &str,
     document: &Document,
+    fingerprints: &[String],
 ) -> anyhow::Result<i64> {
+    anyhow::ensure!(
+        fingerprints.len() == document.runs.len(),
+        "{} fingerprints for {} runs",
+        fingerprints.len(),
+        document.runs.len()
+    );
     let first = document.messages.first();
     let submission_id = store::insert_submission(
         tx,
@@ -310,8 +327,7 @@ pub fn store_document(
         .collect();
     let first_run_id = store::insert_runs(tx, submission_id, &runs)
         .with_context(|| format!("storing the {} runs", runs.len()))?;
-    let fingerprints: Vec<String> = document.runs.iter().map(run_fingerprint).collect();
-    store::insert_run_fingerprints(tx, first_run_id, &fingerprints)
+    store::insert_run_fingerprints(tx, first_run_id, fingerprints)
         .context("storing the runs' fingerprints")?;
     for ((idx, run), run_id) in document.runs.iter().enumerate().zip(first_run_id..) {
         let attrs: Vec<(&str, &str)> = run
