@@ -101,6 +101,15 @@ impl Default for WebOptions {
 /// after.
 const IDLE_CONNECTIONS: usize = 8;
 
+/// The page cache of each dashboard connection, in KiB. SQLite's default
+/// (2,000 KiB, 500 pages) is less than the 910 or so pages the form's
+/// choices and one comparison of the 1M-result database read, and a
+/// least-recently-used cache smaller than a scan keeps none of it: every
+/// comparison read all of them from the file again, on the connection
+/// whose cache a change had left valid too. This holds them twice over,
+/// and fills only as far as pages are read.
+const PAGE_CACHE_KIB: i64 = 8 * 1024;
+
 /// Database work (queries, and the charts drawn with their rows) running
 /// at once; the rest waits its turn without holding a connection.
 const BUSY_CONNECTIONS: usize = 4;
@@ -123,7 +132,13 @@ struct Inner {
     /// The file opened, to notice it deleted or replaced while serving.
     db_file: store::DatabaseFile,
     static_dir: PathBuf,
+    /// Connections not in use, the one to take next last: those whose
+    /// page cache is valid above those a commit has emptied (see
+    /// [`AppState::with_conn`]).
     idle: Mutex<Vec<Connection>>,
+    /// Writes made through [`AppState::with_conn`] so far: a connection
+    /// that began its work before the latest one kept no valid page cache.
+    writes: AtomicU64,
     options: WebOptions,
     upload_limiter: guard::RateLimiter,
     /// Submissions stored, per client: an archive counts each message.
@@ -170,6 +185,8 @@ fn open_counted(
     if let Some(pages) = options.max_database_pages {
         store::cap_pages(&conn, pages)?;
     }
+    // Negative: KiB rather than pages.
+    conn.pragma_update(None, "cache_size", -PAGE_CACHE_KIB)?;
     conn.trace_v2(
         rusqlite::trace::TraceEventCodes::SQLITE_TRACE_STMT,
         Some(count_statement),
@@ -202,6 +219,7 @@ impl AppState {
                 upload_work: tokio::sync::Semaphore::new(upload::WORK_BUDGET_KIB),
                 options,
                 statements: AtomicU64::new(0),
+                writes: AtomicU64::new(0),
                 busy: tokio::sync::Semaphore::new(BUSY_CONNECTIONS),
                 answers: cache::AnswerCache::new(),
             }),
@@ -222,6 +240,15 @@ impl AppState {
     /// Runs `work` with a database connection on the blocking thread pool,
     /// so SQLite (and whatever else `work` does, like drawing a chart)
     /// never stalls the async workers.
+    ///
+    /// A commit empties the page cache of every other connection (SQLite
+    /// notices the database changed when one next reads) and leaves the
+    /// committing one's valid. So the connection given back is the next
+    /// one taken only while its cache is still valid: when it wrote, and
+    /// no other write came in between, or when no write came since its
+    /// work began; else it goes under the others. The first page read
+    /// after a change then gets the connection that made it, and reads
+    /// only what changed.
     pub async fn with_conn<T, F>(&self, work: F) -> Result<T, AppError>
     where
         F: FnOnce(&mut Connection) -> Result<T, AppError> + Send + 'static,
@@ -236,11 +263,20 @@ impl AppState {
             .context("the database queue is closed")?;
         tokio::task::spawn_blocking(move || {
             let mut conn = state.take_connection()?;
+            let writes = state.inner.writes.load(Ordering::SeqCst);
+            let changes = conn.total_changes();
             let before = STATEMENTS.with(Cell::get);
             let result = work(&mut conn);
             let run = STATEMENTS.with(Cell::get) - before;
             state.inner.statements.fetch_add(run, Ordering::Relaxed);
-            state.give_back(conn);
+            // Rows changed, committed or not: a write rolled back only
+            // costs the others their place.
+            let cache_valid = if conn.total_changes() != changes {
+                state.inner.writes.fetch_add(1, Ordering::SeqCst) == writes
+            } else {
+                state.inner.writes.load(Ordering::SeqCst) == writes
+            };
+            state.give_back(conn, cache_valid);
             result
         })
         .await
@@ -302,7 +338,9 @@ impl AppState {
         }
     }
 
-    fn give_back(&self, conn: Connection) {
+    /// Keeps `conn` for reuse: next in line when its page cache is
+    /// valid, last when not (see [`AppState::with_conn`]).
+    fn give_back(&self, conn: Connection, cache_valid: bool) {
         // One opened while the file was read-only stays so: open anew
         // once the file is writable again.
         if conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(true) {
@@ -310,7 +348,11 @@ impl AppState {
         }
         if let Ok(mut idle) = self.inner.idle.lock() {
             if idle.len() < IDLE_CONNECTIONS {
-                idle.push(conn);
+                if cache_valid {
+                    idle.push(conn);
+                } else {
+                    idle.insert(0, conn);
+                }
             }
         }
     }
@@ -359,4 +401,61 @@ async fn not_found() -> AppError {
 pub async fn serve(state: AppState, addr: SocketAddr) -> anyhow::Result<()> {
     let options = state.options().clone();
     server::serve(app(state), addr, &options).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A connection told apart by its page cache setting.
+    fn cache_kib(conn: &Connection) -> i64 {
+        conn.pragma_query_value(None, "cache_size", |row| row.get::<_, i64>(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn connections_with_a_valid_page_cache_are_taken_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = AppState::open(&dir.path().join("pool.db"), dir.path()).unwrap();
+        let (stale, valid) = (
+            state.take_connection().unwrap(),
+            state.take_connection().unwrap(),
+        );
+        assert_eq!(cache_kib(&valid), -PAGE_CACHE_KIB);
+        valid.pragma_update(None, "cache_size", -1).unwrap();
+        // Given back last, the one whose cache a write emptied still
+        // comes after the one whose cache is valid.
+        state.give_back(valid, true);
+        state.give_back(stale, false);
+        let next = state.take_connection().unwrap();
+        assert_eq!(cache_kib(&next), -1);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn a_read_ending_after_a_write_leaves_the_writer_next() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = AppState::open(&dir.path().join("pool.db"), dir.path()).unwrap();
+        let (first, second) = (
+            state.take_connection().unwrap(),
+            state.take_connection().unwrap(),
+        );
+        state.give_back(first, true);
+        state.give_back(second, true);
+        let writes = state.clone();
+        state
+            .with_conn(move |_reader| {
+                // A change made on the other connection while this read
+                // is under way, and finished before it.
+                let handle = tokio::runtime::Handle::current();
+                handle.block_on(writes.with_conn(|writer| {
+                    writer.pragma_update(None, "cache_size", -1)?;
+                    writer.execute("UPDATE data_generation SET generation = generation + 1", [])?;
+                    Ok(())
+                }))
+            })
+            .await
+            .unwrap();
+        let next = state.take_connection().unwrap();
+        assert_eq!(cache_kib(&next), -1, "the writer is taken next");
+    }
 }
