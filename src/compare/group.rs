@@ -180,18 +180,23 @@ pub(super) fn comparison(
             XAxis::None
         });
 
-    // Items in the order the tool printed them (storage order).
+    // Items in the order the tool printed them (storage order). Rows come
+    // in run order, and a run's results one after the other, so the row
+    // before has the same item most often (always when one is chosen),
+    // which spares hashing it again.
     let mut categories: Vec<&str> = Vec::new();
     let mut category_index: HashMap<&str, usize> = HashMap::new();
-    let row_categories: Vec<usize> = rows
-        .iter()
-        .map(|row| {
-            *category_index.entry(&row.item).or_insert_with(|| {
+    let mut row_categories: Vec<usize> = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let category = match row_categories.last() {
+            Some(&last) if categories[last] == &*row.item => last,
+            _ => *category_index.entry(&row.item).or_insert_with(|| {
                 categories.push(&row.item);
                 categories.len() - 1
-            })
-        })
-        .collect();
+            }),
+        };
+        row_categories.push(category);
+    }
     let mut key_columns: Vec<String> = Vec::new();
     if x == XAxis::Threads && query.item.is_none() && categories.len() > 1 {
         key_columns.push("item".to_owned());
@@ -214,6 +219,10 @@ pub(super) fn comparison(
     let mut index_of: HashMap<Vec<Cow<str>>, usize> = HashMap::new();
     let mut grouped: Vec<SeriesRows<Cow<str>>> = Vec::new();
     let mut values: Vec<Cow<str>> = Vec::with_capacity(key_fields.len());
+    // The series of the row before: runs in order often share their
+    // values (those of one submission), and comparing them is cheaper
+    // than hashing them.
+    let mut last_series: Option<usize> = None;
     let mut without_threads = 0;
     for (index, row) in rows.iter().enumerate() {
         let threads = match x {
@@ -232,14 +241,18 @@ pub(super) fn comparison(
                 .iter()
                 .map(|field| field.value(row).unwrap_or(Cow::Borrowed(NONE))),
         );
-        let series = match index_of.get(values.as_slice()) {
-            Some(&series) => series,
-            None => {
-                index_of.insert(values.clone(), grouped.len());
-                grouped.push((values.clone(), BTreeMap::new()));
-                grouped.len() - 1
-            }
+        let series = match last_series.filter(|&last| grouped[last].0 == values) {
+            Some(last) => last,
+            None => match index_of.get(values.as_slice()) {
+                Some(&series) => series,
+                None => {
+                    index_of.insert(values.clone(), grouped.len());
+                    grouped.push((values.clone(), BTreeMap::new()));
+                    grouped.len() - 1
+                }
+            },
         };
+        last_series = Some(series);
         grouped[series]
             .1
             .entry((threads, row_categories[index]))
@@ -440,9 +453,9 @@ fn point(threads: Option<u32>, item: &str, rows: &[MetricRow], mut indices: Vec<
                     submission_id: row.submission_id,
                     line: row.first_line,
                     value: row.value,
-                    label: row.label.as_deref().map(str::to_owned),
-                    author: row.author.as_deref().map(str::to_owned),
-                    test: row.test.as_deref().map(str::to_owned),
+                    label: row.label.clone(),
+                    author: row.author.clone(),
+                    test: row.test.clone(),
                 }
             })
             .collect(),

@@ -82,9 +82,20 @@ pub struct RunValue {
     /// First line of the run in its submission, for links.
     pub line: usize,
     pub value: f64,
-    pub label: Option<String>,
-    pub author: Option<String>,
-    pub test: Option<String>,
+    /// Shared with the rows read (and every other run of the same text):
+    /// a copy each was three allocations per run.
+    #[serde(serialize_with = "shared_text")]
+    pub label: Option<Rc<str>>,
+    #[serde(serialize_with = "shared_text")]
+    pub author: Option<Rc<str>>,
+    #[serde(serialize_with = "shared_text")]
+    pub test: Option<Rc<str>>,
+}
+
+/// A shared text as serde writes a `String` (its `Rc` impl needs the `rc`
+/// feature).
+fn shared_text<S: serde::Serializer>(text: &Option<Rc<str>>, out: S) -> Result<S::Ok, S::Error> {
+    text.as_deref().serialize(out)
 }
 
 /// One x of a series: the mean of the runs there, their spread and count.
@@ -272,7 +283,11 @@ impl Point {
 
     /// The distinct tests of the runs behind this point.
     pub fn tests(&self) -> Vec<String> {
-        let mut tests: Vec<String> = self.runs.iter().filter_map(|r| r.test.clone()).collect();
+        let mut tests: Vec<String> = self
+            .runs
+            .iter()
+            .filter_map(|r| r.test.as_deref().map(str::to_owned))
+            .collect();
         tests.sort();
         tests.dedup();
         tests
