@@ -191,6 +191,9 @@ pub fn metric_rows(conn: &Connection, filter: &MetricFilter) -> rusqlite::Result
     let mut results_stmt = conn.prepare_cached(&sql)?;
     let mut results = results_stmt.query(params.as_slice())?;
     let (mut items, mut units) = (Texts::default(), Texts::default());
+    // A chosen item is every row's (the statement asks for it): not read
+    // from each row again.
+    let chosen_item: Option<Rc<str>> = filter.item.as_deref().map(Rc::from);
     let mut rows = Vec::new();
     while let Some(result) = results.next()? {
         let run_id: i64 = result.get(0)?;
@@ -206,7 +209,10 @@ pub fn metric_rows(conn: &Connection, filter: &MetricFilter) -> rusqlite::Result
             threads: run.threads,
             author: run.author.clone(),
             first_line: run.first_line,
-            item: items.text(result, 1)?,
+            item: match &chosen_item {
+                Some(item) => Rc::clone(item),
+                None => items.text(result, 1)?,
+            },
             value: result.get(2)?,
             unit: units.text(result, 3)?,
             attrs: Vec::with_capacity(attrs.len()),
