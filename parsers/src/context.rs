@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 mod prose;
 
 use crate::mail::Messages;
-use crate::text::{ByteBits, Line, LogicalLine};
+use crate::text::{trim_start, ByteBits, Line, LogicalLine};
 use crate::Run;
 
 /// A section label line (or lines) such as `== 4BSD + libthr + TSC ==`.
@@ -403,15 +403,6 @@ fn os_in_name(name: &str) -> Option<&'static str> {
         Some("NetBSD")
     } else {
         None
-    }
-}
-
-/// `str::trim_start`, with the common case first: a line that starts
-/// with a visible ASCII byte needs no character decoding.
-fn trim_start(text: &str) -> &str {
-    match text.as_bytes().first() {
-        Some(b) if b.is_ascii_graphic() => text,
-        _ => text.trim_start(),
     }
 }
 

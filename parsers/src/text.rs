@@ -65,6 +65,16 @@ fn line_of(index: usize, raw: &str, may_hold_prompt: bool) -> Line<'_> {
     }
 }
 
+/// `str::trim_start`, with the common case first: a line that starts
+/// with a visible ASCII byte needs no character decoding. The cheap tests
+/// that every line goes through trim with this.
+pub fn trim_start(text: &str) -> &str {
+    match text.as_bytes().first() {
+        Some(b) if b.is_ascii_graphic() => text,
+        _ => text.trim_start(),
+    }
+}
+
 /// A line where the poster cut something out: `<snip>`, `[snip]`,
 /// `[...]`, `...`, `(snipped)`. What follows it belongs to the same table
 /// or report.
