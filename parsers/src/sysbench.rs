@@ -45,7 +45,7 @@ use std::collections::BTreeMap;
 use nom::IResult;
 
 use crate::dispatch::{Reader, Starts};
-use crate::text::{Line, LogicalLine};
+use crate::text::{self, Line, LogicalLine};
 use crate::{Measurement, Run, Tool, Unparsed};
 
 mod columns;
@@ -81,6 +81,24 @@ const HISTOGRAM_START: &str = "Latency histogram (values are in milliseconds)";
 const SUMMARY_MARK: &str = "threads, time spent:";
 
 type Res<'a, T> = IResult<&'a str, T>;
+
+/// The bytes right before the colon of [`ANCHORS`] and [`SUMMARY_MARK`]:
+/// [`start_in`] compares the anchors only at a colon after one of them.
+const BEFORE_COLON: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i <= ANCHORS.len() {
+        let anchor = if i < ANCHORS.len() {
+            ANCHORS[i].as_bytes()
+        } else {
+            SUMMARY_MARK.as_bytes()
+        };
+        // Every anchor ends with a colon after at least one byte.
+        table[anchor[anchor.len() - 2] as usize] = true;
+        i += 1;
+    }
+    table
+};
 
 /// How the one walk over the lines finds sysbench's reports.
 pub const READER: Reader = Reader {
@@ -254,7 +272,7 @@ enum Start {
 /// The cheap test every line goes through: a first-byte check for interval
 /// and histogram lines, then the text before each colon against the anchors.
 fn start_in(text: &str) -> Option<Start> {
-    let trimmed = text.trim_start();
+    let trimmed = text::trim_start(text);
     match trimmed.as_bytes().first() {
         Some(b'[') if interval_line(trimmed).is_ok() => {
             return Some(Start::Report(text.len() - trimmed.len()))
@@ -265,7 +283,13 @@ fn start_in(text: &str) -> Option<Start> {
         }
         _ => {}
     }
-    for colon in memchr::memchr_iter(b':', text.as_bytes()) {
+    let bytes = text.as_bytes();
+    for colon in memchr::memchr_iter(b':', bytes) {
+        // Most colons of prose follow a byte no anchor ends with.
+        let before = colon.checked_sub(1).and_then(|i| bytes.get(i));
+        if !before.is_some_and(|&b| BEFORE_COLON[usize::from(b)]) {
+            continue;
+        }
         let head = text.get(..=colon)?;
         if head.ends_with(SUMMARY_MARK) {
             return Some(Start::Summaries);
