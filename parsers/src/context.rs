@@ -258,15 +258,13 @@ pub fn apply(lines: &[Line<'_>], capitals: &Capitals<'_>, messages: &Messages, r
     places_of_runs.dedup();
     // Neighbouring lines are nearly always of the same place: the last
     // answer is kept, and only a new place is searched for.
-    let last_place = std::cell::Cell::new(None::<((usize, usize), bool)>);
-    let at_a_run = |index: usize, depth: usize| {
-        let Some((m, _)) = messages.at(index) else {
-            return false;
-        };
+    let last_place = std::cell::Cell::new(None::<((usize, usize), Option<usize>)>);
+    let place_of_run = |index: usize, depth: usize| {
+        let (m, _) = messages.at(index)?;
         match last_place.get() {
             Some((place, answer)) if place == (m, depth) => answer,
             _ => {
-                let answer = places_of_runs.binary_search(&(m, depth)).is_ok();
+                let answer = places_of_runs.binary_search(&(m, depth)).ok();
                 last_place.set(Some(((m, depth), answer)));
                 answer
             }
@@ -275,7 +273,27 @@ pub fn apply(lines: &[Line<'_>], capitals: &Capitals<'_>, messages: &Messages, r
     let facts = if runs.is_empty() {
         Vec::new()
     } else {
-        facts_where(lines, capitals, at_a_run)
+        let starts: Vec<(usize, Option<usize>)> = runs
+            .iter()
+            .map(|run| {
+                let index = run.lines[0].saturating_sub(1);
+                (index, place_of_run(index, run.quote_depth))
+            })
+            .collect();
+        let mut facts = facts_where(lines, capitals, |index, depth| {
+            place_of_run(index, depth).is_some()
+        });
+        facts.extend(remarks_before_runs(
+            lines,
+            capitals,
+            places_of_runs.len(),
+            starts,
+            place_of_run,
+        ));
+        // In line order, a line's remark after its other facts, as a
+        // run's nearest fact of each key is found by binary search.
+        facts.sort_by_key(|fact| fact.index);
+        facts
     };
     // (message, depth) -> key -> facts in line order, so that a run finds
     // the nearest fact of each key by binary search, however many there are.
@@ -462,7 +480,13 @@ pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
         .iter()
         .map(|line| bits.mark_of(line.text.as_bytes()))
         .collect();
-    facts_where(lines, &Capitals::new(&marks, &bits), |_, _| true)
+    let capitals = Capitals::new(&marks, &bits);
+    let mut found = facts_where(lines, &capitals, |_, _| true);
+    found.extend(lines.iter().enumerate().filter_map(|(index, line)| {
+        remark(line, index, &capitals).map(|lib| remark_fact(index, line, lib))
+    }));
+    found.sort_by_key(|fact| fact.index);
+    found
 }
 
 /// The capitals some facts need ([`Capitals`]), and the `:` or `(` every
@@ -497,7 +521,8 @@ impl<'m> Capitals<'m> {
     }
 }
 
-/// The facts of the lines `wanted` picks (by index and quote depth).
+/// The facts of the lines `wanted` picks (by index and quote depth), but
+/// for the remarks on thread libraries ([`remarks_before_runs`]).
 fn facts_where(
     lines: &[Line<'_>],
     capitals: &Capitals<'_>,
@@ -505,20 +530,16 @@ fn facts_where(
 ) -> Vec<Fact> {
     let mut found = Vec::new();
     for (index, line) in lines.iter().enumerate() {
-        // Every fact starts with a letter; most prose lines are rejected by
-        // their first byte before any trimming or searching.
-        let text = trim_start(line.text);
-        let starts_a_fact = text.as_bytes().first().is_some_and(u8::is_ascii_alphabetic);
-        if !starts_a_fact || !wanted(index, line.depth) {
+        let Some(text) = fact_start(line) else {
+            continue;
+        };
+        if !wanted(index, line.depth) {
             continue;
         }
-        // A line without a mark could hold any of them.
-        let mark = capitals.marks.get(index).copied().unwrap_or(u32::MAX);
+        let Some((text, mark)) = fact_text(text, index, capitals) else {
+            continue;
+        };
         let headed = mark & capitals.colon_paren != 0;
-        let text = text.trim_end();
-        if text.len() < 6 || text.len() > 400 || (headed && is_mailer_header(text)) {
-            continue;
-        }
         // Most prose holds neither `:` nor `(`: its heads are not compared.
         let after = |head: &str| text.strip_prefix(head).filter(|_| headed);
         let mut push = |key: &'static str, value: &str, group: Option<&'static str>| {
@@ -634,15 +655,86 @@ fn facts_where(
                 push("arch", arch, None);
             }
         }
-        if let Some(thread_lib) = thread_lib_in_prose(text, mark & capitals.kse_nptl != 0) {
-            found.push(Fact {
-                index,
-                depth: line.depth,
-                key: "thread_lib",
-                value: Cow::Borrowed(thread_lib),
-                group: None,
-                remark: true,
-            });
+    }
+    found
+}
+
+/// A line's text from its first visible character when a fact may start
+/// there. Every fact starts with a letter; most prose lines are rejected by
+/// their first byte before any trimming or searching.
+fn fact_start<'t>(line: &Line<'t>) -> Option<&'t str> {
+    let text = trim_start(line.text);
+    text.as_bytes()
+        .first()
+        .is_some_and(u8::is_ascii_alphabetic)
+        .then_some(text)
+}
+
+/// The text (from [`fact_start`]) of line `index` with its mark, unless
+/// it is too short or too long to state a fact or is a mailer header.
+fn fact_text<'t>(text: &'t str, index: usize, capitals: &Capitals<'_>) -> Option<(&'t str, u32)> {
+    // A line without a mark could hold any of the bytes.
+    let mark = capitals.marks.get(index).copied().unwrap_or(u32::MAX);
+    let headed = mark & capitals.colon_paren != 0;
+    let text = text.trim_end();
+    let fits = (6..=400).contains(&text.len()) && !(headed && is_mailer_header(text));
+    fits.then_some((text, mark))
+}
+
+/// The thread library line `index` remarks on, if any.
+fn remark(line: &Line<'_>, index: usize, capitals: &Capitals<'_>) -> Option<&'static str> {
+    let (text, mark) = fact_text(fact_start(line)?, index, capitals)?;
+    thread_lib_in_prose(text, mark & capitals.kse_nptl != 0)
+}
+
+fn remark_fact(index: usize, line: &Line<'_>, thread_lib: &'static str) -> Fact {
+    Fact {
+        index,
+        depth: line.depth,
+        key: "thread_lib",
+        value: Cow::Borrowed(thread_lib),
+        group: None,
+        remark: true,
+    }
+}
+
+/// The remarks a run can take: a run reads only the last remark before it
+/// in its place, and only if it follows the run before it there
+/// ([`apply_facts`]). So the lines are read from the end, and in each place
+/// a line is looked at for a remark only while a run after it still lacks
+/// one: one line in 13 of a long thread remarks on a thread library, and
+/// most of them are far from any run.
+///
+/// `starts`: each run's first line and its place (an index below
+/// `places`), as `place_of` gives the places of lines.
+fn remarks_before_runs(
+    lines: &[Line<'_>],
+    capitals: &Capitals<'_>,
+    places: usize,
+    mut starts: Vec<(usize, Option<usize>)>,
+    place_of: impl Fn(usize, usize) -> Option<usize>,
+) -> Vec<Fact> {
+    starts.sort_unstable_by_key(|&(index, _)| std::cmp::Reverse(index));
+    let mut starts = starts.into_iter().peekable();
+    // wanting[p]: a run in place p has no remark yet from the lines read.
+    let mut wanting = vec![false; places];
+    let mut found = Vec::new();
+    for (index, line) in lines.iter().enumerate().rev() {
+        if let Some(p) = place_of(index, line.depth) {
+            if wanting.get(p) == Some(&true) {
+                if let Some(lib) = remark(line, index, capitals) {
+                    found.push(remark_fact(index, line, lib));
+                    wanting[p] = false;
+                }
+            }
+        }
+        // A run starting here wants a remark from the lines above it (as
+        // does one past the last line: a run's first line is a line
+        // number, and lines left out make the lines fewer).
+        while let Some((_, place)) = starts.next_if(|&(start, _)| start >= index) {
+            if let Some(wants) = place.and_then(|p| wanting.get_mut(p)) {
+                *wants = true;
+            }
         }
     }
     found
