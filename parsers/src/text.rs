@@ -98,6 +98,14 @@ pub fn is_elision(t: &str) -> bool {
 /// the single space that usually follows them.
 pub fn split_quote(raw: &str) -> (usize, &str) {
     let bytes = raw.as_bytes();
+    // Cheap first: a quote starts with a space, a `>` or Supercite's
+    // capitals, and most lines start with none of them.
+    if !bytes
+        .first()
+        .is_some_and(|&b| b == b' ' || b == b'>' || b.is_ascii_uppercase())
+    {
+        return (0, raw);
+    }
     let mut i = 0;
     while i < bytes.len() && i < 3 && bytes[i] == b' ' {
         i += 1;
