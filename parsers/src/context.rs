@@ -541,7 +541,7 @@ fn facts_where(
         };
         let headed = mark & capitals.colon_paren != 0;
         // Most prose holds neither `:` nor `(`: its heads are not compared.
-        let after = |head: &str| text.strip_prefix(head).filter(|_| headed);
+        let after = |head: &str| headed.then(|| text.strip_prefix(head)).flatten();
         let mut push = |key: &'static str, value: &str, group: Option<&'static str>| {
             let value = value.trim();
             if !value.is_empty() && value.len() <= 120 {
