@@ -244,12 +244,12 @@ pub fn attribution(text: &str, previous: Option<&str>) -> Option<Attribution> {
     }
     let end = text.trim_end();
     let candidate = end.ends_with(':')
-        || end.trim_start().starts_with("-----")
-        || previous.is_some_and(|p| p.trim_start().starts_with("-----"));
+        || trim_start(end).starts_with("-----")
+        || previous.is_some_and(|p| trim_start(p).starts_with("-----"));
     if !candidate {
         return None;
     }
-    let text = end.trim_start();
+    let text = trim_start(end);
     if let Some(from) = original_message_from(text, previous) {
         return from_header_author(from);
     }
@@ -304,7 +304,9 @@ fn original_message_from<'a>(text: &'a str, previous: Option<&str>) -> Option<&'
     if let Some(rest) = text.strip_prefix(MARK) {
         return rest.trim_start().strip_prefix("From:");
     }
-    if previous.is_some_and(|p| p.trim() == MARK) {
+    // The mark's first byte before the whole comparison: this runs for
+    // every attribution line.
+    if previous.is_some_and(|p| trim_start(p).starts_with('-') && p.trim() == MARK) {
         return text.strip_prefix("From:");
     }
     None
@@ -328,15 +330,20 @@ fn from_header_author(value: &str) -> Option<Attribution> {
 /// also `user at host (Name)` and a bare address.
 pub fn split_name_email(value: &str) -> (String, Option<String>) {
     let value = value.trim();
-    if let (Some(open), Some(close)) = (value.find('<'), value.rfind('>')) {
-        if open < close {
-            let email = deobfuscate_address(&value[open + 1..close]);
-            let name = clean_name(&value[..open]);
-            return (name, Some(email));
-        }
+    // Each closing bracket is looked for only after its opening one.
+    let brackets = |open: u8, close: u8| {
+        let bytes = value.as_bytes();
+        let open = memchr::memchr(open, bytes)?;
+        let close = memchr::memrchr(close, bytes)?;
+        (open < close).then_some((open, close))
+    };
+    if let Some((open, close)) = brackets(b'<', b'>') {
+        let email = deobfuscate_address(&value[open + 1..close]);
+        let name = clean_name(&value[..open]);
+        return (name, Some(email));
     }
-    if let (Some(open), Some(close)) = (value.find('('), value.rfind(')')) {
-        if open < close && looks_like_address(&value[..open]) {
+    if let Some((open, close)) = brackets(b'(', b')') {
+        if looks_like_address(&value[..open]) {
             let email = deobfuscate_address(&value[..open]);
             return (clean_name(&value[open + 1..close]), Some(email));
         }
@@ -356,6 +363,12 @@ fn clean_name(name: &str) -> String {
 
 /// True for `user@host` and the archives' `user at host`.
 pub fn looks_like_address(value: &str) -> bool {
+    // Cheap first: an address holds a `@` or the word `at`; most names
+    // hold neither.
+    let bytes = value.as_bytes();
+    if memchr::memchr(b'@', bytes).is_none() && !bytes.windows(2).any(|w| w == b"at") {
+        return false;
+    }
     // At most four words are looked at: a name of many words is no address.
     let mut words = value.split_whitespace();
     let words = [words.next(), words.next(), words.next(), words.next()];
