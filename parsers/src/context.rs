@@ -242,7 +242,25 @@ fn classify_shared_object(lower: &str) -> Option<(&'static str, &'static str)> {
 ///
 /// `capitals` says which lines may hold the capitals some facts need.
 pub fn apply(lines: &[Line<'_>], capitals: &Capitals<'_>, messages: &Messages, runs: &mut [Run]) {
-    let labels = active_labels(lines, runs);
+    // The line whose label each run without one of its own takes: where
+    // its first value was printed (a heading between a run's command and
+    // its report names the report, `## Results`, not the step before it).
+    let label_line = |run: &Run| {
+        let index = run.lines[0].saturating_sub(1);
+        run.results
+            .iter()
+            .map(|r| r.line)
+            .min()
+            .map_or(index, |line| line.saturating_sub(1))
+    };
+    let mut asked: Vec<usize> = runs
+        .iter()
+        .filter(|run| run.label.is_none())
+        .map(label_line)
+        .collect();
+    asked.sort_unstable();
+    asked.dedup();
+    let labels = active_labels(lines, runs, &asked);
     // A fact is looked up only from a run in its message at its depth:
     // the lines of other places are not read for facts.
     // (message, depth) of each run, sorted: asked of every line that may
@@ -322,17 +340,9 @@ pub fn apply(lines: &[Line<'_>], capitals: &Capitals<'_>, messages: &Messages, r
     for run in runs.iter_mut() {
         let index = run.lines[0].saturating_sub(1);
         // A label the tool's own parser found (a heading it knows) wins.
-        // Otherwise the label in force where its first value was printed:
-        // a heading between a run's command and its report names the
-        // report (`## Results`), not the step before it.
+        // Otherwise the label in force on its `label_line`.
         if run.label.is_none() {
-            let first_value = run
-                .results
-                .iter()
-                .map(|r| r.line)
-                .min()
-                .map_or(index, |line| line.saturating_sub(1));
-            run.label = labels.at(first_value).map(str::to_string);
+            run.label = labels.at(label_line(run)).map(str::to_string);
         }
         if let Some(label) = &run.label {
             for (key, value) in label_attrs(label) {
@@ -1024,11 +1034,14 @@ struct ProseLabel {
     attached: bool,
 }
 
-/// For each line, the label in force at its depth: the prose label
-/// attached to the run the line belongs to, else the section banner or
-/// heading in force. One pass over the lines; each line costs a look at its
-/// first and last bytes unless it has a label's shape.
-fn active_labels(lines: &[Line<'_>], runs: &[Run]) -> ActiveLabels {
+/// For each line `asked` names (0-based indices, sorted, each once), the
+/// label in force at its depth: the prose label attached to the run the
+/// line belongs to, else the section banner or heading in force. One pass
+/// over the lines; each line costs a look at its first and last bytes
+/// unless it has a label's shape. Only the lines asked about keep their
+/// answer: a table for every line was 8 bytes a line of fresh memory for
+/// the few lines runs ask about.
+fn active_labels(lines: &[Line<'_>], runs: &[Run], asked: &[usize]) -> ActiveLabels {
     let mut spans: Vec<Span> = runs
         .iter()
         .map(|run| Span {
@@ -1045,7 +1058,8 @@ fn active_labels(lines: &[Line<'_>], runs: &[Run]) -> ActiveLabels {
     // in_force[d]: index into `labels` of the banner in force at depth d.
     let mut in_force: Vec<Option<u32>> = Vec::new();
     let mut prose: Option<ProseLabel> = None;
-    let mut per_line = Vec::with_capacity(lines.len());
+    let mut asked = asked.iter().copied().peekable();
+    let mut answers = Vec::with_capacity(asked.len());
     let mut i = 0;
     while i < lines.len() {
         let line = &lines[i];
@@ -1073,7 +1087,10 @@ fn active_labels(lines: &[Line<'_>], runs: &[Run]) -> ActiveLabels {
             in_force[line.depth] = u32::try_from(labels.len()).ok();
             labels.push(label.label);
             prose = None;
-            per_line.resize(per_line.len() + (label.end + 1 - i), None);
+            // The label's own lines are under no label.
+            while let Some(at) = asked.next_if(|&at| at <= label.end) {
+                answers.push((at, None));
+            }
             i = label.end + 1;
             continue;
         }
@@ -1130,10 +1147,13 @@ fn active_labels(lines: &[Line<'_>], runs: &[Run]) -> ActiveLabels {
             }
         }
         let attached = prose.filter(|p| p.attached && p.depth == line.depth);
-        per_line.push(attached.map(|p| p.label).or(in_force[line.depth]));
+        let label = attached.map(|p| p.label).or(in_force[line.depth]);
+        while let Some(at) = asked.next_if(|&at| at <= i) {
+            answers.push((at, label));
+        }
         i += 1;
     }
-    ActiveLabels { labels, per_line }
+    ActiveLabels { labels, answers }
 }
 
 /// Whether line `i` goes on with a sentence the line above it left open
@@ -1148,15 +1168,22 @@ fn continues_sentence(lines: &[Line<'_>], i: usize) -> bool {
         && prose::leaves_sentence_open(prose::last_char(above.text))
 }
 
-/// The section label in force on each line, without a copy per line.
+/// The section label in force on the lines asked about, without a copy
+/// per line.
 struct ActiveLabels {
     labels: Vec<String>,
-    per_line: Vec<Option<u32>>,
+    /// (0-based line, index into `labels`), sorted by line.
+    answers: Vec<(usize, Option<u32>)>,
 }
 
 impl ActiveLabels {
+    /// The label of line `index`, if it was asked about and has one.
     fn at(&self, index: usize) -> Option<&str> {
-        let label = (*self.per_line.get(index)?)?;
+        let at = self
+            .answers
+            .binary_search_by_key(&index, |&(line, _)| line)
+            .ok()?;
+        let label = self.answers.get(at)?.1?;
         self.labels.get(label as usize).map(String::as_str)
     }
 }
@@ -1405,7 +1432,8 @@ mod tests {
     fn labels_apply_at_their_depth_until_the_quote_ends() {
         let input = "== A ==\nrun1\n> run2\n> == B ==\n> run3\nrun4\n> run5\n== C ==\nrun6\n";
         let lines = text::lines(input);
-        let labels = active_labels(&lines, &[]);
+        let every_line: Vec<usize> = (0..lines.len()).collect();
+        let labels = active_labels(&lines, &[], &every_line);
         let want = [
             None,
             Some("A"),
