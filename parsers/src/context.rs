@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 mod prose;
 
 use crate::mail::Messages;
-use crate::text::{trim_start, ByteBits, Line, LogicalLine};
+use crate::text::{trim_end, trim_start, ByteBits, Line, LogicalLine};
 use crate::Run;
 
 /// A section label line (or lines) such as `== 4BSD + libthr + TSC ==`.
@@ -686,7 +686,7 @@ fn fact_text<'t>(text: &'t str, index: usize, capitals: &Capitals<'_>) -> Option
     // A line without a mark could hold any of the bytes.
     let mark = capitals.marks.get(index).copied().unwrap_or(u32::MAX);
     let headed = mark & capitals.colon_paren != 0;
-    let text = text.trim_end();
+    let text = trim_end(text);
     let fits = (6..=400).contains(&text.len()) && !(headed && is_mailer_header(text));
     fits.then_some((text, mark))
 }

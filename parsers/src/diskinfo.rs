@@ -34,7 +34,7 @@ use nom::{IResult, Parser};
 
 use crate::dispatch::{Reader, Starts};
 use crate::number::short_decimal;
-use crate::text::Line;
+use crate::text::{self, Line};
 use crate::{Measurement, Run, Tool, Unparsed};
 
 /// Lines above the header that may hold the device and the command.
@@ -119,7 +119,7 @@ fn starts_report(line: &Line<'_>) -> bool {
     let text = line.text;
     // A `#` is rare in prose; look for the header only then.
     (memchr::memchr(b'#', text.as_bytes()).is_some() && text.contains("# sectorsize"))
-        || (text.trim_end().ends_with(':') && Section::from_title(text).is_some())
+        || (text::trim_end(text).ends_with(':') && Section::from_title(text).is_some())
         || is_untitled_transfer(text, line.number)
 }
 
@@ -268,10 +268,12 @@ fn read_report(
 /// a transfer-rate block quoted without its `Transfer rates:` title (an
 /// article printed only these three lines, its units abbreviated).
 fn is_untitled_transfer(text: &str, line: usize) -> bool {
+    // The head before trimming both ends: this runs for every line with a colon.
+    if !text::trim_start(text).starts_with("outside:") {
+        return false;
+    }
     let text = text.trim();
-    text.starts_with("outside:")
-        && Section::from_title(text).is_none()
-        && measurement(Section::Transfer, text, line).is_some()
+    Section::from_title(text).is_none() && measurement(Section::Transfer, text, line).is_some()
 }
 
 /// The device line (`/dev/da0s1`) and the command (`# diskinfo -t

@@ -75,6 +75,15 @@ pub fn trim_start(text: &str) -> &str {
     }
 }
 
+/// `str::trim_end`, with the common case first: a line that ends with a
+/// visible ASCII byte needs no character decoding.
+pub fn trim_end(text: &str) -> &str {
+    match text.as_bytes().last() {
+        Some(b) if b.is_ascii_graphic() => text,
+        _ => text.trim_end(),
+    }
+}
+
 /// A line where the poster cut something out: `<snip>`, `[snip]`,
 /// `[...]`, `...`, `(snipped)`. What follows it belongs to the same table
 /// or report.
@@ -242,7 +251,7 @@ pub fn attribution(text: &str, previous: Option<&str>) -> Option<Attribution> {
     if ends_plainly && !dash_first(text) && !previous.is_some_and(dash_first) {
         return None;
     }
-    let end = text.trim_end();
+    let end = trim_end(text);
     let candidate = end.ends_with(':')
         || trim_start(end).starts_with("-----")
         || previous.is_some_and(|p| trim_start(p).starts_with("-----"));
