@@ -263,8 +263,7 @@ pub fn apply(lines: &[Line<'_>], capitals: &Capitals<'_>, messages: &Messages, r
     let labels = active_labels(lines, runs, &asked);
     // A fact is looked up only from a run in its message at its depth:
     // the lines of other places are not read for facts.
-    // (message, depth) of each run, sorted: asked of every line that may
-    // hold a fact, so a binary search rather than a hash.
+    // (message, depth) of each run, sorted.
     let mut places_of_runs: Vec<(usize, usize)> = runs
         .iter()
         .filter_map(|run| {
@@ -274,19 +273,23 @@ pub fn apply(lines: &[Line<'_>], capitals: &Capitals<'_>, messages: &Messages, r
         .collect();
     places_of_runs.sort_unstable();
     places_of_runs.dedup();
-    // Neighbouring lines are nearly always of the same place: the last
-    // answer is kept, and only a new place is searched for.
-    let last_place = std::cell::Cell::new(None::<((usize, usize), Option<usize>)>);
+    // The place of a line is asked for every line: each message's first
+    // place in `places_of_runs`, if it has one, is looked up by index (a
+    // quoted thread changes place every few lines, and a binary search
+    // each time cost more than all else the facts do).
+    let mut first_place = vec![None; messages.messages.len()];
+    for (p, &(m, _)) in places_of_runs.iter().enumerate().rev() {
+        if let Some(first) = first_place.get_mut(m) {
+            *first = Some(p);
+        }
+    }
+    // The index in `places_of_runs` of line `index`'s place at `depth`.
     let place_of_run = |index: usize, depth: usize| {
         let (m, _) = messages.at(index)?;
-        match last_place.get() {
-            Some((place, answer)) if place == (m, depth) => answer,
-            _ => {
-                let answer = places_of_runs.binary_search(&(m, depth)).ok();
-                last_place.set(Some(((m, depth), answer)));
-                answer
-            }
-        }
+        let first = (*first_place.get(m)?)?;
+        let of_message = places_of_runs.get(first..)?.iter();
+        let mut of_message = of_message.take_while(|&&(other, _)| other == m);
+        of_message.position(|&(_, d)| d == depth).map(|k| first + k)
     };
     let facts = if runs.is_empty() {
         Vec::new()
