@@ -32,7 +32,7 @@ use nom::character::complete::{char, space0, space1};
 use nom::combinator::eof;
 use nom::{IResult, Parser};
 
-use crate::dispatch::{Reader, Starts};
+use crate::dispatch::{Holds, Reader, Starts};
 use crate::number::short_decimal;
 use crate::text::{self, Line};
 use crate::{Measurement, Run, Tool, Unparsed};
@@ -109,18 +109,19 @@ pub const READER: Reader = Reader {
     // `# sectorsize`, and the colon that ends a section's title and
     // `outside:`.
     markers: b"#:",
-    may_start: |lines, i| starts_report(&lines[i]),
+    may_start: |lines, i, holds| starts_report(&lines[i], holds),
     read: read_runs,
 };
 
 /// A report starts at its `# sectorsize` line (`-t`'s header), at a
 /// section's title, or at a transfer rate line whose title was cut off.
-fn starts_report(line: &Line<'_>) -> bool {
+/// `holds` says which bytes the line may hold.
+fn starts_report(line: &Line<'_>, holds: Holds<'_>) -> bool {
     let text = line.text;
     // A `#` is rare in prose; look for the header only then.
-    (memchr::memchr(b'#', text.as_bytes()).is_some() && text.contains("# sectorsize"))
+    (holds.byte(b'#') && text.contains("# sectorsize"))
         || (text::trim_end(text).ends_with(':') && Section::from_title(text).is_some())
-        || is_untitled_transfer(text, line.number)
+        || (holds.byte(b':') && is_untitled_transfer(text, line.number))
 }
 
 /// Reads every diskinfo report at the lines [`READER`] picked.

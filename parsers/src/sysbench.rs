@@ -44,7 +44,7 @@ use std::collections::BTreeMap;
 
 use nom::IResult;
 
-use crate::dispatch::{Reader, Starts};
+use crate::dispatch::{Holds, Reader, Starts};
 use crate::text::{self, Line, LogicalLine};
 use crate::{Measurement, Run, Tool, Unparsed};
 
@@ -105,7 +105,7 @@ pub const READER: Reader = Reader {
     // An interval line's `[`, the histogram heading's `(`, the colon that
     // ends every other anchor.
     markers: b"[(:",
-    may_start: |lines, i| start_in(lines[i].text).is_some(),
+    may_start: |lines, i, holds| start_in(lines[i].text, holds).is_some(),
     read: read_runs,
 };
 
@@ -125,7 +125,7 @@ fn read_runs(
     while let Some(start) = starts.from(i) {
         i = start;
         let text = lines[i].text;
-        let offset = match start_in(text) {
+        let offset = match start_in(text, Holds::anything()) {
             None => {
                 i += 1;
                 continue;
@@ -271,7 +271,8 @@ enum Start {
 
 /// The cheap test every line goes through: a first-byte check for interval
 /// and histogram lines, then the text before each colon against the anchors.
-fn start_in(text: &str) -> Option<Start> {
+/// `holds` says which bytes the line may hold.
+fn start_in(text: &str, holds: Holds<'_>) -> Option<Start> {
     let trimmed = text::trim_start(text);
     match trimmed.as_bytes().first() {
         Some(b'[') if interval_line(trimmed).is_ok() => {
@@ -282,6 +283,9 @@ fn start_in(text: &str) -> Option<Start> {
             return Some(Start::Report(text.len() - trimmed.len()));
         }
         _ => {}
+    }
+    if !holds.byte(b':') {
+        return None;
     }
     let bytes = text.as_bytes();
     for colon in memchr::memchr_iter(b':', bytes) {
