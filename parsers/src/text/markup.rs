@@ -88,7 +88,7 @@ impl<'a> Source<'a> {
             // Only the lines holding a `=` (and those a soft break joins)
             // change; their markup is undone again on the decoded text.
             let mut decoded = Vec::new();
-            undo_quoted_printable(&signs.equals, &mut decoded, &mut left_out);
+            undo_quoted_printable(&signs.equals, &bits, &mut decoded, &mut left_out);
             let touched: Vec<usize> = signs.equals.iter().map(|&(index, _)| index).collect();
             rewritten.retain(|(index, _)| touched.binary_search(index).is_err());
             rewritten.extend(decoded);
@@ -229,8 +229,12 @@ fn is_encoding_header(line: &str) -> bool {
 }
 
 /// Joins what soft breaks cut, decodes the escapes, then undoes markup.
+/// `bits` marks at least [`MARKUP_BYTES`]: the decoded lines, which the
+/// input's marks do not cover, are marked again with it (one pass rather
+/// than a search per markup byte).
 fn undo_quoted_printable(
     raw: &[(usize, &str)],
+    bits: &ByteBits,
     rewritten: &mut Vec<(usize, String)>,
     left_out: &mut Vec<usize>,
 ) {
@@ -253,13 +257,10 @@ fn undo_quoted_printable(
         if let Some(decoded) = decode_qp_escapes(&line) {
             line = Cow::Owned(decoded);
         }
-        if has_markup_byte(line.as_bytes()) {
-            let held: Vec<u8> = MARKUP_BYTES
-                .iter()
-                .copied()
-                .filter(|&byte| memchr::memchr(byte, line.as_bytes()).is_some())
-                .collect();
-            undo_line_markup(first, line, &|byte| held.contains(&byte), rewritten);
+        let mark = bits.mark_of(line.as_bytes());
+        if mark & bits.mask(MARKUP_BYTES) != 0 {
+            let holds = |byte: u8| mark & bits.mask(&[byte]) != 0;
+            undo_line_markup(first, line, &holds, rewritten);
         } else if let Cow::Owned(changed) = line {
             rewritten.push((first, changed));
         }
@@ -448,14 +449,6 @@ fn undo_markup(line: &str, holds: &dyn Fn(u8) -> bool) -> Option<String> {
         Cow::Owned(t) => Some(t),
         Cow::Borrowed(_) => None,
     }
-}
-
-/// Whether a line holds any byte markup starts with: for the few lines
-/// quoted-printable rewrote, which the marks of the input do not cover.
-fn has_markup_byte(b: &[u8]) -> bool {
-    MARKUP_BYTES
-        .iter()
-        .any(|&markup| memchr::memchr(markup, b).is_some())
 }
 
 /// BBCode tags a forum post wraps output in; `[quote=Name]` and
