@@ -108,11 +108,17 @@ pub fn is_elision(t: &str) -> bool {
 pub fn split_quote(raw: &str) -> (usize, &str) {
     let bytes = raw.as_bytes();
     // Cheap first: a quote starts with a space, a `>` or Supercite's
-    // capitals, and most lines start with none of them.
-    if !bytes
-        .first()
-        .is_some_and(|&b| b == b' ' || b == b'>' || b.is_ascii_uppercase())
-    {
+    // capitals with a `>` after one to three of them, and most lines
+    // start with none of these.
+    let may_quote = match bytes.first() {
+        Some(b' ' | b'>') => true,
+        Some(b) if b.is_ascii_uppercase() => {
+            let marker_at = |i: usize| bytes.get(i) == Some(&b'>');
+            marker_at(1) || marker_at(2) || marker_at(3)
+        }
+        _ => false,
+    };
+    if !may_quote {
         return (0, raw);
     }
     let mut i = 0;
