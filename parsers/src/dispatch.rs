@@ -145,3 +145,23 @@ pub fn read_alone(reader: &Reader, lines: &[Line<'_>]) -> (Vec<Run>, Vec<Unparse
     (reader.read)(lines, &picked, &mut runs, &mut unparsed);
     (runs, unparsed)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn holds_never_denies_a_byte_the_line_has() {
+        let bits = ByteBits::new(&[b"#:,"]);
+        let line = "ad0: 76319MB";
+        let holds = Holds {
+            mark: bits.mark_of(line.as_bytes()),
+            bits: Some(&bits),
+        };
+        assert!(holds.byte(b':'));
+        assert!(!holds.byte(b'#') && !holds.byte(b','));
+        // A byte the table has no bit for may be anywhere.
+        assert!(holds.byte(b'%'));
+        assert!(Holds::anything().byte(b'#'));
+    }
+}
