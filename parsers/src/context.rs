@@ -729,15 +729,20 @@ fn remarks_before_runs(
 ) -> Vec<Fact> {
     starts.sort_unstable_by_key(|&(index, _)| std::cmp::Reverse(index));
     let mut starts = starts.into_iter().peekable();
-    // wanting[p]: a run in place p has no remark yet from the lines read.
+    // wanting[p]: a run in place p has no remark yet from the lines read;
+    // `waiting` of them. While none waits, a line is not even placed.
     let mut wanting = vec![false; places];
+    let mut waiting = 0usize;
     let mut found = Vec::new();
     for (index, line) in lines.iter().enumerate().rev() {
-        if let Some(p) = place_of(index, line.depth) {
-            if wanting.get(p) == Some(&true) {
-                if let Some(lib) = remark(line, index, capitals) {
-                    found.push(remark_fact(index, line, lib));
-                    wanting[p] = false;
+        if waiting > 0 {
+            if let Some(p) = place_of(index, line.depth) {
+                if wanting.get(p) == Some(&true) {
+                    if let Some(lib) = remark(line, index, capitals) {
+                        found.push(remark_fact(index, line, lib));
+                        wanting[p] = false;
+                        waiting -= 1;
+                    }
                 }
             }
         }
@@ -746,6 +751,7 @@ fn remarks_before_runs(
         // number, and lines left out make the lines fewer).
         while let Some((_, place)) = starts.next_if(|&(start, _)| start >= index) {
             if let Some(wants) = place.and_then(|p| wanting.get_mut(p)) {
+                waiting += usize::from(!*wants);
                 *wants = true;
             }
         }
