@@ -1087,7 +1087,11 @@ fn active_labels(lines: &[Line<'_>], runs: &[Run], asked: &[usize]) -> ActiveLab
         if in_force.len() <= line.depth {
             in_force.resize(line.depth + 1, None);
         }
-        let found = if trim_start(line.text).starts_with(['=', '*', '#']) {
+        let opens_label = matches!(
+            trim_start(line.text).as_bytes().first(),
+            Some(b'=' | b'*' | b'#')
+        );
+        let found = if opens_label {
             section_label(lines, i)
         } else {
             None

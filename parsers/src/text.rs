@@ -370,8 +370,15 @@ pub fn split_name_email(value: &str) -> (String, Option<String>) {
 }
 
 fn clean_name(name: &str) -> String {
-    name.trim()
-        .trim_matches(|c| c == '"' || c == '\'')
+    let name = trim_start(trim_end(name));
+    // Most names have no quotes around them to take off.
+    let quoted =
+        |b: Option<&u8>| b.is_none_or(|&b| !b.is_ascii_graphic() || b == b'"' || b == b'\'');
+    let bytes = name.as_bytes();
+    if !quoted(bytes.first()) && !quoted(bytes.last()) {
+        return name.to_string();
+    }
+    name.trim_matches(|c| c == '"' || c == '\'')
         .trim()
         .to_string()
 }
