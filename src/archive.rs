@@ -699,7 +699,13 @@ fn write_steps(
     report: &mut dyn FnMut(usize, anyhow::Result<FileOutcome>),
     progress: &mut dyn FnMut(u64),
 ) -> anyhow::Result<()> {
-    store::with_bulk_cache(conn, |conn| {
+    // Each batch's pages are copied into the database by this thread's
+    // checkpoints while the next batch is written (see store::checkpoint).
+    let checkpointer = match conn.path().filter(|path| !path.is_empty()) {
+        Some(path) => Some(store::Checkpointer::start(Path::new(path))?),
+        None => None,
+    };
+    store::with_bulk_write(conn, |conn| {
         // Waiting for the first step of a batch holds no lock.
         while let Ok(first) = receiver.recv() {
             let mut tx = conn
@@ -743,6 +749,9 @@ fn write_steps(
             store::index_new_submissions(&tx).context("indexing the new submissions for search")?;
             tx.commit()
                 .context("committing a batch of texts and messages")?;
+            if let Some(checkpointer) = &checkpointer {
+                checkpointer.after_commit();
+            }
             summary.add(done.summary);
             for (file, outcome) in done.reports {
                 report(file, outcome);

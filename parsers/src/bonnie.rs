@@ -186,7 +186,13 @@ impl Report {
 pub const READER: Reader = Reader {
     // `%CP`, the `P` of `-Per Chr-`, a CSV record's commas.
     markers: b"%P,",
-    may_start: |lines, i| starts_table(lines[i].text) || csv::may_be_record(lines[i].text),
+    may_start: |lines, i, holds| {
+        let text = lines[i].text;
+        // Each test only where the line may hold its marker.
+        (holds.byte(b'%') && has_cp_header(text))
+            || (holds.byte(b'P') && table::is_phase_decoration(text))
+            || (holds.byte(b',') && csv::may_be_record(text))
+    },
     read: read_runs,
 };
 
@@ -194,8 +200,13 @@ pub const READER: Reader = Reader {
 /// above it.
 fn starts_table(text: &str) -> bool {
     // A `%` is rare in prose; look for the whole header only then.
-    (memchr::memchr(b'%', text.as_bytes()).is_some() && text.contains("%CP"))
+    (memchr::memchr(b'%', text.as_bytes()).is_some() && has_cp_header(text))
         || table::is_phase_decoration(text)
+}
+
+/// The `%CP` of a table's header.
+fn has_cp_header(text: &str) -> bool {
+    text.contains("%CP")
 }
 
 /// Reads every Bonnie and bonnie++ report at the lines [`READER`] picked.

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 mod prose;
 
 use crate::mail::Messages;
-use crate::text::{ByteBits, Line, LogicalLine};
+use crate::text::{trim_end, trim_start, ByteBits, Line, LogicalLine};
 use crate::Run;
 
 /// A section label line (or lines) such as `== 4BSD + libthr + TSC ==`.
@@ -242,11 +242,28 @@ fn classify_shared_object(lower: &str) -> Option<(&'static str, &'static str)> {
 ///
 /// `capitals` says which lines may hold the capitals some facts need.
 pub fn apply(lines: &[Line<'_>], capitals: &Capitals<'_>, messages: &Messages, runs: &mut [Run]) {
-    let labels = active_labels(lines, runs);
+    // The line whose label each run without one of its own takes: where
+    // its first value was printed (a heading between a run's command and
+    // its report names the report, `## Results`, not the step before it).
+    let label_line = |run: &Run| {
+        let index = run.lines[0].saturating_sub(1);
+        run.results
+            .iter()
+            .map(|r| r.line)
+            .min()
+            .map_or(index, |line| line.saturating_sub(1))
+    };
+    let mut asked: Vec<usize> = runs
+        .iter()
+        .filter(|run| run.label.is_none())
+        .map(label_line)
+        .collect();
+    asked.sort_unstable();
+    asked.dedup();
+    let labels = active_labels(lines, runs, &asked);
     // A fact is looked up only from a run in its message at its depth:
     // the lines of other places are not read for facts.
-    // (message, depth) of each run, sorted: asked of every line that may
-    // hold a fact, so a binary search rather than a hash.
+    // (message, depth) of each run, sorted.
     let mut places_of_runs: Vec<(usize, usize)> = runs
         .iter()
         .filter_map(|run| {
@@ -256,26 +273,48 @@ pub fn apply(lines: &[Line<'_>], capitals: &Capitals<'_>, messages: &Messages, r
         .collect();
     places_of_runs.sort_unstable();
     places_of_runs.dedup();
-    // Neighbouring lines are nearly always of the same place: the last
-    // answer is kept, and only a new place is searched for.
-    let last_place = std::cell::Cell::new(None::<((usize, usize), bool)>);
-    let at_a_run = |index: usize, depth: usize| {
-        let Some((m, _)) = messages.at(index) else {
-            return false;
-        };
-        match last_place.get() {
-            Some((place, answer)) if place == (m, depth) => answer,
-            _ => {
-                let answer = places_of_runs.binary_search(&(m, depth)).is_ok();
-                last_place.set(Some(((m, depth), answer)));
-                answer
-            }
+    // The place of a line is asked for every line: each message's first
+    // place in `places_of_runs`, if it has one, is looked up by index (a
+    // quoted thread changes place every few lines, and a binary search
+    // each time cost more than all else the facts do).
+    let mut first_place = vec![None; messages.messages.len()];
+    for (p, &(m, _)) in places_of_runs.iter().enumerate().rev() {
+        if let Some(first) = first_place.get_mut(m) {
+            *first = Some(p);
         }
+    }
+    // The index in `places_of_runs` of line `index`'s place at `depth`.
+    let place_of_run = |index: usize, depth: usize| {
+        let (m, _) = messages.at(index)?;
+        let first = (*first_place.get(m)?)?;
+        let of_message = places_of_runs.get(first..)?.iter();
+        let mut of_message = of_message.take_while(|&&(other, _)| other == m);
+        of_message.position(|&(_, d)| d == depth).map(|k| first + k)
     };
     let facts = if runs.is_empty() {
         Vec::new()
     } else {
-        facts_where(lines, capitals, at_a_run)
+        let starts: Vec<(usize, Option<usize>)> = runs
+            .iter()
+            .map(|run| {
+                let index = run.lines[0].saturating_sub(1);
+                (index, place_of_run(index, run.quote_depth))
+            })
+            .collect();
+        let mut facts = facts_where(lines, capitals, |index, depth| {
+            place_of_run(index, depth).is_some()
+        });
+        facts.extend(remarks_before_runs(
+            lines,
+            capitals,
+            places_of_runs.len(),
+            starts,
+            place_of_run,
+        ));
+        // In line order, a line's remark after its other facts, as a
+        // run's nearest fact of each key is found by binary search.
+        facts.sort_by_key(|fact| fact.index);
+        facts
     };
     // (message, depth) -> key -> facts in line order, so that a run finds
     // the nearest fact of each key by binary search, however many there are.
@@ -304,17 +343,9 @@ pub fn apply(lines: &[Line<'_>], capitals: &Capitals<'_>, messages: &Messages, r
     for run in runs.iter_mut() {
         let index = run.lines[0].saturating_sub(1);
         // A label the tool's own parser found (a heading it knows) wins.
-        // Otherwise the label in force where its first value was printed:
-        // a heading between a run's command and its report names the
-        // report (`## Results`), not the step before it.
+        // Otherwise the label in force on its `label_line`.
         if run.label.is_none() {
-            let first_value = run
-                .results
-                .iter()
-                .map(|r| r.line)
-                .min()
-                .map_or(index, |line| line.saturating_sub(1));
-            run.label = labels.at(first_value).map(str::to_string);
+            run.label = labels.at(label_line(run)).map(str::to_string);
         }
         if let Some(label) = &run.label {
             for (key, value) in label_attrs(label) {
@@ -406,15 +437,6 @@ fn os_in_name(name: &str) -> Option<&'static str> {
     }
 }
 
-/// `str::trim_start`, with the common case first: a line that starts
-/// with a visible ASCII byte needs no character decoding.
-fn trim_start(text: &str) -> &str {
-    match text.as_bytes().first() {
-        Some(b) if b.is_ascii_graphic() => text,
-        _ => text.trim_start(),
-    }
-}
-
 /// A mail header that names the sender's own system (`X-Mailer: Mozilla
 /// 4.74 [en] (X11; U; Linux 2.2.19 i686)`), not the benchmarked one.
 fn is_mailer_header(text: &str) -> bool {
@@ -471,7 +493,13 @@ pub fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
         .iter()
         .map(|line| bits.mark_of(line.text.as_bytes()))
         .collect();
-    facts_where(lines, &Capitals::new(&marks, &bits), |_, _| true)
+    let capitals = Capitals::new(&marks, &bits);
+    let mut found = facts_where(lines, &capitals, |_, _| true);
+    found.extend(lines.iter().enumerate().filter_map(|(index, line)| {
+        remark(line, index, &capitals).map(|lib| remark_fact(index, line, lib))
+    }));
+    found.sort_by_key(|fact| fact.index);
+    found
 }
 
 /// The capitals some facts need ([`Capitals`]), and the `:` or `(` every
@@ -506,7 +534,8 @@ impl<'m> Capitals<'m> {
     }
 }
 
-/// The facts of the lines `wanted` picks (by index and quote depth).
+/// The facts of the lines `wanted` picks (by index and quote depth), but
+/// for the remarks on thread libraries ([`remarks_before_runs`]).
 fn facts_where(
     lines: &[Line<'_>],
     capitals: &Capitals<'_>,
@@ -514,22 +543,18 @@ fn facts_where(
 ) -> Vec<Fact> {
     let mut found = Vec::new();
     for (index, line) in lines.iter().enumerate() {
-        // Every fact starts with a letter; most prose lines are rejected by
-        // their first byte before any trimming or searching.
-        let text = trim_start(line.text);
-        let starts_a_fact = text.as_bytes().first().is_some_and(u8::is_ascii_alphabetic);
-        if !starts_a_fact || !wanted(index, line.depth) {
+        let Some(text) = fact_start(line) else {
+            continue;
+        };
+        if !wanted(index, line.depth) {
             continue;
         }
-        // A line without a mark could hold any of them.
-        let mark = capitals.marks.get(index).copied().unwrap_or(u32::MAX);
+        let Some((text, mark)) = fact_text(text, index, capitals) else {
+            continue;
+        };
         let headed = mark & capitals.colon_paren != 0;
-        let text = text.trim_end();
-        if text.len() < 6 || text.len() > 400 || (headed && is_mailer_header(text)) {
-            continue;
-        }
         // Most prose holds neither `:` nor `(`: its heads are not compared.
-        let after = |head: &str| text.strip_prefix(head).filter(|_| headed);
+        let after = |head: &str| headed.then(|| text.strip_prefix(head)).flatten();
         let mut push = |key: &'static str, value: &str, group: Option<&'static str>| {
             let value = value.trim();
             if !value.is_empty() && value.len() <= 120 {
@@ -643,15 +668,92 @@ fn facts_where(
                 push("arch", arch, None);
             }
         }
-        if let Some(thread_lib) = thread_lib_in_prose(text, mark & capitals.kse_nptl != 0) {
-            found.push(Fact {
-                index,
-                depth: line.depth,
-                key: "thread_lib",
-                value: Cow::Borrowed(thread_lib),
-                group: None,
-                remark: true,
-            });
+    }
+    found
+}
+
+/// A line's text from its first visible character when a fact may start
+/// there. Every fact starts with a letter; most prose lines are rejected by
+/// their first byte before any trimming or searching.
+fn fact_start<'t>(line: &Line<'t>) -> Option<&'t str> {
+    let text = trim_start(line.text);
+    text.as_bytes()
+        .first()
+        .is_some_and(u8::is_ascii_alphabetic)
+        .then_some(text)
+}
+
+/// The text (from [`fact_start`]) of line `index` with its mark, unless
+/// it is too short or too long to state a fact or is a mailer header.
+fn fact_text<'t>(text: &'t str, index: usize, capitals: &Capitals<'_>) -> Option<(&'t str, u32)> {
+    // A line without a mark could hold any of the bytes.
+    let mark = capitals.marks.get(index).copied().unwrap_or(u32::MAX);
+    let headed = mark & capitals.colon_paren != 0;
+    let text = trim_end(text);
+    let fits = (6..=400).contains(&text.len()) && !(headed && is_mailer_header(text));
+    fits.then_some((text, mark))
+}
+
+/// The thread library line `index` remarks on, if any.
+fn remark(line: &Line<'_>, index: usize, capitals: &Capitals<'_>) -> Option<&'static str> {
+    let (text, mark) = fact_text(fact_start(line)?, index, capitals)?;
+    thread_lib_in_prose(text, mark & capitals.kse_nptl != 0)
+}
+
+fn remark_fact(index: usize, line: &Line<'_>, thread_lib: &'static str) -> Fact {
+    Fact {
+        index,
+        depth: line.depth,
+        key: "thread_lib",
+        value: Cow::Borrowed(thread_lib),
+        group: None,
+        remark: true,
+    }
+}
+
+/// The remarks a run can take: a run reads only the last remark before it
+/// in its place, and only if it follows the run before it there
+/// ([`apply_facts`]). So the lines are read from the end, and in each place
+/// a line is looked at for a remark only while a run after it still lacks
+/// one: one line in 13 of a long thread remarks on a thread library, and
+/// most of them are far from any run.
+///
+/// `starts`: each run's first line and its place (an index below
+/// `places`), as `place_of` gives the places of lines.
+fn remarks_before_runs(
+    lines: &[Line<'_>],
+    capitals: &Capitals<'_>,
+    places: usize,
+    mut starts: Vec<(usize, Option<usize>)>,
+    place_of: impl Fn(usize, usize) -> Option<usize>,
+) -> Vec<Fact> {
+    starts.sort_unstable_by_key(|&(index, _)| std::cmp::Reverse(index));
+    let mut starts = starts.into_iter().peekable();
+    // wanting[p]: a run in place p has no remark yet from the lines read;
+    // `waiting` of them. While none waits, a line is not even placed.
+    let mut wanting = vec![false; places];
+    let mut waiting = 0usize;
+    let mut found = Vec::new();
+    for (index, line) in lines.iter().enumerate().rev() {
+        if waiting > 0 {
+            if let Some(p) = place_of(index, line.depth) {
+                if wanting.get(p) == Some(&true) {
+                    if let Some(lib) = remark(line, index, capitals) {
+                        found.push(remark_fact(index, line, lib));
+                        wanting[p] = false;
+                        waiting -= 1;
+                    }
+                }
+            }
+        }
+        // A run starting here wants a remark from the lines above it (as
+        // does one past the last line: a run's first line is a line
+        // number, and lines left out make the lines fewer).
+        while let Some((_, place)) = starts.next_if(|&(start, _)| start >= index) {
+            if let Some(wants) = place.and_then(|p| wanting.get_mut(p)) {
+                waiting += usize::from(!*wants);
+                *wants = true;
+            }
         }
     }
     found
@@ -941,11 +1043,14 @@ struct ProseLabel {
     attached: bool,
 }
 
-/// For each line, the label in force at its depth: the prose label
-/// attached to the run the line belongs to, else the section banner or
-/// heading in force. One pass over the lines; each line costs a look at its
-/// first and last bytes unless it has a label's shape.
-fn active_labels(lines: &[Line<'_>], runs: &[Run]) -> ActiveLabels {
+/// For each line `asked` names (0-based indices, sorted, each once), the
+/// label in force at its depth: the prose label attached to the run the
+/// line belongs to, else the section banner or heading in force. One pass
+/// over the lines; each line costs a look at its first and last bytes
+/// unless it has a label's shape. Only the lines asked about keep their
+/// answer: a table for every line was 8 bytes a line of fresh memory for
+/// the few lines runs ask about.
+fn active_labels(lines: &[Line<'_>], runs: &[Run], asked: &[usize]) -> ActiveLabels {
     let mut spans: Vec<Span> = runs
         .iter()
         .map(|run| Span {
@@ -962,7 +1067,8 @@ fn active_labels(lines: &[Line<'_>], runs: &[Run]) -> ActiveLabels {
     // in_force[d]: index into `labels` of the banner in force at depth d.
     let mut in_force: Vec<Option<u32>> = Vec::new();
     let mut prose: Option<ProseLabel> = None;
-    let mut per_line = Vec::with_capacity(lines.len());
+    let mut asked = asked.iter().copied().peekable();
+    let mut answers = Vec::with_capacity(asked.len());
     let mut i = 0;
     while i < lines.len() {
         let line = &lines[i];
@@ -981,7 +1087,11 @@ fn active_labels(lines: &[Line<'_>], runs: &[Run]) -> ActiveLabels {
         if in_force.len() <= line.depth {
             in_force.resize(line.depth + 1, None);
         }
-        let found = if trim_start(line.text).starts_with(['=', '*', '#']) {
+        let opens_label = matches!(
+            trim_start(line.text).as_bytes().first(),
+            Some(b'=' | b'*' | b'#')
+        );
+        let found = if opens_label {
             section_label(lines, i)
         } else {
             None
@@ -990,7 +1100,10 @@ fn active_labels(lines: &[Line<'_>], runs: &[Run]) -> ActiveLabels {
             in_force[line.depth] = u32::try_from(labels.len()).ok();
             labels.push(label.label);
             prose = None;
-            per_line.resize(per_line.len() + (label.end + 1 - i), None);
+            // The label's own lines are under no label.
+            while let Some(at) = asked.next_if(|&at| at <= label.end) {
+                answers.push((at, None));
+            }
             i = label.end + 1;
             continue;
         }
@@ -1047,10 +1160,13 @@ fn active_labels(lines: &[Line<'_>], runs: &[Run]) -> ActiveLabels {
             }
         }
         let attached = prose.filter(|p| p.attached && p.depth == line.depth);
-        per_line.push(attached.map(|p| p.label).or(in_force[line.depth]));
+        let label = attached.map(|p| p.label).or(in_force[line.depth]);
+        while let Some(at) = asked.next_if(|&at| at <= i) {
+            answers.push((at, label));
+        }
         i += 1;
     }
-    ActiveLabels { labels, per_line }
+    ActiveLabels { labels, answers }
 }
 
 /// Whether line `i` goes on with a sentence the line above it left open
@@ -1065,15 +1181,22 @@ fn continues_sentence(lines: &[Line<'_>], i: usize) -> bool {
         && prose::leaves_sentence_open(prose::last_char(above.text))
 }
 
-/// The section label in force on each line, without a copy per line.
+/// The section label in force on the lines asked about, without a copy
+/// per line.
 struct ActiveLabels {
     labels: Vec<String>,
-    per_line: Vec<Option<u32>>,
+    /// (0-based line, index into `labels`), sorted by line.
+    answers: Vec<(usize, Option<u32>)>,
 }
 
 impl ActiveLabels {
+    /// The label of line `index`, if it was asked about and has one.
     fn at(&self, index: usize) -> Option<&str> {
-        let label = (*self.per_line.get(index)?)?;
+        let at = self
+            .answers
+            .binary_search_by_key(&index, |&(line, _)| line)
+            .ok()?;
+        let label = self.answers.get(at)?.1?;
         self.labels.get(label as usize).map(String::as_str)
     }
 }
@@ -1322,7 +1445,8 @@ mod tests {
     fn labels_apply_at_their_depth_until_the_quote_ends() {
         let input = "== A ==\nrun1\n> run2\n> == B ==\n> run3\nrun4\n> run5\n== C ==\nrun6\n";
         let lines = text::lines(input);
-        let labels = active_labels(&lines, &[]);
+        let every_line: Vec<usize> = (0..lines.len()).collect();
+        let labels = active_labels(&lines, &[], &every_line);
         let want = [
             None,
             Some("A"),

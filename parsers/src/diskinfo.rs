@@ -32,9 +32,9 @@ use nom::character::complete::{char, space0, space1};
 use nom::combinator::eof;
 use nom::{IResult, Parser};
 
-use crate::dispatch::{Reader, Starts};
+use crate::dispatch::{Holds, Reader, Starts};
 use crate::number::short_decimal;
-use crate::text::Line;
+use crate::text::{self, Line};
 use crate::{Measurement, Run, Tool, Unparsed};
 
 /// Lines above the header that may hold the device and the command.
@@ -109,18 +109,19 @@ pub const READER: Reader = Reader {
     // `# sectorsize`, and the colon that ends a section's title and
     // `outside:`.
     markers: b"#:",
-    may_start: |lines, i| starts_report(&lines[i]),
+    may_start: |lines, i, holds| starts_report(&lines[i], holds),
     read: read_runs,
 };
 
 /// A report starts at its `# sectorsize` line (`-t`'s header), at a
 /// section's title, or at a transfer rate line whose title was cut off.
-fn starts_report(line: &Line<'_>) -> bool {
+/// `holds` says which bytes the line may hold.
+fn starts_report(line: &Line<'_>, holds: Holds<'_>) -> bool {
     let text = line.text;
     // A `#` is rare in prose; look for the header only then.
-    (memchr::memchr(b'#', text.as_bytes()).is_some() && text.contains("# sectorsize"))
-        || (text.trim_end().ends_with(':') && Section::from_title(text).is_some())
-        || is_untitled_transfer(text, line.number)
+    (holds.byte(b'#') && text.contains("# sectorsize"))
+        || (text::trim_end(text).ends_with(':') && Section::from_title(text).is_some())
+        || (holds.byte(b':') && is_untitled_transfer(text, line.number))
 }
 
 /// Reads every diskinfo report at the lines [`READER`] picked.
@@ -268,10 +269,12 @@ fn read_report(
 /// a transfer-rate block quoted without its `Transfer rates:` title (an
 /// article printed only these three lines, its units abbreviated).
 fn is_untitled_transfer(text: &str, line: usize) -> bool {
+    // The head before trimming both ends: this runs for every line with a colon.
+    if !text::trim_start(text).starts_with("outside:") {
+        return false;
+    }
     let text = text.trim();
-    text.starts_with("outside:")
-        && Section::from_title(text).is_none()
-        && measurement(Section::Transfer, text, line).is_some()
+    Section::from_title(text).is_none() && measurement(Section::Transfer, text, line).is_some()
 }
 
 /// The device line (`/dev/da0s1`) and the command (`# diskinfo -t

@@ -19,11 +19,44 @@ pub struct Reader {
     pub markers: &'static [u8],
     /// Whether a report of the tool can start at `lines[i]`. It may say yes
     /// to a line the tool then rejects, never no to one it would read; it
-    /// runs on every line, so it must cost little for prose.
-    pub may_start: fn(&[Line<'_>], usize) -> bool,
+    /// runs on every line, so it must cost little for prose. [`Holds`]
+    /// says which of the tool's markers the line may hold.
+    pub may_start: fn(&[Line<'_>], usize, Holds<'_>) -> bool,
     /// Reads the tool's runs and near misses, given the indices
     /// [`Reader::may_start`] picked, in order.
     pub read: ReadRuns,
+}
+
+/// Which bytes a line may hold, read from its mark: a tool's
+/// [`Reader::may_start`] asks this rather than search a line for one of
+/// its markers (a search costs a call per line, more than a short line
+/// takes to read). It may say yes for a byte the line lacks, never no for
+/// one it holds.
+#[derive(Clone, Copy)]
+pub struct Holds<'b> {
+    mark: u32,
+    /// `None`: no mark was taken, and every byte may be there.
+    bits: Option<&'b ByteBits>,
+}
+
+impl Holds<'_> {
+    /// Every byte may be there: for a line read without a mark.
+    pub fn anything() -> Holds<'static> {
+        Holds {
+            mark: 0,
+            bits: None,
+        }
+    }
+
+    /// Whether the line may hold `byte`. A byte the mark has no bit for
+    /// may be there.
+    pub fn byte(&self, byte: u8) -> bool {
+        let Some(bits) = self.bits else {
+            return true;
+        };
+        let bit = bits.mask(&[byte]);
+        bit == 0 || self.mark & bit != 0
+    }
 }
 
 /// The tools in the order their runs are listed before sorting by line
@@ -61,7 +94,11 @@ pub fn find_runs(
             continue;
         }
         for ((reader, starts), mask) in READERS.iter().zip(starts.iter_mut()).zip(masks) {
-            if mark & mask != 0 && (reader.may_start)(lines, i) {
+            let holds = Holds {
+                mark,
+                bits: Some(bits),
+            };
+            if mark & mask != 0 && (reader.may_start)(lines, i, holds) {
                 starts.push(i);
             }
         }
@@ -101,10 +138,30 @@ pub fn read_alone(reader: &Reader, lines: &[Line<'_>]) -> (Vec<Run>, Vec<Unparse
         .filter(|&i| {
             let text = lines[i].text.as_bytes();
             reader.markers.iter().any(|marker| text.contains(marker))
-                && (reader.may_start)(lines, i)
+                && (reader.may_start)(lines, i, Holds::anything())
         })
         .collect();
     let (mut runs, mut unparsed) = (Vec::new(), Vec::new());
     (reader.read)(lines, &picked, &mut runs, &mut unparsed);
     (runs, unparsed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn holds_never_denies_a_byte_the_line_has() {
+        let bits = ByteBits::new(&[b"#:,"]);
+        let line = "ad0: 76319MB";
+        let holds = Holds {
+            mark: bits.mark_of(line.as_bytes()),
+            bits: Some(&bits),
+        };
+        assert!(holds.byte(b':'));
+        assert!(!holds.byte(b'#') && !holds.byte(b','));
+        // A byte the table has no bit for may be anywhere.
+        assert!(holds.byte(b'%'));
+        assert!(Holds::anything().byte(b'#'));
+    }
 }

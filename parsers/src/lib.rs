@@ -285,47 +285,52 @@ pub fn parse(input: &str) -> Document {
 }
 
 /// A run quoted again later in the same input is kept once: its first,
-/// least-quoted occurrence.
+/// least-quoted occurrence, in the place of the first occurrence.
 fn dedup_runs(runs: &mut Vec<Run>) {
-    let mut kept: Vec<Run> = Vec::with_capacity(runs.len());
-    let mut seen: HashMap<RunKey, usize> = HashMap::with_capacity(runs.len());
-    for run in runs.drain(..) {
-        match seen.entry(RunKey::of(&run)) {
-            Entry::Occupied(at) => {
-                let i = *at.get();
-                if kept[i].quote_depth > run.quote_depth {
-                    kept[i] = run;
+    // The keys borrow the runs' names (a clone of every result's names
+    // was most of this work); the runs move only once the keys are gone.
+    let mut kept: Vec<usize> = Vec::with_capacity(runs.len());
+    {
+        let mut seen: HashMap<RunKey<'_>, usize> = HashMap::with_capacity(runs.len());
+        for (i, run) in runs.iter().enumerate() {
+            match seen.entry(RunKey::of(run)) {
+                Entry::Occupied(at) => {
+                    let slot = &mut kept[*at.get()];
+                    if runs[*slot].quote_depth > run.quote_depth {
+                        *slot = i;
+                    }
                 }
-            }
-            Entry::Vacant(slot) => {
-                slot.insert(kept.len());
-                kept.push(run);
+                Entry::Vacant(at) => {
+                    at.insert(kept.len());
+                    kept.push(i);
+                }
             }
         }
     }
-    *runs = kept;
+    let mut all: Vec<Option<Run>> = runs.drain(..).map(Some).collect();
+    runs.extend(kept.into_iter().filter_map(|i| all.get_mut(i)?.take()));
 }
 
 /// What makes two runs the same run: the tool, the test, the threads and
 /// every number with its name, bit for bit.
 #[derive(PartialEq, Eq, Hash)]
-struct RunKey {
+struct RunKey<'r> {
     tool: Tool,
-    test: Option<String>,
+    test: Option<&'r str>,
     threads: Option<u32>,
-    results: Vec<(String, String, u64)>,
+    results: Vec<(&'r str, &'r str, u64)>,
 }
 
-impl RunKey {
-    fn of(run: &Run) -> RunKey {
+impl<'r> RunKey<'r> {
+    fn of(run: &'r Run) -> RunKey<'r> {
         RunKey {
             tool: run.tool,
-            test: run.test.clone(),
+            test: run.test.as_deref(),
             threads: run.threads,
             results: run
                 .results
                 .iter()
-                .map(|r| (r.item.clone(), r.metric.clone(), r.value.to_bits()))
+                .map(|r| (r.item.as_str(), r.metric.as_str(), r.value.to_bits()))
                 .collect(),
         }
     }

@@ -42,7 +42,7 @@ use nom::multi::many0;
 use nom::sequence::preceded;
 use nom::{IResult, Parser};
 
-use crate::dispatch::{Reader, Starts};
+use crate::dispatch::{Holds, Reader, Starts};
 use crate::number::perl_number;
 use crate::text::{Line, LogicalLine};
 use crate::{Measurement, Run, Unparsed};
@@ -111,7 +111,7 @@ pub const READER: Reader = Reader {
     // log's times, `Testing server '`, `Benchmark DBD suite`, and the `c`
     // of `seconds usr sys cpu tests`.
     markers: b":('Dc",
-    may_start: |lines, i| anchor(lines[i].text).is_some(),
+    may_start: |lines, i, holds| anchor(lines[i].text, holds).is_some(),
     read: read_runs,
 };
 
@@ -127,7 +127,7 @@ fn read_runs(
     let mut i = 0;
     while let Some(start) = starts.from(i) {
         i = start;
-        let outcome = match anchor(lines[i].text) {
+        let outcome = match anchor(lines[i].text, Holds::anything()) {
             None => {
                 i += 1;
                 continue;
@@ -163,7 +163,8 @@ enum Outcome {
 }
 
 /// The cheap test every line goes through: can a report start here?
-fn anchor(text: &str) -> Option<Anchor> {
+/// `holds` says which bytes the line may hold.
+fn anchor(text: &str, holds: Holds<'_>) -> Option<Anchor> {
     let blanks = text
         .bytes()
         .take_while(|b| *b == b' ' || *b == b'\t')
@@ -177,7 +178,8 @@ fn anchor(text: &str) -> Option<Anchor> {
         b'T' if t.starts_with("Testing server '") => Some(Anchor::TestLog),
         b'T' | b'E' if time_prefix(t).is_ok() => Some(Anchor::TestLog),
         b'O' | b's' if is_table_header(t) => Some(Anchor::Summary),
-        _ if is_entry_start(t) => Some(Anchor::Summary),
+        // An entry's name ends with a colon.
+        _ if holds.byte(b':') && is_entry_start(t) => Some(Anchor::Summary),
         _ => None,
     }
 }

@@ -23,7 +23,7 @@ use nom::multi::many1;
 use nom::sequence::preceded;
 use nom::{IResult, Parser};
 
-use crate::dispatch::{Reader, Starts};
+use crate::dispatch::{Holds, Reader, Starts};
 use crate::number::decimal;
 use crate::text::{Line, LogicalLine};
 use crate::{Measurement, Run, Tool, Unparsed};
@@ -91,7 +91,7 @@ pub const READER: Reader = Reader {
 /// A report starts on its `Query Barrel Report` line, or on a header
 /// whose first line was cut off; a line set in bold is read without its
 /// marks, as [`read_runs`] reads it.
-fn may_start(lines: &[Line<'_>], i: usize) -> bool {
+fn may_start(lines: &[Line<'_>], i: usize, _: Holds<'_>) -> bool {
     let text = lines[i].text;
     let text = bold_text(text).unwrap_or(text);
     // `Q` starts both; prose seldom holds one.

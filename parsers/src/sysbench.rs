@@ -44,8 +44,8 @@ use std::collections::BTreeMap;
 
 use nom::IResult;
 
-use crate::dispatch::{Reader, Starts};
-use crate::text::{Line, LogicalLine};
+use crate::dispatch::{Holds, Reader, Starts};
+use crate::text::{self, Line, LogicalLine};
 use crate::{Measurement, Run, Tool, Unparsed};
 
 mod columns;
@@ -82,12 +82,30 @@ const SUMMARY_MARK: &str = "threads, time spent:";
 
 type Res<'a, T> = IResult<&'a str, T>;
 
+/// The bytes right before the colon of [`ANCHORS`] and [`SUMMARY_MARK`]:
+/// [`start_in`] compares the anchors only at a colon after one of them.
+const BEFORE_COLON: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i <= ANCHORS.len() {
+        let anchor = if i < ANCHORS.len() {
+            ANCHORS[i].as_bytes()
+        } else {
+            SUMMARY_MARK.as_bytes()
+        };
+        // Every anchor ends with a colon after at least one byte.
+        table[anchor[anchor.len() - 2] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 /// How the one walk over the lines finds sysbench's reports.
 pub const READER: Reader = Reader {
     // An interval line's `[`, the histogram heading's `(`, the colon that
     // ends every other anchor.
     markers: b"[(:",
-    may_start: |lines, i| start_in(lines[i].text).is_some(),
+    may_start: |lines, i, holds| start_in(lines[i].text, holds).is_some(),
     read: read_runs,
 };
 
@@ -107,7 +125,7 @@ fn read_runs(
     while let Some(start) = starts.from(i) {
         i = start;
         let text = lines[i].text;
-        let offset = match start_in(text) {
+        let offset = match start_in(text, Holds::anything()) {
             None => {
                 i += 1;
                 continue;
@@ -253,8 +271,9 @@ enum Start {
 
 /// The cheap test every line goes through: a first-byte check for interval
 /// and histogram lines, then the text before each colon against the anchors.
-fn start_in(text: &str) -> Option<Start> {
-    let trimmed = text.trim_start();
+/// `holds` says which bytes the line may hold.
+fn start_in(text: &str, holds: Holds<'_>) -> Option<Start> {
+    let trimmed = text::trim_start(text);
     match trimmed.as_bytes().first() {
         Some(b'[') if interval_line(trimmed).is_ok() => {
             return Some(Start::Report(text.len() - trimmed.len()))
@@ -265,7 +284,16 @@ fn start_in(text: &str) -> Option<Start> {
         }
         _ => {}
     }
-    for colon in memchr::memchr_iter(b':', text.as_bytes()) {
+    if !holds.byte(b':') {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    for colon in memchr::memchr_iter(b':', bytes) {
+        // Most colons of prose follow a byte no anchor ends with.
+        let before = colon.checked_sub(1).and_then(|i| bytes.get(i));
+        if !before.is_some_and(|&b| BEFORE_COLON[usize::from(b)]) {
+            continue;
+        }
         let head = text.get(..=colon)?;
         if head.ends_with(SUMMARY_MARK) {
             return Some(Start::Summaries);

@@ -65,6 +65,25 @@ fn line_of(index: usize, raw: &str, may_hold_prompt: bool) -> Line<'_> {
     }
 }
 
+/// `str::trim_start`, with the common case first: a line that starts
+/// with a visible ASCII byte needs no character decoding. The cheap tests
+/// that every line goes through trim with this.
+pub fn trim_start(text: &str) -> &str {
+    match text.as_bytes().first() {
+        Some(b) if b.is_ascii_graphic() => text,
+        _ => text.trim_start(),
+    }
+}
+
+/// `str::trim_end`, with the common case first: a line that ends with a
+/// visible ASCII byte needs no character decoding.
+pub fn trim_end(text: &str) -> &str {
+    match text.as_bytes().last() {
+        Some(b) if b.is_ascii_graphic() => text,
+        _ => text.trim_end(),
+    }
+}
+
 /// A line where the poster cut something out: `<snip>`, `[snip]`,
 /// `[...]`, `...`, `(snipped)`. What follows it belongs to the same table
 /// or report.
@@ -88,6 +107,20 @@ pub fn is_elision(t: &str) -> bool {
 /// the single space that usually follows them.
 pub fn split_quote(raw: &str) -> (usize, &str) {
     let bytes = raw.as_bytes();
+    // Cheap first: a quote starts with a space, a `>` or Supercite's
+    // capitals with a `>` after one to three of them, and most lines
+    // start with none of these.
+    let may_quote = match bytes.first() {
+        Some(b' ' | b'>') => true,
+        Some(b) if b.is_ascii_uppercase() => {
+            let marker_at = |i: usize| bytes.get(i) == Some(&b'>');
+            marker_at(1) || marker_at(2) || marker_at(3)
+        }
+        _ => false,
+    };
+    if !may_quote {
+        return (0, raw);
+    }
     let mut i = 0;
     while i < bytes.len() && i < 3 && bytes[i] == b' ' {
         i += 1;
@@ -224,14 +257,14 @@ pub fn attribution(text: &str, previous: Option<&str>) -> Option<Attribution> {
     if ends_plainly && !dash_first(text) && !previous.is_some_and(dash_first) {
         return None;
     }
-    let end = text.trim_end();
+    let end = trim_end(text);
     let candidate = end.ends_with(':')
-        || end.trim_start().starts_with("-----")
-        || previous.is_some_and(|p| p.trim_start().starts_with("-----"));
+        || trim_start(end).starts_with("-----")
+        || previous.is_some_and(|p| trim_start(p).starts_with("-----"));
     if !candidate {
         return None;
     }
-    let text = end.trim_start();
+    let text = trim_start(end);
     if let Some(from) = original_message_from(text, previous) {
         return from_header_author(from);
     }
@@ -286,7 +319,9 @@ fn original_message_from<'a>(text: &'a str, previous: Option<&str>) -> Option<&'
     if let Some(rest) = text.strip_prefix(MARK) {
         return rest.trim_start().strip_prefix("From:");
     }
-    if previous.is_some_and(|p| p.trim() == MARK) {
+    // The mark's first byte before the whole comparison: this runs for
+    // every attribution line.
+    if previous.is_some_and(|p| trim_start(p).starts_with('-') && p.trim() == MARK) {
         return text.strip_prefix("From:");
     }
     None
@@ -310,15 +345,20 @@ fn from_header_author(value: &str) -> Option<Attribution> {
 /// also `user at host (Name)` and a bare address.
 pub fn split_name_email(value: &str) -> (String, Option<String>) {
     let value = value.trim();
-    if let (Some(open), Some(close)) = (value.find('<'), value.rfind('>')) {
-        if open < close {
-            let email = deobfuscate_address(&value[open + 1..close]);
-            let name = clean_name(&value[..open]);
-            return (name, Some(email));
-        }
+    // Each closing bracket is looked for only after its opening one.
+    let brackets = |open: u8, close: u8| {
+        let bytes = value.as_bytes();
+        let open = memchr::memchr(open, bytes)?;
+        let close = memchr::memrchr(close, bytes)?;
+        (open < close).then_some((open, close))
+    };
+    if let Some((open, close)) = brackets(b'<', b'>') {
+        let email = deobfuscate_address(&value[open + 1..close]);
+        let name = clean_name(&value[..open]);
+        return (name, Some(email));
     }
-    if let (Some(open), Some(close)) = (value.find('('), value.rfind(')')) {
-        if open < close && looks_like_address(&value[..open]) {
+    if let Some((open, close)) = brackets(b'(', b')') {
+        if looks_like_address(&value[..open]) {
             let email = deobfuscate_address(&value[..open]);
             return (clean_name(&value[open + 1..close]), Some(email));
         }
@@ -330,14 +370,27 @@ pub fn split_name_email(value: &str) -> (String, Option<String>) {
 }
 
 fn clean_name(name: &str) -> String {
-    name.trim()
-        .trim_matches(|c| c == '"' || c == '\'')
+    let name = trim_start(trim_end(name));
+    // Most names have no quotes around them to take off.
+    let quoted =
+        |b: Option<&u8>| b.is_none_or(|&b| !b.is_ascii_graphic() || b == b'"' || b == b'\'');
+    let bytes = name.as_bytes();
+    if !quoted(bytes.first()) && !quoted(bytes.last()) {
+        return name.to_string();
+    }
+    name.trim_matches(|c| c == '"' || c == '\'')
         .trim()
         .to_string()
 }
 
 /// True for `user@host` and the archives' `user at host`.
 pub fn looks_like_address(value: &str) -> bool {
+    // Cheap first: an address holds a `@` or the word `at`; most names
+    // hold neither.
+    let bytes = value.as_bytes();
+    if memchr::memchr(b'@', bytes).is_none() && !bytes.windows(2).any(|w| w == b"at") {
+        return false;
+    }
     // At most four words are looked at: a name of many words is no address.
     let mut words = value.split_whitespace();
     let words = [words.next(), words.next(), words.next(), words.next()];

@@ -68,7 +68,7 @@ impl Unavailable {
                     Self::of_sqlite(sqlite)
                 }
                 StoreError::Missing { .. } => Some(Unavailable::Gone),
-                StoreError::TooNew { .. } => None,
+                StoreError::TooNew { .. } | StoreError::Thread(_) => None,
             }
         })
     }

@@ -10,6 +10,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 mod backup;
 mod browse;
+mod checkpoint;
 mod compare;
 mod edits;
 mod export;
@@ -21,6 +22,7 @@ mod tokens;
 
 pub use backup::backup;
 pub use browse::*;
+pub use checkpoint::{with_bulk_write, Checkpointer, CHECKPOINT_PAGES};
 pub use compare::{
     choices, metric_rows, tool_attr_keys, tool_tests, Choices, MetricFilter, MetricRow,
 };
@@ -89,6 +91,8 @@ pub enum StoreError {
     TooNew { found: i64, known: i64 },
     #[error("no database at {}", path.display())]
     Missing { path: PathBuf },
+    #[error("starting the checkpoint thread: {0}")]
+    Thread(std::io::Error),
     #[error("migration {name} failed: {source}")]
     Migration {
         name: &'static str,
@@ -140,25 +144,6 @@ pub fn open_as_is(path: &Path) -> Result<Connection, StoreError> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
     Ok(conn)
 }
-
-/// Runs `write` (a transaction of many submissions) with a page cache of
-/// [`BULK_CACHE_KIB`], then gives the connection its cache back. Such a
-/// transaction writes more pages than the default cache (2 MB) holds:
-/// past it, SQLite writes dirty pages out early and reads them back.
-pub fn with_bulk_cache<T, E: From<rusqlite::Error>>(
-    conn: &mut Connection,
-    write: impl FnOnce(&mut Connection) -> Result<T, E>,
-) -> Result<T, E> {
-    let before: i64 = conn.pragma_query_value(None, "cache_size", |row| row.get(0))?;
-    conn.pragma_update(None, "cache_size", BULK_CACHE_KIB)?;
-    let written = write(conn);
-    conn.pragma_update(None, "cache_size", before)?;
-    written
-}
-
-/// The page cache of a connection writing many submissions at once, in
-/// KiB (negative, as `PRAGMA cache_size` takes KiB).
-const BULK_CACHE_KIB: i64 = -64 * 1024;
 
 /// Prepared statements kept per connection: every statement of an
 /// ingest and of the pages, with room to spare.

@@ -218,7 +218,7 @@ pub fn insert_run_attr(
     value: &str,
 ) -> rusqlite::Result<()> {
     let tool = tool_of_run(tx, run_id)?;
-    insert_run_attrs(tx, run_id, &tool, &[(key, value)])
+    insert_run_attrs(tx, &[(run_id, &tool, key, value)])
 }
 
 /// Stores a result of a run, with the run's tool copied in as for
@@ -233,20 +233,19 @@ fn tool_of_run(tx: &Transaction, run_id: i64) -> rusqlite::Result<String> {
         .query_row([run_id], |row| row.get(0))
 }
 
-/// Stores the attributes of a run whose tool is `tool`.
+/// An attribute about to be stored: its run, the run's tool, its key and
+/// its value.
+pub type NewAttr<'a> = (i64, &'a str, &'a str, &'a str);
+
+/// Stores attributes of any runs, in the order given.
 ///
 /// One row per statement: a multi-row VALUES list, or rows read from one
 /// JSON array by `json_each`, measured slower (scripts/bench-ingest.sh).
-pub fn insert_run_attrs(
-    tx: &Transaction,
-    run_id: i64,
-    tool: &str,
-    attrs: &[(&str, &str)],
-) -> rusqlite::Result<()> {
+pub fn insert_run_attrs(tx: &Transaction, attrs: &[NewAttr]) -> rusqlite::Result<()> {
     let mut insert = tx.prepare_cached(
         "INSERT INTO run_attrs (run_id, tool, key, value) VALUES (?1, ?2, ?3, ?4)",
     )?;
-    for (key, value) in attrs {
+    for (run_id, tool, key, value) in attrs {
         insert.execute(params![run_id, tool, key, value])?;
     }
     Ok(())

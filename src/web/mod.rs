@@ -155,6 +155,9 @@ struct Inner {
     busy: tokio::sync::Semaphore,
     /// Answers made at the current data generation, served again.
     answers: cache::AnswerCache,
+    /// Copies what uploads wrote into the database file after they are
+    /// answered (see store::checkpoint).
+    checkpointer: store::Checkpointer,
 }
 
 thread_local! {
@@ -207,6 +210,7 @@ impl AppState {
         options: WebOptions,
     ) -> Result<Self, store::StoreError> {
         let conn = open_counted(db_path, &options, true)?;
+        let checkpointer = store::Checkpointer::start(db_path)?;
         Ok(AppState {
             inner: Arc::new(Inner {
                 db_path: db_path.to_owned(),
@@ -222,6 +226,7 @@ impl AppState {
                 writes: AtomicU64::new(0),
                 busy: tokio::sync::Semaphore::new(BUSY_CONNECTIONS),
                 answers: cache::AnswerCache::new(),
+                checkpointer,
             }),
         })
     }

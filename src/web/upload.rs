@@ -165,9 +165,10 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
     state.check_database_file()?;
     let abandoned = Abandoned(Arc::new(AtomicBool::new(false)));
     let gone = Arc::clone(&abandoned.0);
+    let writer = state.clone();
     let (ids, token) = state
         .with_conn(move |conn| {
-            store::with_bulk_cache(conn, |conn| {
+            store::with_bulk_write(conn, |conn| {
                 // The uploader's right to change what this upload adds (see
                 // `rights`): submissions numbered above the newest one now.
                 let token = rights::new_token()?;
@@ -197,6 +198,7 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
                 }
                 store::index_new_submissions(&tx)?;
                 tx.commit()?;
+                writer.inner.checkpointer.after_commit();
                 Ok((ids, created.then_some(token)))
             })
         })

@@ -13,7 +13,7 @@
 //! decoration), blank lines between header and rows or between groups, a
 //! quoted table cut by the replier's words. Each is read here.
 
-use crate::text::Line;
+use crate::text::{self, Line};
 use crate::Unparsed;
 
 use super::{cell, csv, is_size, latency_us, split_size, Flavour, Phase, Report, FILE_PHASES};
@@ -170,7 +170,7 @@ fn decoration_above(lines: &[Line<'_>], header: usize, taken_until: usize) -> De
 /// --Seeks--`, classic Bonnie's `-Per Char- --Block--- ... --Seeks---`).
 pub(super) fn is_phase_decoration(text: &str) -> bool {
     // Checked on every line: look further only at what starts like one.
-    let start = text.trim_start();
+    let start = text::trim_start(text);
     (start.starts_with("-Per Ch") || start.starts_with("Concurrency"))
         && (text.contains("-Per Chr-") || text.contains("-Per Char-"))
         && text.contains("--Seeks")

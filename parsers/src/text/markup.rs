@@ -88,7 +88,7 @@ impl<'a> Source<'a> {
             // Only the lines holding a `=` (and those a soft break joins)
             // change; their markup is undone again on the decoded text.
             let mut decoded = Vec::new();
-            undo_quoted_printable(&signs.equals, &mut decoded, &mut left_out);
+            undo_quoted_printable(&signs.equals, &bits, &mut decoded, &mut left_out);
             let touched: Vec<usize> = signs.equals.iter().map(|&(index, _)| index).collect();
             rewritten.retain(|(index, _)| touched.binary_search(index).is_err());
             rewritten.extend(decoded);
@@ -229,8 +229,12 @@ fn is_encoding_header(line: &str) -> bool {
 }
 
 /// Joins what soft breaks cut, decodes the escapes, then undoes markup.
+/// `bits` marks at least [`MARKUP_BYTES`]: the decoded lines, which the
+/// input's marks do not cover, are marked again with it (one pass rather
+/// than a search per markup byte).
 fn undo_quoted_printable(
     raw: &[(usize, &str)],
+    bits: &ByteBits,
     rewritten: &mut Vec<(usize, String)>,
     left_out: &mut Vec<usize>,
 ) {
@@ -253,13 +257,10 @@ fn undo_quoted_printable(
         if let Some(decoded) = decode_qp_escapes(&line) {
             line = Cow::Owned(decoded);
         }
-        if has_markup_byte(line.as_bytes()) {
-            let held: Vec<u8> = MARKUP_BYTES
-                .iter()
-                .copied()
-                .filter(|&byte| memchr::memchr(byte, line.as_bytes()).is_some())
-                .collect();
-            undo_line_markup(first, line, &|byte| held.contains(&byte), rewritten);
+        let mark = bits.mark_of(line.as_bytes());
+        if mark & bits.mask(MARKUP_BYTES) != 0 {
+            let holds = |byte: u8| mark & bits.mask(&[byte]) != 0;
+            undo_line_markup(first, line, &holds, rewritten);
         } else if let Cow::Owned(changed) = line {
             rewritten.push((first, changed));
         }
@@ -412,12 +413,12 @@ fn undo_markup(line: &str, holds: &dyn Fn(u8) -> bool) -> Option<String> {
     let has = holds;
     let mut text = Cow::Borrowed(line);
     if has(b'[') {
-        if let Some(t) = strip_tags(&text, '[', ']', &BBCODE) {
+        if let Some(t) = strip_tags(&text, b'[', b']', &BBCODE) {
             text = Cow::Owned(t);
         }
     }
     if has(b'<') {
-        if let Some(t) = strip_tags(&text, '<', '>', &HTML) {
+        if let Some(t) = strip_tags(&text, b'<', b'>', &HTML) {
             text = Cow::Owned(t);
         }
     }
@@ -450,14 +451,6 @@ fn undo_markup(line: &str, holds: &dyn Fn(u8) -> bool) -> Option<String> {
     }
 }
 
-/// Whether a line holds any byte markup starts with: for the few lines
-/// quoted-printable rewrote, which the marks of the input do not cover.
-fn has_markup_byte(b: &[u8]) -> bool {
-    MARKUP_BYTES
-        .iter()
-        .any(|&markup| memchr::memchr(markup, b).is_some())
-}
-
 /// BBCode tags a forum post wraps output in; `[quote=Name]` and
 /// `[color=red]` take a value.
 const BBCODE: [&str; 10] = [
@@ -471,13 +464,15 @@ const HTML: [&str; 11] = [
 
 /// Removes `open name close`, `open /name close` and `open name=... close`
 /// (and `<name attr="..">`, `<br />`) for the names given, any case.
-fn strip_tags(line: &str, open: char, close: char, names: &[&str]) -> Option<String> {
+/// `open` and `close` are ASCII: bytes are searched, not characters.
+fn strip_tags(line: &str, open: u8, close: u8, names: &[&str]) -> Option<String> {
     // Most lines with a `[` are sysbench's `[ 10s]`: nothing is built
     // until a known tag turns up.
     let mut out: Option<String> = None;
     let mut rest = line;
-    while let Some(at) = rest.find(open) {
-        let tail = &rest[at + open.len_utf8()..];
+    while let Some(at) = memchr::memchr(open, rest.as_bytes()) {
+        // An ASCII byte is a whole character: both cuts are boundaries.
+        let tail = rest.get(at + 1..).unwrap_or_default();
         match tag_width(tail, close, names) {
             Some(width) => {
                 let out = out.get_or_insert_with(|| String::with_capacity(line.len()));
@@ -486,8 +481,7 @@ fn strip_tags(line: &str, open: char, close: char, names: &[&str]) -> Option<Str
             }
             None => {
                 if let Some(out) = out.as_mut() {
-                    out.push_str(&rest[..at]);
-                    out.push(open);
+                    out.push_str(rest.get(..=at).unwrap_or_default());
                 }
                 rest = tail;
             }
@@ -500,14 +494,17 @@ fn strip_tags(line: &str, open: char, close: char, names: &[&str]) -> Option<Str
 
 /// The width of a tag's body and its closing character, after the
 /// opening one.
-fn tag_width(tail: &str, close: char, names: &[&str]) -> Option<usize> {
-    let end = tail.get(..tail.len().min(80))?.find(close)?;
-    let body = tail[..end].trim_end_matches('/').trim();
+fn tag_width(tail: &str, close: u8, names: &[&str]) -> Option<usize> {
+    let end = memchr::memchr(close, tail.get(..tail.len().min(80))?.as_bytes())?;
+    let body = tail.get(..end)?.trim_end_matches('/').trim();
     let body = body.strip_prefix('/').unwrap_or(body);
-    let name_end = body.find(['=', ' ']).unwrap_or(body.len());
-    let name = &body[..name_end];
+    let name_end = body
+        .bytes()
+        .position(|b| b == b'=' || b == b' ')
+        .unwrap_or(body.len());
+    let name = body.get(..name_end)?;
     let known = names.iter().any(|n| n.eq_ignore_ascii_case(name));
-    known.then_some(end + close.len_utf8())
+    known.then_some(end + 1)
 }
 
 /// Markdown's `**bold**`: the opening `**` is followed by a letter, the
