@@ -513,9 +513,9 @@ fn tag_width(tail: &str, close: u8, names: &[&str]) -> Option<usize> {
 fn strip_bold(line: &str) -> Option<String> {
     let mut out: Option<String> = None;
     let mut rest = line;
-    while let Some(open) = rest.find("**") {
+    while let Some(open) = find_double_star(rest) {
         let inner = &rest[open + 2..];
-        let close = inner.find("**");
+        let close = find_double_star(inner);
         let valid = close.is_some_and(|c| {
             c > 0
                 && !inner.starts_with(char::is_whitespace)
@@ -536,6 +536,14 @@ fn strip_bold(line: &str) -> Option<String> {
     let mut out = out?;
     out.push_str(rest);
     Some(out)
+}
+
+/// Where `text.find("**")` finds, by byte: a `str` search builds a
+/// two-way searcher each time, and a rule of stars is looked at once per
+/// pair of them.
+fn find_double_star(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(b'*', bytes).find(|&at| bytes.get(at + 1) == Some(&b'*'))
 }
 
 /// Takes off pairs of `mark` (`**bold**`, `` `code` ``) when the line holds
@@ -635,6 +643,13 @@ fn entity(name: &str) -> Option<char> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn double_stars_are_found_where_a_str_search_finds_them() {
+        for text in ["", "*", "a*b*c", "**", "a*b**c**", "***", "x * ** y", "é**"] {
+            assert_eq!(find_double_star(text), text.find("**"), "{text:?}");
+        }
+    }
 
     /// (text, line number) of each line a source gives.
     fn read(input: &str) -> Vec<(String, usize)> {
