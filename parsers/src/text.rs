@@ -55,7 +55,9 @@ fn raw_lines(input: &str) -> impl Iterator<Item = &str> {
 
 /// The source line at 0-based `index`, read: quote depth, then a stamp or
 /// a prompt taken off (a prompt only if the line `may_hold_prompt`: it
-/// holds one of [`prefix::PROMPT_BYTES`]).
+/// holds one of [`prefix::PROMPT_BYTES`]). Inlined into the split: it runs
+/// for every line, and most lines are done after its first-byte tests.
+#[inline]
 fn line_of(index: usize, raw: &str, may_hold_prompt: bool) -> Line<'_> {
     let (depth, text) = split_quote(raw);
     Line {
