@@ -356,11 +356,13 @@ fn from_header_author(value: &str) -> Option<Attribution> {
 /// also `user at host (Name)` and a bare address.
 pub fn split_name_email(value: &str) -> (String, Option<String>) {
     let value = value.trim();
-    // Each closing bracket is looked for only after its opening one.
+    // Each closing bracket is looked for only after its opening one. A
+    // plain loop rather than memchr: a name is a few bytes, fewer than
+    // the call costs.
     let brackets = |open: u8, close: u8| {
         let bytes = value.as_bytes();
-        let open = memchr::memchr(open, bytes)?;
-        let close = memchr::memrchr(close, bytes)?;
+        let open = bytes.iter().position(|&b| b == open)?;
+        let close = bytes.iter().rposition(|&b| b == close)?;
         (open < close).then_some((open, close))
     };
     if let Some((open, close)) = brackets(b'<', b'>') {
@@ -398,8 +400,10 @@ fn clean_name(name: &str) -> String {
 pub fn looks_like_address(value: &str) -> bool {
     // Cheap first: an address holds a `@` or the word `at`; most names
     // hold neither.
+    // core's byte search, a plain loop on a short text: a name is a few
+    // bytes, fewer than a memchr call costs.
     let bytes = value.as_bytes();
-    if memchr::memchr(b'@', bytes).is_none() && !bytes.windows(2).any(|w| w == b"at") {
+    if !bytes.contains(&b'@') && !bytes.windows(2).any(|w| w == b"at") {
         return false;
     }
     // At most four words are looked at: a name of many words is no address.
