@@ -685,6 +685,7 @@ fn fact_start<'t>(line: &Line<'t>) -> Option<&'t str> {
 
 /// The text (from [`fact_start`]) of line `index` with its mark, unless
 /// it is too short or too long to state a fact or is a mailer header.
+#[inline]
 fn fact_text<'t>(text: &'t str, index: usize, capitals: &Capitals<'_>) -> Option<(&'t str, u32)> {
     // A line without a mark could hold any of the bytes.
     let mark = capitals.marks.get(index).copied().unwrap_or(u32::MAX);
@@ -904,12 +905,20 @@ struct KernelBanner<'a> {
 /// `FreeBSD host 6.1-STABLE FreeBSD 6.1-STABLE #0: ... :/usr/obj/usr/src/sys/GENERIC  amd64`
 /// and `Linux host 2.6.18-1 #1 SMP ... x86_64 GNU/Linux` (`uname -a`),
 /// `Linux version 2.6.18 (root@host) (gcc ...) #1 SMP ...` (Linux dmesg).
+/// Inlined with its first-byte test, which most of the lines facts read
+/// fail; [`read_kernel_banner`] reads the rest.
+#[inline]
 fn kernel_banner(text: &str) -> Option<KernelBanner<'_>> {
     // Cheap first: almost no line starts with an OS name.
     let first = *text.as_bytes().first()?;
-    if !matches!(first, b'F' | b'N' | b'O' | b'D' | b'L' | b'S')
-        || !OS_NAMES.iter().any(|(name, _)| text.starts_with(name))
-    {
+    if !matches!(first, b'F' | b'N' | b'O' | b'D' | b'L' | b'S') {
+        return None;
+    }
+    read_kernel_banner(text)
+}
+
+fn read_kernel_banner(text: &str) -> Option<KernelBanner<'_>> {
+    if !OS_NAMES.iter().any(|(name, _)| text.starts_with(name)) {
         return None;
     }
     let words: Vec<&str> = text.split_whitespace().collect();
@@ -988,10 +997,17 @@ fn is_arch(word: &str) -> bool {
 /// `running FreeBSD 6.1-PRERELEASE (i386)`, `install of i386 FreeBSD
 /// 6.1RC1`: an OS name followed by a version number.
 /// `may_name_os`: the line holds a `B` or an `L`.
+/// Inlined with the test of the line's mark, which most lines fail;
+/// [`read_os_in_prose`] reads the rest.
+#[inline]
 fn os_in_prose(text: &str, may_name_os: bool) -> Option<(&str, &str, Option<&str>)> {
     // Both names hold a capital few prose lines have.
+    may_name_os.then(|| read_os_in_prose(text)).flatten()
+}
+
+fn read_os_in_prose(text: &str) -> Option<(&str, &str, Option<&str>)> {
     let b = text.as_bytes();
-    if !(may_name_os && (finders::BSD.find(b).is_some() || finders::LINUX.find(b).is_some())) {
+    if !(finders::BSD.find(b).is_some() || finders::LINUX.find(b).is_some()) {
         return None;
     }
     // Word by word, no list of them: the word before an OS name and the

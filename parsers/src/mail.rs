@@ -27,6 +27,11 @@ pub fn messages(lines: &[Line<'_>]) -> Messages {
     let (top, body_start) = top_message(lines);
     let mut messages = vec![top];
     let mut of_line = vec![0; lines.len()];
+    // Each message's span grows as its lines are assigned, in line order,
+    // rather than in a second pass over every line.
+    for line in lines.iter().take(body_start) {
+        cover(&mut messages[0], line);
+    }
     // current[d]: the message whose text is at quote depth d right now.
     let mut current: Vec<Option<usize>> = vec![Some(0)];
     // The quoted message an Outlook-style header block is still filling.
@@ -37,6 +42,7 @@ pub fn messages(lines: &[Line<'_>]) -> Messages {
         if let Some((m, depth)) = filling {
             if d == depth && fill_quoted_header(&mut messages[m], line.text) {
                 of_line[i] = m;
+                cover(&mut messages[m], line);
                 continue;
             }
             filling = None;
@@ -63,19 +69,23 @@ pub fn messages(lines: &[Line<'_>]) -> Messages {
             current.truncate(d + 2);
             filling = Some((m, d));
         }
-        of_line[i] = owner(&mut current, &mut messages, d, line);
-    }
-
-    for (i, line) in lines.iter().enumerate() {
-        let m = &mut messages[of_line[i]];
-        if !line.is_blank() || m.lines == [0, 0] {
-            if m.lines[0] == 0 || line.number < m.lines[0] {
-                m.lines[0] = line.number;
-            }
-            m.lines[1] = m.lines[1].max(line.number);
-        }
+        let m = owner(&mut current, &mut messages, d, line);
+        of_line[i] = m;
+        cover(&mut messages[m], line);
     }
     Messages { messages, of_line }
+}
+
+/// Widens a message's first and last line to take in `line`, one of its
+/// own: a blank line only when the message has no line yet.
+fn cover(message: &mut Message, line: &Line<'_>) {
+    let span = &mut message.lines;
+    if !line.is_blank() || *span == [0, 0] {
+        if span[0] == 0 || line.number < span[0] {
+            span[0] = line.number;
+        }
+        span[1] = span[1].max(line.number);
+    }
 }
 
 /// The message a line at depth `d` belongs to; quoted text with no

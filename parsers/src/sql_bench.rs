@@ -176,7 +176,13 @@ fn anchor(text: &str, holds: Holds<'_>) -> Option<Anchor> {
         b'R' if t.starts_with("Running tests on:") => Some(Anchor::Summary),
         b'T' if t.starts_with("Totals per operation:") => Some(Anchor::Summary),
         b'T' if t.starts_with("Testing server '") => Some(Anchor::TestLog),
-        b'T' | b'E' if time_prefix(t).is_ok() => Some(Anchor::TestLog),
+        // A test log's time lines start with one of time_prefix's two
+        // heads; most lines starting with `T` or `E` are prose.
+        b'T' | b'E'
+            if (t.starts_with("Time") || t.starts_with("Estimated")) && time_prefix(t).is_ok() =>
+        {
+            Some(Anchor::TestLog)
+        }
         b'O' | b's' if is_table_header(t) => Some(Anchor::Summary),
         // An entry's name ends with a colon.
         _ if holds.byte(b':') && is_entry_start(t) => Some(Anchor::Summary),

@@ -55,7 +55,9 @@ fn raw_lines(input: &str) -> impl Iterator<Item = &str> {
 
 /// The source line at 0-based `index`, read: quote depth, then a stamp or
 /// a prompt taken off (a prompt only if the line `may_hold_prompt`: it
-/// holds one of [`prefix::PROMPT_BYTES`]).
+/// holds one of [`prefix::PROMPT_BYTES`]). Inlined into the split: it runs
+/// for every line, and most lines are done after its first-byte tests.
+#[inline]
 fn line_of(index: usize, raw: &str, may_hold_prompt: bool) -> Line<'_> {
     let (depth, text) = split_quote(raw);
     Line {
@@ -105,6 +107,9 @@ pub fn is_elision(t: &str) -> bool {
 /// Supercite's initials (`ZC> `, `> JD> `), with up to three spaces before
 /// the first one. Returns the depth and the text after the markers, less
 /// the single space that usually follows them.
+/// The cheap test is inlined into the callers (every line of the input
+/// goes through it); the markers are read only where it says they may be.
+#[inline]
 pub fn split_quote(raw: &str) -> (usize, &str) {
     let bytes = raw.as_bytes();
     // Cheap first: a quote starts with a space, a `>` or Supercite's
@@ -121,6 +126,12 @@ pub fn split_quote(raw: &str) -> (usize, &str) {
     if !may_quote {
         return (0, raw);
     }
+    read_quote_markers(raw)
+}
+
+/// [`split_quote`] for a line that may start with quote markers.
+fn read_quote_markers(raw: &str) -> (usize, &str) {
+    let bytes = raw.as_bytes();
     let mut i = 0;
     while i < bytes.len() && i < 3 && bytes[i] == b' ' {
         i += 1;
@@ -345,11 +356,13 @@ fn from_header_author(value: &str) -> Option<Attribution> {
 /// also `user at host (Name)` and a bare address.
 pub fn split_name_email(value: &str) -> (String, Option<String>) {
     let value = value.trim();
-    // Each closing bracket is looked for only after its opening one.
+    // Each closing bracket is looked for only after its opening one. A
+    // plain loop rather than memchr: a name is a few bytes, fewer than
+    // the call costs.
     let brackets = |open: u8, close: u8| {
         let bytes = value.as_bytes();
-        let open = memchr::memchr(open, bytes)?;
-        let close = memchr::memrchr(close, bytes)?;
+        let open = bytes.iter().position(|&b| b == open)?;
+        let close = bytes.iter().rposition(|&b| b == close)?;
         (open < close).then_some((open, close))
     };
     if let Some((open, close)) = brackets(b'<', b'>') {
@@ -387,8 +400,10 @@ fn clean_name(name: &str) -> String {
 pub fn looks_like_address(value: &str) -> bool {
     // Cheap first: an address holds a `@` or the word `at`; most names
     // hold neither.
+    // core's byte search, a plain loop on a short text: a name is a few
+    // bytes, fewer than a memchr call costs.
     let bytes = value.as_bytes();
-    if memchr::memchr(b'@', bytes).is_none() && !bytes.windows(2).any(|w| w == b"at") {
+    if !bytes.contains(&b'@') && !bytes.windows(2).any(|w| w == b"at") {
         return false;
     }
     // At most four words are looked at: a name of many words is no address.

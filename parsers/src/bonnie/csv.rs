@@ -48,12 +48,27 @@ fn layout(fields: usize) -> Option<Layout> {
 /// spaces in its first field.
 ///
 /// It runs on every line holding a comma (much prose): the first byte
-/// is read without Unicode trimming, and the commas are counted only up to
-/// the tenth.
+/// is read without Unicode trimming, and the commas are counted by a loop
+/// the compiler vectorises (a byte search per comma cost a call each, more
+/// than a short line takes to count).
 pub(super) fn may_be_record(text: &str) -> bool {
     let first = text::trim_start(text).as_bytes().first().copied();
-    first.is_some_and(|b| b.is_ascii_alphanumeric())
-        && memchr::memchr_iter(b',', text.as_bytes()).nth(9).is_some()
+    first.is_some_and(|b| b.is_ascii_alphanumeric()) && count_byte(text.as_bytes(), b',') >= 10
+}
+
+/// How many times `byte` occurs in `bytes`.
+fn count_byte(bytes: &[u8], byte: u8) -> usize {
+    // Counted in bytes, 255 at a time, so that each step of the loop
+    // compares a whole vector of them.
+    bytes
+        .chunks(255)
+        .map(|chunk| {
+            let n = chunk
+                .iter()
+                .fold(0u8, |n, &b| n.wrapping_add(u8::from(b == byte)));
+            usize::from(n)
+        })
+        .sum()
 }
 
 /// `1.96`, `1.92a`, `2.00a`: a version in the first two fields.
@@ -277,6 +292,14 @@ fn parse_v1(fields: &[&str], depth: usize, first: usize, last: usize) -> Option<
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn bytes_are_counted_past_a_chunk() {
+        assert_eq!(super::count_byte(b"", b','), 0);
+        assert_eq!(super::count_byte(b"a,b,,c", b','), 3);
+        let commas = vec![b','; 1000];
+        assert_eq!(super::count_byte(&commas, b','), 1000);
+    }
+
     #[test]
     fn name_and_size_joined_by_a_colon() {
         // bonnie++ 1.03 lines from a 2007 linux-raid reply (Justin Piszcz).

@@ -495,6 +495,23 @@ fn strip_tags(line: &str, open: u8, close: u8, names: &[&str]) -> Option<String>
 /// The width of a tag's body and its closing character, after the
 /// opening one.
 fn tag_width(tail: &str, close: u8, names: &[&str]) -> Option<usize> {
+    // Cheap first: a name starting right after the opening byte must
+    // start with a known name's initial. Most brackets in mail hold no
+    // tag (`<WDC WD800JD-00LSA0 06.01D06>` in a dmesg line).
+    let initial = |first: u8| {
+        names.iter().any(|n| {
+            n.as_bytes()
+                .first()
+                .is_some_and(|i| i.eq_ignore_ascii_case(&first))
+        })
+    };
+    if tail
+        .as_bytes()
+        .first()
+        .is_some_and(|&first| first.is_ascii_alphanumeric() && !initial(first))
+    {
+        return None;
+    }
     let end = memchr::memchr(close, tail.get(..tail.len().min(80))?.as_bytes())?;
     let body = tail.get(..end)?.trim_end_matches('/').trim();
     let body = body.strip_prefix('/').unwrap_or(body);
@@ -513,9 +530,9 @@ fn tag_width(tail: &str, close: u8, names: &[&str]) -> Option<usize> {
 fn strip_bold(line: &str) -> Option<String> {
     let mut out: Option<String> = None;
     let mut rest = line;
-    while let Some(open) = rest.find("**") {
+    while let Some(open) = find_double_star(rest) {
         let inner = &rest[open + 2..];
-        let close = inner.find("**");
+        let close = find_double_star(inner);
         let valid = close.is_some_and(|c| {
             c > 0
                 && !inner.starts_with(char::is_whitespace)
@@ -536,6 +553,14 @@ fn strip_bold(line: &str) -> Option<String> {
     let mut out = out?;
     out.push_str(rest);
     Some(out)
+}
+
+/// Where `text.find("**")` finds, by byte: a `str` search builds a
+/// two-way searcher each time, and a rule of stars is looked at once per
+/// pair of them.
+fn find_double_star(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(b'*', bytes).find(|&at| bytes.get(at + 1) == Some(&b'*'))
 }
 
 /// Takes off pairs of `mark` (`**bold**`, `` `code` ``) when the line holds
@@ -635,6 +660,23 @@ fn entity(name: &str) -> Option<char> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn brackets_whose_first_byte_starts_no_name_are_no_tags() {
+        for tail in ["WDC WD800JD-00LSA0>", "1>", "x>", "bx>"] {
+            assert_eq!(tag_width(tail, b'>', &HTML), None, "{tail:?}");
+        }
+        for tail in ["b>", " b>", "/b>", "BR/>", "br />", "span class=x>"] {
+            assert_eq!(tag_width(tail, b'>', &HTML), Some(tail.len()), "{tail:?}");
+        }
+    }
+
+    #[test]
+    fn double_stars_are_found_where_a_str_search_finds_them() {
+        for text in ["", "*", "a*b*c", "**", "a*b**c**", "***", "x * ** y", "é**"] {
+            assert_eq!(find_double_star(text), text.find("**"), "{text:?}");
+        }
+    }
 
     /// (text, line number) of each line a source gives.
     fn read(input: &str) -> Vec<(String, usize)> {

@@ -15,8 +15,17 @@ pub const PROMPT_BYTES: [u8; 3] = *b"#$%";
 
 /// [`strip_line_prefix`] for a line whose mark says whether it holds one
 /// of [`PROMPT_BYTES`]: a line without one has no prompt to look for.
+/// Inlined into the callers with the first-byte test for a stamp: every
+/// line of the input goes through it, and most lines are done after it.
+#[inline]
 pub fn strip_line_prefix_marked(text: &str, may_hold_prompt: bool) -> &str {
-    let text = strip_stamp(text);
+    // Cheap first: most lines start with none of the three bytes a stamp
+    // (or the indentation before one) starts with.
+    let text = if matches!(text.as_bytes().first(), Some(b' ' | b'[' | b'0'..=b'9')) {
+        strip_stamp(text)
+    } else {
+        text
+    };
     if may_hold_prompt {
         strip_prompt(text)
     } else {
@@ -24,14 +33,10 @@ pub fn strip_line_prefix_marked(text: &str, may_hold_prompt: bool) -> &str {
     }
 }
 
-/// Cheap first: a stamp starts with a digit or `[` and a digit.
-/// A page may indent the stamped lines (a reStructuredText literal
-/// block): up to 8 spaces before the stamp go with it.
+/// A stamp starts with a digit or `[` and a digit. A page may indent the
+/// stamped lines (a reStructuredText literal block): up to 8 spaces
+/// before the stamp go with it. The caller has tested the first byte.
 fn strip_stamp(text: &str) -> &str {
-    // Cheaper still: most lines start with none of the three.
-    if !matches!(text.as_bytes().first(), Some(b' ' | b'[' | b'0'..=b'9')) {
-        return text;
-    }
     let indent = text.bytes().take(9).take_while(|&c| c == b' ').count();
     if indent > 8 {
         return text;
