@@ -714,18 +714,9 @@ fn fileio_04_requests(input: &str) -> Res<'_, Field<'_>> {
 /// - 0.5: `[  10s] threads: 4, tps: 1810.86, reads/s: 25355.94, writes/s: 7244.24 response time: 2.40ms (99%)`
 /// - early 1.0: `[   1s] threads: 32, tps: 269.73, reads: 3982.01, writes: 809.19, response time: 178.79ms (95%), errors: 0.00, reconnects:  0.00`
 pub(super) fn interval_line(input: &str) -> Res<'_, (Vec<Field<'_>>, Option<u32>)> {
-    let (rest, seconds) = delimited(
-        (char('['), space0),
-        recognize((digit1, opt((char('.'), digit1)))),
-        (char('s'), space0, char(']')),
-    )
-    .parse(input)?;
+    let (rest, seconds) = interval_head(input)?;
     let item = Item::Interval(seconds.to_string());
-    let (rest, parts) = many1(preceded(
-        multispace1,
-        (interval_part, opt(char(','))).map(|(part, _)| part),
-    ))
-    .parse(rest)?;
+    let (rest, parts) = many1(next_interval_part).parse(rest)?;
     let mut fields = Vec::new();
     let mut threads = None;
     for part in parts {
@@ -758,6 +749,44 @@ pub(super) fn interval_line(input: &str) -> Res<'_, (Vec<Field<'_>>, Option<u32>
         return Err(error(input));
     }
     Ok((rest, (fields, threads)))
+}
+
+/// Whether [`interval_line`] reads `input`, with no more of the line read
+/// than it takes to know: a report's first interval line is tested for
+/// this line by line, and the report reads it in full again. The parts
+/// are read up to the first one that is a value, which settles it.
+pub(super) fn is_interval_line(input: &str) -> bool {
+    let Ok((mut rest, _)) = interval_head(input) else {
+        return false;
+    };
+    // As `many1` in `interval_line`: the parts run until one fails, and
+    // a line needs a value among them.
+    while let Ok((after, part)) = next_interval_part(rest) {
+        if matches!(part, IntervalPart::Value(..) | IntervalPart::Pair(..)) {
+            return true;
+        }
+        rest = after;
+    }
+    false
+}
+
+/// `[ 10s ]`, `[  10s]`: the seconds as printed.
+fn interval_head(input: &str) -> Res<'_, &str> {
+    delimited(
+        (char('['), space0),
+        recognize((digit1, opt((char('.'), digit1)))),
+        (char('s'), space0, char(']')),
+    )
+    .parse(input)
+}
+
+/// One part of an interval line after the space before it, and its comma.
+fn next_interval_part(input: &str) -> Res<'_, IntervalPart> {
+    preceded(
+        multispace1,
+        (interval_part, opt(char(','))).map(|(part, _)| part),
+    )
+    .parse(input)
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1092,6 +1121,9 @@ mod tests {
         }
         assert!(interval_line("[ 10s ]").is_err());
         assert!(interval_line("[1] see the footnote: it says so").is_err());
+        assert!(!is_interval_line("[ 10s ]"));
+        assert!(!is_interval_line("[ 1s ] thds: 2"));
+        assert!(is_interval_line("[ 1s ] thds: 2 eps: 2025.43"));
     }
 
     #[test]
