@@ -1,5 +1,7 @@
 //! The final report: its headings and `label: value` fields, read as one stream.
 
+use std::borrow::Cow;
+
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_while, take_while1};
 use nom::character::complete::{char, digit1, multispace0, multispace1, space0};
@@ -21,10 +23,20 @@ pub enum Item {
 }
 
 impl Item {
-    pub(super) fn name(&self) -> String {
+    /// The item's Contract 2 name: `total`, `t=10s`. Borrowed for the
+    /// total, and an interval's built without the formatting machinery:
+    /// every value of a report asks, and [`crate::Measurement::new`]
+    /// copies it anyway.
+    pub(super) fn name(&self) -> Cow<'static, str> {
         match self {
-            Item::Total => "total".to_string(),
-            Item::Interval(seconds) => format!("t={seconds}s"),
+            Item::Total => Cow::Borrowed("total"),
+            Item::Interval(seconds) => {
+                let mut name = String::with_capacity(seconds.len() + 3);
+                name.push_str("t=");
+                name.push_str(seconds);
+                name.push('s');
+                Cow::Owned(name)
+            }
         }
     }
 }
