@@ -46,7 +46,9 @@ impl Item {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Field<'a> {
     pub item: Item,
-    pub metric: String,
+    /// Borrowed for the fixed names, owned for a percentile's: a report's
+    /// every value has one, and the fixed ones cost no allocation.
+    pub metric: Cow<'static, str>,
     pub value: f64,
     pub(super) at: &'a str,
 }
@@ -177,7 +179,7 @@ pub(super) fn assemble<'a>(
     let mut current: Option<Section> = None;
     // What the `Throughput:` section itself printed (its eps may repeat
     // `CPU speed:`'s and so not be kept as a field).
-    let mut throughput_printed: Vec<String> = Vec::new();
+    let mut throughput_printed: Vec<Cow<'static, str>> = Vec::new();
     for element in elements {
         match element {
             Element::Heading(section) => {
@@ -573,7 +575,7 @@ fn percentile_field(input: &str) -> Res<'_, Field<'_>> {
         rest,
         Field {
             item: Item::Total,
-            metric,
+            metric: Cow::Owned(metric),
             value,
             at: input,
         },
@@ -743,13 +745,13 @@ pub(super) fn interval_line(input: &str) -> Res<'_, (Vec<Field<'_>>, Option<u32>
             IntervalPart::Pair(first, second) => {
                 fields.push(Field {
                     item: item.clone(),
-                    metric: "reads_per_s".to_string(),
+                    metric: Cow::Borrowed("reads_per_s"),
                     value: first,
                     at: input,
                 });
                 fields.push(Field {
                     item: item.clone(),
-                    metric: "writes_per_s".to_string(),
+                    metric: Cow::Borrowed("writes_per_s"),
                     value: second,
                     at: input,
                 });
@@ -804,7 +806,7 @@ fn next_interval_part(input: &str) -> Res<'_, IntervalPart> {
 #[derive(Debug, Clone, PartialEq)]
 enum IntervalPart {
     Threads(u32),
-    Value(String, f64),
+    Value(Cow<'static, str>, f64),
     /// `(r/w/o: R/W/O)`: reads and writes per second (others have no name).
     Pair(f64, f64),
     /// Error and reconnect rates: read, no Contract 2 name.
@@ -863,7 +865,7 @@ fn interval_part(input: &str) -> Res<'_, IntervalPart> {
 
 fn percentile_part(rank: &str, value: f64) -> IntervalPart {
     percentile_metric(rank).map_or(IntervalPart::Dropped, |metric| {
-        IntervalPart::Value(metric, value)
+        IntervalPart::Value(Cow::Owned(metric), value)
     })
 }
 
@@ -882,7 +884,7 @@ fn keyed_part(key: &str, value: f64, unit: Option<&str>) -> IntervalPart {
         ("fsyncs", _) => "fsyncs_per_s",
         _ => return IntervalPart::Dropped,
     };
-    IntervalPart::Value(metric.to_string(), value)
+    IntervalPart::Value(Cow::Borrowed(metric), value)
 }
 
 /// Labels whose value is missing or broken where a report stops, with what
@@ -919,10 +921,10 @@ pub(super) fn end_of_value(rest: &str) -> Result<(), nom::Err<nom::error::Error<
     }
 }
 
-fn total<'a>(metric: &str, value: f64, at: &'a str) -> Field<'a> {
+fn total<'a>(metric: &'static str, value: f64, at: &'a str) -> Field<'a> {
     Field {
         item: Item::Total,
-        metric: metric.to_string(),
+        metric: Cow::Borrowed(metric),
         value,
         at,
     }
@@ -997,11 +999,7 @@ mod tests {
         ];
         for (i, (input, metric, value)) in cases.into_iter().enumerate() {
             let (rest, field) = single_field(input).unwrap_or_else(|e| panic!("case {i}: {e:?}"));
-            assert_eq!(
-                (field.metric.as_str(), field.value),
-                (metric, value),
-                "case {i}"
-            );
+            assert_eq!((&*field.metric, field.value), (metric, value), "case {i}");
             assert!(rest.is_empty(), "case {i}: left {rest:?}");
         }
     }
@@ -1051,10 +1049,7 @@ mod tests {
         ];
         for (i, (input, want)) in cases.into_iter().enumerate() {
             let (_, fields) = count_rate_field(input).unwrap_or_else(|e| panic!("case {i}: {e:?}"));
-            let got: Vec<(&str, f64)> = fields
-                .iter()
-                .map(|f| (f.metric.as_str(), f.value))
-                .collect();
+            let got: Vec<(&str, f64)> = fields.iter().map(|f| (&*f.metric, f.value)).collect();
             assert_eq!(got, want, "case {i}");
         }
         assert!(count_rate_field("transactions:\n    queries: 5 (1.00 per sec.)").is_err());
@@ -1089,11 +1084,7 @@ mod tests {
             let got = percentile_field(input)
                 .ok()
                 .map(|(_, f)| (f.metric, f.value));
-            assert_eq!(
-                got.as_ref().map(|(m, v)| (m.as_str(), *v)),
-                want,
-                "case {i}"
-            );
+            assert_eq!(got.as_ref().map(|(m, v)| (&**m, *v)), want, "case {i}");
         }
     }
 
@@ -1125,10 +1116,7 @@ mod tests {
             assert!(rest.is_empty(), "case {i}: left {rest:?}");
             assert_eq!(got_threads, threads, "case {i}");
             assert!(fields.iter().all(|f| f.item.name() == item), "case {i}");
-            let got: Vec<(&str, f64)> = fields
-                .iter()
-                .map(|f| (f.metric.as_str(), f.value))
-                .collect();
+            let got: Vec<(&str, f64)> = fields.iter().map(|f| (&*f.metric, f.value)).collect();
             assert_eq!(got, want, "case {i}");
         }
         assert!(interval_line("[ 10s ]").is_err());
@@ -1144,10 +1132,7 @@ mod tests {
             "Operations performed:  6004 Read, 4003 Write, 12803 Other = 22810 Total",
         )
         .unwrap();
-        let got: Vec<(&str, f64)> = fields
-            .iter()
-            .map(|f| (f.metric.as_str(), f.value))
-            .collect();
+        let got: Vec<(&str, f64)> = fields.iter().map(|f| (&*f.metric, f.value)).collect();
         assert_eq!(
             got,
             [
