@@ -16,13 +16,14 @@ use super::{Res, HISTOGRAM_START};
 
 /// Which item a number belongs to: the final report or one interval line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Item {
+pub enum Item<'a> {
     Total,
-    /// `[ 10s ]`: the seconds as printed.
-    Interval(String),
+    /// `[ 10s ]`: the seconds as printed, borrowed from the line (each of
+    /// the line's values has the item: a copy of it was an allocation each).
+    Interval(&'a str),
 }
 
-impl Item {
+impl Item<'_> {
     /// The item's Contract 2 name: `total`, `t=10s`. Borrowed for the
     /// total, and an interval's built without the formatting machinery:
     /// every value of a report asks, and [`crate::Measurement::new`]
@@ -45,7 +46,7 @@ impl Item {
 /// printed (to find its line).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Field<'a> {
-    pub item: Item,
+    pub item: Item<'a>,
     /// Borrowed for the fixed names, owned for a percentile's: a report's
     /// every value has one, and the fixed ones cost no allocation.
     pub metric: Cow<'static, str>,
@@ -729,7 +730,7 @@ fn fileio_04_requests(input: &str) -> Res<'_, Field<'_>> {
 /// - early 1.0: `[   1s] threads: 32, tps: 269.73, reads: 3982.01, writes: 809.19, response time: 178.79ms (95%), errors: 0.00, reconnects:  0.00`
 pub(super) fn interval_line(input: &str) -> Res<'_, (Vec<Field<'_>>, Option<u32>)> {
     let (rest, seconds) = interval_head(input)?;
-    let item = Item::Interval(seconds.to_string());
+    let item = Item::Interval(seconds);
     let (rest, parts) = many1(next_interval_part).parse(rest)?;
     let mut fields = Vec::new();
     let mut threads = None;
