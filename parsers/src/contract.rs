@@ -305,9 +305,15 @@ impl Tool {
 
 /// Unit and direction of a metric, or `None` for a name benchlog does not know.
 pub fn metric_info(name: &str) -> Option<&'static MetricInfo> {
+    // Every parsed value asks for its unit here: the length and first byte
+    // are compared inline first, so that only a likely name costs a call
+    // to compare the rest.
+    let first = name.as_bytes().first();
     METRICS
         .iter()
-        .find(|m| m.name == name)
+        .find(|m| {
+            m.name.len() == name.len() && m.name.as_bytes().first() == first && m.name == name
+        })
         .or_else(|| percentile(name))
         .or_else(|| is_latency_percentile(name).then_some(&LATENCY_PERCENTILE))
 }

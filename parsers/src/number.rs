@@ -33,13 +33,39 @@ pub(crate) fn short_decimal_token(text: &str) -> Option<f64> {
 
 fn decimal_of_at_most(input: &str, max_chars: usize) -> IResult<&str, f64> {
     let (rest, text) = take_while1(|c: char| c.is_ascii_digit() || c == '.').parse(input)?;
-    let well_formed = text.starts_with(|c: char| c.is_ascii_digit())
-        && text.matches('.').count() <= 1
+    // The text is ASCII digits and points: its bytes are counted, not its
+    // characters (a pattern search cost more than most numbers take).
+    let points = text.bytes().filter(|&b| b == b'.').count();
+    let well_formed = text.as_bytes().first().is_some_and(u8::is_ascii_digit)
+        && points <= 1
         && text.len() <= max_chars;
-    match text.parse::<f64>() {
-        Ok(value) if well_formed && value.is_finite() => Ok((rest, value)),
+    if !well_formed {
+        return Err(not_a_number(input));
+    }
+    let value = if points == 0 {
+        whole_number(text)
+    } else {
+        text.parse::<f64>().ok()
+    };
+    match value {
+        Some(value) if value.is_finite() => Ok((rest, value)),
         _ => Err(not_a_number(input)),
     }
+}
+
+/// Digits as a number, exactly as `str::parse::<f64>` reads them: a
+/// whole number of at most 15 digits is below 2^53, so it and its `f64`
+/// are the same number, summed here without the float parser's set-up.
+/// Longer ones go to the parser.
+fn whole_number(digits: &str) -> Option<f64> {
+    if digits.len() > 15 {
+        return digits.parse::<f64>().ok();
+    }
+    let whole = digits.bytes().try_fold(0u64, |sum, b| {
+        b.is_ascii_digit().then(|| sum * 10 + u64::from(b - b'0'))
+    })?;
+    // Below 10^15 < 2^53: every such integer is an f64 as it is.
+    Some(whole as f64)
 }
 
 /// Digits with at most one decimal point followed by more digits: `2806.10`,
@@ -102,6 +128,21 @@ fn not_a_number(input: &str) -> nom::Err<nom::error::Error<&str>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_numbers_read_as_the_float_parser_reads_them() {
+        for digits in [
+            "0",
+            "007",
+            "5",
+            "110199",
+            "999999999999999",
+            "1000000000000000",
+            "99999999999999999999",
+        ] {
+            assert_eq!(whole_number(digits), digits.parse::<f64>().ok(), "{digits}");
+        }
+    }
 
     #[test]
     fn decimals_shift_exactly() {

@@ -54,7 +54,7 @@ mod report;
 mod summary;
 
 use header::{read_header, RunHeader};
-use report::{assemble, interval_line, overflow_reason, report_elements, SysbenchReport};
+use report::{assemble, is_interval_line, overflow_reason, report_elements, SysbenchReport};
 use summary::summaries;
 
 /// A report longer than this many lines is not one report (600 interval
@@ -275,7 +275,7 @@ enum Start {
 fn start_in(text: &str, holds: Holds<'_>) -> Option<Start> {
     let trimmed = text::trim_start(text);
     match trimmed.as_bytes().first() {
-        Some(b'[') if interval_line(trimmed).is_ok() => {
+        Some(b'[') if is_interval_line(trimmed) => {
             return Some(Start::Report(text.len() - trimmed.len()))
         }
         // A histogram starts a report: the header above it is the run's.

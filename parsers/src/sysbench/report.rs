@@ -1,5 +1,7 @@
 //! The final report: its headings and `label: value` fields, read as one stream.
 
+use std::borrow::Cow;
+
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_while, take_while1};
 use nom::character::complete::{char, digit1, multispace0, multispace1, space0};
@@ -14,17 +16,28 @@ use super::{Res, HISTOGRAM_START};
 
 /// Which item a number belongs to: the final report or one interval line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Item {
+pub enum Item<'a> {
     Total,
-    /// `[ 10s ]`: the seconds as printed.
-    Interval(String),
+    /// `[ 10s ]`: the seconds as printed, borrowed from the line (each of
+    /// the line's values has the item: a copy of it was an allocation each).
+    Interval(&'a str),
 }
 
-impl Item {
-    pub(super) fn name(&self) -> String {
+impl Item<'_> {
+    /// The item's Contract 2 name: `total`, `t=10s`. Borrowed for the
+    /// total, and an interval's built without the formatting machinery:
+    /// every value of a report asks, and [`crate::Measurement::new`]
+    /// copies it anyway.
+    pub(super) fn name(&self) -> Cow<'static, str> {
         match self {
-            Item::Total => "total".to_string(),
-            Item::Interval(seconds) => format!("t={seconds}s"),
+            Item::Total => Cow::Borrowed("total"),
+            Item::Interval(seconds) => {
+                let mut name = String::with_capacity(seconds.len() + 3);
+                name.push_str("t=");
+                name.push_str(seconds);
+                name.push('s');
+                Cow::Owned(name)
+            }
         }
     }
 }
@@ -33,8 +46,10 @@ impl Item {
 /// printed (to find its line).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Field<'a> {
-    pub item: Item,
-    pub metric: String,
+    pub item: Item<'a>,
+    /// Borrowed for the fixed names, owned for a percentile's: a report's
+    /// every value has one, and the fixed ones cost no allocation.
+    pub metric: Cow<'static, str>,
     pub value: f64,
     pub(super) at: &'a str,
 }
@@ -165,7 +180,7 @@ pub(super) fn assemble<'a>(
     let mut current: Option<Section> = None;
     // What the `Throughput:` section itself printed (its eps may repeat
     // `CPU speed:`'s and so not be kept as a field).
-    let mut throughput_printed: Vec<String> = Vec::new();
+    let mut throughput_printed: Vec<Cow<'static, str>> = Vec::new();
     for element in elements {
         match element {
             Element::Heading(section) => {
@@ -561,7 +576,7 @@ fn percentile_field(input: &str) -> Res<'_, Field<'_>> {
         rest,
         Field {
             item: Item::Total,
-            metric,
+            metric: Cow::Owned(metric),
             value,
             at: input,
         },
@@ -714,18 +729,9 @@ fn fileio_04_requests(input: &str) -> Res<'_, Field<'_>> {
 /// - 0.5: `[  10s] threads: 4, tps: 1810.86, reads/s: 25355.94, writes/s: 7244.24 response time: 2.40ms (99%)`
 /// - early 1.0: `[   1s] threads: 32, tps: 269.73, reads: 3982.01, writes: 809.19, response time: 178.79ms (95%), errors: 0.00, reconnects:  0.00`
 pub(super) fn interval_line(input: &str) -> Res<'_, (Vec<Field<'_>>, Option<u32>)> {
-    let (rest, seconds) = delimited(
-        (char('['), space0),
-        recognize((digit1, opt((char('.'), digit1)))),
-        (char('s'), space0, char(']')),
-    )
-    .parse(input)?;
-    let item = Item::Interval(seconds.to_string());
-    let (rest, parts) = many1(preceded(
-        multispace1,
-        (interval_part, opt(char(','))).map(|(part, _)| part),
-    ))
-    .parse(rest)?;
+    let (rest, seconds) = interval_head(input)?;
+    let item = Item::Interval(seconds);
+    let (rest, parts) = many1(next_interval_part).parse(rest)?;
     let mut fields = Vec::new();
     let mut threads = None;
     for part in parts {
@@ -740,13 +746,13 @@ pub(super) fn interval_line(input: &str) -> Res<'_, (Vec<Field<'_>>, Option<u32>
             IntervalPart::Pair(first, second) => {
                 fields.push(Field {
                     item: item.clone(),
-                    metric: "reads_per_s".to_string(),
+                    metric: Cow::Borrowed("reads_per_s"),
                     value: first,
                     at: input,
                 });
                 fields.push(Field {
                     item: item.clone(),
-                    metric: "writes_per_s".to_string(),
+                    metric: Cow::Borrowed("writes_per_s"),
                     value: second,
                     at: input,
                 });
@@ -760,10 +766,48 @@ pub(super) fn interval_line(input: &str) -> Res<'_, (Vec<Field<'_>>, Option<u32>
     Ok((rest, (fields, threads)))
 }
 
+/// Whether [`interval_line`] reads `input`, with no more of the line read
+/// than it takes to know: a report's first interval line is tested for
+/// this line by line, and the report reads it in full again. The parts
+/// are read up to the first one that is a value, which settles it.
+pub(super) fn is_interval_line(input: &str) -> bool {
+    let Ok((mut rest, _)) = interval_head(input) else {
+        return false;
+    };
+    // As `many1` in `interval_line`: the parts run until one fails, and
+    // a line needs a value among them.
+    while let Ok((after, part)) = next_interval_part(rest) {
+        if matches!(part, IntervalPart::Value(..) | IntervalPart::Pair(..)) {
+            return true;
+        }
+        rest = after;
+    }
+    false
+}
+
+/// `[ 10s ]`, `[  10s]`: the seconds as printed.
+fn interval_head(input: &str) -> Res<'_, &str> {
+    delimited(
+        (char('['), space0),
+        recognize((digit1, opt((char('.'), digit1)))),
+        (char('s'), space0, char(']')),
+    )
+    .parse(input)
+}
+
+/// One part of an interval line after the space before it, and its comma.
+fn next_interval_part(input: &str) -> Res<'_, IntervalPart> {
+    preceded(
+        multispace1,
+        (interval_part, opt(char(','))).map(|(part, _)| part),
+    )
+    .parse(input)
+}
+
 #[derive(Debug, Clone, PartialEq)]
 enum IntervalPart {
     Threads(u32),
-    Value(String, f64),
+    Value(Cow<'static, str>, f64),
     /// `(r/w/o: R/W/O)`: reads and writes per second (others have no name).
     Pair(f64, f64),
     /// Error and reconnect rates: read, no Contract 2 name.
@@ -822,7 +866,7 @@ fn interval_part(input: &str) -> Res<'_, IntervalPart> {
 
 fn percentile_part(rank: &str, value: f64) -> IntervalPart {
     percentile_metric(rank).map_or(IntervalPart::Dropped, |metric| {
-        IntervalPart::Value(metric, value)
+        IntervalPart::Value(Cow::Owned(metric), value)
     })
 }
 
@@ -841,7 +885,7 @@ fn keyed_part(key: &str, value: f64, unit: Option<&str>) -> IntervalPart {
         ("fsyncs", _) => "fsyncs_per_s",
         _ => return IntervalPart::Dropped,
     };
-    IntervalPart::Value(metric.to_string(), value)
+    IntervalPart::Value(Cow::Borrowed(metric), value)
 }
 
 /// Labels whose value is missing or broken where a report stops, with what
@@ -878,10 +922,10 @@ pub(super) fn end_of_value(rest: &str) -> Result<(), nom::Err<nom::error::Error<
     }
 }
 
-fn total<'a>(metric: &str, value: f64, at: &'a str) -> Field<'a> {
+fn total<'a>(metric: &'static str, value: f64, at: &'a str) -> Field<'a> {
     Field {
         item: Item::Total,
-        metric: metric.to_string(),
+        metric: Cow::Borrowed(metric),
         value,
         at,
     }
@@ -956,11 +1000,7 @@ mod tests {
         ];
         for (i, (input, metric, value)) in cases.into_iter().enumerate() {
             let (rest, field) = single_field(input).unwrap_or_else(|e| panic!("case {i}: {e:?}"));
-            assert_eq!(
-                (field.metric.as_str(), field.value),
-                (metric, value),
-                "case {i}"
-            );
+            assert_eq!((&*field.metric, field.value), (metric, value), "case {i}");
             assert!(rest.is_empty(), "case {i}: left {rest:?}");
         }
     }
@@ -1010,10 +1050,7 @@ mod tests {
         ];
         for (i, (input, want)) in cases.into_iter().enumerate() {
             let (_, fields) = count_rate_field(input).unwrap_or_else(|e| panic!("case {i}: {e:?}"));
-            let got: Vec<(&str, f64)> = fields
-                .iter()
-                .map(|f| (f.metric.as_str(), f.value))
-                .collect();
+            let got: Vec<(&str, f64)> = fields.iter().map(|f| (&*f.metric, f.value)).collect();
             assert_eq!(got, want, "case {i}");
         }
         assert!(count_rate_field("transactions:\n    queries: 5 (1.00 per sec.)").is_err());
@@ -1048,11 +1085,7 @@ mod tests {
             let got = percentile_field(input)
                 .ok()
                 .map(|(_, f)| (f.metric, f.value));
-            assert_eq!(
-                got.as_ref().map(|(m, v)| (m.as_str(), *v)),
-                want,
-                "case {i}"
-            );
+            assert_eq!(got.as_ref().map(|(m, v)| (&**m, *v)), want, "case {i}");
         }
     }
 
@@ -1084,14 +1117,14 @@ mod tests {
             assert!(rest.is_empty(), "case {i}: left {rest:?}");
             assert_eq!(got_threads, threads, "case {i}");
             assert!(fields.iter().all(|f| f.item.name() == item), "case {i}");
-            let got: Vec<(&str, f64)> = fields
-                .iter()
-                .map(|f| (f.metric.as_str(), f.value))
-                .collect();
+            let got: Vec<(&str, f64)> = fields.iter().map(|f| (&*f.metric, f.value)).collect();
             assert_eq!(got, want, "case {i}");
         }
         assert!(interval_line("[ 10s ]").is_err());
         assert!(interval_line("[1] see the footnote: it says so").is_err());
+        assert!(!is_interval_line("[ 10s ]"));
+        assert!(!is_interval_line("[ 1s ] thds: 2"));
+        assert!(is_interval_line("[ 1s ] thds: 2 eps: 2025.43"));
     }
 
     #[test]
@@ -1100,10 +1133,7 @@ mod tests {
             "Operations performed:  6004 Read, 4003 Write, 12803 Other = 22810 Total",
         )
         .unwrap();
-        let got: Vec<(&str, f64)> = fields
-            .iter()
-            .map(|f| (f.metric.as_str(), f.value))
-            .collect();
+        let got: Vec<(&str, f64)> = fields.iter().map(|f| (&*f.metric, f.value)).collect();
         assert_eq!(
             got,
             [
