@@ -736,6 +736,12 @@ fn write_steps(
                     None => break,
                 }
             }
+            // The batch's attributes, in one statement (store::stage_run_attrs);
+            // should that fail, the batch is stored again item by item, so
+            // that only the text or message at fault is left out.
+            if !failed && store::write_staged_attrs(&tx).is_err() {
+                failed = true;
+            }
             if failed {
                 drop(tx);
                 tx = conn
@@ -746,7 +752,7 @@ fn write_steps(
                     write_step(&tx, step, true, &mut done)?;
                 }
             }
-            store::index_new_submissions(&tx).context("indexing the new submissions for search")?;
+            store::finish_writes(&tx).context("indexing the new submissions for search")?;
             tx.commit()
                 .context("committing a batch of texts and messages")?;
             if let Some(checkpointer) = &checkpointer {
@@ -850,8 +856,8 @@ fn write_step(
 }
 
 /// Runs `store`, under a savepoint when `alone`: kept when it succeeds,
-/// undone when it fails. The outer error is the database failing to keep
-/// or undo it.
+/// undone when it fails, with the attributes it staged written inside the
+/// savepoint. The outer error is the database failing to keep or undo it.
 fn in_savepoint<T>(
     tx: &Transaction,
     alone: bool,
@@ -862,7 +868,10 @@ fn in_savepoint<T>(
     }
     tx.execute_batch("SAVEPOINT item")
         .context("starting a savepoint")?;
-    let outcome = store(tx);
+    let outcome = store(tx).and_then(|stored| {
+        store::write_staged_attrs(tx).context("storing the runs' attributes")?;
+        Ok(stored)
+    });
     let end = if outcome.is_ok() {
         "RELEASE item"
     } else {

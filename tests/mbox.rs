@@ -538,6 +538,7 @@ fn a_forwarded_report_gives_its_runs() {
     let input = archive::prepare_input(Some("fwd.eml"), raw.as_bytes(), 1_000).unwrap();
     let tx = conn.transaction().unwrap();
     let ids = archive::store_input(&tx, "fwd.eml", &input).unwrap();
+    store::finish_writes(&tx).unwrap();
     tx.commit().unwrap();
     assert_eq!(ids.len(), 1);
     let text = store::get_submission(&conn, ids[0]).unwrap().unwrap().text;

@@ -180,6 +180,7 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     // Storing a submission uses more distinct statements than rusqlite
     // keeps by default (16): past that each is compiled again every time.
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+    conn.execute_batch(submissions::CREATE_STAGED_RUN_ATTRS)?;
     Ok(())
 }
 

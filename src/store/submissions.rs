@@ -130,6 +130,15 @@ pub fn insert_submission(tx: &Transaction, new: &NewSubmission) -> rusqlite::Res
     Ok(id)
 }
 
+/// What every writer of submissions does once, after its last
+/// [`store_document`](crate::ingest::store_document) and before it commits:
+/// writes the staged attributes ([`write_staged_attrs`]) and adds the new
+/// submissions to the full-text index ([`index_new_submissions`]).
+pub fn finish_writes(tx: &Transaction) -> rusqlite::Result<()> {
+    write_staged_attrs(tx)?;
+    index_new_submissions(tx)
+}
+
 /// Adds every submission stored since the last call to the full-text
 /// index, in one statement: what each writer does once, before it commits
 /// (see migrations/0010_bulk_ingest_triggers.sql for why not per row).
@@ -218,7 +227,9 @@ pub fn insert_run_attr(
     value: &str,
 ) -> rusqlite::Result<()> {
     let tool = tool_of_run(tx, run_id)?;
-    insert_run_attrs(tx, &[(run_id, &tool, key, value)])
+    tx.prepare_cached("INSERT INTO run_attrs (run_id, tool, key, value) VALUES (?1, ?2, ?3, ?4)")?
+        .execute(params![run_id, tool, key, value])?;
+    Ok(())
 }
 
 /// Stores a result of a run, with the run's tool copied in as for
@@ -237,17 +248,45 @@ fn tool_of_run(tx: &Transaction, run_id: i64) -> rusqlite::Result<String> {
 /// its value.
 pub type NewAttr<'a> = (i64, &'a str, &'a str, &'a str);
 
-/// Stores attributes of any runs, in the order given.
+/// The temporary table [`stage_run_attrs`] fills: created with each
+/// connection (`store::open`), so that no statement is compiled again for
+/// a change of schema in the middle of a transaction.
+pub(crate) const CREATE_STAGED_RUN_ATTRS: &str =
+    "CREATE TEMP TABLE IF NOT EXISTS staged_run_attrs (run_id INTEGER, tool TEXT, key TEXT, value TEXT)";
+
+/// Stages attributes of new runs, to be stored in `run_attrs` by
+/// [`write_staged_attrs`] (which [`finish_writes`] calls) before the
+/// transaction commits; until then no query sees them.
 ///
-/// One row per statement: a multi-row VALUES list, or rows read from one
-/// JSON array by `json_each`, measured slower (scripts/bench-ingest.sh).
-pub fn insert_run_attrs(tx: &Transaction, attrs: &[NewAttr]) -> rusqlite::Result<()> {
+/// Why: `run_attrs` has a primary key and four indexes, three of them led
+/// by text. One statement that inserts a whole batch's attributes in the
+/// order of those indexes (tool, key, value) keeps its cursors where the
+/// last row went, while a statement per row seeks each index from its
+/// root: a result-heavy import took 3.17 s with a statement per row and
+/// 2.89 s staged (medians of five, scripts/bench-ingest.sh's folder;
+/// docs/performance.md). A multi-row VALUES list, or rows read from one
+/// JSON array by `json_each`, measured slower still.
+pub fn stage_run_attrs(tx: &Transaction, attrs: &[NewAttr]) -> rusqlite::Result<()> {
     let mut insert = tx.prepare_cached(
-        "INSERT INTO run_attrs (run_id, tool, key, value) VALUES (?1, ?2, ?3, ?4)",
+        "INSERT INTO temp.staged_run_attrs (run_id, tool, key, value) VALUES (?1, ?2, ?3, ?4)",
     )?;
     for (run_id, tool, key, value) in attrs {
         insert.execute(params![run_id, tool, key, value])?;
     }
+    Ok(())
+}
+
+/// Stores the attributes [`stage_run_attrs`] staged in this transaction, in
+/// one statement, and empties the stage. A failure (the same key twice for
+/// a run) leaves the transaction as it was before the call.
+pub fn write_staged_attrs(tx: &Transaction) -> rusqlite::Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO run_attrs (run_id, tool, key, value)
+         SELECT run_id, tool, key, value FROM temp.staged_run_attrs ORDER BY tool, key, value",
+    )?
+    .execute([])?;
+    tx.prepare_cached("DELETE FROM temp.staged_run_attrs")?
+        .execute([])?;
     Ok(())
 }
 
@@ -549,4 +588,97 @@ pub fn unparsed_in_lines(
         })
     })?;
     rows.collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attrs_of(conn: &Connection) -> Vec<(i64, String, String, String)> {
+        conn.prepare("SELECT run_id, tool, key, value FROM run_attrs ORDER BY run_id, key")
+            .unwrap()
+            .query_map([], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+            })
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    }
+
+    fn staged(conn: &Connection) -> i64 {
+        conn.query_row("SELECT count(*) FROM temp.staged_run_attrs", [], |row| {
+            row.get(0)
+        })
+        .unwrap()
+    }
+
+    /// A database with two runs of a submission, opened as every
+    /// connection is (with the stage).
+    fn two_runs() -> (tempfile::TempDir, Connection) {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::store::open(&dir.path().join("stage.db")).unwrap();
+        conn.execute_batch(
+            "INSERT INTO submissions (id, text, sha256) VALUES (1, 'log', 'sha');
+             INSERT INTO runs (id, submission_id, idx, tool, quote_depth, first_line, last_line)
+             VALUES (1, 1, 0, 'sysbench', 0, 1, 2), (2, 1, 1, 'super-smack', 0, 3, 4);",
+        )
+        .unwrap();
+        (dir, conn)
+    }
+
+    /// Staged attributes are stored by `finish_writes`, whatever order
+    /// they came in, and the stage is empty after it.
+    #[test]
+    fn staged_attributes_are_stored_when_the_writes_finish() {
+        let (_dir, mut conn) = two_runs();
+        let tx = conn.transaction().unwrap();
+        stage_run_attrs(
+            &tx,
+            &[
+                (2, "super-smack", "kernel", "6.1"),
+                (1, "sysbench", "scheduler", "ULE"),
+                (1, "sysbench", "kernel", "7.0"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(attrs_of(&tx), []);
+        assert_eq!(staged(&tx), 3);
+        finish_writes(&tx).unwrap();
+        tx.commit().unwrap();
+        let row = |run: i64, tool: &str, key: &str, value: &str| {
+            (run, tool.to_owned(), key.to_owned(), value.to_owned())
+        };
+        assert_eq!(
+            attrs_of(&conn),
+            [
+                row(1, "sysbench", "kernel", "7.0"),
+                row(1, "sysbench", "scheduler", "ULE"),
+                row(2, "super-smack", "kernel", "6.1"),
+            ]
+        );
+        assert_eq!(staged(&conn), 0);
+    }
+
+    /// When the staged rows cannot be stored (a run's key twice), nothing
+    /// of them is, and the transaction is as it was: the caller can roll
+    /// back and store item by item.
+    #[test]
+    fn a_failed_write_of_the_stage_stores_none_of_it() {
+        let (_dir, mut conn) = two_runs();
+        let tx = conn.transaction().unwrap();
+        insert_run_attr(&tx, 2, "kernel", "6.1").unwrap();
+        stage_run_attrs(
+            &tx,
+            &[
+                (1, "sysbench", "kernel", "7.0"),
+                (1, "sysbench", "kernel", "7.1"),
+            ],
+        )
+        .unwrap();
+        let error = write_staged_attrs(&tx).unwrap_err();
+        assert!(error.to_string().contains("UNIQUE"), "{error}");
+        assert_eq!(attrs_of(&tx).len(), 1, "{:?}", attrs_of(&tx));
+        tx.commit().unwrap();
+        assert_eq!(attrs_of(&conn).len(), 1);
+    }
 }

@@ -196,7 +196,7 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
                     "the upload was abandoned by its client before it was stored; nothing was kept"
                 )));
                 }
-                store::index_new_submissions(&tx)?;
+                store::finish_writes(&tx)?;
                 tx.commit()?;
                 writer.inner.checkpointer.after_commit();
                 Ok((ids, created.then_some(token)))
