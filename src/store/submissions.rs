@@ -59,12 +59,9 @@ pub struct NewResult<'a> {
 
 /// The id of the submission whose text has this SHA-256, if stored.
 pub fn find_submission_by_sha256(conn: &Connection, sha256: &str) -> rusqlite::Result<Option<i64>> {
-    conn.query_row(
-        "SELECT id FROM submissions WHERE sha256 = ?1",
-        [sha256],
-        |row| row.get(0),
-    )
-    .optional()
+    conn.prepare_cached("SELECT id FROM submissions WHERE sha256 = ?1")?
+        .query_row([sha256], |row| row.get(0))
+        .optional()
 }
 
 /// The tables whose ids appear in links.
@@ -114,19 +111,20 @@ pub fn deleted_since(conn: &Connection, asof: i64) -> rusqlite::Result<i64> {
 /// [`index_new_submissions`] has run, before the transaction commits.
 pub fn insert_submission(tx: &Transaction, new: &NewSubmission) -> rusqlite::Result<i64> {
     let id = fresh_id(tx, LinkedTable::Submissions)?;
-    tx.execute(
+    // Cached: compiling it, with the trigger it fires, cost 2% of an import.
+    tx.prepare_cached(
         "INSERT INTO submissions (id, text, sha256, source_name, author, date, subject)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![
-            id,
-            new.text,
-            new.sha256,
-            new.source_name,
-            new.author,
-            new.date,
-            new.subject
-        ],
-    )?;
+    )?
+    .execute(params![
+        id,
+        new.text,
+        new.sha256,
+        new.source_name,
+        new.author,
+        new.date,
+        new.subject
+    ])?;
     Ok(id)
 }
 
