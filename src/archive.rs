@@ -284,31 +284,17 @@ pub fn store_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<M
     for id in &ancestor_ids {
         found_ancestors.push(store::find_mail_by_message_id(tx, id)?);
     }
-    let author_at_depth = |depth: usize| -> Option<String> {
-        let ancestor = found_ancestors.get(depth.checked_sub(1)?)?.as_ref()?;
-        ancestor.author.clone()
-    };
-
-    let mut document = prepared.document.clone();
-    for message in &mut document.messages {
-        if message.author.is_none() && message.quote_depth > 0 {
-            message.author = author_at_depth(message.quote_depth);
-        }
-    }
-    let (quotes, fingerprints) = ingest::take_known_runs(tx, &mut document)?;
-    for run in &mut document.runs {
-        if run.author.is_none() && run.quote_depth > 0 {
-            run.author = author_at_depth(run.quote_depth);
-        }
-    }
-
+    let (quotes, mut fresh) = ingest::take_known_runs(tx, &prepared.document)?;
+    fresh.quoted_authors = found_ancestors
+        .iter()
+        .map(|ancestor| ancestor.as_ref().and_then(|found| found.author.clone()))
+        .collect();
     let submission_id = ingest::store_document(
         tx,
         Some(&prepared.source_name),
         &mail.text,
         &text_sha256,
-        &document,
-        &fingerprints,
+        &fresh,
     )
     .with_context(|| format!("storing {}", prepared.source_name))?;
 
@@ -337,7 +323,7 @@ pub fn store_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<M
     ingest::store_quotes(tx, submission_id, &quotes)?;
     Ok(MailOutcome::Stored {
         submission_id,
-        runs: document.runs.len(),
+        runs: fresh.runs.len(),
         quotes: quotes.len(),
     })
 }

@@ -180,16 +180,38 @@ pub fn store_text(
     if let Some(id) = store::find_submission_by_sha256(tx, &sha256)? {
         return Ok(existing(id));
     }
-    let mut document = document.clone();
-    let (quotes, fingerprints) = take_known_runs(tx, &mut document)?;
-    let submission_id = store_document(tx, source_name, text, &sha256, &document, &fingerprints)?;
+    let (quotes, fresh) = take_known_runs(tx, document)?;
+    let submission_id = store_document(tx, source_name, text, &sha256, &fresh)?;
     store_quotes(tx, submission_id, &quotes)?;
     Ok(Ingested {
         submission_id,
         created: true,
-        runs: document.runs.len(),
+        runs: fresh.runs.len(),
         unparsed: document.unparsed.len(),
     })
+}
+
+/// What [`store_document`] stores of a parsed document: the runs not
+/// stored already, with their fingerprints, and the authors found for
+/// quoted text that names none. Borrowed, so that a document kept for a
+/// second try is not copied to be stored.
+pub struct ToStore<'d> {
+    pub document: &'d Document,
+    /// The runs to store, in their order in the document.
+    pub runs: Vec<&'d parsers::Run>,
+    /// Each run's [`run_fingerprint`], in the same order.
+    pub fingerprints: Vec<String>,
+    /// The author of the message quoted at depth `d` is `quoted_authors[d - 1]`.
+    pub quoted_authors: Vec<Option<String>>,
+}
+
+impl ToStore<'_> {
+    /// `author` if known, else that of the message quoted at `depth`.
+    fn author<'a>(&'a self, author: &'a Option<String>, depth: usize) -> Option<&'a str> {
+        author
+            .as_deref()
+            .or_else(|| self.quoted_authors.get(depth.checked_sub(1)?)?.as_deref())
+    }
 }
 
 /// A run found again: where it is in the new text, at what quote depth,
@@ -201,21 +223,24 @@ pub struct KnownRun {
     pub run_id: i64,
 }
 
-/// Takes out of `document` the runs already stored (same tool, test,
-/// threads and every value: [`run_fingerprint`]), and says which stored
-/// run each one repeats; also returns the fingerprints of the runs left,
-/// in order, for [`store_document`].
-pub fn take_known_runs(
+/// Finds the runs of `document` already stored (same tool, test, threads
+/// and every value: [`run_fingerprint`]) and says which stored run each
+/// one repeats; the others, with their fingerprints, are what
+/// [`store_document`] stores.
+pub fn take_known_runs<'d>(
     tx: &Transaction,
-    document: &mut Document,
-) -> anyhow::Result<(Vec<KnownRun>, Vec<String>)> {
+    document: &'d Document,
+) -> anyhow::Result<(Vec<KnownRun>, ToStore<'d>)> {
     let mut known = Vec::new();
-    let mut fresh = Vec::with_capacity(document.runs.len());
+    let mut fresh = ToStore {
+        document,
+        runs: Vec::with_capacity(document.runs.len()),
+        fingerprints: Vec::with_capacity(document.runs.len()),
+        quoted_authors: Vec::new(),
+    };
     let fingerprints: Vec<String> = document.runs.iter().map(run_fingerprint).collect();
     let stored = store::find_runs_by_fingerprints(tx, &fingerprints)?;
-    let mut fresh_fingerprints = Vec::with_capacity(fingerprints.len());
-    let runs = std::mem::take(&mut document.runs);
-    for ((run, stored), fingerprint) in runs.into_iter().zip(stored).zip(fingerprints) {
+    for ((run, stored), fingerprint) in document.runs.iter().zip(stored).zip(fingerprints) {
         match stored {
             Some(run_id) => known.push(KnownRun {
                 lines: run.lines,
@@ -223,13 +248,12 @@ pub fn take_known_runs(
                 run_id,
             }),
             None => {
-                fresh.push(run);
-                fresh_fingerprints.push(fingerprint);
+                fresh.runs.push(run);
+                fresh.fingerprints.push(fingerprint);
             }
         }
     }
-    document.runs = fresh;
-    Ok((known, fresh_fingerprints))
+    Ok((known, fresh))
 }
 
 /// Links the runs a submission repeats to the stored ones.
@@ -258,23 +282,22 @@ pub fn store_quotes(
 
 /// Writes a submission and everything parsed from it inside the caller's
 /// transaction (which decides whether it is already stored), and returns
-/// its id. Each run's [`run_fingerprint`] (`fingerprints`, in the order of
-/// the runs, as [`take_known_runs`] gives them) is kept, so the same run
-/// quoted again later can be recognised. The runs' attributes are staged:
-/// the caller's [`store::finish_writes`] stores them before it commits.
+/// its id. Each run's fingerprint is kept, so the same run quoted again
+/// later can be recognised. The runs' attributes are staged: the caller's
+/// [`store::finish_writes`] stores them before it commits.
 pub fn store_document(
     tx: &Transaction,
     source_name: Option<&str>,
     text: &str,
     sha256: &str,
-    document: &Document,
-    fingerprints: &[String],
+    fresh: &ToStore,
 ) -> anyhow::Result<i64> {
+    let document = fresh.document;
     anyhow::ensure!(
-        fingerprints.len() == document.runs.len(),
+        fresh.fingerprints.len() == fresh.runs.len(),
         "{} fingerprints for {} runs",
-        fingerprints.len(),
-        document.runs.len()
+        fresh.fingerprints.len(),
+        fresh.runs.len()
     );
     let first = document.messages.first();
     let submission_id = store::insert_submission(
@@ -283,7 +306,7 @@ pub fn store_document(
             text,
             sha256,
             source_name,
-            author: first.and_then(|m| m.author.as_deref()),
+            author: first.and_then(|m| fresh.author(&m.author, m.quote_depth)),
             date: first.and_then(|m| m.date.as_deref()),
             subject: first.and_then(|m| m.subject.as_deref()),
         },
@@ -296,7 +319,7 @@ pub fn store_document(
             submission_id,
             &store::NewMessage {
                 idx,
-                author: message.author.as_deref(),
+                author: fresh.author(&message.author, message.quote_depth),
                 email: message.email.as_deref(),
                 date: message.date.as_deref(),
                 subject: message.subject.as_deref(),
@@ -309,7 +332,7 @@ pub fn store_document(
         .with_context(|| format!("storing message {idx}"))?;
     }
 
-    let runs: Vec<store::NewRun> = document
+    let runs: Vec<store::NewRun> = fresh
         .runs
         .iter()
         .enumerate()
@@ -321,17 +344,17 @@ pub fn store_document(
             label: run.label.as_deref(),
             threads: run.threads,
             quote_depth: run.quote_depth,
-            author: run.author.as_deref(),
+            author: fresh.author(&run.author, run.quote_depth),
             command: run.command.as_deref(),
             lines: run.lines,
         })
         .collect();
     let first_run_id = store::insert_runs(tx, submission_id, &runs)
         .with_context(|| format!("storing the {} runs", runs.len()))?;
-    store::insert_run_fingerprints(tx, first_run_id, fingerprints)
+    store::insert_run_fingerprints(tx, first_run_id, &fresh.fingerprints)
         .context("storing the runs' fingerprints")?;
     let mut attrs: Vec<store::NewAttr> = Vec::new();
-    for ((idx, run), run_id) in document.runs.iter().enumerate().zip(first_run_id..) {
+    for ((idx, run), run_id) in fresh.runs.iter().enumerate().zip(first_run_id..) {
         attrs.extend(
             run.attrs
                 .iter()
