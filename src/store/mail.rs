@@ -77,11 +77,14 @@ pub fn insert_run_fingerprints(
     first_run_id: i64,
     fingerprints: &[String],
 ) -> rusqlite::Result<()> {
-    tx.prepare_cached(
-        "INSERT INTO run_fingerprints (run_id, fingerprint)
-         SELECT ?1 + j.key, j.value FROM json_each(?2) j",
-    )?
-    .execute(params![first_run_id, json_strings(fingerprints)?])?;
+    // A statement per row: one statement of several rows into a table with
+    // an immediate foreign key keeps a statement journal of every page it
+    // changes, which was a third of this insert's time (perf).
+    let mut insert =
+        tx.prepare_cached("INSERT INTO run_fingerprints (run_id, fingerprint) VALUES (?1, ?2)")?;
+    for (run_id, fingerprint) in (first_run_id..).zip(fingerprints) {
+        insert.execute(params![run_id, fingerprint])?;
+    }
     Ok(())
 }
 
@@ -91,13 +94,21 @@ pub fn find_runs_by_fingerprints(
     conn: &Connection,
     fingerprints: &[String],
 ) -> rusqlite::Result<Vec<Option<i64>>> {
-    conn.prepare_cached(
-        "SELECT (SELECT f.run_id FROM run_fingerprints f WHERE f.fingerprint = j.value
-                 ORDER BY f.run_id LIMIT 1)
-         FROM json_each(?1) j ORDER BY j.key",
-    )?
-    .query_map([json_strings(fingerprints)?], |row| row.get(0))?
-    .collect()
+    // Each answer goes to its place by its key, rather than sorting them.
+    let mut found = vec![None; fingerprints.len()];
+    let mut select = conn.prepare_cached(
+        "SELECT j.key, (SELECT f.run_id FROM run_fingerprints f WHERE f.fingerprint = j.value
+                        ORDER BY f.run_id LIMIT 1)
+         FROM json_each(?1) j",
+    )?;
+    let mut rows = select.query([json_strings(fingerprints)?])?;
+    while let Some(row) = rows.next()? {
+        let key: i64 = row.get(0)?;
+        if let Some(slot) = usize::try_from(key).ok().and_then(|key| found.get_mut(key)) {
+            *slot = row.get(1)?;
+        }
+    }
+    Ok(found)
 }
 
 /// Strings as a JSON array, for `json_each`.
