@@ -277,7 +277,9 @@ fn undo_line_markup(
     holds: &dyn Fn(u8) -> bool,
     rewritten: &mut Vec<(usize, String)>,
 ) {
-    if is_code_fence(&line) {
+    // A fence holds backticks: the mark says whether to look (most lines
+    // with markup are `<…>` and `[…]`, and the fence test trims each one).
+    if holds(b'`') && is_code_fence(&line) {
         // A fence ends the block before it and starts the next: it reads
         // as a blank line at its quote depth, not as no line.
         let markers = line.find("```").unwrap_or(0);
