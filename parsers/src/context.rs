@@ -1012,6 +1012,13 @@ fn os_in_prose(text: &str, may_name_os: bool) -> Option<(&str, &str, Option<&str
 
 fn read_os_in_prose(text: &str) -> Option<(&str, &str, Option<&str>)> {
     let b = text.as_bytes();
+    // A version (below) holds a `.` with a digit after it: one byte
+    // search rejects most prose naming a system (`FreeBSD results?`)
+    // before the two substring searches.
+    let digit_after_dot = |at: usize| b.get(at + 1).is_some_and(u8::is_ascii_digit);
+    if !memchr::memchr_iter(b'.', b).any(digit_after_dot) {
+        return None;
+    }
     if !(finders::BSD.find(b).is_some() || finders::LINUX.find(b).is_some()) {
         return None;
     }
