@@ -287,14 +287,30 @@ pub fn apply(lines: &[Line<'_>], capitals: &Capitals<'_>, messages: &Messages, r
             *first = p;
         }
     }
-    // The index in `places_of_runs` of line `index`'s place at `depth`.
-    let place_of_run = |index: usize, depth: usize| {
-        let (m, _) = messages.at(index)?;
+    // The index in `places_of_runs` of message `m`'s place at `depth`.
+    let place_at = |m: usize, depth: usize| {
         let first = *first_place.get(m)?;
         let first = usize::try_from(first).ok().filter(|_| first != u32::MAX)?;
         let of_message = places_of_runs.get(first..)?.iter();
         let mut of_message = of_message.take_while(|&&(other, _)| other == m);
         of_message.position(|&(_, d)| d == depth).map(|k| first + k)
+    };
+    // The same for line `index` at `depth`, for a walk over the lines: the
+    // place of the line before is kept, since neighbouring lines nearly
+    // always share their message and depth.
+    let place_of_lines = || {
+        let mut last: Option<((usize, usize), Option<usize>)> = None;
+        move |index: usize, depth: usize| {
+            let (m, _) = messages.at(index)?;
+            match last {
+                Some((seen, place)) if seen == (m, depth) => place,
+                _ => {
+                    let place = place_at(m, depth);
+                    last = Some(((m, depth), place));
+                    place
+                }
+            }
+        }
     };
     let facts = if runs.is_empty() {
         Vec::new()
@@ -303,18 +319,20 @@ pub fn apply(lines: &[Line<'_>], capitals: &Capitals<'_>, messages: &Messages, r
             .iter()
             .map(|run| {
                 let index = run.lines[0].saturating_sub(1);
-                (index, place_of_run(index, run.quote_depth))
+                let place = messages.at(index);
+                (index, place.and_then(|(m, _)| place_at(m, run.quote_depth)))
             })
             .collect();
+        let mut place_of = place_of_lines();
         let mut facts = facts_where(lines, capitals, |index, depth| {
-            place_of_run(index, depth).is_some()
+            place_of(index, depth).is_some()
         });
         facts.extend(remarks_before_runs(
             lines,
             capitals,
             places_of_runs.len(),
             starts,
-            place_of_run,
+            place_of_lines(),
         ));
         // In line order, a line's remark after its other facts, as a
         // run's nearest fact of each key is found by binary search.
@@ -544,7 +562,7 @@ impl<'m> Capitals<'m> {
 fn facts_where(
     lines: &[Line<'_>],
     capitals: &Capitals<'_>,
-    wanted: impl Fn(usize, usize) -> bool,
+    mut wanted: impl FnMut(usize, usize) -> bool,
 ) -> Vec<Fact> {
     let mut found = Vec::new();
     for (index, line) in lines.iter().enumerate() {
@@ -731,7 +749,7 @@ fn remarks_before_runs(
     capitals: &Capitals<'_>,
     places: usize,
     mut starts: Vec<(usize, Option<usize>)>,
-    place_of: impl Fn(usize, usize) -> Option<usize>,
+    mut place_of: impl FnMut(usize, usize) -> Option<usize>,
 ) -> Vec<Fact> {
     starts.sort_unstable_by_key(|&(index, _)| std::cmp::Reverse(index));
     let mut starts = starts.into_iter().peekable();
@@ -1012,6 +1030,13 @@ fn os_in_prose(text: &str, may_name_os: bool) -> Option<(&str, &str, Option<&str
 
 fn read_os_in_prose(text: &str) -> Option<(&str, &str, Option<&str>)> {
     let b = text.as_bytes();
+    // A version (below) holds a `.` with a digit after it: one byte
+    // search rejects most prose naming a system (`FreeBSD results?`)
+    // before the two substring searches.
+    let digit_after_dot = |at: usize| b.get(at + 1).is_some_and(u8::is_ascii_digit);
+    if !memchr::memchr_iter(b'.', b).any(digit_after_dot) {
+        return None;
+    }
     if !(finders::BSD.find(b).is_some() || finders::LINUX.find(b).is_some()) {
         return None;
     }

@@ -126,12 +126,12 @@ fn table_header(input: &str) -> IResult<&str, ()> {
 }
 
 pub(super) fn is_table_header(t: &str) -> bool {
-    let t = t.trim();
+    let t = text::trim_start(t);
     // Cheap first: the anchor asks this of every line starting with `O`
-    // or `s` (`set-variable = ...`), and the parser costs more than the
-    // two heads' comparison.
+    // or `s` (`set-variable = ...`), and the parser and the trimming of
+    // the line's end cost more than the two heads' comparison.
     (t.starts_with("Operation") || t.starts_with("seconds"))
-        && matches!(table_header(t), Ok(("", ())))
+        && matches!(table_header(t.trim_end()), Ok(("", ())))
 }
 
 /// An operation's name: `select_range`, `connect+select_simple`, `TOTALS`.

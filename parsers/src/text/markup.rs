@@ -277,7 +277,9 @@ fn undo_line_markup(
     holds: &dyn Fn(u8) -> bool,
     rewritten: &mut Vec<(usize, String)>,
 ) {
-    if is_code_fence(&line) {
+    // A fence holds backticks: the mark says whether to look (most lines
+    // with markup are `<…>` and `[…]`, and the fence test trims each one).
+    if holds(b'`') && is_code_fence(&line) {
         // A fence ends the block before it and starts the next: it reads
         // as a blank line at its quote depth, not as no line.
         let markers = line.find("```").unwrap_or(0);
@@ -360,36 +362,31 @@ fn telling_escapes(b: &[u8]) -> usize {
 /// `=3D` -> `=`, `=20` -> space, `=C3=A9` -> `é`; anything else is kept.
 fn decode_qp_escapes(line: &str) -> Option<String> {
     let b = line.as_bytes();
-    // Most lines with a `=` hold no escape (`key_buffer=128M`): nothing is
-    // built for them.
     let escape_at = |i: usize| {
-        b.get(i + 1).copied().and_then(hex).is_some()
-            && b.get(i + 2).copied().and_then(hex).is_some()
+        let digit = |at: usize| b.get(at).copied().and_then(hex);
+        Some(digit(i + 1)? * 16 + digit(i + 2)?)
     };
-    if !memchr::memchr_iter(b'=', b).any(escape_at) {
-        return None;
-    }
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    let mut changed = false;
-    while i < b.len() {
-        if b[i] == b'=' {
-            if let (Some(hi), Some(lo)) = (
-                b.get(i + 1).copied().and_then(hex),
-                b.get(i + 2).copied().and_then(hex),
-            ) {
-                out.push(hi * 16 + lo);
-                i += 3;
-                changed = true;
-                continue;
-            }
+    // Most lines with a `=` hold no escape (`key_buffer=128M`): nothing is
+    // built for them. The text between escapes is copied a piece at a
+    // time, not byte by byte.
+    let mut out: Option<Vec<u8>> = None;
+    let mut copied = 0;
+    for at in memchr::memchr_iter(b'=', b) {
+        // The two hex digits an escape took are no `=`; this keeps the
+        // reading from the left even so.
+        if at < copied {
+            continue;
         }
-        out.push(b[i]);
-        i += 1;
+        let Some(byte) = escape_at(at) else {
+            continue;
+        };
+        let out = out.get_or_insert_with(|| Vec::with_capacity(b.len()));
+        out.extend_from_slice(b.get(copied..at).unwrap_or_default());
+        out.push(byte);
+        copied = at + 3;
     }
-    if !changed {
-        return None;
-    }
+    let mut out = out?;
+    out.extend_from_slice(b.get(copied..).unwrap_or_default());
     // Mail of the tools' years is often Latin-1; a byte that is not UTF-8
     // is read as Latin-1 rather than lost.
     Some(match String::from_utf8(out) {
@@ -675,6 +672,26 @@ mod tests {
     fn double_stars_are_found_where_a_str_search_finds_them() {
         for text in ["", "*", "a*b*c", "**", "a*b**c**", "***", "x * ** y", "é**"] {
             assert_eq!(find_double_star(text), text.find("**"), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn escapes_are_decoded_from_the_left() {
+        let cases = [
+            ("a=3Db", Some("a=b")),
+            ("==3D", Some("==")),
+            ("=3=41", Some("=3A")),
+            ("=3D=3D", Some("==")),
+            ("=C3=A9t=C3=A9", Some("\u{e9}t\u{e9}")),
+            ("caf=E9", Some("caf\u{e9}")),
+            ("key_buffer=128M", Some("key_buffer\u{12}8M")),
+            ("x=", None),
+            ("=4", None),
+            ("=G1 and =1", None),
+            ("", None),
+        ];
+        for (line, want) in cases {
+            assert_eq!(decode_qp_escapes(line).as_deref(), want, "{line:?}");
         }
     }
 
