@@ -466,26 +466,25 @@ fn strip_tags(line: &str, open: u8, close: u8, names: &[&str]) -> Option<String>
     // Most lines with a `[` are sysbench's `[ 10s]`: nothing is built
     // until a known tag turns up.
     let mut out: Option<String> = None;
-    let mut rest = line;
-    while let Some(at) = memchr::memchr(open, rest.as_bytes()) {
+    // `line[..kept]` is handled (copied, or a tag left out); the next
+    // opening byte is searched for from `from`.
+    let (mut kept, mut from) = (0, 0);
+    while let Some(at) = memchr::memchr(open, line.as_bytes().get(from..).unwrap_or_default()) {
         // An ASCII byte is a whole character: both cuts are boundaries.
-        let tail = rest.get(at + 1..).unwrap_or_default();
+        let at = from + at;
+        let tail = line.get(at + 1..).unwrap_or_default();
         match tag_width(tail, close, names) {
             Some(width) => {
                 let out = out.get_or_insert_with(|| String::with_capacity(line.len()));
-                out.push_str(&rest[..at]);
-                rest = &tail[width..];
+                out.push_str(line.get(kept..at).unwrap_or_default());
+                kept = at + 1 + width;
+                from = kept;
             }
-            None => {
-                if let Some(out) = out.as_mut() {
-                    out.push_str(rest.get(..=at).unwrap_or_default());
-                }
-                rest = tail;
-            }
+            None => from = at + 1,
         }
     }
     let mut out = out?;
-    out.push_str(rest);
+    out.push_str(line.get(kept..).unwrap_or_default());
     Some(out)
 }
 
@@ -665,6 +664,34 @@ mod tests {
         }
         for tail in ["b>", " b>", "/b>", "BR/>", "br />", "span class=x>"] {
             assert_eq!(tag_width(tail, b'>', &HTML), Some(tail.len()), "{tail:?}");
+        }
+    }
+
+    /// Text before a tag is kept when a bracket that is no tag comes
+    /// first: `strip_tags` once dropped it (`ad0: <WDC …> <1> < b>x</b>`
+    /// read `1> x`).
+    #[test]
+    fn brackets_that_are_no_tags_keep_the_text_around_them() {
+        let cases = [
+            (
+                "ad0: <WDC WD800JD> <1> < b>x</b>",
+                Some("ad0: <WDC WD800JD> <1> x"),
+            ),
+            ("<1> <b>x</b> y", Some("<1> x y")),
+            ("a <b>b</b> <c> d<br>", Some("a b <c> d")),
+            ("<WDC WD800JD-00LSA0 06.01D06> at ata0", None),
+            ("[ 10s] threads: 4", None),
+            ("", None),
+        ];
+        for (i, (line, stripped)) in cases.iter().enumerate() {
+            let open = if line.starts_with('[') { b'[' } else { b'<' };
+            let close = if open == b'[' { b']' } else { b'>' };
+            let names: &[&str] = if open == b'[' { &BBCODE } else { &HTML };
+            assert_eq!(
+                strip_tags(line, open, close, names).as_deref(),
+                *stripped,
+                "case {i}"
+            );
         }
     }
 
