@@ -738,7 +738,8 @@ fn write_steps(
                     write_step(&tx, step, true, &mut done)?;
                 }
             }
-            store::finish_writes(&tx).context("indexing the new submissions for search")?;
+            store::finish_writes(&tx)
+                .context("storing the attributes and indexing the new submissions")?;
             tx.commit()
                 .context("committing a batch of texts and messages")?;
             if let Some(checkpointer) = &checkpointer {

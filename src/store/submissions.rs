@@ -662,6 +662,24 @@ mod tests {
         assert_eq!(staged(&conn), 0);
     }
 
+    /// A transaction rolled back takes what it staged with it: the batch
+    /// stored again item by item stages each attribute once.
+    #[test]
+    fn a_rolled_back_transaction_leaves_nothing_staged() {
+        let (_dir, mut conn) = two_runs();
+        let tx = conn.transaction().unwrap();
+        stage_run_attrs(&tx, &[(1, "sysbench", "kernel", "7.0")]).unwrap();
+        drop(tx);
+        assert_eq!(staged(&conn), 0);
+        let tx = conn.transaction().unwrap();
+        tx.execute_batch("SAVEPOINT item").unwrap();
+        stage_run_attrs(&tx, &[(2, "super-smack", "kernel", "6.1")]).unwrap();
+        tx.execute_batch("ROLLBACK TO item; RELEASE item").unwrap();
+        finish_writes(&tx).unwrap();
+        tx.commit().unwrap();
+        assert_eq!(attrs_of(&conn), []);
+    }
+
     /// When the staged rows cannot be stored (a run's key twice), nothing
     /// of them is, and the transaction is as it was: the caller can roll
     /// back and store item by item.
