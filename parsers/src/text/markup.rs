@@ -347,39 +347,61 @@ fn telling_escapes(b: &[u8]) -> usize {
         n += usize::from(match (w[1], w[2]) {
             (b'3', b'D') => true,
             (b'2', b'0') | (b'0', b'9') => at_end,
-            // A high byte with a letter in it (`=E9`, `=C3=A9`); `=99`
-            // is far more often `--percentile=99`.
-            (hi, lo) => {
-                matches!(hi, b'8'..=b'9' | b'A'..=b'F')
-                    && hex(lo).is_some()
-                    && (hi.is_ascii_uppercase() || lo.is_ascii_uppercase())
-            }
+            (hi, lo) => high_byte_with_letter(hi, lo),
         });
     }
     n
 }
 
-/// `=3D` -> `=`, `=20` -> space, `=C3=A9` -> `é`; anything else is kept.
+/// A high byte with a letter in it (`=E9`, `=C3`, `=A9`): one an encoder
+/// wrote. Every UTF-8 sequence starts with one (`=C2`-`=F4`), while `=99`
+/// is far more often `--percentile=99`.
+fn high_byte_with_letter(hi: u8, lo: u8) -> bool {
+    matches!(hi, b'8'..=b'9' | b'A'..=b'F')
+        && hex(lo).is_some()
+        && (hi.is_ascii_uppercase() || lo.is_ascii_uppercase())
+}
+
+/// `=3D` -> `=`, `=20` -> space, `=C3=A9` -> `é`, `=E2=80=99` -> `’`:
+/// the escapes an encoder writes. Anything else is kept: an encoder never
+/// writes a digit, a letter or most controls as an escape, so `=12` in
+/// `key_buffer=128M` and `=38` in `key_buffer=384M` are text with a `=`
+/// in it, whatever else in the input is quoted-printable. A high byte
+/// with no letter (`=80`, `=99`) is decoded only right after another
+/// decoded high byte, as inside a UTF-8 sequence.
 fn decode_qp_escapes(line: &str) -> Option<String> {
     let b = line.as_bytes();
-    let escape_at = |i: usize| {
-        let digit = |at: usize| b.get(at).copied().and_then(hex);
-        Some(digit(i + 1)? * 16 + digit(i + 2)?)
-    };
-    // Most lines with a `=` hold no escape (`key_buffer=128M`): nothing is
-    // built for them. The text between escapes is copied a piece at a
-    // time, not byte by byte.
+    let digits = |i: usize| Some((*b.get(i + 1)?, *b.get(i + 2)?));
+    // Most lines with a `=` hold no escape: nothing is built for them. The
+    // text between escapes is copied a piece at a time, not byte by byte.
     let mut out: Option<Vec<u8>> = None;
     let mut copied = 0;
+    // Where the last decoded high byte's escape ended.
+    let mut high_until = None;
     for at in memchr::memchr_iter(b'=', b) {
         // The two hex digits an escape took are no `=`; this keeps the
         // reading from the left even so.
         if at < copied {
             continue;
         }
-        let Some(byte) = escape_at(at) else {
+        let Some((hi, lo)) = digits(at) else {
             continue;
         };
+        let (Some(h), Some(l)) = (hex(hi), hex(lo)) else {
+            continue;
+        };
+        let byte = h * 16 + l;
+        let written = match byte {
+            b'=' | b' ' | b'\t' => true,
+            0x80.. => high_byte_with_letter(hi, lo) || high_until == Some(at),
+            _ => false,
+        };
+        if !written {
+            continue;
+        }
+        if byte >= 0x80 {
+            high_until = Some(at + 3);
+        }
         let out = out.get_or_insert_with(|| Vec::with_capacity(b.len()));
         out.extend_from_slice(b.get(copied..at).unwrap_or_default());
         out.push(byte);
@@ -707,11 +729,16 @@ mod tests {
         let cases = [
             ("a=3Db", Some("a=b")),
             ("==3D", Some("==")),
-            ("=3=41", Some("=3A")),
+            ("=3=3D", Some("=3=")),
             ("=3D=3D", Some("==")),
             ("=C3=A9t=C3=A9", Some("\u{e9}t\u{e9}")),
             ("caf=E9", Some("caf\u{e9}")),
-            ("key_buffer=128M", Some("key_buffer\u{12}8M")),
+            ("key_buffer=128M", None),
+            ("key_buffer=384M thread_cache=40", None),
+            ("--percentile=99", None),
+            ("it=E2=80=99s", Some("it\u{2019}s")),
+            ("=80 alone", None),
+            ("x=3D=12", Some("x==12")),
             ("x=", None),
             ("=4", None),
             ("=G1 and =1", None),
@@ -733,7 +760,18 @@ mod tests {
 
     #[test]
     fn quoted_printable() {
-        let cases: [(&str, &[(&str, usize)]); 6] = [
+        let cases: [(&str, &[(&str, usize)]); 7] = [
+            (
+                // Quoted-printable, and a setting whose `=12` and `=38` no
+                // encoder writes: the settings stay as they were.
+                "Content-Transfer-Encoding: quoted-printable\n\nx=3D1\nkey_buffer=128M table_size=384M\n",
+                &[
+                    ("Content-Transfer-Encoding: quoted-printable", 1),
+                    ("", 2),
+                    ("x=1", 3),
+                    ("key_buffer=128M table_size=384M", 4),
+                ],
+            ),
             (
                 // A table row cut by a soft break, with `=3D` and `=20`.
                 "a=3D1 b=3D2\nselect_index     10000   0       0       28=\n581.18\nend=20\n",
