@@ -6,7 +6,7 @@
 #   - a result-heavy folder: 2,000 mails, each seed 000 with its numbers
 #     varied (scripts/gen-seed-variants.py), and
 #   - a prose-heavy list archive: the 56 MB mbox of benches/ingest.rs.
-# Each case alternates ingest and copy BENCH_INGEST_RUNS times (default 3)
+# Each case alternates ingest and copy BENCH_INGEST_RUNS times (default 5)
 # and prints the medians and the ratio copy/ingest (1.0 = as fast as
 # SQLite takes the rows; the target is >= 0.8).
 #
@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-RUNS=${BENCH_INGEST_RUNS:-3}
+RUNS=${BENCH_INGEST_RUNS:-5}
 DIR=target/bench-ingest
 mkdir -p "$DIR"
 cargo build --release --quiet --bin benchlog --example gen_archive --example copy_rows
