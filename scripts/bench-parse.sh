@@ -63,8 +63,13 @@ done
 # default): a pipe makes it read the whole corpus.
 hyperfine --warmup 2 --runs "$RUNS" --output=pipe --export-json "$JSON" "${args[@]}"
 
+# The CPU each took (user + system, means) beside the wall time: on a
+# shared machine the host's load moves the wall time of one command's
+# block of runs and not the other's, and moves the CPU time less.
 jq -r --argjson bytes "$bytes" '
     (.results[0].median) as $grep
+    | (.results[0].user + .results[0].system) as $grep_cpu
     | .results[]
-    | "\(.command): median \(.median * 1000 | floor) ms, \($bytes / .median / 1e6 | floor) MB/s, grep/this \($grep / .median * 1000 | round / 1000)"
+    | (.user + .system) as $cpu
+    | "\(.command): median \(.median * 1000 | floor) ms, \($bytes / .median / 1e6 | floor) MB/s, grep/this \($grep / .median * 1000 | round / 1000); CPU \($cpu * 1000 | floor) ms, grep/this \($grep_cpu / $cpu * 1000 | round / 1000)"
 ' "$JSON"
