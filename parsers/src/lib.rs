@@ -377,27 +377,18 @@ impl<'r> RunKey<'r> {
     }
 }
 
+/// The fixtures' walker the crate's test binaries share.
+#[cfg(test)]
+#[path = "../tests/fixture_files/mod.rs"]
+mod fixture_files;
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// Every fixture, one after the other: a large input of every kind.
     fn all_fixtures() -> String {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
-        let mut paths = Vec::new();
-        let mut dirs = vec![root];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path.extension().is_some_and(|e| e == "txt") {
-                    paths.push(path);
-                }
-            }
-        }
-        paths.sort();
-        paths
+        crate::fixture_files::fixture_texts()
             .iter()
             .map(|path| std::fs::read_to_string(path).unwrap())
             .collect::<Vec<_>>()
