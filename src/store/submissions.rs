@@ -108,7 +108,7 @@ pub fn deleted_since(conn: &Connection, asof: i64) -> rusqlite::Result<i64> {
 }
 
 /// Stores a submission's text and head. It is searchable once
-/// [`index_new_submissions`] has run, before the transaction commits.
+/// [`finish_writes`] has run, before the transaction commits.
 pub fn insert_submission(tx: &Transaction, new: &NewSubmission) -> rusqlite::Result<i64> {
     let id = fresh_id(tx, LinkedTable::Submissions)?;
     // Cached: compiling it, with the trigger it fires, cost 2% of an import.
@@ -293,8 +293,9 @@ pub fn write_staged_attrs(tx: &Transaction) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// Stores the results of a run whose tool is `tool`, as
-/// [`insert_run_attrs`] does.
+/// Stores the results of a run whose tool is `tool`, a statement per row
+/// (staged like the attributes, they measured slower: their largest index
+/// is filled in no order either way).
 pub fn insert_results(
     tx: &Transaction,
     run_id: i64,
