@@ -44,6 +44,7 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let state = web::AppState::open_with(&args.db.db, &args.web.static_dir, args.web.options())
         .with_context(|| format!("opening {}", args.db.db.display()))?;
+    state.verify_in_background();
     runtime()?.block_on(web::serve(state, args.web.listen))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -93,6 +93,12 @@ pub struct WebArgs {
     #[arg(long, env = "BENCHLOG_SHUTDOWN_GRACE", default_value_t = 10,
           value_parser = clap::value_parser!(u64).range(0..=3600))]
     pub shutdown_grace_secs: u64,
+    /// Megabytes that must stay free on the database's disk: below that,
+    /// uploads are answered 503 and /healthz says the disk is full, before
+    /// a write fails half-way.
+    #[arg(long, env = "BENCHLOG_MIN_FREE_DISK_MB",
+          default_value_t = crate::web::MIN_FREE_DISK_BYTES / (1024 * 1024))]
+    pub min_free_disk_mb: u64,
 }
 
 impl WebArgs {
@@ -108,6 +114,7 @@ impl WebArgs {
             max_connections: self.max_connections,
             max_connections_per_ip: self.max_connections_per_ip,
             shutdown_grace: std::time::Duration::from_secs(self.shutdown_grace_secs),
+            min_free_disk_bytes: self.min_free_disk_mb.saturating_mul(1024 * 1024),
             ..crate::web::WebOptions::default()
         }
     }

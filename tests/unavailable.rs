@@ -132,6 +132,12 @@ async fn a_read_only_database_gets_503_until_it_is_writable_again() {
     let (status, body) = get(&state, "/healthz").await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
     assert_eq!(body, "unavailable: the database is read-only\n");
+    assert_refused(
+        "an upload through a connection kept from before",
+        upload(&state, &seed_000()).await,
+        "the database is read-only",
+    );
+    assert_eq!(counts(&db), before);
     drop(state);
 
     // Served from the start read-only, as when the file came so.
@@ -158,4 +164,198 @@ async fn a_read_only_database_gets_503_until_it_is_writable_again() {
     let (status, body) = upload(&state, &seed_000()).await;
     assert_eq!(status, StatusCode::SEE_OTHER, "{body}");
     assert!(counts(&db).runs > before.runs);
+}
+
+/// The `sqlite3` command-line shell, a client in a process of its own as
+/// an administrator's or a cron job's would be; None (the test skips)
+/// where it is not installed, unless `CI` is set.
+fn sqlite3_shell() -> Option<&'static str> {
+    let found = Command::new("sqlite3")
+        .arg("-version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "the sqlite3 shell is missing (apt-get install sqlite3)"
+        );
+        eprintln!("skipped: no sqlite3 shell");
+    }
+    found.then_some("sqlite3")
+}
+
+/// Submissions as another process reads them, opening the file read-write
+/// as the shell does and closing it again.
+fn submissions_seen_by_another_process(shell: &str, db: &Path) -> String {
+    let out = Command::new(shell)
+        .arg(db)
+        .arg("SELECT count(*) FROM submissions")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+fn beside(db: &Path, suffix: &str) -> PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// Closing any descriptor of a file drops all the process's POSIX locks
+/// on it: a health check that opened the database file itself let the
+/// next client to close take the server's log for abandoned, checkpoint
+/// it and delete it while the server wrote on into it.
+#[tokio::test]
+async fn a_health_check_leaves_the_servers_locks_to_another_sqlite_client() {
+    let Some(shell) = sqlite3_shell() else {
+        return;
+    };
+    let (_dir, db, state) = test_state();
+    upload(&state, &smack_log(1, 2)).await;
+    assert_eq!(get(&state, "/healthz").await.0, StatusCode::OK);
+    assert_eq!(submissions_seen_by_another_process(shell, &db), "1");
+    assert!(
+        beside(&db, "-wal").exists(),
+        "the other client deleted the log the server is writing"
+    );
+    let (status, body) = upload(&state, &smack_log(2, 2)).await;
+    assert_eq!(status, StatusCode::SEE_OTHER, "{body}");
+    assert_eq!(get(&state, "/healthz").await.0, StatusCode::OK);
+    assert_eq!(
+        submissions_seen_by_another_process(shell, &db),
+        "2",
+        "the acknowledged upload is in the file others read"
+    );
+}
+
+/// A database put together elsewhere, closed, with no log of its own:
+/// what a restored backup is.
+fn replacement_with_seed_000(dir: &Path) -> (PathBuf, store::Counts) {
+    let path = dir.join("restored.db");
+    let mut conn = store::open(&path).unwrap();
+    let text = seed_000();
+    benchlog::ingest::ingest_document(&mut conn, None, &text, &parsers::parse(&text)).unwrap();
+    let counts = store::counts(&conn).unwrap();
+    drop(conn);
+    assert!(!beside(&path, "-wal").exists());
+    (path, counts)
+}
+
+/// After `mv restored.db web.db` under a running server, the server's
+/// log was left beside the new file (SQLite does not checkpoint a moved
+/// file on close) and the next server applied it to the restored file.
+#[tokio::test]
+async fn a_file_replaced_while_serving_is_refused_and_survives_the_restart() {
+    let (dir, db, state) = test_state();
+    upload(&state, &smack_log(1, 3)).await;
+    let (restored, restored_counts) = replacement_with_seed_000(dir.path());
+    std::fs::rename(&restored, &db).unwrap();
+
+    for page in ["/", "/runs", "/compare?tool=super-smack"] {
+        let (status, body) = get(&state, page).await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{page}: {body}");
+        assert!(body.contains("replaced"), "{page}: {body}");
+    }
+    assert_refused(
+        "an upload",
+        upload(&state, &smack_log(2, 2)).await,
+        "replaced",
+    );
+    assert!(
+        !beside(&db, "-wal").exists() && !beside(&db, "-shm").exists(),
+        "the old file's log is still beside the new one"
+    );
+    drop(state);
+
+    let state = AppState::open(&db, &repo_path("static")).unwrap();
+    assert_eq!(counts(&db), restored_counts, "the restored file as it was");
+    let (status, body) = upload(&state, &smack_log(3, 2)).await;
+    assert_eq!(status, StatusCode::SEE_OTHER, "{body}");
+    let after = counts(&db);
+    assert_eq!(after.submissions, restored_counts.submissions + 1);
+    assert_eq!(after.runs, restored_counts.runs + 2);
+}
+
+/// The disk below the free space kept (here: more than any disk has)
+/// shows on `/healthz` and refuses uploads before a write fails half-way.
+#[tokio::test]
+async fn a_disk_nearly_full_is_reported_and_refuses_uploads() {
+    let (_dir, db, state) = test_state_with(WebOptions {
+        min_free_disk_bytes: u64::MAX,
+        ..WebOptions::default()
+    });
+    let (status, body) = get(&state, "/healthz").await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert_eq!(body, "unavailable: the disk is full\n");
+    assert_refused(
+        "an upload",
+        upload(&state, &seed_000()).await,
+        "the disk is full",
+    );
+    assert_eq!(counts(&db), store::Counts::default());
+}
+
+#[tokio::test]
+async fn a_database_at_its_page_cap_is_reported_full() {
+    let (_dir, _db, state) = test_state_with(WebOptions {
+        max_database_pages: Some(1),
+        ..WebOptions::default()
+    });
+    let (status, body) = get(&state, "/healthz").await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert_eq!(body, "unavailable: the disk is full\n");
+}
+
+/// Damage in pages no request reads (here the root of the results table)
+/// is found by the check the server runs when it starts; then `/healthz`
+/// says so and uploads are refused rather than put beside it.
+#[tokio::test]
+async fn a_damaged_file_is_reported_and_refuses_uploads() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("damaged.db");
+    let (restored, _) = replacement_with_seed_000(dir.path());
+    std::fs::rename(&restored, &db).unwrap();
+    {
+        use std::io::{Seek, SeekFrom, Write};
+        let conn = Connection::open_with_flags(&db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        let root: i64 = conn
+            .query_row(
+                "SELECT rootpage FROM sqlite_schema WHERE name = 'results'",
+                [],
+                |row| row.get(0),
+            )
+            .unwrap();
+        let page_size: i64 = conn
+            .query_row("PRAGMA page_size", [], |row| row.get(0))
+            .unwrap();
+        drop(conn);
+        let mut file = std::fs::OpenOptions::new().write(true).open(&db).unwrap();
+        file.seek(SeekFrom::Start(((root - 1) * page_size) as u64))
+            .unwrap();
+        file.write_all(&vec![0x5a; page_size as usize]).unwrap();
+    }
+    let submissions = |db: &Path| -> i64 {
+        Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap()
+            .query_row("SELECT count(*) FROM submissions", [], |row| row.get(0))
+            .unwrap()
+    };
+    let before = submissions(&db);
+
+    let state = AppState::open(&db, &repo_path("static")).unwrap();
+    state.verify_in_background().join().unwrap();
+    let (status, body) = get(&state, "/healthz").await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert!(body.contains("damaged"), "{body}");
+    assert_refused(
+        "an upload",
+        upload(&state, &smack_log(4, 2)).await,
+        "damaged",
+    );
+    assert_eq!(submissions(&db), before);
 }

@@ -24,8 +24,12 @@ pub enum Unavailable {
     /// lost with it.
     #[error("the database file was deleted or moved away since the server opened it")]
     Gone,
-    #[error("the database file was replaced by another one since the server opened it")]
+    #[error("the database file was replaced by another one since the server opened it (restart the server to serve the new one)")]
     Replaced,
+    /// SQLite found pages that make no sense: whatever is written now
+    /// may be lost with them.
+    #[error("the database file is damaged (restore it from a backup)")]
+    Corrupt,
 }
 
 /// SQLite's extended code for a write to a database file that was renamed
@@ -44,6 +48,7 @@ impl Unavailable {
             }
             ErrorCode::ReadOnly | ErrorCode::PermissionDenied => Some(Unavailable::ReadOnly),
             ErrorCode::DiskFull => Some(Unavailable::DiskFull),
+            ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase => Some(Unavailable::Corrupt),
             ErrorCode::CannotOpen => Some(Unavailable::CannotOpen),
             ErrorCode::SystemIoFailure => Some(Unavailable::Io),
             _ => None,
@@ -78,10 +83,33 @@ impl Unavailable {
 /// whether its path still leads to it. SQLite keeps using the file it
 /// opened even after it was deleted or replaced, so everything written
 /// then would be lost.
+///
+/// Nothing here opens the file: closing any descriptor of a file drops
+/// every POSIX lock the process holds on it, SQLite's included, and
+/// another process would then take the server's write-ahead log for an
+/// abandoned one and delete it while the server still writes into it.
+/// Only `stat`, `access` and `statvfs` are used.
 #[derive(Debug, Clone)]
 pub struct DatabaseFile {
     path: PathBuf,
     identity: Option<FileIdentity>,
+    /// The write-ahead log and its index beside the file when opened:
+    /// they belong to the file opened, and to no file put at its path
+    /// later.
+    log: [(PathBuf, Option<FileIdentity>); 2],
+}
+
+/// The files SQLite keeps beside a database in WAL mode.
+const LOG_SUFFIXES: [&str; 2] = ["-wal", "-shm"];
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+fn identity_at(path: &Path) -> Option<FileIdentity> {
+    std::fs::metadata(path).ok().and_then(|m| identity(&m))
 }
 
 /// Device and inode: what stays the same for one file however it is
@@ -100,11 +128,43 @@ fn identity(_: &std::fs::Metadata) -> Option<FileIdentity> {
 }
 
 impl DatabaseFile {
-    /// The file now at `path` (call it right after opening the database).
+    /// The file now at `path`, with its log (call it right after opening
+    /// the database in WAL mode, while a connection keeps the log open).
     pub fn of(path: &Path) -> Self {
         DatabaseFile {
             path: path.to_owned(),
-            identity: std::fs::metadata(path).ok().and_then(|m| identity(&m)),
+            identity: identity_at(path),
+            log: LOG_SUFFIXES.map(|suffix| {
+                let log = with_suffix(path, suffix);
+                let found = identity_at(&log);
+                (log, found)
+            }),
+        }
+    }
+
+    /// Removes the write-ahead log and its index of the file opened when
+    /// that file is no longer at its path (deleted, or replaced by a
+    /// restored copy) and they still are: SQLite does not checkpoint a
+    /// moved file on close and leaves them there, and the next process to
+    /// open the path would apply this file's log to the other file,
+    /// showing the old data and destroying the new. Files that are not
+    /// the ones seen at opening (a log that came with the new file) are
+    /// left alone. What was in them belonged to the file taken away.
+    pub fn remove_stale_log(&self) {
+        if self.check().is_ok() {
+            return;
+        }
+        for (log, opened) in &self.log {
+            if opened.is_some() && identity_at(log) == *opened {
+                match std::fs::remove_file(log) {
+                    Ok(()) => tracing::warn!(
+                        "removed {}: it belongs to the database file taken away from {}",
+                        log.display(),
+                        self.path.display()
+                    ),
+                    Err(error) => tracing::error!("removing {}: {error}", log.display()),
+                }
+            }
         }
     }
 
@@ -121,17 +181,33 @@ impl DatabaseFile {
     }
 
     /// Whether the file may be written now, as a new connection would
-    /// find it (one `open` for writing, which writes nothing): connections
-    /// opened before it was made read-only could still write, so their
-    /// success says nothing.
+    /// find it: connections opened before it was made read-only could
+    /// still write, so their success says nothing. Asked with `access`,
+    /// never by opening the file (see [`DatabaseFile`]); `access` sees a
+    /// mode, an immutable file and a read-only mount alike.
     pub fn check_writable(&self) -> Result<(), Unavailable> {
-        match std::fs::OpenOptions::new().write(true).open(&self.path) {
-            Ok(_) => Ok(()),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Err(Unavailable::Gone),
-            Err(error) if error.kind() == std::io::ErrorKind::PermissionDenied => {
+        use rustix::io::Errno;
+        match rustix::fs::access(&self.path, rustix::fs::Access::WRITE_OK) {
+            Ok(()) => Ok(()),
+            Err(Errno::NOENT) => Err(Unavailable::Gone),
+            Err(Errno::ACCESS | Errno::PERM | Errno::ROFS | Errno::TXTBSY) => {
                 Err(Unavailable::ReadOnly)
             }
             Err(_) => Err(Unavailable::CannotOpen),
+        }
+    }
+
+    /// Whether the file's file system has at least `min_free` bytes
+    /// left for this process (`statvfs`): below that a write may fail
+    /// half-way, and what watches the server should be told before.
+    pub fn check_free_space(&self, min_free: u64) -> Result<(), Unavailable> {
+        match rustix::fs::statvfs(&self.path) {
+            Ok(fs) if fs.f_bavail.saturating_mul(fs.f_frsize) < min_free => {
+                Err(Unavailable::DiskFull)
+            }
+            Ok(_) => Ok(()),
+            Err(rustix::io::Errno::NOENT) => Err(Unavailable::Gone),
+            Err(_) => Err(Unavailable::Io),
         }
     }
 }
@@ -163,14 +239,22 @@ impl From<StoreError> for PingError {
     }
 }
 
-/// Answers while the database can be read and written: `SELECT 1`, and a
-/// write transaction begun and rolled back, which fails on a read-only
-/// database without writing anything. Another writer holding the lock
-/// is no failure: it shows that the database takes writes.
+/// Answers while the database can be read and written: the schema and
+/// the data generation read, the page cap (`max_page_count`) not reached,
+/// and a write transaction begun and rolled back, which fails on a
+/// read-only database without writing anything. Another writer holding
+/// the lock is no failure: it shows that the database takes writes.
 pub fn ping(conn: &Connection) -> Result<(), PingError> {
-    conn.query_row("SELECT 1", [], |row| row.get::<_, i64>(0))?;
+    conn.query_row("SELECT count(*) FROM sqlite_schema", [], |row| {
+        row.get::<_, i64>(0)
+    })?;
+    super::generation(conn)?;
     if conn.is_readonly(MAIN_DB)? {
         return Err(Unavailable::ReadOnly.into());
+    }
+    let pages = |pragma: &str| conn.pragma_query_value(None, pragma, |row| row.get::<_, i64>(0));
+    if pages("freelist_count")? == 0 && pages("page_count")? >= pages("max_page_count")? {
+        return Err(Unavailable::DiskFull.into());
     }
     conn.busy_timeout(Duration::ZERO)?;
     let probe = conn.execute_batch("BEGIN IMMEDIATE; ROLLBACK");

@@ -4,12 +4,12 @@
 use std::cell::Cell;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
-use axum::extract::DefaultBodyLimit;
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::StatusCode;
 use axum::middleware;
 use axum::Router;
@@ -76,7 +76,14 @@ pub struct WebOptions {
     pub max_connections_per_ip: usize,
     /// How long requests under way may finish after SIGTERM or Ctrl-C.
     pub shutdown_grace: Duration,
+    /// Below this many bytes free on the database's disk, uploads are
+    /// refused and `/healthz` says the disk is full.
+    pub min_free_disk_bytes: u64,
 }
+
+/// The default of [`WebOptions::min_free_disk_bytes`]: what one upload
+/// may unpack, so that an upload let in finds room for its text.
+pub const MIN_FREE_DISK_BYTES: u64 = crate::ingest::MAX_INPUT_BYTES;
 
 impl Default for WebOptions {
     fn default() -> Self {
@@ -93,6 +100,7 @@ impl Default for WebOptions {
             max_connections: 512,
             max_connections_per_ip: 64,
             shutdown_grace: Duration::from_secs(10),
+            min_free_disk_bytes: MIN_FREE_DISK_BYTES,
         }
     }
 }
@@ -158,6 +166,19 @@ struct Inner {
     /// Copies what uploads wrote into the database file after they are
     /// answered (see store::checkpoint).
     checkpointer: store::Checkpointer,
+    /// Set once SQLite reported the file damaged: from then on uploads
+    /// are refused and `/healthz` says so, until the server is restarted
+    /// on a repaired file.
+    corrupt: AtomicBool,
+}
+
+impl Drop for Inner {
+    /// A file taken away while serving leaves its log behind (SQLite does
+    /// not checkpoint a moved file): removed here, as the server stops,
+    /// so that it is never applied to the file now at the path.
+    fn drop(&mut self) {
+        self.db_file.remove_stale_log();
+    }
 }
 
 thread_local! {
@@ -227,6 +248,7 @@ impl AppState {
                 busy: tokio::sync::Semaphore::new(BUSY_CONNECTIONS),
                 answers: cache::AnswerCache::new(),
                 checkpointer,
+                corrupt: AtomicBool::new(false),
             }),
         })
     }
@@ -282,6 +304,13 @@ impl AppState {
                 state.inner.writes.load(Ordering::SeqCst) == writes
             };
             state.give_back(conn, cache_valid);
+            if let Err(AppError::Unavailable {
+                problem: store::Unavailable::Corrupt,
+                ..
+            }) = &result
+            {
+                state.inner.corrupt.store(true, Ordering::SeqCst);
+            }
             result
         })
         .await
@@ -305,28 +334,76 @@ impl AppState {
         .await
     }
 
-    /// Whether the database file is still the one opened: one `stat`,
-    /// before writing, since SQLite would go on writing to a deleted or
-    /// replaced file and the data would be lost with it.
+    /// Whether the database may be written now: the file is the one
+    /// opened (SQLite would go on writing to a deleted or replaced file,
+    /// and the data would be lost with it), a new connection could write
+    /// to it (a kept one keeps the write access it had when opened, to a
+    /// file made read-only since, say), its disk has room, and it was not
+    /// found damaged. A `stat`, an `access` and a `statvfs`, before every
+    /// write; none opens the file.
     pub fn check_database_file(&self) -> Result<(), AppError> {
-        self.inner.db_file.check().map_err(AppError::unavailable)
+        self.database_usable().map_err(AppError::unavailable)
     }
 
-    /// Whether the database can be used, for `/healthz`: the file is the
-    /// one opened, a new connection could write to it (a kept one keeps
-    /// the write access it had when opened, to a file made read-only
-    /// since, say), and a connection can read and take the write lock.
+    fn database_usable(&self) -> Result<(), store::Unavailable> {
+        let file = &self.inner.db_file;
+        if let Err(problem) = file.check() {
+            file.remove_stale_log();
+            return Err(problem);
+        }
+        if self.inner.corrupt.load(Ordering::SeqCst) {
+            return Err(store::Unavailable::Corrupt);
+        }
+        file.check_writable()?;
+        file.check_free_space(self.inner.options.min_free_disk_bytes)
+    }
+
+    /// Whether the database can be used, for `/healthz`: what
+    /// [`AppState::check_database_file`] checks, and a connection can
+    /// read and take the write lock.
     pub async fn check_database(&self) -> Result<(), store::PingError> {
-        self.inner.db_file.check()?;
-        let file = self.inner.db_file.clone();
+        self.database_usable()?;
+        let state = self.clone();
         self.with_conn(move |conn| {
-            Ok(file
-                .check_writable()
-                .map_err(store::PingError::from)
-                .and_then(|()| store::ping(conn)))
+            let pinged = store::ping(conn);
+            if let Err(store::PingError::Unavailable(store::Unavailable::Corrupt)) = pinged {
+                state.inner.corrupt.store(true, Ordering::SeqCst);
+            }
+            Ok(pinged)
         })
         .await
         .unwrap_or_else(|error| Err(store::PingError::Failed(error.to_string())))
+    }
+
+    /// Reads the whole file once on a thread of its own (SQLite's
+    /// `quick_check`) and marks the database damaged if it is, so that
+    /// `/healthz` tells and uploads are refused: damage in pages no
+    /// request reads would otherwise go unnoticed while new data is put
+    /// beside it. Returns the thread, for tests to wait on.
+    pub fn verify_in_background(&self) -> std::thread::JoinHandle<()> {
+        let state = self.clone();
+        std::thread::spawn(move || {
+            let checked = store::open_as_is(&state.inner.db_path).and_then(|conn| {
+                Ok(conn.query_row("PRAGMA quick_check(1)", [], |row| row.get::<_, String>(0))?)
+            });
+            match checked {
+                Ok(verdict) if verdict == "ok" => tracing::debug!("the database file is sound"),
+                Ok(verdict) => {
+                    tracing::error!("the database file is damaged: {verdict}");
+                    state.inner.corrupt.store(true, Ordering::SeqCst);
+                }
+                Err(error) => {
+                    if let store::StoreError::Sqlite(sqlite) = &error {
+                        if store::Unavailable::of_sqlite(sqlite)
+                            == Some(store::Unavailable::Corrupt)
+                        {
+                            state.inner.corrupt.store(true, Ordering::SeqCst);
+                        }
+                    }
+                    tracing::error!("checking the database file: {error}");
+                }
+            }
+        })
     }
 
     fn open_connection(&self) -> Result<Connection, store::StoreError> {
@@ -369,14 +446,7 @@ pub fn app(state: AppState) -> Router {
     let static_files = ServeDir::new(&state.inner.static_dir);
     let options = state.inner.options.clone();
     Router::new()
-        .merge(home::router())
-        .merge(upload::router())
-        .merge(submissions::router())
-        .merge(review::router())
-        .merge(rights::router())
-        .merge(runs::router())
-        .merge(threads::router())
-        .merge(compare::router())
+        .merge(pages(state.clone()))
         .merge(health::router())
         .nest_service("/static", static_files)
         .fallback(not_found)
@@ -395,6 +465,44 @@ pub fn app(state: AppState) -> Router {
         .layer(middleware::from_fn(error::error_pages))
         .layer(middleware::map_response(guard::security_headers))
         .layer(TraceLayer::new_for_http())
+}
+
+/// Every page area's routes, none of which is served from a database
+/// file taken away (see [`refuse_a_file_taken_away`]).
+fn pages(state: AppState) -> Router<AppState> {
+    Router::new()
+        .merge(home::router())
+        .merge(upload::router())
+        .merge(submissions::router())
+        .merge(review::router())
+        .merge(rights::router())
+        .merge(runs::router())
+        .merge(threads::router())
+        .merge(compare::router())
+        .route_layer(middleware::from_fn_with_state(
+            state,
+            refuse_a_file_taken_away,
+        ))
+}
+
+/// Answers 503 once the database file was deleted or replaced (a restored
+/// copy moved over it) while serving: the pages would show data that is
+/// no longer at the path, and links shared from them would show other
+/// data after the restart. One `stat` per request; `/healthz` says why.
+async fn refuse_a_file_taken_away(
+    State(state): State<AppState>,
+    request: axum::extract::Request,
+    next: middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let file = &state.inner.db_file;
+    match file.check() {
+        Ok(()) => next.run(request).await,
+        Err(problem) => {
+            file.remove_stale_log();
+            AppError::unavailable(problem).into_response()
+        }
+    }
 }
 
 async fn not_found() -> AppError {
