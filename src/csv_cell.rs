@@ -7,7 +7,11 @@
 //! label like `=HYPERLINK(...)` would act in the reader's spreadsheet.
 //! As OWASP recommends ("CSV Injection"), such a cell gets a leading `'`,
 //! which spreadsheets take as "text follows" and hide; the csv writer still
-//! quotes whatever needs quoting, so the file stays RFC 4180.
+//! quotes whatever needs quoting, so the file stays RFC 4180. A spreadsheet
+//! set to `;` as its separator (Excel in much of Europe) starts a cell after
+//! every `;` of an unquoted cell too, so each such start is neutralised the
+//! same way; `|` (a DDE call) and the full-width `＝＋－＠`, which some
+//! spreadsheets read as their ASCII forms, count as formula starts.
 //!
 //! Numbers are left alone, or `-12.5` would stop being a number: a cell is a
 //! number when all of it parses as a finite `f64` (Rust's grammar: an
@@ -18,18 +22,31 @@ use std::borrow::Cow;
 use std::io::Write;
 
 /// The characters a spreadsheet may read as the start of a formula.
-const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+const FORMULA_STARTS: [char; 11] = [
+    '=', '+', '-', '@', '\t', '\r', '|', '\u{ff1d}', '\u{ff0b}', '\u{ff0d}', '\u{ff20}',
+];
 
-/// `cell`, with a `'` in front if a spreadsheet would otherwise run it as
-/// a formula.
+/// Where a spreadsheet that splits cells at `;` starts another cell.
+const SECOND_SEPARATOR: char = ';';
+
+/// `cell`, with a `'` before every place a spreadsheet would otherwise
+/// start a formula: its beginning, and each `;`'s end.
 pub fn neutralise(cell: &str) -> Cow<'_, str> {
-    let risky = cell.starts_with(FORMULA_STARTS);
-    let number = || cell.parse::<f64>().is_ok_and(f64::is_finite);
-    if risky && !number() {
-        Cow::Owned(format!("'{cell}"))
-    } else {
-        Cow::Borrowed(cell)
+    let risky = |piece: &str| piece.starts_with(FORMULA_STARTS);
+    if !cell.split(SECOND_SEPARATOR).any(risky) || cell.parse::<f64>().is_ok_and(f64::is_finite) {
+        return Cow::Borrowed(cell);
     }
+    let mut safe = String::with_capacity(cell.len() + 2);
+    for (index, piece) in cell.split(SECOND_SEPARATOR).enumerate() {
+        if index > 0 {
+            safe.push(SECOND_SEPARATOR);
+        }
+        if risky(piece) {
+            safe.push('\'');
+        }
+        safe.push_str(piece);
+    }
+    Cow::Owned(safe)
 }
 
 /// Writes one record with every cell [`neutralise`]d: the way every CSV
@@ -74,6 +91,13 @@ mod tests {
             ("ULE + libthr", "ULE + libthr"),
             ("a=b", "a=b"),
             ("'=already", "'=already"),
+            ("a;=1+1", "a;'=1+1"),
+            ("=1;-2;x", "'=1;'-2;x"),
+            ("ULE; libthr", "ULE; libthr"),
+            ("|calc", "'|calc"),
+            ("\u{ff1d}1+1", "'\u{ff1d}1+1"),
+            ("\u{ff20}SUM(A1)", "'\u{ff20}SUM(A1)"),
+            (";", ";"),
             ("", ""),
         ];
         for (index, (cell, expected)) in cases.into_iter().enumerate() {
