@@ -69,6 +69,7 @@ impl CompareQuery {
         pairs: impl IntoIterator<Item = (String, String)>,
     ) -> Result<Self, QueryError> {
         let mut query = CompareQuery::default();
+        let (mut conf_given, mut asof_given) = (None, None);
         for (count, (key, value)) in pairs.into_iter().enumerate() {
             check_pair_count(count + 1)?;
             let value = value.trim().to_owned();
@@ -76,21 +77,27 @@ impl CompareQuery {
                 continue;
             }
             match key.as_str() {
-                "tool" => query.tool = Some(value),
-                "test" => query.test = Some(value),
-                "item" => query.item = Some(value),
-                "metric" => query.metric = Some(value),
-                "x" => query.x = Some(value),
-                "baseline" => query.baseline = Some(value),
+                "tool" => set_once(&mut query.tool, &key, value)?,
+                "test" => set_once(&mut query.test, &key, value)?,
+                "item" => set_once(&mut query.item, &key, value)?,
+                "metric" => set_once(&mut query.metric, &key, value)?,
+                "x" => set_once(&mut query.x, &key, value)?,
+                "baseline" => set_once(&mut query.baseline, &key, value)?,
                 "conf" => {
-                    query.conf = Confidence::from_name(&value).ok_or_else(|| {
+                    let conf = Confidence::from_name(&value).ok_or_else(|| {
                         QueryError(format!(
                             "conf={value} is not a confidence level; choose {} (percent, as ministat's -c takes them)",
                             Confidence::names()
                         ))
-                    })?
+                    })?;
+                    set_once(&mut conf_given, &key, conf.name().to_owned())?;
+                    query.conf = conf;
                 }
-                "asof" => query.asof = Some(parse_asof(&value)?),
+                "asof" => {
+                    let asof = parse_asof(&value)?;
+                    set_once(&mut asof_given, &key, value)?;
+                    query.asof = Some(asof);
+                }
                 "by" => {
                     // A form may send "scheduler, timer" in one box.
                     for key in value.split(',').map(str::trim).filter(|k| !k.is_empty()) {
@@ -247,6 +254,21 @@ pub fn query_pairs(query: &str) -> Result<Vec<(String, String)>, QueryError> {
     Ok(pairs)
 }
 
+/// Keeps the value of a parameter that may be given once: a link that
+/// gives it twice (`asof=2&asof=1`) is refused rather than read by
+/// whichever came last, since another reader might take the first.
+pub fn set_once(slot: &mut Option<String>, key: &str, value: String) -> Result<(), QueryError> {
+    match slot {
+        Some(first) if *first != value => fail(format!(
+            "{key} is given twice ({key}={first} and {key}={value}); give it once"
+        )),
+        _ => {
+            *slot = Some(value);
+            Ok(())
+        }
+    }
+}
+
 /// The submission number of `asof=`: digits only, at least 1.
 fn parse_asof(value: &str) -> Result<i64, QueryError> {
     match value.parse::<i64>() {
@@ -400,6 +422,19 @@ mod tests {
             (
                 "tool=super-smack&metric=q_per_s&asof=3x",
                 "not a submission number",
+            ),
+            (
+                "tool=super-smack&metric=q_per_s&asof=2&asof=1",
+                "asof is given twice (asof=2 and asof=1)",
+            ),
+            (
+                "tool=super-smack&metric=q_per_s&metric=max_time",
+                "metric is given twice",
+            ),
+            ("tool=sysbench&tool=super-smack", "tool is given twice"),
+            (
+                "tool=super-smack&metric=q_per_s&conf=90&conf=99",
+                "conf is given twice",
             ),
         ];
         for (index, (text, want)) in cases.into_iter().enumerate() {
