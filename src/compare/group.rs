@@ -438,7 +438,7 @@ fn point(threads: Option<u32>, item: &str, rows: &[MetricRow], mut indices: Vec<
     Point {
         threads,
         item: item.to_owned(),
-        mean: tidy(values.iter().sum::<f64>() / n as f64),
+        mean: tidy(super::stats::mean(&values)),
         min: values.iter().copied().fold(f64::INFINITY, f64::min),
         max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         n,

@@ -137,10 +137,39 @@ pub struct Sample {
     pub variance: f64,
 }
 
+/// The mean of `values`, finite whenever they are: their sum overflows
+/// past about 1.8e308, which a sum of two values near it already does;
+/// then each is divided first.
+pub fn mean(values: &[f64]) -> f64 {
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    if mean.is_finite() || values.iter().any(|v| !v.is_finite()) {
+        mean
+    } else {
+        values.iter().map(|v| v / n).sum()
+    }
+}
+
+/// A power of two that brings the largest of `values` near 1, when they
+/// are so large (or small) that their squares or sums would leave the
+/// range of `f64`; else 1. Dividing by a power of two is exact, so the
+/// statistics of the scaled values are those of the values, scaled.
+fn scale_of<'a>(values: impl Iterator<Item = &'a f64>) -> f64 {
+    let largest = values
+        .map(|v| v.abs())
+        .filter(|v| v.is_finite())
+        .fold(0.0_f64, f64::max);
+    if largest == 0.0 || (1e-100..=1e100).contains(&largest) {
+        1.0
+    } else {
+        2.0_f64.powi(largest.log2().round() as i32)
+    }
+}
+
 impl Sample {
     pub fn of(values: &[f64]) -> Self {
         let n = values.len();
-        let mean = values.iter().sum::<f64>() / n as f64;
+        let mean = mean(values);
         let variance = if n > 1 {
             values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64
         } else {
@@ -291,7 +320,12 @@ impl VsBaseline {
         confidence: Confidence,
         higher_is_better: bool,
     ) -> Option<Self> {
-        let (base, other) = (Sample::of(baseline), Sample::of(values));
+        // Values near the ends of f64's range are compared scaled, so
+        // that no sum or square overflows into an infinite mean or
+        // variance (which made every such difference "no difference").
+        let unit = scale_of(baseline.iter().chain(values));
+        let scaled = |values: &[f64]| -> Vec<f64> { values.iter().map(|v| v / unit).collect() };
+        let (base, other) = (Sample::of(&scaled(baseline)), Sample::of(&scaled(values)));
         if base.n == 0 || other.n == 0 || base.mean == 0.0 || !base.mean.is_finite() {
             return None;
         }
@@ -322,14 +356,23 @@ impl VsBaseline {
             }
             Some(_) => Verdict::NoDifference,
         };
+        let unscaled = |interval: Option<Interval>| {
+            interval.map(|interval| Interval {
+                s: interval.s * unit,
+                half_width: interval.half_width * unit,
+                low: interval.low * unit,
+                high: interval.high * unit,
+                ..interval
+            })
+        };
         Some(VsBaseline {
-            difference,
+            difference: difference * unit,
             percent: difference * scale,
             verdict,
             confidence,
-            interval,
-            student,
-            welch,
+            interval: unscaled(interval),
+            student: unscaled(student),
+            welch: unscaled(welch),
             variance_ratio,
             baseline_n: base.n,
             n: other.n,
@@ -656,5 +699,41 @@ mod tests {
         let vs = VsBaseline::compare(&[5.0; 3], &[5.0; 3], Confidence::P99, true).unwrap();
         assert_eq!(vs.verdict, Verdict::NoDifference);
         assert!(VsBaseline::compare(&[0.0; 3], &[1.0; 3], Confidence::P95, true).is_none());
+    }
+
+    /// Values whose sums overflow f64 (a post's `1.5e308`) gave an
+    /// infinite mean, shown as `inf` or `null`, and "no difference".
+    #[test]
+    fn values_near_the_end_of_the_range_keep_finite_means_and_verdicts() {
+        let huge = 1.0e308;
+        let values = [huge, 1.5 * huge, 1.2 * huge];
+        let mean = mean(&values);
+        assert!(
+            mean.is_finite() && close(mean / huge, 3.7 / 3.0, 1e-12),
+            "{mean}"
+        );
+        // The same comparison as a_proven_difference_follows_the_direction,
+        // in units of 1e300: the same verdict and the same percentages.
+        let unit = 1.0e300;
+        let base: Vec<f64> = [10.0, 12.0, 11.0, 13.0].iter().map(|v| v * unit).collect();
+        let other: Vec<f64> = [20.0, 25.0, 30.0].iter().map(|v| v * unit).collect();
+        let vs = VsBaseline::compare(&base, &other, Confidence::P95, true).unwrap();
+        assert_eq!(vs.verdict, Verdict::Better, "{vs:?}");
+        assert!(close(vs.difference / unit, 13.5, 1e-9), "{vs:?}");
+        assert!(prints_as(vs.percent, 117.391), "{vs:?}");
+        let student = vs.student.unwrap();
+        assert!(prints_as(student.half_width / unit, 6.51264), "{student:?}");
+        assert!(prints_as(student.s / unit, 3.31662), "{student:?}");
+        assert!(
+            prints_as(student.percent_half_width, 56.6316),
+            "{student:?}"
+        );
+        // Small values the same way.
+        let tiny: Vec<f64> = [10.0, 12.0, 11.0, 13.0]
+            .iter()
+            .map(|v| v * 1e-300)
+            .collect();
+        let vs = VsBaseline::compare(&tiny, &tiny, Confidence::P95, true).unwrap();
+        assert_eq!(vs.verdict, Verdict::NoDifference, "{vs:?}");
     }
 }
