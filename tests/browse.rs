@@ -317,3 +317,45 @@ async fn runs_pages_link_each_other_by_run_without_repeating_or_skipping_one() {
         assert!(page.contains(message), "{uri}: {page}");
     }
 }
+
+/// `asof=2&asof=1` was read as asof=1 by the server and could be read as
+/// asof=2 by whatever else reads the link: every page refuses a
+/// parameter given twice with two values, and says which.
+#[tokio::test]
+async fn a_parameter_given_twice_with_two_values_is_refused() {
+    let (_dir, _db, state) = test_state();
+    three_submissions(&state).await;
+    for (uri, named) in [
+        ("/runs?page=1&page=2", "page=1 and page=2"),
+        (
+            "/submissions?tool=sysbench&tool=bonnie",
+            "tool=sysbench and tool=bonnie",
+        ),
+        ("/submissions/1?part=1&part=2", "part=1 and part=2"),
+        (
+            "/compare?tool=super-smack&metric=q_per_s&asof=2&asof=1",
+            "asof=2 and asof=1",
+        ),
+        (
+            "/compare.csv?tool=super-smack&metric=q_per_s&baseline=a&baseline=b",
+            "baseline=a and baseline=b",
+        ),
+    ] {
+        let (status, body) = get(&state, uri).await;
+        assert_eq!(status, axum::http::StatusCode::BAD_REQUEST, "{uri}: {body}");
+        assert!(body.contains("given twice"), "{uri}: {body}");
+        assert!(body.contains(named), "{uri}: {body}");
+    }
+    // The same value twice, and repeated by and where, are fine.
+    for uri in [
+        "/runs?page=1&page=1",
+        "/runs?where=scheduler:ULE&where=timer:TSC",
+        "/compare?tool=super-smack&metric=q_per_s&by=scheduler&by=thread_lib",
+    ] {
+        assert_eq!(
+            get(&state, uri).await.0,
+            axum::http::StatusCode::OK,
+            "{uri}"
+        );
+    }
+}

@@ -69,7 +69,6 @@ impl CompareQuery {
         pairs: impl IntoIterator<Item = (String, String)>,
     ) -> Result<Self, QueryError> {
         let mut query = CompareQuery::default();
-        let (mut conf_given, mut asof_given) = (None, None);
         for (count, (key, value)) in pairs.into_iter().enumerate() {
             check_pair_count(count + 1)?;
             let value = value.trim().to_owned();
@@ -77,27 +76,21 @@ impl CompareQuery {
                 continue;
             }
             match key.as_str() {
-                "tool" => set_once(&mut query.tool, &key, value)?,
-                "test" => set_once(&mut query.test, &key, value)?,
-                "item" => set_once(&mut query.item, &key, value)?,
-                "metric" => set_once(&mut query.metric, &key, value)?,
-                "x" => set_once(&mut query.x, &key, value)?,
-                "baseline" => set_once(&mut query.baseline, &key, value)?,
+                "tool" => query.tool = Some(value),
+                "test" => query.test = Some(value),
+                "item" => query.item = Some(value),
+                "metric" => query.metric = Some(value),
+                "x" => query.x = Some(value),
+                "baseline" => query.baseline = Some(value),
                 "conf" => {
-                    let conf = Confidence::from_name(&value).ok_or_else(|| {
+                    query.conf = Confidence::from_name(&value).ok_or_else(|| {
                         QueryError(format!(
                             "conf={value} is not a confidence level; choose {} (percent, as ministat's -c takes them)",
                             Confidence::names()
                         ))
-                    })?;
-                    set_once(&mut conf_given, &key, conf.name().to_owned())?;
-                    query.conf = conf;
+                    })?
                 }
-                "asof" => {
-                    let asof = parse_asof(&value)?;
-                    set_once(&mut asof_given, &key, value)?;
-                    query.asof = Some(asof);
-                }
+                "asof" => query.asof = Some(parse_asof(&value)?),
                 "by" => {
                     // A form may send "scheduler, timer" in one box.
                     for key in value.split(',').map(str::trim).filter(|k| !k.is_empty()) {
@@ -251,22 +244,36 @@ pub fn query_pairs(query: &str) -> Result<Vec<(String, String)>, QueryError> {
         }
         check_pair_count(pairs.len())?;
     }
+    check_given_once(&pairs)?;
     Ok(pairs)
 }
 
-/// Keeps the value of a parameter that may be given once: a link that
-/// gives it twice (`asof=2&asof=1`) is refused rather than read by
-/// whichever came last, since another reader might take the first.
-pub fn set_once(slot: &mut Option<String>, key: &str, value: String) -> Result<(), QueryError> {
-    match slot {
-        Some(first) if *first != value => fail(format!(
-            "{key} is given twice ({key}={first} and {key}={value}); give it once"
-        )),
-        _ => {
-            *slot = Some(value);
-            Ok(())
+/// The parameters a query may give more than once (`by=a&by=b`); of
+/// every other one, the pages read one value.
+const REPEATABLE: [&str; 3] = ["by", "where", "uploaded"];
+
+/// Refuses a parameter given twice with two values (`asof=2&asof=1`):
+/// read by whichever came last, while another reader of the link (a
+/// proxy, a script) may take the first, one link could show two things.
+/// A repeat of the same value, or of an empty one, is harmless.
+fn check_given_once(pairs: &[(String, String)]) -> Result<(), QueryError> {
+    // At most MAX_QUERY_PAIRS pairs: looking back over them is small.
+    for (index, (key, value)) in pairs.iter().enumerate() {
+        let value = value.trim();
+        if value.is_empty() || REPEATABLE.contains(&key.as_str()) {
+            continue;
+        }
+        let earlier = pairs[..index]
+            .iter()
+            .map(|(k, v)| (k, v.trim()))
+            .find(|(k, v)| *k == key && !v.is_empty() && *v != value);
+        if let Some((_, first)) = earlier {
+            return fail(format!(
+                "{key} is given twice ({key}={first} and {key}={value}); give it once"
+            ));
         }
     }
+    Ok(())
 }
 
 /// The submission number of `asof=`: digits only, at least 1.
