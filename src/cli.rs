@@ -52,7 +52,17 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
 fn ingest_paths(args: IngestArgs) -> anyhow::Result<ExitCode> {
     let mut conn =
         store::open(&args.db.db).with_context(|| format!("opening {}", args.db.db.display()))?;
-    let files = ingest::collect_input_files(&args.paths)?;
+    let mut files = ingest::collect_input_files(&args.paths)?;
+    // `benchlog ingest --db mails/benchlog.db mails/` would read the
+    // database as an input: skipped, never opened.
+    let db_file = store::DatabaseFile::of(&args.db.db);
+    files.retain(|file| {
+        let database = db_file.holds(file);
+        if database {
+            eprintln!("{}: skipped, it is the database itself", file.display());
+        }
+        !database
+    });
     let total: u64 = files
         .iter()
         .filter_map(|file| std::fs::metadata(file).ok())

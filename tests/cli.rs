@@ -305,3 +305,33 @@ fn ingest_refuses_fifos_and_devices_at_once() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("pipe is not a regular file"), "{stderr}");
 }
+
+/// `benchlog ingest --db mails/bench.db mails/` read the database among
+/// the inputs: opened outside SQLite, and closed, it dropped the
+/// import's own locks on it. It is skipped, and said so.
+#[test]
+fn ingest_skips_the_database_in_the_folder_it_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let mails = dir.path().join("mails");
+    std::fs::create_dir(&mails).unwrap();
+    std::fs::copy(repo_path(SEED_000), mails.join("seed-000.txt")).unwrap();
+    let db = mails.join("bench.db");
+    let ingest = || {
+        benchlog(&[
+            "ingest",
+            "--db",
+            db.to_str().unwrap(),
+            mails.to_str().unwrap(),
+        ])
+    };
+    assert!(stdout(&ingest()).contains("seed-000.txt: submission 1 (17 runs"));
+    // Now the database (and its log, while open) is in the folder.
+    let again = ingest();
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        stderr.contains("bench.db: skipped, it is the database itself"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("error"), "{stderr}");
+    assert!(stdout(&again).contains("seed-000.txt: already stored as submission 1"));
+}

@@ -168,6 +168,21 @@ impl DatabaseFile {
         }
     }
 
+    /// Whether `path` is the database file or one SQLite keeps beside it
+    /// (its log, its log's index, its rollback journal), however it is
+    /// named: reading it as an input would open it outside SQLite, and
+    /// closing it would drop the process's locks (see [`DatabaseFile`]).
+    pub fn holds(&self, path: &Path) -> bool {
+        let Some(wanted) = identity_at(path) else {
+            return false;
+        };
+        self.identity == Some(wanted)
+            || LOG_SUFFIXES
+                .iter()
+                .chain(&["-journal"])
+                .any(|suffix| identity_at(&with_suffix(&self.path, suffix)) == Some(wanted))
+    }
+
     /// Whether the path still leads to the file opened: one `stat`.
     pub fn check(&self) -> Result<(), Unavailable> {
         match std::fs::metadata(&self.path) {
