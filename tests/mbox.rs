@@ -556,6 +556,12 @@ fn a_forwarded_report_gives_its_runs() {
         [(Some(10), Some(19234.02)), (Some(10), Some(16583.43))],
         "{text}"
     );
+    let authors: Vec<Option<&str>> = runs.iter().map(|run| run.author.as_deref()).collect();
+    assert_eq!(
+        authors,
+        [Some("Michael Vince"); 2],
+        "the forwarded runs are their writer's, not the forwarder's"
+    );
 }
 
 /// A mail whose base64 body decodes to text with a NUL in it.
