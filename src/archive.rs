@@ -185,15 +185,33 @@ pub fn prepare_input(
 /// submissions it is (new or already stored), in order; none when none of
 /// its messages could be read.
 pub fn store_input(tx: &Transaction, source_name: &str, input: &Input) -> anyhow::Result<Vec<i64>> {
+    let mut ids = Vec::new();
+    store_input_each(tx, source_name, input, |id| {
+        ids.push(id);
+        Ok(())
+    })?;
+    Ok(ids)
+}
+
+/// [`store_input`], telling `stored` each submission (new or already
+/// stored) as soon as it is stored; an error from `stored` stops storing
+/// (an upload whose client has gone, say) and is returned.
+pub fn store_input_each(
+    tx: &Transaction,
+    source_name: &str,
+    input: &Input,
+    mut stored: impl FnMut(i64) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
     match input {
-        Input::Text(text, document) => Ok(vec![
-            ingest::store_text(tx, Some(source_name), text, document)?.submission_id,
-        ]),
-        Input::Mails(mails) => mails
-            .iter()
-            .flatten()
-            .map(|prepared| Ok(store_mail(tx, prepared)?.submission_id()))
-            .collect(),
+        Input::Text(text, document) => {
+            stored(ingest::store_text(tx, Some(source_name), text, document)?.submission_id)
+        }
+        Input::Mails(mails) => {
+            for prepared in mails.iter().flatten() {
+                stored(store_mail(tx, prepared)?.submission_id())?;
+            }
+            Ok(())
+        }
     }
 }
 

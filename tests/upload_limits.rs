@@ -195,3 +195,63 @@ async fn a_form_posted_in_latin_1_keeps_its_letters() {
         .unwrap();
     assert_eq!(text, "Résultats: café\nselect_index done");
 }
+
+/// An mbox of `messages` mails, each with its own super-smack report.
+fn report_mbox(messages: usize) -> Vec<u8> {
+    let mut out = String::new();
+    for i in 0..messages {
+        out.push_str(&format!(
+            "From a{i} at b.org  Mon Jan  1 10:00:00 2007\nFrom: A{i} <a{i}@b.org>\nSubject: run {i}\nMessage-ID: <r{i}@b.org>\n\n{}\n",
+            smack_log(i as u64, 2)
+        ));
+    }
+    out.into_bytes()
+}
+
+#[test]
+fn an_upload_abandoned_at_any_stage_stores_nothing() {
+    use benchlog::web::{store_upload, UploadStage};
+    let mbox = report_mbox(5);
+    let input = benchlog::archive::prepare_input(Some("a.mbox"), &mbox, 1_000).unwrap();
+    let texts = vec![("a.mbox".to_owned(), input)];
+    let every_stage: Vec<UploadStage> = (0..=5)
+        .map(|stored| UploadStage::Storing { stored })
+        .chain([UploadStage::Committing])
+        .collect();
+    for (at, &leaves) in every_stage.iter().enumerate() {
+        let (_dir, db, mut conn) = crate::support::fresh_db();
+        let asked = std::cell::RefCell::new(Vec::new());
+        let stored = store_upload(&mut conn, &texts, &|stage| {
+            asked.borrow_mut().push(stage);
+            stage == leaves
+        });
+        assert!(stored.is_err(), "abandoned at {leaves:?}");
+        assert_eq!(
+            asked.into_inner(),
+            every_stage[..=at],
+            "it stops as soon as it is abandoned"
+        );
+        let counts = counts(&db);
+        assert_eq!(
+            (counts.submissions, counts.runs),
+            (0, 0),
+            "abandoned at {leaves:?}: nothing is stored"
+        );
+        let tokens: i64 = conn
+            .query_row("SELECT count(*) FROM edit_tokens", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(tokens, 0, "abandoned at {leaves:?}");
+    }
+    // Never abandoned: asked at every stage, and all of it is stored.
+    let (_dir, db, mut conn) = crate::support::fresh_db();
+    let asked = std::cell::RefCell::new(Vec::new());
+    let (ids, token) = store_upload(&mut conn, &texts, &|stage| {
+        asked.borrow_mut().push(stage);
+        false
+    })
+    .unwrap();
+    assert_eq!(asked.into_inner(), every_stage);
+    assert_eq!(ids, [1, 2, 3, 4, 5]);
+    assert!(token.is_some());
+    assert_eq!(counts(&db).submissions, 5);
+}

@@ -22,7 +22,7 @@ use axum::http::StatusCode;
 use axum::response::{AppendHeaders, Html, IntoResponse, Redirect, Response};
 use axum::routing::post;
 use axum::Router;
-use rusqlite::TransactionBehavior;
+use rusqlite::{Connection, TransactionBehavior};
 
 use super::{guard, rights, AppError, AppState};
 use crate::archive::{self, Input};
@@ -168,39 +168,9 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
     let writer = state.clone();
     let (ids, token) = state
         .with_conn(move |conn| {
-            store::with_bulk_write(conn, |conn| {
-                // The uploader's right to change what this upload adds (see
-                // `rights`): submissions numbered above the newest one now.
-                let token = rights::new_token()?;
-                let token_hash = rights::token_hash(&token);
-                let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                let newest_before = store::max_submission_id(&tx)?;
-                let mut ids: Vec<i64> = Vec::new();
-                let mut created = false;
-                let mut seen = std::collections::HashSet::new();
-                for (name, input) in &texts {
-                    for stored in archive::store_input(&tx, name, input)? {
-                        if stored > newest_before
-                            && store::insert_edit_token(&tx, stored, &token_hash)?
-                        {
-                            created = true;
-                        }
-                        if seen.insert(stored) {
-                            ids.push(stored);
-                        }
-                    }
-                }
-                if gone.load(Ordering::SeqCst) {
-                    // Dropping the transaction stores nothing.
-                    return Err(AppError::Internal(anyhow::anyhow!(
-                    "the upload was abandoned by its client before it was stored; nothing was kept"
-                )));
-                }
-                store::finish_writes(&tx)?;
-                tx.commit()?;
-                writer.inner.checkpointer.after_commit();
-                Ok((ids, created.then_some(token)))
-            })
+            let stored = store_upload(conn, &texts, &|_| gone.load(Ordering::SeqCst))?;
+            writer.inner.checkpointer.after_commit();
+            Ok(stored)
         })
         .await?;
     drop(abandoned);
@@ -236,6 +206,71 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
     };
     let cookies = cookies.into_iter().map(|cookie| (SET_COOKIE, cookie));
     Ok((AppendHeaders(cookies), redirect).into_response())
+}
+
+/// Where [`store_upload`] asks whether the upload is still wanted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UploadStage {
+    /// Before storing the next submission, `stored` of them stored so far
+    /// (0: before any).
+    Storing { stored: usize },
+    /// After [`store::finish_writes`], right before the commit: the last
+    /// moment the upload can still leave nothing behind.
+    Committing,
+}
+
+/// Stores an upload's inputs in one transaction and returns the
+/// submissions (new or already stored) and, when it created any, the edit
+/// token that lets its uploader change them. `abandoned` is asked at every
+/// [`UploadStage`]: when it says yes, the transaction is rolled back and
+/// nothing is stored, since nobody would receive the token. Storing a
+/// large upload and finishing its writes take seconds, so it is asked
+/// between submissions (an abandoned upload stops early) and, last, right
+/// before the commit.
+pub fn store_upload(
+    conn: &mut Connection,
+    texts: &[(String, Input)],
+    abandoned: &dyn Fn(UploadStage) -> bool,
+) -> Result<(Vec<i64>, Option<String>), AppError> {
+    let gone = |stage| {
+        if abandoned(stage) {
+            // Dropping the transaction stores nothing.
+            Err(anyhow::anyhow!(
+                "the upload was abandoned by its client before it was stored; nothing was kept"
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    store::with_bulk_write(conn, |conn| {
+        // The uploader's right to change what this upload adds (see
+        // `rights`): submissions numbered above the newest one now.
+        let token = rights::new_token()?;
+        let token_hash = rights::token_hash(&token);
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        gone(UploadStage::Storing { stored: 0 })?;
+        let newest_before = store::max_submission_id(&tx)?;
+        let mut ids: Vec<i64> = Vec::new();
+        let mut created = false;
+        let mut seen = std::collections::HashSet::new();
+        let mut stored = 0;
+        for (name, input) in texts {
+            archive::store_input_each(&tx, name, input, |id| {
+                if id > newest_before && store::insert_edit_token(&tx, id, &token_hash)? {
+                    created = true;
+                }
+                if seen.insert(id) {
+                    ids.push(id);
+                }
+                stored += 1;
+                gone(UploadStage::Storing { stored })
+            })?;
+        }
+        store::finish_writes(&tx)?;
+        gone(UploadStage::Committing)?;
+        tx.commit()?;
+        Ok((ids, created.then_some(token)))
+    })
 }
 
 fn kib(bytes: usize) -> usize {
