@@ -234,6 +234,10 @@ pub fn store_upload(
 ) -> Result<(Vec<i64>, Option<String>), AppError> {
     let gone = |stage| {
         if abandoned(stage) {
+            tracing::info!(
+                ?stage,
+                "an upload was abandoned by its client; nothing stored"
+            );
             // Dropping the transaction stores nothing.
             Err(anyhow::anyhow!(
                 "the upload was abandoned by its client before it was stored; nothing was kept"
