@@ -10,7 +10,8 @@
 //! the answer that carries their edit token: an upload that times out or
 //! whose client goes away stores nothing. The answer redirects to the
 //! first submission's review, which lists the others (`?uploaded=ID,...`),
-//! or, for more than a page of them, is a page listing them.
+//! or, for more than a page of them or when messages of an archive could
+//! not be read, is a page listing them and what was not read, with why.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -79,6 +80,9 @@ struct StoredPage {
     title: String,
     ids: Vec<i64>,
     token: Option<String>,
+    /// Messages of an uploaded archive, and parts of them, that were not
+    /// read, each with why.
+    not_read: Vec<archive::MailFailure>,
 }
 
 async fn upload(State(state): State<AppState>, request: Request) -> Result<Response, AppError> {
@@ -162,6 +166,11 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
         });
     }
 
+    // Told on the answer's page, as `benchlog ingest` reports them.
+    let not_read: Vec<archive::MailFailure> = texts
+        .iter()
+        .flat_map(|(_, input)| input.not_read())
+        .collect();
     state.check_database_file()?;
     let abandoned = Abandoned(Arc::new(AtomicBool::new(false)));
     let gone = Arc::clone(&abandoned.0);
@@ -181,12 +190,20 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
         .as_ref()
         .map(|token| rights::new_upload_cookies(first, token).to_vec())
         .unwrap_or_default();
-    if ids.len() > MAX_UPLOADED_IN_URL {
+    if ids.len() > MAX_UPLOADED_IN_URL || !not_read.is_empty() {
         // The token is on this page; the flash cookie would show it again.
+        let mut title = match ids.len() {
+            1 => "1 submission stored".to_owned(),
+            n => format!("{n} submissions stored"),
+        };
+        if !not_read.is_empty() {
+            title.push_str(&format!(", {} not read", not_read.len()));
+        }
         let page = StoredPage {
-            title: format!("{} submissions stored", ids.len()),
+            title,
             ids,
             token,
+            not_read,
         };
         let html = page.render().map_err(|e| {
             AppError::Internal(anyhow::Error::new(e).context("rendering the upload page"))
