@@ -339,3 +339,43 @@ async fn over_http_an_upload_answered_408_stores_nothing() {
         "only the upload that was answered is stored"
     );
 }
+
+/// Sends `head` and `body` to the real server at `server` and closes the
+/// sending side, then reads the whole answer.
+async fn send_and_close(server: std::net::SocketAddr, head: &str, body: &[u8]) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(server).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(body).await.unwrap();
+    stream.shutdown().await.unwrap();
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer)).await;
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+#[tokio::test]
+async fn a_body_shorter_than_its_content_length_is_said_to_have_ended_early() {
+    let server = crate::load::start_server(&[]);
+    let form = "text=super-smack";
+    let multipart = "--b\r\nContent-Disposition: form-data; name=\"text\"\r\n\r\nsuper-smack";
+    for (content_type, body) in [
+        ("application/x-www-form-urlencoded", form),
+        ("multipart/form-data; boundary=b", multipart),
+    ] {
+        let head = format!(
+            "POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
+            body.len() + 1_000
+        );
+        let answer = send_and_close(server.addr, &head, body.as_bytes()).await;
+        assert!(
+            answer.starts_with("HTTP/1.1 400 "),
+            "{content_type}: {answer}"
+        );
+        assert!(
+            answer.contains("ended before all of it arrived"),
+            "{content_type}: {answer}"
+        );
+        assert!(!answer.contains("larger than"), "{content_type}: {answer}");
+    }
+    assert_eq!(counts(&server.db).submissions, 0);
+}

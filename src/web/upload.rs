@@ -122,7 +122,7 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
     } else if content_type.starts_with("application/x-www-form-urlencoded") {
         let body = axum::body::to_bytes(request.into_body(), max_body)
             .await
-            .map_err(|_| too_large(&state))?;
+            .map_err(|error| body_error(&error, &state))?;
         vec![Part {
             file_name: None,
             bytes: form_text(&body).into(),
@@ -436,9 +436,26 @@ async fn read_multipart(request: Request, state: &AppState) -> Result<Vec<Part>,
 }
 
 fn multipart_error(error: axum::extract::multipart::MultipartError, state: &AppState) -> AppError {
-    if error.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        too_large(state)
-    } else {
-        AppError::bad_request(format!("The form could not be read: {}", error.body_text()))
+    match error.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => too_large(state),
+        // What axum cannot place is the body failing to arrive.
+        StatusCode::INTERNAL_SERVER_ERROR => body_error(&error, state),
+        _ => AppError::bad_request(format!("The form could not be read: {}", error.body_text())),
     }
+}
+
+/// A request body that could not be read whole: over the body limit, or
+/// ended before all of it arrived (the client sent less than its
+/// Content-Length, or went away).
+fn body_error(error: &(dyn std::error::Error + 'static), state: &AppState) -> AppError {
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        if error.is::<http_body_util::LengthLimitError>() {
+            return too_large(state);
+        }
+        cause = error.source();
+    }
+    AppError::bad_request(
+        "The upload's body ended before all of it arrived (less than its Content-Length was sent): it was cut short; send it again.",
+    )
 }
