@@ -173,16 +173,16 @@ pub fn prepare_input(
     Ok(Input::Text(text, document))
 }
 
+/// An archive's raw messages, each with the name it is reported under.
+type RawMessages<'a> = Box<dyn Iterator<Item = (String, &'a [u8])> + 'a>;
+
 /// What a file named `name` holds (by [`mbox::detect`], the one rule
 /// uploads and `benchlog ingest` share), and its raw messages, each with
 /// the name it is reported under: `NAME, message N` in an mbox, `NAME`
 /// for a single message; none for text.
-fn raw_messages<'a>(
-    name: &'a str,
-    unpacked: &'a [u8],
-) -> (Kind, Box<dyn Iterator<Item = (String, &'a [u8])> + 'a>) {
+fn raw_messages<'a>(name: &'a str, unpacked: &'a [u8]) -> (Kind, RawMessages<'a>) {
     let kind = mbox::detect(Some(name), unpacked);
-    let raws: Box<dyn Iterator<Item = (String, &'a [u8])>> = match kind {
+    let raws: RawMessages<'a> = match kind {
         Kind::Mbox => Box::new(
             mbox::split(unpacked)
                 .enumerate()
