@@ -146,22 +146,14 @@ pub fn prepare_input(
     max_messages: usize,
 ) -> Result<Input, InputError> {
     let unpacked = unpack(bytes, MAX_INPUT_BYTES)?;
-    let kind = mbox::detect(file_name, &unpacked);
     let name = file_name.unwrap_or("upload");
-    let raws: Vec<&[u8]> = match kind {
-        Kind::Mbox => mbox::split(&unpacked).take(max_messages + 1).collect(),
-        Kind::Message => vec![&unpacked[..]],
-        Kind::Text => Vec::new(),
-    };
+    let (kind, raws) = raw_messages(name, &unpacked);
+    let raws: Vec<(String, &[u8])> = raws.take(max_messages + 1).collect();
     if raws.len() > max_messages {
         return Err(InputError::TooManyMessages(max_messages));
     }
     let mut mails = Vec::with_capacity(raws.len());
-    for (i, raw) in raws.into_iter().enumerate() {
-        let source_name = match kind {
-            Kind::Mbox => format!("{name}, message {}", i + 1),
-            _ => name.to_owned(),
-        };
+    for (i, (source_name, raw)) in raws.into_iter().enumerate() {
         match prepare(source_name, raw) {
             Err((_, Refusal::Text(error))) if kind == Kind::Mbox => {
                 return Err(InputError::InMessage {
@@ -181,19 +173,58 @@ pub fn prepare_input(
     Ok(Input::Text(text, document))
 }
 
+/// An archive's raw messages, each with the name it is reported under.
+type RawMessages<'a> = Box<dyn Iterator<Item = (String, &'a [u8])> + 'a>;
+
+/// What a file named `name` holds (by [`mbox::detect`], the one rule
+/// uploads and `benchlog ingest` share), and its raw messages, each with
+/// the name it is reported under: `NAME, message N` in an mbox, `NAME`
+/// for a single message; none for text.
+fn raw_messages<'a>(name: &'a str, unpacked: &'a [u8]) -> (Kind, RawMessages<'a>) {
+    let kind = mbox::detect(Some(name), unpacked);
+    let raws: RawMessages<'a> = match kind {
+        Kind::Mbox => Box::new(
+            mbox::split(unpacked)
+                .enumerate()
+                .map(move |(i, raw)| (format!("{name}, message {}", i + 1), raw)),
+        ),
+        Kind::Message => Box::new(std::iter::once((name.to_owned(), unpacked))),
+        Kind::Text => Box::new(std::iter::empty()),
+    };
+    (kind, raws)
+}
+
 /// Stores an [`Input`] in the caller's transaction and returns the
 /// submissions it is (new or already stored), in order; none when none of
 /// its messages could be read.
 pub fn store_input(tx: &Transaction, source_name: &str, input: &Input) -> anyhow::Result<Vec<i64>> {
+    let mut ids = Vec::new();
+    store_input_each(tx, source_name, input, |id| {
+        ids.push(id);
+        Ok(())
+    })?;
+    Ok(ids)
+}
+
+/// [`store_input`], telling `stored` each submission (new or already
+/// stored) as soon as it is stored; an error from `stored` stops storing
+/// (an upload whose client has gone, say) and is returned.
+pub fn store_input_each(
+    tx: &Transaction,
+    source_name: &str,
+    input: &Input,
+    mut stored: impl FnMut(i64) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
     match input {
-        Input::Text(text, document) => Ok(vec![
-            ingest::store_text(tx, Some(source_name), text, document)?.submission_id,
-        ]),
-        Input::Mails(mails) => mails
-            .iter()
-            .flatten()
-            .map(|prepared| Ok(store_mail(tx, prepared)?.submission_id()))
-            .collect(),
+        Input::Text(text, document) => {
+            stored(ingest::store_text(tx, Some(source_name), text, document)?.submission_id)
+        }
+        Input::Mails(mails) => {
+            for prepared in mails.iter().flatten() {
+                stored(store_mail(tx, prepared)?.submission_id())?;
+            }
+            Ok(())
+        }
     }
 }
 
@@ -207,6 +238,23 @@ impl Input {
         }
     }
 
+    /// What of it was not read, and why: the messages of an archive that
+    /// could not be, and the parts left out of those that were, as
+    /// `benchlog ingest` reports them.
+    pub fn not_read(&self) -> Vec<MailFailure> {
+        let Input::Mails(mails) = self else {
+            return Vec::new();
+        };
+        let mut not_read = Vec::new();
+        for mail in mails {
+            match mail {
+                Ok(prepared) => not_read.extend(parts_not_read(prepared)),
+                Err(failure) => not_read.push(failure.clone()),
+            }
+        }
+        not_read
+    }
+
     /// Bytes of decoded text it holds.
     pub fn text_bytes(&self) -> usize {
         match self {
@@ -214,6 +262,14 @@ impl Input {
             Input::Mails(mails) => mails.iter().flatten().map(|m| m.mail.text.len()).sum(),
         }
     }
+}
+
+/// The parts of a message that were left out of its text, and why.
+fn parts_not_read(prepared: &PreparedMail) -> impl Iterator<Item = MailFailure> + '_ {
+    prepared.mail.not_read.iter().map(|why| MailFailure {
+        source_name: prepared.source_name.clone(),
+        why: why.clone(),
+    })
 }
 
 /// What storing one message did.
@@ -344,6 +400,9 @@ pub struct ImportSummary {
     pub runs_quoted: usize,
     /// Files and messages that could not be read or stored, and why.
     pub failures: Vec<MailFailure>,
+    /// Parts of messages read that were left out of their text, and why
+    /// (a forward nested too deep).
+    pub parts_not_read: Vec<MailFailure>,
 }
 
 impl ImportSummary {
@@ -360,6 +419,7 @@ impl ImportSummary {
             runs_added,
             runs_quoted,
             failures,
+            parts_not_read,
         } = other;
         self.texts_added += texts_added;
         self.texts_already_stored += texts_already_stored;
@@ -370,6 +430,7 @@ impl ImportSummary {
         self.runs_added += runs_added;
         self.runs_quoted += runs_quoted;
         self.failures.extend(failures);
+        self.parts_not_read.extend(parts_not_read);
     }
 
     /// The summary as printed at the end of `benchlog ingest`.
@@ -391,6 +452,12 @@ impl ImportSummary {
                 self.failures.len()
             ));
         }
+        if !self.parts_not_read.is_empty() {
+            lines.push(format!(
+                "{} parts of messages read could not be read themselves",
+                self.parts_not_read.len()
+            ));
+        }
         lines
     }
 
@@ -405,6 +472,12 @@ impl ImportSummary {
         }
         for failure in &self.failures {
             let _ = writeln!(out, "{}: {}", failure.source_name, failure.why);
+        }
+        if !self.parts_not_read.is_empty() {
+            let _ = writeln!(out, "\nParts of messages not read:");
+        }
+        for part in &self.parts_not_read {
+            let _ = writeln!(out, "{}: {}", part.source_name, part.why);
         }
         out
     }
@@ -633,14 +706,14 @@ fn read_file_steps(file: usize, path: &Path, limit: u64, sender: &Sender) -> Res
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let kind = mbox::detect(Some(&name), &unpacked);
+    let (kind, raws) = raw_messages(&name, &unpacked);
     if kind == Kind::Text {
         return match ingest::decode_input(&unpacked) {
             Ok(text) => {
                 let document = Box::new(parsers::parse(&text));
                 let step = Step::Text {
                     file,
-                    name,
+                    name: name.clone(),
                     text,
                     document,
                 };
@@ -653,16 +726,8 @@ fn read_file_steps(file: usize, path: &Path, limit: u64, sender: &Sender) -> Res
     }
     // On-disk bytes per unpacked byte, so a .gz advances the bar evenly.
     let scale = on_disk as f64 / unpacked.len().max(1) as f64;
-    let raws: Box<dyn Iterator<Item = &[u8]>> = match kind {
-        Kind::Mbox => Box::new(mbox::split(&unpacked)),
-        _ => Box::new(std::iter::once(&unpacked[..])),
-    };
     let mut messages = 0;
-    for (i, raw) in raws.enumerate() {
-        let source_name = match kind {
-            Kind::Mbox => format!("{name}, message {}", i + 1),
-            _ => name.clone(),
-        };
+    for (source_name, raw) in raws {
         let step = match prepare_mail(source_name, raw) {
             Ok(prepared) => Step::Mail(Box::new(prepared)),
             Err(failure) => Step::MailFailed(failure),
@@ -813,6 +878,7 @@ fn write_step(
         }
         Step::Mail(prepared) => {
             summary.messages_read += 1;
+            summary.parts_not_read.extend(parts_not_read(prepared));
             if !prepared.document.runs.is_empty() {
                 summary.messages_with_results += 1;
             }

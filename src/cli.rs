@@ -128,7 +128,7 @@ fn ingest_paths(args: IngestArgs) -> anyhow::Result<ExitCode> {
     for line in summary.lines() {
         writeln!(out, "{line}")?;
     }
-    if !summary.failures.is_empty() || args.report.is_some() {
+    if !summary.failures.is_empty() || !summary.parts_not_read.is_empty() || args.report.is_some() {
         let report = args.report.clone().unwrap_or_else(|| {
             args.db
                 .db

@@ -151,7 +151,7 @@ fn corpus() -> Vec<Case> {
         Case { name: "upload: 21 texts in one form", request: multipart(&(0..21).map(|_| ("text", None, report.as_bytes())).collect::<Vec<_>>()), expect: Refused(400, "more than 20") },
         Case { name: "upload: an mbox of 1,001 messages", request: file("2007-May.txt", (0..1001).map(|i| format!("From a{i} at b.org  Mon Jan  1 10:00:00 2007\nFrom: A <a{i}@b.org>\nSubject: s{i}\n\nnote {i}\n\n")).collect::<String>().into_bytes()), expect: Refused(413, "more than 1000 submissions") },
         Case { name: "upload: a form posted in Latin-1", request: raw_post("/upload", "application/x-www-form-urlencoded", "text=R%E9sultats+du+caf%E9"), expect: Accepted },
-        Case { name: "submission page: part 0", request: get_request("/submissions/1?part=0"), expect: Refused(400, "not a page number") },
+        Case { name: "submission page: part 0", request: get_request("/submissions/1?part=0"), expect: Refused(400, "part=0 is not a part number; parts count from 1") },
         Case { name: "submission page: part 999", request: get_request("/submissions/1?part=999"), expect: Refused(404, "there is no part 999") },
         Case { name: "edit: form body not urlencoded", request: raw_post("/submissions/1/edit", "application/x-www-form-urlencoded", vec![0xff, 0x00, 0x25]), expect: Refused(403, "") },
     ]

@@ -322,6 +322,74 @@ fn a_bad_message_is_reported_and_the_rest_imported() {
         .contains("2007-January.txt, message 2: no mail headers"));
 }
 
+/// A mail forwarding a mail that forwards ... `depth` deep.
+fn nested_forwards(depth: usize) -> String {
+    let mut raw = String::new();
+    for level in 0..depth {
+        raw.push_str(&format!(
+            "From: L{level} <l{level}@x>\nSubject: level {level}\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"b{level}\"\n\n--b{level}\nContent-Type: text/plain\n\nbody of level {level}\n--b{level}\nContent-Type: message/rfc822\n\n"
+        ));
+    }
+    raw.push_str("From: Last <last@x>\nSubject: last\n\nthe innermost text\n");
+    for level in (0..depth).rev() {
+        raw.push_str(&format!("\n--b{level}--\n"));
+    }
+    raw
+}
+
+/// An mbox of a good message, one with no mail headers, and one whose
+/// innermost forward is nested too deep to be read.
+fn mbox_with_what_cannot_be_read() -> String {
+    let deep = nested_forwards(parsers::mbox::MAX_FORWARD_DEPTH + 1);
+    format!(
+        "{GOOD}\nFrom junk  Mon Jan  1 10:01:00 2007\nX-Junk: 1\n\nno headers here\n\nFrom l0 at x  Mon Jan  1 10:02:00 2007\n{deep}"
+    )
+}
+
+#[tokio::test]
+async fn an_upload_says_what_of_an_archive_was_not_read_and_why() {
+    let (_dir, db, state) = test_state();
+    let mbox = mbox_with_what_cannot_be_read();
+    let response = send(
+        &state,
+        multipart(&[("file", Some("2007-January.txt"), mbox.as_bytes())]),
+    )
+    .await;
+    // A page rather than a redirect: it lists what was not read.
+    assert!(response.headers().get(header::SET_COOKIE).is_some());
+    let (status, page) = read(response).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert!(page.contains("2 submissions stored, 2 not read"), "{page}");
+    assert!(
+        page.contains("2007-January.txt, message 2: no mail headers"),
+        "{page}"
+    );
+    assert!(
+        page.contains("2007-January.txt, message 3: a forwarded message (message/rfc822) nested 4 deep was not read"),
+        "{page}"
+    );
+    assert!(page.contains(r#"href="/submissions/1""#), "{page}");
+    assert!(page.contains(r#"href="/submissions/2""#), "{page}");
+    assert_eq!(crate::support::counts(&db).submissions, 2);
+
+    // benchlog ingest reports the same.
+    let (dir, _path, mut conn) = fresh_db();
+    let path = dir.path().join("2007-January.txt");
+    std::fs::write(&path, &mbox).unwrap();
+    let mut summary = ImportSummary::default();
+    archive::import_file(&mut conn, &path, &mut summary, |_| {}).unwrap();
+    assert_eq!((summary.messages_read, summary.messages_added), (3, 2));
+    let report = summary.report();
+    assert!(
+        report.contains("2007-January.txt, message 2: no mail headers"),
+        "{report}"
+    );
+    assert!(
+        report.contains("Parts of messages not read:\n2007-January.txt, message 3: a forwarded message (message/rfc822) nested 4 deep was not read: forwards are read 3 deep at most\n"),
+        "{report}"
+    );
+}
+
 #[test]
 fn a_message_that_fails_to_store_leaves_nothing_and_spares_its_batch() {
     let (_dir, _path, mut conn) = fresh_db();
@@ -555,6 +623,12 @@ fn a_forwarded_report_gives_its_runs() {
         values,
         [(Some(10), Some(19234.02)), (Some(10), Some(16583.43))],
         "{text}"
+    );
+    let authors: Vec<Option<&str>> = runs.iter().map(|run| run.author.as_deref()).collect();
+    assert_eq!(
+        authors,
+        [Some("Michael Vince"); 2],
+        "the forwarded runs are their writer's, not the forwarder's"
     );
 }
 

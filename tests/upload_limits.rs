@@ -195,3 +195,187 @@ async fn a_form_posted_in_latin_1_keeps_its_letters() {
         .unwrap();
     assert_eq!(text, "Résultats: café\nselect_index done");
 }
+
+/// An mbox of `messages` mails, each with its own super-smack report.
+fn report_mbox(messages: usize) -> Vec<u8> {
+    report_mbox_of(messages, 2)
+}
+
+/// An mbox of `messages` mails, each with a super-smack report of `runs` runs.
+fn report_mbox_of(messages: usize, runs: usize) -> Vec<u8> {
+    let mut out = String::new();
+    for i in 0..messages {
+        out.push_str(&format!(
+            "From a{i} at b.org  Mon Jan  1 10:00:00 2007\nFrom: A{i} <a{i}@b.org>\nSubject: run {i}\nMessage-ID: <r{i}@b.org>\n\n{}\n",
+            smack_log(i as u64, runs)
+        ));
+    }
+    out.into_bytes()
+}
+
+#[test]
+fn an_upload_abandoned_at_any_stage_stores_nothing() {
+    use benchlog::web::{store_upload, UploadStage};
+    let mbox = report_mbox(5);
+    let input = benchlog::archive::prepare_input(Some("a.mbox"), &mbox, 1_000).unwrap();
+    let texts = vec![("a.mbox".to_owned(), input)];
+    let every_stage: Vec<UploadStage> = (0..=5)
+        .map(|stored| UploadStage::Storing { stored })
+        .chain([UploadStage::Committing])
+        .collect();
+    for (at, &leaves) in every_stage.iter().enumerate() {
+        let (_dir, db, mut conn) = crate::support::fresh_db();
+        let asked = std::cell::RefCell::new(Vec::new());
+        let stored = store_upload(&mut conn, &texts, &|stage| {
+            asked.borrow_mut().push(stage);
+            stage == leaves
+        });
+        assert!(stored.is_err(), "abandoned at {leaves:?}");
+        assert_eq!(
+            asked.into_inner(),
+            every_stage[..=at],
+            "it stops as soon as it is abandoned"
+        );
+        let counts = counts(&db);
+        assert_eq!(
+            (counts.submissions, counts.runs),
+            (0, 0),
+            "abandoned at {leaves:?}: nothing is stored"
+        );
+        let tokens: i64 = conn
+            .query_row("SELECT count(*) FROM edit_tokens", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(tokens, 0, "abandoned at {leaves:?}");
+    }
+    // Never abandoned: asked at every stage, and all of it is stored.
+    let (_dir, db, mut conn) = crate::support::fresh_db();
+    let asked = std::cell::RefCell::new(Vec::new());
+    let (ids, token) = store_upload(&mut conn, &texts, &|stage| {
+        asked.borrow_mut().push(stage);
+        false
+    })
+    .unwrap();
+    assert_eq!(asked.into_inner(), every_stage);
+    assert_eq!(ids, [1, 2, 3, 4, 5]);
+    assert!(token.is_some());
+    assert_eq!(counts(&db).submissions, 5);
+}
+
+/// Posts `file` as a multipart upload to the real server at `server` on a
+/// connection of its own, and reads the answer's status.
+async fn post_file_over_http(server: std::net::SocketAddr, name: &str, file: &[u8]) -> u16 {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let boundary = "benchlog-test-boundary";
+    let mut body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+    )
+    .into_bytes();
+    body.extend_from_slice(file);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    let head = format!(
+        "POST /upload HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(server).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(&body).await.unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer).await;
+    let answer = String::from_utf8_lossy(&answer);
+    answer
+        .split(' ')
+        .nth(1)
+        .and_then(|status| status.parse().ok())
+        .unwrap_or_else(|| panic!("no answer: {answer:?}"))
+}
+
+/// An mbox of 1,000 reports with 800 words of prose each (7 MB): in a
+/// debug build it is read in about 1.5 s, stored in 1.2 s, and its writes
+/// are finished (mostly the full-text index) in 1.7 s more.
+fn prose_mbox() -> Vec<u8> {
+    let mut out = String::new();
+    for i in 0..1_000 {
+        let prose: String = (0..800).map(|w| format!("w{i}x{w} ")).collect();
+        out.push_str(&format!(
+            "From a{i} at b.org  Mon Jan  1 10:00:00 2007\nFrom: A{i} <a{i}@b.org>\nSubject: run {i}\nMessage-ID: <r{i}@b.org>\n\n{}\n{prose}\n\n",
+            smack_log(i as u64, 1)
+        ));
+    }
+    out.into_bytes()
+}
+
+/// The real server with a three-second request timeout, and a large mbox
+/// whose storing starts 1.8 s after it was sent, when another writer lets
+/// the write lock go: the timeout comes while it is stored or, mostly,
+/// while its writes are finished (the single check made before
+/// finish_writes let it be committed then: 1,001 submissions in 3 of 3
+/// runs). The client gets 408, and nothing of the upload is kept.
+#[tokio::test]
+async fn over_http_an_upload_answered_408_stores_nothing() {
+    let server = crate::load::start_server(&["--request-timeout-secs", "3"]);
+    let blocker = std::thread::spawn({
+        let db = server.db.clone();
+        move || {
+            let mut conn = store::open(&db).unwrap();
+            let tx = conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .unwrap();
+            std::thread::sleep(Duration::from_millis(1_800));
+            tx.commit().unwrap();
+        }
+    });
+    let status = post_file_over_http(server.addr, "big.mbox", &prose_mbox()).await;
+    blocker.join().unwrap();
+    assert_eq!(status, 408, "the upload takes longer than its timeout");
+    // An abandoned upload still storing holds the write lock: this one
+    // waits for it to end before it stores.
+    let small = smack_log(7_777, 1);
+    let status = post_file_over_http(server.addr, "small.txt", small.as_bytes()).await;
+    assert_eq!(status, 303);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        counts(&server.db).submissions,
+        1,
+        "only the upload that was answered is stored"
+    );
+}
+
+/// Sends `head` and `body` to the real server at `server` and closes the
+/// sending side, then reads the whole answer.
+async fn send_and_close(server: std::net::SocketAddr, head: &str, body: &[u8]) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(server).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(body).await.unwrap();
+    stream.shutdown().await.unwrap();
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer)).await;
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+#[tokio::test]
+async fn a_body_shorter_than_its_content_length_is_said_to_have_ended_early() {
+    let server = crate::load::start_server(&[]);
+    let form = "text=super-smack";
+    let multipart = "--b\r\nContent-Disposition: form-data; name=\"text\"\r\n\r\nsuper-smack";
+    for (content_type, body) in [
+        ("application/x-www-form-urlencoded", form),
+        ("multipart/form-data; boundary=b", multipart),
+    ] {
+        let head = format!(
+            "POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
+            body.len() + 1_000
+        );
+        let answer = send_and_close(server.addr, &head, body.as_bytes()).await;
+        assert!(
+            answer.starts_with("HTTP/1.1 400 "),
+            "{content_type}: {answer}"
+        );
+        assert!(
+            answer.contains("ended before all of it arrived"),
+            "{content_type}: {answer}"
+        );
+        assert!(!answer.contains("larger than"), "{content_type}: {answer}");
+    }
+    assert_eq!(counts(&server.db).submissions, 0);
+}

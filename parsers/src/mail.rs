@@ -56,6 +56,25 @@ pub fn messages(lines: &[Line<'_>]) -> Messages {
             }
             filling = None;
         }
+        if forward_starts(lines, i) {
+            // The forwarded text is at the forwarder's depth but is the
+            // forwarded message's: its own message, filled from the header
+            // block under the mark, owns what follows at this depth.
+            let m = messages.len();
+            messages.push(Message {
+                quote_depth: d,
+                ..Message::default()
+            });
+            if current.len() <= d {
+                current.resize(d + 1, None);
+            }
+            current[d] = Some(m);
+            current.truncate(d + 1);
+            filling = Some((m, d));
+            of_line[i] = line_owner(m);
+            cover(&mut messages[m], line);
+            continue;
+        }
         let previous = i
             .checked_sub(1)
             .map(|p| lines[p])
@@ -131,8 +150,13 @@ fn owner(
 }
 
 /// `To:`, `Sent:`, `Subject:`, `Date:` under an `----- Original Message -----`
-/// attribution.
+/// attribution, and `From:` too under a forwarded message's mark (see
+/// [`forward_starts`]). Blank lines between the mark and the first field
+/// (Apple Mail puts one there) are the block's too.
 fn fill_quoted_header(message: &mut Message, text: &str) -> bool {
+    if text.trim().is_empty() {
+        return message.author.is_none() && message.date.is_none() && message.subject.is_none();
+    }
     let Some((name, value)) = header_field(text) else {
         return false;
     };
@@ -140,10 +164,69 @@ fn fill_quoted_header(message: &mut Message, text: &str) -> bool {
     match name.to_ascii_lowercase().as_str() {
         "sent" | "date" => message.date = Some(value),
         "subject" => message.subject = Some(value),
+        "from" if message.author.is_none() => {
+            // Outlook writes `Name [mailto:user@host]`.
+            let value = match value.split_once("[mailto:") {
+                Some((name, rest)) => format!("{name}<{}>", rest.trim_end_matches(']')),
+                None => value,
+            };
+            let value = decoded(&value);
+            let (author, email) = text::split_name_email(&value);
+            message.author = if author.is_empty() {
+                email.clone()
+            } else {
+                Some(author)
+            };
+            message.email = email;
+        }
         "to" | "cc" | "from" | "reply-to" => {}
         _ => return false,
     }
     true
+}
+
+/// Lines looked at after a forward's mark for its first header field.
+const FORWARD_HEADER_WITHIN: usize = 3;
+
+/// Whether line `i` opens a forwarded message: a mark alone on its line
+/// (`---------- Forwarded message ---------` of Gmail, `Begin forwarded
+/// message:` of Apple Mail, `-------- Original Message --------` of
+/// Thunderbird and Outlook, `--- forwarded message ---` of
+/// [`crate::mbox::decode`]) with a header field (`From:`, `Date:`,
+/// `Subject:`, `Sent:`, `To:`) right under it, at its depth.
+fn forward_starts(lines: &[Line<'_>], i: usize) -> bool {
+    let line = &lines[i];
+    let mark = line.text.trim();
+    // Cheap first: this runs on every line.
+    if !(17..=60).contains(&mark.len()) || !matches!(mark.as_bytes()[0], b'-' | b'B' | b'b') {
+        return false;
+    }
+    let dashed = mark
+        .strip_prefix("---")
+        .and_then(|rest| rest.strip_suffix("---"))
+        .map(|inner| inner.trim_matches(|c: char| c == '-' || c.is_whitespace()));
+    let is_mark = match dashed {
+        Some(inner) => {
+            inner.eq_ignore_ascii_case("forwarded message")
+                || inner.eq_ignore_ascii_case("original message")
+        }
+        None => mark.eq_ignore_ascii_case("begin forwarded message:"),
+    };
+    if !is_mark {
+        return false;
+    }
+    lines[i + 1..]
+        .iter()
+        .take(FORWARD_HEADER_WITHIN)
+        .take_while(|next| next.depth == line.depth)
+        .find(|next| !next.is_blank())
+        .and_then(|next| header_field(next.text))
+        .is_some_and(|(name, _)| {
+            matches!(
+                name.to_ascii_lowercase().as_str(),
+                "from" | "date" | "sent" | "subject" | "to"
+            )
+        })
 }
 
 fn header_field(text: &str) -> Option<(&str, &str)> {
@@ -374,5 +457,47 @@ mod tests {
         assert_eq!(per_line[3].as_deref(), Some("A"));
         assert_eq!(per_line[4], None);
         assert_eq!(all.len(), 2);
+    }
+
+    #[test]
+    fn a_forwarded_block_is_its_senders() {
+        // The marks of Gmail, Apple Mail, Thunderbird, Outlook and of
+        // mbox::decode, each over the forwarded message's header block.
+        for (mark, fields) in [
+            ("---------- Forwarded message ---------", "From: Peter Zaitsev <pz@x.org>\nDate: Mon, 3 Apr 2006\nSubject: numbers\nTo: list@x.org\n"),
+            ("Begin forwarded message:", "\nFrom: Peter Zaitsev <pz@x.org>\nSubject: numbers\nDate: Mon, 3 Apr 2006\n"),
+            ("-------- Original Message --------", "Subject: \tnumbers\nDate: \tMon, 3 Apr 2006\nFrom: \tPeter Zaitsev <pz@x.org>\n"),
+            ("-----Original Message-----", "From: Peter Zaitsev [mailto:pz@x.org]\nSent: Monday\nTo: list\nSubject: numbers\n"),
+            ("--- forwarded message ---", "From: Peter Zaitsev <pz@x.org>\nSubject: numbers\n"),
+        ] {
+            let input = format!("From: Fwd <f@y.org>\nSubject: Fwd: numbers\nDate: x\n\nSee below.\n\n{mark}\n{fields}\nthe report\n> quoted by Peter\nmore report\n");
+            let (all, per_line) = authors(&input);
+            let line = |text: &str| {
+                let at = input.lines().position(|l| l == text).unwrap();
+                per_line[at].clone()
+            };
+            assert_eq!(line("See below.").as_deref(), Some("Fwd"), "{mark}");
+            assert_eq!(line(mark).as_deref(), Some("Peter Zaitsev"), "{mark}");
+            assert_eq!(line("the report").as_deref(), Some("Peter Zaitsev"), "{mark}");
+            assert_eq!(line("more report").as_deref(), Some("Peter Zaitsev"), "{mark}");
+            assert_eq!(line("> quoted by Peter"), None, "{mark}: quoted without attribution");
+            assert_eq!(all.len(), 3, "{mark}: {all:?}");
+            let lines = text::lines(&input);
+            let forwarded = &messages(&lines).messages[1];
+            assert_eq!(
+                (forwarded.subject.as_deref(), forwarded.quote_depth),
+                (Some("numbers"), 0),
+                "{mark}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_forward_mark_without_headers_is_the_writers_text() {
+        let input =
+            "From: A <a@b.c>\nSubject: s\n\n---------- Forwarded message ---------\nthe report\n";
+        let (all, per_line) = authors(input);
+        assert_eq!(all.len(), 1);
+        assert_eq!(per_line[4].as_deref(), Some("A"));
     }
 }

@@ -213,6 +213,10 @@ pub struct MailMessage {
     pub references: Vec<String>,
     /// Names of the text attachments whose text is part of [`Self::text`].
     pub attachments: Vec<String>,
+    /// Parts of the message that are not in [`Self::text`], each with why
+    /// (a forward nested deeper than [`MAX_FORWARD_DEPTH`] allows), for the
+    /// reader to be told.
+    pub not_read: Vec<String>,
     /// The message as text: a header block (`From:`, `Date:`, `Subject:`,
     /// `Message-ID:`, `In-Reply-To:`, `References:`), a blank line, the
     /// decoded body, then each text attachment under a `--- attachment:
@@ -274,7 +278,13 @@ pub fn decode(raw: &[u8]) -> Result<MailMessage, MailError> {
     mail.references = references(message.references());
 
     let mut body = String::new();
-    push_body(&mut body, &message, 0, &mut mail.attachments);
+    push_body(
+        &mut body,
+        &message,
+        0,
+        &mut mail.attachments,
+        &mut mail.not_read,
+    );
 
     let mut out = String::with_capacity(body.len() + 256);
     let from = display_sender(mail.author.as_deref(), mail.email.as_deref());
@@ -303,8 +313,15 @@ pub fn decode(raw: &[u8]) -> Result<MailMessage, MailError> {
 
 /// Appends a message's body parts, then its text attachments and the
 /// messages it forwards (at `depth`, 0 for the mail itself), each as a
-/// block; names of the attachments read go to `attachments`.
-fn push_body(out: &mut String, message: &Message<'_>, depth: usize, attachments: &mut Vec<String>) {
+/// block; names of the attachments read go to `attachments`, what is left
+/// out and why to `not_read`.
+fn push_body(
+    out: &mut String,
+    message: &Message<'_>,
+    depth: usize,
+    attachments: &mut Vec<String>,
+    not_read: &mut Vec<String>,
+) {
     // mail-parser gives a forwarded message's parts offsets into the
     // outer message but only its own bytes, so its raw bytes cannot be
     // read again by offset.
@@ -328,7 +345,13 @@ fn push_body(out: &mut String, message: &Message<'_>, depth: usize, attachments:
         };
         if let PartType::Message(inner) = &part.body {
             if depth + 1 < MAX_FORWARD_DEPTH {
-                push_forwarded(out, inner, depth + 1, attachments);
+                push_forwarded(out, inner, depth + 1, attachments, not_read);
+            } else {
+                not_read.push(format!(
+                    "a forwarded message (message/rfc822) nested {} deep was not read: forwards are read {} deep at most",
+                    depth + 1,
+                    MAX_FORWARD_DEPTH - 1
+                ));
             }
             continue;
         }
@@ -358,6 +381,7 @@ fn push_forwarded(
     message: &Message<'_>,
     depth: usize,
     attachments: &mut Vec<String>,
+    not_read: &mut Vec<String>,
 ) {
     let mut block = String::from("--- forwarded message ---\n");
     // Its decoded headers, not its raw ones: see push_body.
@@ -381,7 +405,7 @@ fn push_forwarded(
         }
     }
     // push_block puts the blank line between the headers and the body.
-    push_body(&mut block, message, depth, attachments);
+    push_body(&mut block, message, depth, attachments, not_read);
     push_block(out, &block);
 }
 
@@ -944,9 +968,19 @@ mod bounds_tests {
             .text
             .contains(&format!("body of level {}", MAX_FORWARD_DEPTH - 1)));
         assert!(!mail.text.contains("the innermost text"));
+        // What is left out is said, once: the forwards under it are not
+        // looked at.
+        assert_eq!(
+            mail.not_read,
+            [format!("a forwarded message (message/rfc822) nested {MAX_FORWARD_DEPTH} deep was not read: forwards are read {} deep at most", MAX_FORWARD_DEPTH - 1)]
+        );
+        assert_eq!(
+            decode(&forwards(MAX_FORWARD_DEPTH - 1)).unwrap().not_read,
+            Vec::<String>::new()
+        );
         // Far deeper nesting is still read without harm.
         let deep = forwards(5_000);
-        assert!(decode(&deep).is_ok());
+        assert_eq!(decode(&deep).unwrap().not_read.len(), 1);
     }
 
     #[test]

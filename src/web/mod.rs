@@ -43,6 +43,7 @@ pub use error::AppError;
 pub use guard::{RateLimiter, CONTENT_SECURITY_POLICY};
 pub use review::{MAX_ATTRS_PER_RUN, MAX_FORM_BYTES};
 pub use server::{MAX_HEADER_BYTES, MAX_HEADER_COUNT, MAX_URI_BYTES, READ_BUFFER_BYTES};
+pub use upload::{store_upload, UploadStage};
 
 /// The largest request body accepted by default (uploads). axum's own 2 MB
 /// default is switched off so that [`WebOptions::max_body_bytes`] is the

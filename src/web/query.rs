@@ -9,12 +9,12 @@ pub fn query_pairs(raw: Option<&str>) -> Result<Vec<(String, String)>, AppError>
     Ok(crate::compare::query_pairs(raw.unwrap_or(""))?)
 }
 
-/// `page=N` (1-based), checked.
-pub fn page_number(value: &str) -> Result<usize, AppError> {
+/// `page=N` or `part=N` (1-based, `name` saying which), checked.
+pub fn page_number(name: &str, value: &str) -> Result<usize, AppError> {
     match value.trim().parse::<usize>() {
         Ok(page) if (1..=100_000).contains(&page) => Ok(page),
         _ => Err(AppError::bad_request(format!(
-            "page={value} is not a page number; pages count from 1."
+            "{name}={value} is not a {name} number; {name}s count from 1."
         ))),
     }
 }

@@ -103,7 +103,7 @@ fn parse_search(raw: Option<&str>) -> Result<(RunSearch, Option<usize>), AppErro
             _ if value.is_empty() => {}
             "tool" => search.tool = Some(tool_name(value)?),
             "test" => search.test = Some(value.to_owned()),
-            "page" => page = Some(page_number(value)?),
+            "page" => page = Some(page_number("page", value)?),
             "before" | "after" => {
                 let id = run_anchor(&key, value)?;
                 let from = if key == "before" {

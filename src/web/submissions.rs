@@ -66,7 +66,7 @@ async fn index(
             "q" => search.q = Some(value.trim().to_owned()).filter(|q| !q.is_empty()),
             "tool" if value.trim().is_empty() => search.tool = None,
             "tool" => search.tool = Some(tool_name(&value)?),
-            "page" => page = page_number(&value)?,
+            "page" => page = page_number("page", &value)?,
             other => {
                 return Err(AppError::bad_request(format!(
                     "unknown query parameter {other:?}; /submissions takes q, tool and page."
@@ -315,7 +315,7 @@ fn show_params(raw: Option<&str>) -> Result<ShowParams, AppError> {
                 })?)
             }
             "undone" => params.undone = true,
-            "part" => params.part = Some(page_number(&value)?),
+            "part" => params.part = Some(page_number("part", &value)?),
             "uploaded" => {
                 for id in value.split(',').filter(|id| !id.is_empty()) {
                     let id = id.parse().map_err(|_| {

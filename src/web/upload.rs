@@ -10,7 +10,8 @@
 //! the answer that carries their edit token: an upload that times out or
 //! whose client goes away stores nothing. The answer redirects to the
 //! first submission's review, which lists the others (`?uploaded=ID,...`),
-//! or, for more than a page of them, is a page listing them.
+//! or, for more than a page of them or when messages of an archive could
+//! not be read, is a page listing them and what was not read, with why.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -22,7 +23,7 @@ use axum::http::StatusCode;
 use axum::response::{AppendHeaders, Html, IntoResponse, Redirect, Response};
 use axum::routing::post;
 use axum::Router;
-use rusqlite::TransactionBehavior;
+use rusqlite::{Connection, TransactionBehavior};
 
 use super::{guard, rights, AppError, AppState};
 use crate::archive::{self, Input};
@@ -79,6 +80,9 @@ struct StoredPage {
     title: String,
     ids: Vec<i64>,
     token: Option<String>,
+    /// Messages of an uploaded archive, and parts of them, that were not
+    /// read, each with why.
+    not_read: Vec<archive::MailFailure>,
 }
 
 async fn upload(State(state): State<AppState>, request: Request) -> Result<Response, AppError> {
@@ -118,7 +122,7 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
     } else if content_type.starts_with("application/x-www-form-urlencoded") {
         let body = axum::body::to_bytes(request.into_body(), max_body)
             .await
-            .map_err(|_| too_large(&state))?;
+            .map_err(|error| body_error(&error, &state))?;
         vec![Part {
             file_name: None,
             bytes: form_text(&body).into(),
@@ -162,45 +166,20 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
         });
     }
 
+    // Told on the answer's page, as `benchlog ingest` reports them.
+    let not_read: Vec<archive::MailFailure> = texts
+        .iter()
+        .flat_map(|(_, input)| input.not_read())
+        .collect();
     state.check_database_file()?;
     let abandoned = Abandoned(Arc::new(AtomicBool::new(false)));
     let gone = Arc::clone(&abandoned.0);
     let writer = state.clone();
     let (ids, token) = state
         .with_conn(move |conn| {
-            store::with_bulk_write(conn, |conn| {
-                // The uploader's right to change what this upload adds (see
-                // `rights`): submissions numbered above the newest one now.
-                let token = rights::new_token()?;
-                let token_hash = rights::token_hash(&token);
-                let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                let newest_before = store::max_submission_id(&tx)?;
-                let mut ids: Vec<i64> = Vec::new();
-                let mut created = false;
-                let mut seen = std::collections::HashSet::new();
-                for (name, input) in &texts {
-                    for stored in archive::store_input(&tx, name, input)? {
-                        if stored > newest_before
-                            && store::insert_edit_token(&tx, stored, &token_hash)?
-                        {
-                            created = true;
-                        }
-                        if seen.insert(stored) {
-                            ids.push(stored);
-                        }
-                    }
-                }
-                if gone.load(Ordering::SeqCst) {
-                    // Dropping the transaction stores nothing.
-                    return Err(AppError::Internal(anyhow::anyhow!(
-                    "the upload was abandoned by its client before it was stored; nothing was kept"
-                )));
-                }
-                store::finish_writes(&tx)?;
-                tx.commit()?;
-                writer.inner.checkpointer.after_commit();
-                Ok((ids, created.then_some(token)))
-            })
+            let stored = store_upload(conn, &texts, &|_| gone.load(Ordering::SeqCst))?;
+            writer.inner.checkpointer.after_commit();
+            Ok(stored)
         })
         .await?;
     drop(abandoned);
@@ -211,12 +190,20 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
         .as_ref()
         .map(|token| rights::new_upload_cookies(first, token).to_vec())
         .unwrap_or_default();
-    if ids.len() > MAX_UPLOADED_IN_URL {
+    if ids.len() > MAX_UPLOADED_IN_URL || !not_read.is_empty() {
         // The token is on this page; the flash cookie would show it again.
+        let mut title = match ids.len() {
+            1 => "1 submission stored".to_owned(),
+            n => format!("{n} submissions stored"),
+        };
+        if !not_read.is_empty() {
+            title.push_str(&format!(", {} not read", not_read.len()));
+        }
         let page = StoredPage {
-            title: format!("{} submissions stored", ids.len()),
+            title,
             ids,
             token,
+            not_read,
         };
         let html = page.render().map_err(|e| {
             AppError::Internal(anyhow::Error::new(e).context("rendering the upload page"))
@@ -236,6 +223,75 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
     };
     let cookies = cookies.into_iter().map(|cookie| (SET_COOKIE, cookie));
     Ok((AppendHeaders(cookies), redirect).into_response())
+}
+
+/// Where [`store_upload`] asks whether the upload is still wanted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UploadStage {
+    /// Before storing the next submission, `stored` of them stored so far
+    /// (0: before any).
+    Storing { stored: usize },
+    /// After [`store::finish_writes`], right before the commit: the last
+    /// moment the upload can still leave nothing behind.
+    Committing,
+}
+
+/// Stores an upload's inputs in one transaction and returns the
+/// submissions (new or already stored) and, when it created any, the edit
+/// token that lets its uploader change them. `abandoned` is asked at every
+/// [`UploadStage`]: when it says yes, the transaction is rolled back and
+/// nothing is stored, since nobody would receive the token. Storing a
+/// large upload and finishing its writes take seconds, so it is asked
+/// between submissions (an abandoned upload stops early) and, last, right
+/// before the commit.
+pub fn store_upload(
+    conn: &mut Connection,
+    texts: &[(String, Input)],
+    abandoned: &dyn Fn(UploadStage) -> bool,
+) -> Result<(Vec<i64>, Option<String>), AppError> {
+    let gone = |stage| {
+        if abandoned(stage) {
+            tracing::info!(
+                ?stage,
+                "an upload was abandoned by its client; nothing stored"
+            );
+            // Dropping the transaction stores nothing.
+            Err(anyhow::anyhow!(
+                "the upload was abandoned by its client before it was stored; nothing was kept"
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    store::with_bulk_write(conn, |conn| {
+        // The uploader's right to change what this upload adds (see
+        // `rights`): submissions numbered above the newest one now.
+        let token = rights::new_token()?;
+        let token_hash = rights::token_hash(&token);
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        gone(UploadStage::Storing { stored: 0 })?;
+        let newest_before = store::max_submission_id(&tx)?;
+        let mut ids: Vec<i64> = Vec::new();
+        let mut created = false;
+        let mut seen = std::collections::HashSet::new();
+        let mut stored = 0;
+        for (name, input) in texts {
+            archive::store_input_each(&tx, name, input, |id| {
+                if id > newest_before && store::insert_edit_token(&tx, id, &token_hash)? {
+                    created = true;
+                }
+                if seen.insert(id) {
+                    ids.push(id);
+                }
+                stored += 1;
+                gone(UploadStage::Storing { stored })
+            })?;
+        }
+        store::finish_writes(&tx)?;
+        gone(UploadStage::Committing)?;
+        tx.commit()?;
+        Ok((ids, created.then_some(token)))
+    })
 }
 
 fn kib(bytes: usize) -> usize {
@@ -380,9 +436,26 @@ async fn read_multipart(request: Request, state: &AppState) -> Result<Vec<Part>,
 }
 
 fn multipart_error(error: axum::extract::multipart::MultipartError, state: &AppState) -> AppError {
-    if error.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        too_large(state)
-    } else {
-        AppError::bad_request(format!("The form could not be read: {}", error.body_text()))
+    match error.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => too_large(state),
+        // What axum cannot place is the body failing to arrive.
+        StatusCode::INTERNAL_SERVER_ERROR => body_error(&error, state),
+        _ => AppError::bad_request(format!("The form could not be read: {}", error.body_text())),
     }
+}
+
+/// A request body that could not be read whole: over the body limit, or
+/// ended before all of it arrived (the client sent less than its
+/// Content-Length, or went away).
+fn body_error(error: &(dyn std::error::Error + 'static), state: &AppState) -> AppError {
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        if error.is::<http_body_util::LengthLimitError>() {
+            return too_large(state);
+        }
+        cause = error.source();
+    }
+    AppError::bad_request(
+        "The upload's body ended before all of it arrived (less than its Content-Length was sent): it was cut short; send it again.",
+    )
 }
