@@ -63,6 +63,18 @@ pub struct WebArgs {
     /// limit off.
     #[arg(long, env = "BENCHLOG_SUBMISSIONS_PER_MINUTE", default_value_t = 2_000)]
     pub submissions_per_minute: u32,
+    /// Edits and undos one client may send per minute, and one submission
+    /// may take, after a burst of as many; more are answered with 429 and
+    /// change nothing. 0 turns the limit off.
+    #[arg(long, env = "BENCHLOG_EDITS_PER_MINUTE", default_value_t = 60)]
+    pub edits_per_minute: u32,
+    /// Fields (runs times fields named) the edits of one client, and of one
+    /// submission, may change per minute, after a burst of as many; an
+    /// edit that would pass it is answered with 429 and changes nothing.
+    /// Below 20000 (the most one edit may change) it refuses the largest
+    /// edits for good. 0 turns the limit off.
+    #[arg(long, env = "BENCHLOG_EDIT_CHANGES_PER_MINUTE", default_value_t = crate::web::MAX_CHANGES_PER_EDIT as u32)]
+    pub edit_changes_per_minute: u32,
     /// Seconds a request may take before it is answered with 408.
     #[arg(long, env = "BENCHLOG_REQUEST_TIMEOUT", default_value_t = 60)]
     pub request_timeout_secs: u64,
@@ -108,6 +120,8 @@ impl WebArgs {
             max_body_bytes: self.max_body_bytes,
             uploads_per_minute: self.uploads_per_minute,
             submissions_per_minute: self.submissions_per_minute,
+            edits_per_minute: self.edits_per_minute,
+            edit_changes_per_minute: self.edit_changes_per_minute,
             request_timeout: std::time::Duration::from_secs(self.request_timeout_secs),
             admin_token: self.admin_token.clone().filter(|token| !token.is_empty()),
             header_read_timeout: std::time::Duration::from_secs(self.header_read_timeout_secs),

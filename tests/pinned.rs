@@ -262,3 +262,82 @@ async fn asof_must_be_a_submission_number_in_every_format() {
         }
     }
 }
+
+/// The correction log's rows of one field of a run.
+fn logged(db: &Path, run_id: i64, key: &str) -> i64 {
+    store::open(db)
+        .unwrap()
+        .query_row(
+            "SELECT count(*) FROM run_edit_log WHERE run_id = ?1 AND field = 'attr' AND key = ?2",
+            rusqlite::params![run_id, key],
+            |row| row.get(0),
+        )
+        .unwrap()
+}
+
+/// Sets (or, with None, removes) the scheduler and the label of a run in
+/// one transaction, as the edit form does.
+fn flip(db: &Path, run_id: i64, scheduler: Option<&str>, label: &str) {
+    let mut conn = store::open(db).unwrap();
+    let tx = conn.transaction().unwrap();
+    let field = RunField::Attr("scheduler".to_owned());
+    store::set_run_field(&tx, run_id, &field, scheduler).unwrap();
+    store::set_run_field(&tx, run_id, &RunField::Label, Some(label)).unwrap();
+    tx.commit().unwrap();
+}
+
+#[tokio::test]
+async fn many_flips_while_one_submission_is_the_newest_keep_every_pin_and_one_log_row() {
+    let (_dir, db, state) = test_state();
+    store_text(&db, "first", &smack_log(1, 3));
+    let json = get_json(&state, &format!("/compare.json?{QUERY}")).await;
+    let [a, b, _] = series_runs(&json)[0].1[..] else {
+        panic!("three runs")
+    };
+    let pin = |n: i64| format!("/compare.json?{QUERY}&by=label&asof={n}");
+    set_scheduler(&db, a, "ULE");
+    let at_one = get_json(&state, &pin(1)).await;
+    assert_eq!(logged(&db, a, "scheduler"), 1);
+
+    // Submission 2 is the newest: run a flips many times (set, removed,
+    // set again, its label too), run b once; a pin to 2 follows them
+    // while 2 is the newest, a pin to 1 never does.
+    store_text(&db, "second", &smack_log(2, 1));
+    let values = [Some("4BSD"), None, Some("SCHED_FIFO"), Some("ULE")];
+    for round in 0..40 {
+        flip(&db, a, values[round % 4], &format!("take {round}"));
+    }
+    flip(&db, a, Some("4BSD"), "final");
+    set_scheduler(&db, b, "4BSD");
+    {
+        let mut conn = store::open(&db).unwrap();
+        let tx = conn.transaction().unwrap();
+        let field = RunField::Attr("scheduler".to_owned());
+        assert!(store::undo_run_edit(&tx, b, &field).unwrap());
+        tx.commit().unwrap();
+    }
+    assert_eq!(get_json(&state, &pin(1)).await, at_one);
+    let at_two = get_json(&state, &pin(2)).await;
+    let live = get_json(&state, &format!("/compare.json?{QUERY}&by=label")).await;
+    assert_eq!(series_runs(&at_two), series_runs(&live));
+    assert!(
+        series_runs(&at_two)
+            .iter()
+            .any(|(name, runs)| name == "4BSD / final" && runs == &[a]),
+        "{:?}",
+        series_runs(&at_two)
+    );
+    // One row per field and submission number, however many flips.
+    assert_eq!(logged(&db, a, "scheduler"), 2);
+    assert_eq!(logged(&db, b, "scheduler"), 1);
+
+    // Flips after submission 3 leave both pins as they were, and add one
+    // row more per field flipped.
+    store_text(&db, "third", &smack_log(3, 1));
+    for round in 0..40 {
+        flip(&db, a, values[(round + 1) % 4], &format!("later {round}"));
+    }
+    assert_eq!(get_json(&state, &pin(1)).await, at_one);
+    assert_eq!(get_json(&state, &pin(2)).await, at_two);
+    assert_eq!(logged(&db, a, "scheduler"), 3);
+}

@@ -366,3 +366,293 @@ async fn each_marked_line_links_to_the_run_it_belongs_to() {
         line(10)
     );
 }
+
+/// `request` as if sent from `ip` (the server puts the peer's address in
+/// every request's extensions).
+fn from(
+    ip: &str,
+    mut request: axum::http::Request<axum::body::Body>,
+) -> axum::http::Request<axum::body::Body> {
+    let addr: std::net::SocketAddr = format!("{ip}:40000").parse().unwrap();
+    request
+        .extensions_mut()
+        .insert(axum::extract::ConnectInfo(addr));
+    request
+}
+
+/// What a refused request must leave as it was: the rows an edit may
+/// touch, the correction log, the data generation, and the bytes of the
+/// database file and its log.
+fn written_state(db: &std::path::Path) -> (Vec<String>, i64, i64, u64) {
+    let conn = store::open(db).unwrap();
+    let log: i64 = conn
+        .query_row("SELECT count(*) FROM run_edit_log", [], |row| row.get(0))
+        .unwrap();
+    let bytes = ["", "-wal"]
+        .iter()
+        .map(|suffix| {
+            let mut path = db.as_os_str().to_owned();
+            path.push(suffix);
+            std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
+        })
+        .sum();
+    (
+        editable_state(&conn),
+        log,
+        store::generation(&conn).unwrap(),
+        bytes,
+    )
+}
+
+/// (status, Retry-After, body) of a refused request.
+async fn refused(
+    state: &AppState,
+    request: axum::http::Request<axum::body::Body>,
+) -> (u16, Option<u64>, String) {
+    let response = send(state, request).await;
+    let retry = response
+        .headers()
+        .get(axum::http::header::RETRY_AFTER)
+        .map(|value| value.to_str().unwrap().parse().unwrap());
+    let (status, body) = read(response).await;
+    (status.as_u16(), retry, body)
+}
+
+#[tokio::test]
+async fn edits_are_limited_per_client_and_per_submission_and_refused_ones_write_nothing() {
+    let (_dir, db, state) = crate::support::test_state_with(benchlog::web::WebOptions {
+        admin_token: Some(crate::support::ADMIN_TOKEN.to_owned()),
+        edits_per_minute: 3,
+        ..benchlog::web::WebOptions::default()
+    });
+    paste(&state, &seed_000()).await;
+    paste(&state, "super-smack -d mysql select-key.smack 4 10000\nQuery Barrel Report for client smacker1\nconnect: max=4ms min=1ms avg= 2ms from 4 clients\nQuery_type num_queries max_time min_time q_per_s\nselect_index 80000 0 0 1234.50\n").await;
+    let label = |id: i64, value: &str| {
+        edit_form(
+            &format!("/submissions/{id}/edit"),
+            &[("run", "1"), ("label", value)],
+        )
+    };
+    // Client A edits submission 1 twice, B once: submission 1 has had its
+    // three, though B has one left.
+    for (ip, value) in [
+        ("192.0.2.1", "a1"),
+        ("192.0.2.1", "a2"),
+        ("192.0.2.2", "b1"),
+    ] {
+        let response = send(&state, from(ip, label(1, value))).await;
+        assert_eq!(
+            see_other(&response),
+            "/submissions/1?saved=1#run-1",
+            "{ip} {value}"
+        );
+    }
+    let before = written_state(&db);
+    let (status, retry, body) = refused(&state, from("192.0.2.2", label(1, "b2"))).await;
+    assert_eq!(status, 429, "{body}");
+    assert!((1..=20).contains(&retry.unwrap()), "{retry:?}");
+    assert!(
+        body.contains("Submission 1 was changed too often"),
+        "{body}"
+    );
+    assert!(body.contains("3 edits a minute"), "{body}");
+    assert!(body.contains("Nothing was changed"), "{body}");
+    assert_eq!(written_state(&db), before, "a refused edit writes nothing");
+
+    // B may still edit another submission; then A has one left and B none.
+    let response = send(&state, from("192.0.2.2", label(2, "b3"))).await;
+    assert_eq!(see_other(&response), "/submissions/2?saved=1#run-1");
+    let response = send(&state, from("192.0.2.1", label(2, "a3"))).await;
+    assert_eq!(see_other(&response), "/submissions/2?saved=1#run-1");
+    let before = written_state(&db);
+    let undo = edit_form("/submissions/2/undo", &[("run", "1"), ("field", "label")]);
+    for (ip, request) in [("192.0.2.1", label(2, "a4")), ("192.0.2.2", undo)] {
+        let (status, retry, body) = refused(&state, from(ip, request)).await;
+        assert_eq!(status, 429, "{body}");
+        assert!(retry.is_some());
+        assert!(body.contains("Too many edits from your address"), "{body}");
+    }
+    // A stranger's requests (no token) are refused before they count
+    // against the submission, and the client limit holds them too.
+    let stranger = |value: &str| {
+        from(
+            "192.0.2.3",
+            crate::http::post_form("/submissions/2/edit", &[("run", "1"), ("label", value)]),
+        )
+    };
+    for n in 0..3 {
+        let (status, _, _) = refused(&state, stranger(&format!("s{n}"))).await;
+        assert_eq!(status, 403);
+    }
+    let (status, _, _) = refused(&state, stranger("s3")).await;
+    assert_eq!(status, 429);
+    assert_eq!(written_state(&db), before);
+}
+
+#[tokio::test]
+async fn the_fields_edits_change_a_minute_are_limited_and_charged_before_writing() {
+    let (_dir, db, state) = crate::support::test_state_with(benchlog::web::WebOptions {
+        admin_token: Some(crate::support::ADMIN_TOKEN.to_owned()),
+        edit_changes_per_minute: 20,
+        ..benchlog::web::WebOptions::default()
+    });
+    paste(&state, &seed_000()).await;
+    let all = |key: &str| {
+        edit_form(
+            "/submissions/1/edit",
+            &[("all", "1"), ("new_key", key), ("new_value", "x")],
+        )
+    };
+    // 17 runs: one such edit fits in 20 a minute, a second does not.
+    assert_eq!(
+        see_other(&send(&state, all("rack")).await),
+        "/submissions/1?saved=17#review"
+    );
+    let before = written_state(&db);
+    let (status, retry, body) = refused(&state, all("room")).await;
+    assert_eq!(status, 429, "{body}");
+    assert!(retry.unwrap() >= 1);
+    assert!(body.contains("would change 17 fields"), "{body}");
+    assert!(body.contains("20 a minute"), "{body}");
+    // More than the limit at all: told to edit fewer runs.
+    let response = send(
+        &state,
+        edit_form(
+            "/submissions/1/edit",
+            &[
+                ("all", "1"),
+                ("label", "x"),
+                ("new_key", "room"),
+                ("new_value", "x"),
+            ],
+        ),
+    )
+    .await;
+    let (status, body) = read(response).await;
+    assert_eq!(status, 429, "{body}");
+    assert!(
+        body.contains("would change 34 fields; at most 20 may be changed a minute"),
+        "{body}"
+    );
+    assert_eq!(written_state(&db), before);
+    // One run's field still fits.
+    let response = send(
+        &state,
+        edit_form("/submissions/1/edit", &[("run", "1"), ("label", "x")]),
+    )
+    .await;
+    assert_eq!(see_other(&response), "/submissions/1?saved=1#run-1");
+}
+
+#[tokio::test]
+async fn an_edit_past_the_attribute_limit_is_refused_before_it_writes() {
+    let (_dir, db, state) = test_state();
+    paste(&state, &crate::support::smack_log(7, 150)).await;
+    // Each run has one attribute the parser found; the form sets 63 more
+    // (and a 64th when `extra` names it).
+    let form = |values: &str, extra: Option<&str>| {
+        let mut pairs = vec![("all".to_owned(), "1".to_owned())];
+        for n in 0..63 {
+            pairs.push((format!("attr.k{n}"), format!("{values} {n}")));
+        }
+        if let Some(key) = extra {
+            pairs.push(("new_key".to_owned(), key.to_owned()));
+            pairs.push(("new_value".to_owned(), "x".to_owned()));
+        }
+        let pairs: Vec<(&str, &str)> = pairs
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        edit_form("/submissions/1/edit", &pairs)
+    };
+    let (status, body) = read(send(&state, form("first", None)).await).await;
+    assert_eq!(status, 303, "{body}");
+    // 63 changed and one more, on every run: 9,600 changes, refused. Its
+    // check reads a few statements; it does not write them all and undo.
+    let before = written_state(&db);
+    let statements = state.statements_run();
+    let (status, body) = read(send(&state, form("second", Some("k63"))).await).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body.contains("at most 64 attributes; this edit would give run 1 65"),
+        "{body}"
+    );
+    let run = state.statements_run() - statements;
+    assert!(run < 20, "{run} statements for a refused edit");
+    assert_eq!(written_state(&db), before, "a refused edit writes nothing");
+    // Replacing one of the 64 is not adding one.
+    let response = send(
+        &state,
+        edit_form(
+            "/submissions/1/edit",
+            &[
+                ("run", "2"),
+                ("attr.k0", ""),
+                ("new_key", "k63"),
+                ("new_value", "x"),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(see_other(&response), "/submissions/1?saved=2#run-2");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn edits_undos_and_deletes_wait_for_another_writer_instead_of_failing() {
+    let (_dir, db, state) = test_state();
+    paste(&state, &seed_000()).await;
+    paste(&state, &crate::support::smack_log(2, 2)).await;
+    let requests = [
+        (
+            "edit",
+            edit_form("/submissions/1/edit", &[("run", "1"), ("label", "waited")]),
+            "/submissions/1?saved=1#run-1",
+        ),
+        (
+            "undo",
+            edit_form("/submissions/1/undo", &[("run", "1"), ("field", "label")]),
+            "/submissions/1?undone=1#run-1",
+        ),
+        (
+            "delete",
+            edit_form("/submissions/2/delete", &[]),
+            "/submissions",
+        ),
+    ];
+    for (what, request, location) in requests {
+        // Another writer (an upload, an ingest) holds the write lock for a
+        // while, on a connection of its own.
+        let (locked, is_locked) = std::sync::mpsc::channel();
+        let holder = std::thread::spawn({
+            let db = db.clone();
+            move || {
+                let conn = store::open(&db).unwrap();
+                conn.execute_batch(
+                    "BEGIN IMMEDIATE; UPDATE data_generation SET generation = generation + 1",
+                )
+                .unwrap();
+                locked.send(()).unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                conn.execute_batch("COMMIT").unwrap();
+            }
+        });
+        is_locked.recv().unwrap();
+        let started = std::time::Instant::now();
+        let response = send(&state, request).await;
+        let waited = started.elapsed();
+        let status = response.status();
+        if status != 303 {
+            let (_, body) = read(response).await;
+            panic!("{what}: {status} after {waited:?}: {body}");
+        }
+        assert_eq!(see_other(&response), location, "{what}");
+        assert!(
+            waited >= std::time::Duration::from_millis(150),
+            "{what} waited for the lock: {waited:?}"
+        );
+        holder.join().unwrap();
+    }
+    let conn = store::open(&db).unwrap();
+    assert!(store::edits_of_submission(&conn, 1).unwrap().is_empty());
+    assert_eq!(crate::support::counts(&db).submissions, 1);
+}

@@ -384,3 +384,35 @@ async fn a_deleted_newest_submission_leaves_its_ids_unused() {
     assert_eq!(again.submission_id, 4);
     assert_eq!(run_ids(&db), [1, 2, 8]);
 }
+
+#[tokio::test]
+async fn answers_carrying_an_edit_token_are_never_cached() {
+    let (_dir, _db, state) = test_state();
+    let no_store = |response: &axum::response::Response| {
+        response
+            .headers()
+            .get(header::CACHE_CONTROL)
+            .map(|value| value.to_str().unwrap().to_owned())
+    };
+    // The upload's redirect sets the token's cookie.
+    let upload = send(&state, post_form("/upload", &[("text", &seed_000())])).await;
+    assert_eq!(no_store(&upload).as_deref(), Some("no-store"));
+    let location = see_other(&upload);
+    let cookies = cookies_of(&upload);
+    // The page that shows the token once.
+    let first = send(&state, with_cookies(get_request(&location), &cookies)).await;
+    assert_eq!(no_store(&first).as_deref(), Some("no-store"));
+    let (_, page) = read(first).await;
+    let token = shown_token(&page).expect("the token is shown");
+    // Later views show no token and may be kept.
+    let later = send(&state, get_request(&location)).await;
+    assert_eq!(no_store(&later), None);
+    // An unlock sets the cookie.
+    let unlocked = send(
+        &state,
+        post_form("/submissions/1/unlock", &[("token", &token)]),
+    )
+    .await;
+    assert_eq!(see_other(&unlocked), "/submissions/1#review");
+    assert_eq!(no_store(&unlocked).as_deref(), Some("no-store"));
+}

@@ -69,6 +69,8 @@ async fn many_submissions_get_a_short_page_listing_them_with_the_token() {
     .await;
     assert_eq!(response.status(), StatusCode::OK);
     assert!(response.headers().get(header::LOCATION).is_none());
+    // It shows the token: no cache may keep it.
+    assert_eq!(response.headers()[header::CACHE_CONTROL], "no-store");
     let cookie_bytes: usize = response
         .headers()
         .get_all(header::SET_COOKIE)

@@ -96,6 +96,13 @@ fn current_value(
 /// Writes the value in force of a field, and logs the change with the
 /// newest submission id, so that a comparison pinned to an earlier
 /// submission keeps the value it had (migrations/0009_pinned_links.sql).
+///
+/// A pin reads only the `old_value` of a field's first logged change
+/// stamped above it, and stamps only grow: of the changes stamped with
+/// one submission id, no pin reads any but the first. So a change stamped
+/// like the field's newest log entry replaces that entry's new value
+/// instead of adding one, and the log keeps at most one entry per field
+/// and submission id, however often the field flips in between.
 fn write_value(
     tx: &Transaction,
     run_id: i64,
@@ -104,18 +111,34 @@ fn write_value(
     value: Option<&str>,
 ) -> rusqlite::Result<()> {
     let (column, key) = field.columns();
-    tx.prepare_cached(
-        "INSERT INTO run_edit_log (run_id, field, key, old_value, new_value, after_submission)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )?
-    .execute(params![
-        run_id,
-        column,
-        key,
-        old,
-        value,
-        super::newest_submission_id(tx)?
-    ])?;
+    let newest = super::newest_submission_id(tx)?;
+    let latest: Option<(i64, i64)> = tx
+        .prepare_cached(
+            "SELECT seq, after_submission FROM run_edit_log
+             WHERE run_id = ?1 AND field = ?2 AND key = ?3 ORDER BY seq DESC LIMIT 1",
+        )?
+        .query_row(params![run_id, column, key], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })
+        .optional()?;
+    match latest {
+        Some((seq, stamp)) if stamp == newest => {
+            tx.prepare_cached(
+                "UPDATE run_edit_log SET new_value = ?2,
+                        edited_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
+                 WHERE seq = ?1",
+            )?
+            .execute(params![seq, value])?;
+        }
+        _ => {
+            tx.prepare_cached(
+                "INSERT INTO run_edit_log
+                     (run_id, field, key, old_value, new_value, after_submission)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![run_id, column, key, old, value, newest])?;
+        }
+    }
     match (field, value) {
         (RunField::Label, value) => {
             tx.prepare_cached("UPDATE runs SET label = ?2 WHERE id = ?1")?
@@ -165,6 +188,13 @@ pub fn set_run_field(
     )?
     .execute(params![run_id, column, key, value])?;
     Ok(true)
+}
+
+/// Whether a field of a run is edited (has what the parser found kept).
+pub fn has_run_edit(conn: &Connection, run_id: i64, field: &RunField) -> rusqlite::Result<bool> {
+    let (column, key) = field.columns();
+    conn.prepare_cached("SELECT 1 FROM run_edits WHERE run_id = ?1 AND field = ?2 AND key = ?3")?
+        .exists(params![run_id, column, key])
 }
 
 /// Puts back what the parser found in an edited field. Returns false when
@@ -237,13 +267,76 @@ pub fn run_places(
     rows.collect::<rusqlite::Result<_>>().map(Some)
 }
 
-/// The most attributes any run of a submission has: what an edit must not
-/// push past its limit.
-pub fn most_attrs_of_a_run(conn: &Connection, submission_id: i64) -> rusqlite::Result<usize> {
-    conn.prepare_cached(
-        "SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM run_attrs a
-         JOIN runs r ON r.id = a.run_id WHERE r.submission_id = ?1 GROUP BY a.run_id)",
-    )?
-    .query_row([submission_id], |row| row.get::<_, i64>(0))
-    .map(|n| n as usize)
+/// How many attributes the runs of a submission have, and would have
+/// after an edit ([`attr_counts_after`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttrCounts {
+    /// Runs with attributes now: (now, after).
+    runs: std::collections::HashMap<i64, (usize, usize)>,
+    /// What a run with none now would have after.
+    none_after: usize,
+}
+
+impl AttrCounts {
+    /// (now, after) of run `run_id`.
+    pub fn of(&self, run_id: i64) -> (usize, usize) {
+        self.runs
+            .get(&run_id)
+            .copied()
+            .unwrap_or((0, self.none_after))
+    }
+}
+
+/// How many attributes each run of a submission has now, and would have
+/// once `changes` were set in order (None removes one; a key given twice
+/// ends as its last), read in one statement and without writing.
+pub fn attr_counts_after(
+    conn: &Connection,
+    submission_id: i64,
+    changes: &[(String, Option<String>)],
+) -> rusqlite::Result<AttrCounts> {
+    let mut last = std::collections::BTreeMap::new();
+    for (key, value) in changes {
+        last.insert(key.as_str(), value.is_some());
+    }
+    let set: Vec<&str> = last
+        .iter()
+        .filter(|(_, set)| **set)
+        .map(|(k, _)| *k)
+        .collect();
+    let removed: Vec<&str> = last
+        .iter()
+        .filter(|(_, set)| !**set)
+        .map(|(k, _)| *k)
+        .collect();
+    let list = |from: usize, n: usize| {
+        (from..from + n)
+            .map(|i| format!("?{i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let sql = format!(
+        "SELECT a.run_id, count(*), sum(a.key IN ({})), sum(a.key IN ({}))
+         FROM run_attrs a JOIN runs r ON r.id = a.run_id
+         WHERE r.submission_id = ?1 GROUP BY a.run_id",
+        list(2, set.len()),
+        list(2 + set.len(), removed.len())
+    );
+    let mut params: Vec<&dyn rusqlite::ToSql> = vec![&submission_id];
+    params.extend(set.iter().map(|key| key as &dyn rusqlite::ToSql));
+    params.extend(removed.iter().map(|key| key as &dyn rusqlite::ToSql));
+    let mut stmt = conn.prepare(&sql)?;
+    let counts = stmt.query_map(params.as_slice(), |row| {
+        let [now, set_present, removed_present] =
+            [1, 2, 3].map(|i| row.get::<_, i64>(i).map(|n| n as usize));
+        let now = now?;
+        Ok((
+            row.get(0)?,
+            (now, now + set.len() - set_present? - removed_present?),
+        ))
+    })?;
+    Ok(AttrCounts {
+        runs: counts.collect::<rusqlite::Result<_>>()?,
+        none_after: set.len(),
+    })
 }

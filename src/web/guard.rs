@@ -1,15 +1,16 @@
 //! What protects every page: security headers (a Content-Security-Policy
 //! that allows no inline script or style), refusal of cross-site form
-//! posts, and the per-client rate limit of uploads.
+//! posts, and the rate limits of uploads and edits.
 
 use std::collections::HashMap;
+use std::hash::Hash;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use axum::extract::{ConnectInfo, Request};
+use axum::extract::{ConnectInfo, FromRequestParts, Request};
 use axum::http::header::{self, HeaderValue};
-use axum::http::{HeaderMap, Method};
+use axum::http::{request::Parts, Extensions, HeaderMap, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -20,9 +21,16 @@ use super::AppError;
 /// no framing by other sites.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
-/// Adds the security headers to every response.
+/// Adds the security headers to every response, and `Cache-Control:
+/// no-store` to those that set a cookie: the answers that carry an edit
+/// token or set one (an upload's, the page showing the token once, an
+/// unlock) are one person's, and no cache, shared or the browser's, may
+/// keep them for someone else or for later.
 pub async fn security_headers(mut response: Response) -> Response {
     let headers = response.headers_mut();
+    if headers.contains_key(header::SET_COOKIE) {
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
     for (name, value) in [
         (header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY),
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
@@ -75,9 +83,10 @@ fn is_cross_site(headers: &HeaderMap) -> bool {
 /// A token bucket per client: `per_minute` requests at once, refilled at
 /// `per_minute` a minute. Clients are told apart by IP address; requests
 /// with no known peer (tests calling the router directly) share a bucket.
-pub struct RateLimiter {
+/// Other keys (`K`) make buckets of other things, a submission's say.
+pub struct RateLimiter<K = Option<IpAddr>> {
     pub(super) per_minute: u32,
-    buckets: Mutex<HashMap<Option<IpAddr>, Bucket>>,
+    buckets: Mutex<HashMap<K, Bucket>>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -91,28 +100,51 @@ struct Bucket {
 const MAX_BUCKETS: usize = 10_000;
 
 impl RateLimiter {
+    /// Buckets per client; 0: no limit.
     pub fn per_minute(per_minute: u32) -> Self {
+        RateLimiter::keyed_per_minute(per_minute)
+    }
+}
+
+impl<K: Hash + Eq + Clone> RateLimiter<K> {
+    /// Buckets per key; 0: no limit.
+    pub fn keyed_per_minute(per_minute: u32) -> Self {
         RateLimiter {
             per_minute,
             buckets: Mutex::new(HashMap::new()),
         }
     }
 
-    /// Takes one request from the client's bucket, or says how long until
-    /// one is there.
-    pub fn check(&self, peer: Option<IpAddr>) -> Result<(), Duration> {
-        self.check_cost(peer, 1)
+    /// Takes one request from the key's (the client's) bucket, or says
+    /// how long until one is there.
+    pub fn check(&self, key: K) -> Result<(), Duration> {
+        self.check_cost(key, 1)
     }
 
-    /// Takes `cost` from the client's bucket, or says how long until that
-    /// much is there (forever, as `Duration::MAX`, when `cost` is more than
-    /// the bucket holds).
-    pub fn check_cost(&self, peer: Option<IpAddr>, cost: u32) -> Result<(), Duration> {
+    /// Takes `cost` from the key's (the client's) bucket, or says how long
+    /// until that much is there (forever, as `Duration::MAX`, when `cost`
+    /// is more than the bucket holds).
+    pub fn check_cost(&self, key: K, cost: u32) -> Result<(), Duration> {
+        self.check_cost_of_each([key], cost)
+    }
+
+    /// Takes `cost` from the bucket of each of `keys` (a client's and a
+    /// submission's, say) when every one holds that much, else from none,
+    /// saying how long until they all do ([`RateLimiter::check_cost`]).
+    pub fn check_cost_of_each<const N: usize>(
+        &self,
+        keys: [K; N],
+        cost: u32,
+    ) -> Result<(), Duration> {
         if self.per_minute == 0 {
             return Ok(());
         }
         let capacity = f64::from(self.per_minute);
         let per_second = capacity / 60.0;
+        let cost = f64::from(cost);
+        if cost > capacity {
+            return Err(Duration::MAX);
+        }
         let now = Instant::now();
         let Ok(mut buckets) = self.buckets.lock() else {
             return Ok(());
@@ -122,29 +154,65 @@ impl RateLimiter {
                 bucket.tokens + now.duration_since(bucket.at).as_secs_f64() * per_second < capacity
             });
         }
-        let bucket = buckets.entry(peer).or_insert(Bucket {
-            tokens: capacity,
-            at: now,
-        });
-        let refilled = now.duration_since(bucket.at).as_secs_f64() * per_second;
-        bucket.tokens = (bucket.tokens + refilled).min(capacity);
-        bucket.at = now;
-        let cost = f64::from(cost);
-        if cost > capacity {
-            Err(Duration::MAX)
-        } else if bucket.tokens >= cost {
-            bucket.tokens -= cost;
-            Ok(())
-        } else {
-            Err(Duration::from_secs_f64((cost - bucket.tokens) / per_second))
+        let mut short: f64 = 0.0;
+        for key in &keys {
+            let bucket = buckets.entry(key.clone()).or_insert(Bucket {
+                tokens: capacity,
+                at: now,
+            });
+            let refilled = now.duration_since(bucket.at).as_secs_f64() * per_second;
+            bucket.tokens = (bucket.tokens + refilled).min(capacity);
+            bucket.at = now;
+            short = short.max(cost - bucket.tokens);
         }
+        if short > 0.0 {
+            return Err(Duration::from_secs_f64(short / per_second));
+        }
+        for key in &keys {
+            if let Some(bucket) = buckets.get_mut(key) {
+                bucket.tokens -= cost;
+            }
+        }
+        Ok(())
     }
 }
 
 /// The client's IP address, when the server knows it.
 pub fn peer_ip(request: &Request) -> Option<IpAddr> {
-    request
-        .extensions()
+    peer_in(request.extensions())
+}
+
+fn peer_in(extensions: &Extensions) -> Option<IpAddr> {
+    extensions
         .get::<ConnectInfo<SocketAddr>>()
         .map(|ConnectInfo(addr)| addr.ip())
+}
+
+/// [`peer_ip`] for a handler that reads its request through other
+/// extractors.
+pub struct PeerIp(pub Option<IpAddr>);
+
+impl<S: Send + Sync> FromRequestParts<S> for PeerIp {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(PeerIp(peer_in(&parts.extensions)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cost_is_taken_from_every_bucket_or_from_none() {
+        let limiter: RateLimiter<i64> = RateLimiter::keyed_per_minute(3);
+        assert!(limiter.check_cost_of_each([1, 2], 2).is_ok());
+        // Bucket 1 holds one: nothing is taken from bucket 3 either.
+        let wait = limiter.check_cost_of_each([1, 3], 2).unwrap_err();
+        assert!(wait > Duration::from_secs(10) && wait <= Duration::from_secs(20));
+        assert!(limiter.check_cost(3, 3).is_ok());
+        assert!(limiter.check_cost(1, 1).is_ok());
+        assert_eq!(limiter.check_cost(4, 4), Err(Duration::MAX));
+    }
 }

@@ -41,7 +41,7 @@ mod upload;
 pub use cache::{Answer, CACHE_BYTES};
 pub use error::AppError;
 pub use guard::{RateLimiter, CONTENT_SECURITY_POLICY};
-pub use review::{MAX_ATTRS_PER_RUN, MAX_FORM_BYTES};
+pub use review::{MAX_ATTRS_PER_RUN, MAX_CHANGES_PER_EDIT, MAX_FORM_BYTES};
 pub use server::{MAX_HEADER_BYTES, MAX_HEADER_COUNT, MAX_URI_BYTES, READ_BUFFER_BYTES};
 pub use upload::{store_upload, UploadStage};
 
@@ -60,6 +60,12 @@ pub struct WebOptions {
     /// Submissions stored per minute and client (after a burst of as
     /// many); 0: no limit.
     pub submissions_per_minute: u32,
+    /// Edits and undos per minute, per client and per submission (after a
+    /// burst of as many); 0: no limit.
+    pub edits_per_minute: u32,
+    /// Fields (runs times fields) edits may change per minute, per client
+    /// and per submission (after a burst of as many); 0: no limit.
+    pub edit_changes_per_minute: u32,
     /// Longer requests are answered with 408.
     pub request_timeout: Duration,
     /// May change or delete any submission.
@@ -92,6 +98,9 @@ impl Default for WebOptions {
             max_body_bytes: MAX_BODY_BYTES,
             uploads_per_minute: 30,
             submissions_per_minute: 2_000,
+            edits_per_minute: 60,
+            // One edit of the most fields, then a field every 3 ms.
+            edit_changes_per_minute: review::MAX_CHANGES_PER_EDIT as u32,
             request_timeout: Duration::from_secs(60),
             admin_token: None,
             max_database_pages: None,
@@ -152,6 +161,7 @@ struct Inner {
     upload_limiter: guard::RateLimiter,
     /// Submissions stored, per client: an archive counts each message.
     submission_limiter: guard::RateLimiter,
+    edit_limits: review::EditLimits,
     /// Bytes of request bodies being read or held by uploads ([`upload`]).
     upload_bodies: tokio::sync::Semaphore,
     /// Bytes of text being unpacked, decoded and parsed by uploads.
@@ -241,6 +251,7 @@ impl AppState {
                 idle: Mutex::new(vec![conn]),
                 upload_limiter: guard::RateLimiter::per_minute(options.uploads_per_minute),
                 submission_limiter: guard::RateLimiter::per_minute(options.submissions_per_minute),
+                edit_limits: review::EditLimits::new(&options),
                 upload_bodies: tokio::sync::Semaphore::new(upload::BODY_BUDGET_KIB),
                 upload_work: tokio::sync::Semaphore::new(upload::WORK_BUDGET_KIB),
                 options,

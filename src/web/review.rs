@@ -2,8 +2,13 @@
 //! labels and attributes of one run, of every run of a message, or of every
 //! run of the submission; `POST /submissions/{id}/undo` puts back what the
 //! parser found. Both need the submission's edit token (see `rights`),
-//! check everything before writing anything, write in one transaction and
-//! answer with a redirect back to the page.
+//! are rate-limited per client and per submission ([`EditLimits`]),
+//! check everything before writing anything, write in one transaction
+//! that holds the write lock from its start, and answer with a redirect
+//! back to the page.
+
+use std::net::IpAddr;
+use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path, State};
@@ -11,9 +16,11 @@ use axum::http::HeaderMap;
 use axum::response::Redirect;
 use axum::routing::post;
 use axum::Router;
+use rusqlite::TransactionBehavior;
 
+use super::guard::{PeerIp, RateLimiter};
 use super::rights::require_edit_rights;
-use super::{AppError, AppState};
+use super::{AppError, AppState, WebOptions};
 use crate::store::{self, RunField, RunPlace};
 use parsers::contract::PseudoField;
 
@@ -41,6 +48,101 @@ pub const MAX_FIELDS_PER_EDIT: usize = MAX_ATTRS_PER_RUN + 1;
 /// Most changes (runs times fields) one edit may write while it holds
 /// the database's write lock.
 pub const MAX_CHANGES_PER_EDIT: usize = 20_000;
+
+/// Whose budget of edits a request draws on: its client's (IP address)
+/// and the submission's, so that neither many edits from one address nor
+/// edits of one submission from many can fill the disk or the write lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum EditBucket {
+    Client(Option<IpAddr>),
+    Submission(i64),
+}
+
+/// The rate limits of edits and undos (`benchlog serve
+/// --edits-per-minute`, `--edit-changes-per-minute`): requests, and the
+/// fields they may change (runs times fields; an undo is one), per
+/// client and per submission. What an edit would change is charged
+/// before it writes, so a refused one writes nothing; an edit that
+/// changes less than it named is charged what it named.
+pub struct EditLimits {
+    edits: RateLimiter<EditBucket>,
+    changes: RateLimiter<EditBucket>,
+}
+
+impl EditLimits {
+    pub fn new(options: &WebOptions) -> Self {
+        EditLimits {
+            edits: RateLimiter::keyed_per_minute(options.edits_per_minute),
+            changes: RateLimiter::keyed_per_minute(options.edit_changes_per_minute),
+        }
+    }
+
+    /// One more edit from this client: charged before anything is read, so
+    /// that refused requests (bad forms, wrong tokens) count too.
+    fn client_edit(&self, peer: Option<IpAddr>) -> Result<(), AppError> {
+        self.edits.check(EditBucket::Client(peer)).map_err(|wait| {
+            too_many(
+                wait,
+                format!(
+                    "Too many edits from your address in a short time ({} a minute are allowed)",
+                    self.edits.per_minute
+                ),
+            )
+        })
+    }
+
+    /// One more edit of submission `id`: charged once the request has
+    /// shown it may change it, so that no one else can use up its edits.
+    fn submission_edit(&self, id: i64) -> Result<(), AppError> {
+        self.edits
+            .check(EditBucket::Submission(id))
+            .map_err(|wait| {
+                too_many(
+                    wait,
+                    format!(
+                        "Submission {id} was changed too often in a short time ({} edits a minute are allowed)",
+                        self.edits.per_minute
+                    ),
+                )
+            })
+    }
+
+    /// `changes` fields more, from the client's and the submission's
+    /// budgets both, or from neither.
+    fn changes(&self, peer: Option<IpAddr>, id: i64, changes: usize) -> Result<(), AppError> {
+        let cost = u32::try_from(changes).unwrap_or(u32::MAX);
+        let per_minute = self.changes.per_minute;
+        self.changes
+            .check_cost_of_each([EditBucket::Client(peer), EditBucket::Submission(id)], cost)
+            .map_err(|wait| {
+                if wait == Duration::MAX {
+                    return AppError::TooManyRequests {
+                        message: format!(
+                            "This edit would change {changes} fields; at most {per_minute} may be changed a minute. Edit fewer runs at a time (a message's runs, say). Nothing was changed."
+                        ),
+                        retry_after: 3600,
+                    };
+                }
+                too_many(
+                    wait,
+                    format!(
+                        "This edit would change {changes} fields, more than your address and submission {id} may change now ({per_minute} a minute are allowed)"
+                    ),
+                )
+            })
+    }
+}
+
+/// 429 saying `what` and how long to wait.
+fn too_many(wait: Duration, what: String) -> AppError {
+    let retry_after = wait.as_secs().clamp(1, 3600);
+    AppError::TooManyRequests {
+        message: format!(
+            "{what}; please wait {retry_after} s and send it again. Nothing was changed."
+        ),
+        retry_after,
+    }
+}
 
 /// Names that are fields of a run, not attributes: an attribute of the
 /// same name could never be compared by.
@@ -192,17 +294,16 @@ fn parse_edit(pairs: Vec<(String, String)>) -> Result<Edit, AppError> {
     })
 }
 
-/// The ids of the runs a target names, or a message saying it
-/// names none.
-fn target_runs(runs: &[RunPlace], target: Target) -> Result<Vec<i64>, AppError> {
-    let chosen: Vec<i64> = runs
+/// The runs a target names, or a message saying it names none.
+fn target_runs(runs: &[RunPlace], target: Target) -> Result<Vec<RunPlace>, AppError> {
+    let chosen: Vec<RunPlace> = runs
         .iter()
         .filter(|run| match target {
             Target::Run(n) => run.idx == n,
             Target::Message(m) => run.message_idx == Some(m),
             Target::All => true,
         })
-        .map(|run| run.id)
+        .copied()
         .collect();
     if chosen.is_empty() {
         return Err(bad(match target {
@@ -221,38 +322,72 @@ fn anchor(target: Target) -> String {
     }
 }
 
+/// Refuses an edit that would give a run more than [`MAX_ATTRS_PER_RUN`]
+/// attributes (and more than it has: a run the parser gave more keeps
+/// them), reading only: a refused edit writes nothing.
+fn check_attr_limit(
+    conn: &rusqlite::Connection,
+    id: i64,
+    chosen: &[RunPlace],
+    attrs: &[(String, Option<String>)],
+) -> Result<(), AppError> {
+    if attrs.iter().all(|(_, value)| value.is_none()) {
+        return Ok(());
+    }
+    let counts = store::attr_counts_after(conn, id, attrs)?;
+    for run in chosen {
+        let (before, after) = counts.of(run.id);
+        if after > MAX_ATTRS_PER_RUN && after > before {
+            return Err(bad(format!(
+                "A run may have at most {MAX_ATTRS_PER_RUN} attributes; this edit would give run {} {after}. Remove some first.",
+                run.idx + 1
+            )));
+        }
+    }
+    Ok(())
+}
+
 async fn edit(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    PeerIp(peer): PeerIp,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Redirect, AppError> {
     let id = submission_id(&id)?;
+    state.inner.edit_limits.client_edit(peer)?;
     let pairs = form_pairs(&body)?;
     require_edit_rights(&state, id, &headers, &pairs).await?;
+    state.inner.edit_limits.submission_edit(id)?;
     let edit = parse_edit(pairs)?;
     let target = edit.target;
+    let limits = state.clone();
     let changed = state
         .with_conn(move |conn| {
-            let tx = conn.transaction()?;
+            // The write lock first: a transaction that read first could not
+            // wait for another writer's (SQLite answers "database is locked"
+            // at once, since the snapshot it read may be gone).
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let runs = store::run_places(&tx, id)?
                 .ok_or_else(|| AppError::NotFound(format!("There is no submission {id}.")))?;
             let chosen = target_runs(&runs, edit.target)?;
             let fields = edit.attrs.len() + usize::from(edit.label.is_some());
-            if chosen.len().saturating_mul(fields) > MAX_CHANGES_PER_EDIT {
+            let changes = chosen.len().saturating_mul(fields);
+            if changes > MAX_CHANGES_PER_EDIT {
                 return Err(bad(format!(
                     "This edit would change {} fields of {} runs at once; one edit may change at most {MAX_CHANGES_PER_EDIT}. Edit fewer runs at a time (a message's runs, say).",
                     fields,
                     chosen.len()
                 )));
             }
-            let attrs_before = store::most_attrs_of_a_run(&tx, id)?;
+            check_attr_limit(&tx, id, &chosen, &edit.attrs)?;
+            limits.inner.edit_limits.changes(peer, id, changes)?;
             let mut changed = 0;
-            for run_id in chosen {
+            for run in chosen {
                 if let Some(label) = &edit.label {
                     changed += usize::from(store::set_run_field(
                         &tx,
-                        run_id,
+                        run.id,
                         &RunField::Label,
                         label.as_deref(),
                     )?);
@@ -260,15 +395,8 @@ async fn edit(
                 for (key, value) in &edit.attrs {
                     let field = RunField::Attr(key.clone());
                     changed +=
-                        usize::from(store::set_run_field(&tx, run_id, &field, value.as_deref())?);
+                        usize::from(store::set_run_field(&tx, run.id, &field, value.as_deref())?);
                 }
-            }
-            let attrs_after = store::most_attrs_of_a_run(&tx, id)?;
-            if attrs_after > MAX_ATTRS_PER_RUN && attrs_after > attrs_before {
-                // Dropping the transaction undoes the edit.
-                return Err(bad(format!(
-                    "A run may have at most {MAX_ATTRS_PER_RUN} attributes; this edit would give one {attrs_after}. Remove some first."
-                )));
             }
             tx.commit()?;
             Ok(changed)
@@ -283,12 +411,15 @@ async fn edit(
 async fn undo(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    PeerIp(peer): PeerIp,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Redirect, AppError> {
     let id = submission_id(&id)?;
+    state.inner.edit_limits.client_edit(peer)?;
     let pairs = form_pairs(&body)?;
     require_edit_rights(&state, id, &headers, &pairs).await?;
+    state.inner.edit_limits.submission_edit(id)?;
     let (mut run, mut field_name, mut key) = (None, None, String::new());
     for (name, value) in pairs {
         match name.as_str() {
@@ -309,13 +440,15 @@ async fn undo(
         }
         _ => return Err(bad("Send field=label, or field=attr with key=NAME.")),
     };
+    let limits = state.clone();
     state
         .with_conn(move |conn| {
-            let tx = conn.transaction()?;
+            // The write lock first, as for an edit.
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let runs = store::run_places(&tx, id)?
                 .ok_or_else(|| AppError::NotFound(format!("There is no submission {id}.")))?;
-            let run_id = target_runs(&runs, Target::Run(run))?[0];
-            if !store::undo_run_edit(&tx, run_id, &field)? {
+            let run_id = target_runs(&runs, Target::Run(run))?[0].id;
+            if !store::has_run_edit(&tx, run_id, &field)? {
                 let what = match &field {
                     RunField::Label => "label".to_owned(),
                     RunField::Attr(key) => key.clone(),
@@ -325,6 +458,8 @@ async fn undo(
                     run + 1
                 )));
             }
+            limits.inner.edit_limits.changes(peer, id, 1)?;
+            store::undo_run_edit(&tx, run_id, &field)?;
             tx.commit()?;
             Ok(())
         })
