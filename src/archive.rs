@@ -1,7 +1,7 @@
 //! Mailing-list archives into submissions: an mbox (a list's month, plain
 //! or gzipped) or a single `.eml` becomes one submission per message, with
 //! its thread, the authors of the text it quotes, and the runs it quotes
-//! from earlier mails linked to them instead of stored again.
+//! from earlier mails stored as its own, linked to them as copies.
 //!
 //! Each message is decoded by [`parsers::mbox`] into text with a short
 //! header block; that text is what the submission keeps and what line
@@ -277,7 +277,9 @@ fn parts_not_read(prepared: &PreparedMail) -> impl Iterator<Item = MailFailure> 
 pub enum MailOutcome {
     Stored {
         submission_id: i64,
+        /// Every run of the message, its copies of earlier runs too.
         runs: usize,
+        /// Of `runs`, the copies of earlier runs.
         quotes: usize,
     },
     /// The same message (raw bytes, Message-ID or decoded text) is stored.
@@ -318,8 +320,8 @@ fn ancestors(mail: &MailMessage) -> Vec<&str> {
 /// Stores one prepared message in the caller's transaction: attributes
 /// quoted text with no attribution line to the message it answers, links
 /// runs already stored (from an earlier mail of the thread, or any earlier
-/// submission) as quotes instead of storing them again, and records the
-/// mail's place in its thread.
+/// submission) to the copies of them it stores, and records the mail's
+/// place in its thread.
 pub fn store_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<MailOutcome> {
     let mail = &prepared.mail;
     if let Some(id) = store::find_mail_by_raw_sha256(tx, &prepared.raw_sha256)? {
@@ -330,8 +332,7 @@ pub fn store_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<M
             return Ok(MailOutcome::AlreadyStored(found.submission_id));
         }
     }
-    let text_sha256 = ingest::sha256_hex(&mail.text);
-    if let Some(id) = store::find_submission_by_sha256(tx, &text_sha256)? {
+    if let Some(id) = ingest::find_stored_text(tx, &mail.text)? {
         return Ok(MailOutcome::AlreadyStored(id));
     }
 
@@ -340,7 +341,7 @@ pub fn store_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<M
     for id in &ancestor_ids {
         found_ancestors.push(store::find_mail_by_message_id(tx, id)?);
     }
-    let (quotes, mut fresh) = ingest::take_known_runs(tx, &prepared.document)?;
+    let mut fresh = ingest::copies_of_stored_runs(tx, &prepared.document)?;
     fresh.quoted_authors = found_ancestors
         .iter()
         .map(|ancestor| ancestor.as_ref().and_then(|found| found.author.clone()))
@@ -349,7 +350,7 @@ pub fn store_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<M
         tx,
         Some(&prepared.source_name),
         &mail.text,
-        &text_sha256,
+        &ingest::text_sha256(&mail.text),
         &fresh,
     )
     .with_context(|| format!("storing {}", prepared.source_name))?;
@@ -376,11 +377,10 @@ pub fn store_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<M
         },
     )
     .with_context(|| format!("storing the headers of {}", prepared.source_name))?;
-    ingest::store_quotes(tx, submission_id, &quotes)?;
     Ok(MailOutcome::Stored {
         submission_id,
         runs: fresh.runs.len(),
-        quotes: quotes.len(),
+        quotes: fresh.copies(),
     })
 }
 
@@ -396,7 +396,9 @@ pub struct ImportSummary {
     pub messages_added: usize,
     pub messages_already_stored: usize,
     pub runs_added: usize,
-    /// Runs found again in a later message and linked, not stored.
+    /// Of `runs_added`, those found again in a later message: each is
+    /// stored as that message's own run, linked to the earlier one as its
+    /// copy.
     pub runs_quoted: usize,
     /// Files and messages that could not be read or stored, and why.
     pub failures: Vec<MailFailure>,
@@ -443,7 +445,7 @@ impl ImportSummary {
         )];
         if self.messages_read > 0 {
             lines.push(format!(
-                "mail: {} messages read, {} with results, {} runs added; duplicates skipped: {} runs quoted again, {} messages already stored; {} messages could not be read",
+                "mail: {} messages read, {} with results, {} runs added ({} of them quoted again, linked to the earlier run); duplicates skipped: {} messages already stored; {} messages could not be read",
                 self.messages_read,
                 self.messages_with_results,
                 self.runs_added,

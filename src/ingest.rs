@@ -110,9 +110,52 @@ pub fn check_text(text: &str) -> Result<(), InputError> {
     }
 }
 
-/// Hex SHA-256 of a submission's text: its identity.
+/// Hex SHA-256 of some text, as it is.
 pub fn sha256_hex(text: &str) -> String {
     hex::encode(Sha256::digest(text.as_bytes()))
+}
+
+/// Hex SHA-256 of a submission's text, its identity: of the text with
+/// every line end made `\n`, white space at the end of each line and
+/// blank lines at the end taken off, and one `\n` after the last line.
+/// The same report pasted from a browser (CRLF line ends), or saved by an
+/// editor that trims lines or adds a last newline, is the same
+/// submission. A text already in that form hashes as it is, so the texts
+/// stored before the identity was normalised keep theirs (see
+/// [`find_stored_text`]).
+pub fn text_sha256(text: &str) -> String {
+    let mut hash = Sha256::new();
+    // Blank lines are hashed only once a line with text follows them.
+    let mut blank_lines = 0;
+    for line in text.lines() {
+        let line = line.trim_end();
+        if line.is_empty() {
+            blank_lines += 1;
+            continue;
+        }
+        for _ in 0..blank_lines {
+            hash.update(b"\n");
+        }
+        blank_lines = 0;
+        hash.update(line.as_bytes());
+        hash.update(b"\n");
+    }
+    hex::encode(hash.finalize())
+}
+
+/// The stored submission with this text, by its identity
+/// ([`text_sha256`]) or, for a text stored before identities were
+/// normalised, by the hash of the text as it is.
+pub fn find_stored_text(conn: &Connection, text: &str) -> anyhow::Result<Option<i64>> {
+    let identity = text_sha256(text);
+    if let Some(id) = store::find_submission_by_sha256(conn, &identity)? {
+        return Ok(Some(id));
+    }
+    let verbatim = sha256_hex(text);
+    if verbatim == identity {
+        return Ok(None);
+    }
+    Ok(store::find_submission_by_sha256(conn, &verbatim)?)
 }
 
 /// What storing one input did.
@@ -131,8 +174,7 @@ pub fn ingest_text(
     source_name: Option<&str>,
     text: &str,
 ) -> anyhow::Result<Ingested> {
-    let sha256 = sha256_hex(text);
-    if let Some(id) = store::find_submission_by_sha256(conn, &sha256)? {
+    if let Some(id) = find_stored_text(conn, text)? {
         return Ok(existing(id));
     }
     let document = parsers::parse(text);
@@ -167,40 +209,42 @@ pub fn ingest_document(
 }
 
 /// Stores a text and its parsed document in the caller's transaction,
-/// unless the same text is stored already. Runs already stored (the same
-/// report pasted again with a greeting, CRLF line ends or another trailing
-/// newline) are linked as quotes of the stored run, not stored again.
+/// unless the same text is stored already ([`find_stored_text`]). Every
+/// run found is stored as this submission's own; one already stored (the
+/// same report pasted again with a greeting, or quoted in a reply) is
+/// linked to the stored one as a copy ([`copies_of_stored_runs`]).
 pub fn store_text(
     tx: &Transaction,
     source_name: Option<&str>,
     text: &str,
     document: &Document,
 ) -> anyhow::Result<Ingested> {
-    let sha256 = sha256_hex(text);
-    if let Some(id) = store::find_submission_by_sha256(tx, &sha256)? {
+    if let Some(id) = find_stored_text(tx, text)? {
         return Ok(existing(id));
     }
-    let (quotes, fresh) = take_known_runs(tx, document)?;
-    let submission_id = store_document(tx, source_name, text, &sha256, &fresh)?;
-    store_quotes(tx, submission_id, &quotes)?;
+    let runs = copies_of_stored_runs(tx, document)?;
+    let submission_id = store_document(tx, source_name, text, &text_sha256(text), &runs)?;
     Ok(Ingested {
         submission_id,
         created: true,
-        runs: fresh.runs.len(),
+        runs: runs.runs.len(),
         unparsed: document.unparsed.len(),
     })
 }
 
-/// What [`store_document`] stores of a parsed document: the runs not
-/// stored already, with their fingerprints, and the authors found for
-/// quoted text that names none. Borrowed, so that a document kept for a
-/// second try is not copied to be stored.
+/// What [`store_document`] stores of a parsed document: its runs with
+/// their fingerprints and copy keys, and the authors found for quoted
+/// text that names none. Borrowed, so that a document kept for a second
+/// try is not copied to be stored.
 pub struct ToStore<'d> {
     pub document: &'d Document,
     /// The runs to store, in their order in the document.
     pub runs: Vec<&'d parsers::Run>,
     /// Each run's [`run_fingerprint`], in the same order.
     pub fingerprints: Vec<String>,
+    /// Each run's copy key: that of the stored run it repeats, `None` for
+    /// a run stored for the first time (migrations/0012_run_copies.sql).
+    pub copy_keys: Vec<Option<i64>>,
     /// The author of the message quoted at depth `d` is `quoted_authors[d - 1]`.
     pub quoted_authors: Vec<Option<String>>,
 }
@@ -212,72 +256,29 @@ impl ToStore<'_> {
             .as_deref()
             .or_else(|| self.quoted_authors.get(depth.checked_sub(1)?)?.as_deref())
     }
+
+    /// How many of the runs repeat a stored run.
+    pub fn copies(&self) -> usize {
+        self.copy_keys.iter().flatten().count()
+    }
 }
 
-/// A run found again: where it is in the new text, at what quote depth,
-/// and the stored run it repeats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct KnownRun {
-    pub lines: [usize; 2],
-    pub quote_depth: usize,
-    pub run_id: i64,
-}
-
-/// Finds the runs of `document` already stored (same tool, test, threads
-/// and every value: [`run_fingerprint`]) and says which stored run each
-/// one repeats; the others, with their fingerprints, are what
-/// [`store_document`] stores.
-pub fn take_known_runs<'d>(
+/// Every run of `document`, each with its fingerprint and, for one that
+/// repeats a stored run (same tool, test, threads and every value:
+/// [`run_fingerprint`]), the stored run's copy key: one query.
+pub fn copies_of_stored_runs<'d>(
     tx: &Transaction,
     document: &'d Document,
-) -> anyhow::Result<(Vec<KnownRun>, ToStore<'d>)> {
-    let mut known = Vec::new();
-    let mut fresh = ToStore {
-        document,
-        runs: Vec::with_capacity(document.runs.len()),
-        fingerprints: Vec::with_capacity(document.runs.len()),
-        quoted_authors: Vec::new(),
-    };
+) -> anyhow::Result<ToStore<'d>> {
     let fingerprints: Vec<String> = document.runs.iter().map(run_fingerprint).collect();
-    let stored = store::find_runs_by_fingerprints(tx, &fingerprints)?;
-    for ((run, stored), fingerprint) in document.runs.iter().zip(stored).zip(fingerprints) {
-        match stored {
-            Some(run_id) => known.push(KnownRun {
-                lines: run.lines,
-                quote_depth: run.quote_depth,
-                run_id,
-            }),
-            None => {
-                fresh.runs.push(run);
-                fresh.fingerprints.push(fingerprint);
-            }
-        }
-    }
-    Ok((known, fresh))
-}
-
-/// Links the runs a submission repeats to the stored ones.
-pub fn store_quotes(
-    tx: &Transaction,
-    submission_id: i64,
-    known: &[KnownRun],
-) -> anyhow::Result<()> {
-    for quote in known {
-        store::insert_run_quote(
-            tx,
-            submission_id,
-            quote.lines,
-            quote.quote_depth,
-            quote.run_id,
-        )
-        .with_context(|| {
-            format!(
-                "linking the repeated run at lines {}-{}",
-                quote.lines[0], quote.lines[1]
-            )
-        })?;
-    }
-    Ok(())
+    let copy_keys = store::copy_keys_of_fingerprints(tx, &fingerprints)?;
+    Ok(ToStore {
+        document,
+        runs: document.runs.iter().collect(),
+        fingerprints,
+        copy_keys,
+        quoted_authors: Vec::new(),
+    })
 }
 
 /// Writes a submission and everything parsed from it inside the caller's
@@ -294,9 +295,10 @@ pub fn store_document(
 ) -> anyhow::Result<i64> {
     let document = fresh.document;
     anyhow::ensure!(
-        fresh.fingerprints.len() == fresh.runs.len(),
-        "{} fingerprints for {} runs",
+        fresh.fingerprints.len() == fresh.runs.len() && fresh.copy_keys.len() == fresh.runs.len(),
+        "{} fingerprints and {} copy keys for {} runs",
         fresh.fingerprints.len(),
+        fresh.copy_keys.len(),
         fresh.runs.len()
     );
     let first = document.messages.first();
@@ -335,8 +337,9 @@ pub fn store_document(
     let runs: Vec<store::NewRun> = fresh
         .runs
         .iter()
+        .zip(&fresh.copy_keys)
         .enumerate()
-        .map(|(idx, run)| store::NewRun {
+        .map(|(idx, (run, &copy_key))| store::NewRun {
             idx,
             message_idx: run.message,
             tool: run.tool.name(),
@@ -347,6 +350,7 @@ pub fn store_document(
             author: fresh.author(&run.author, run.quote_depth),
             command: run.command.as_deref(),
             lines: run.lines,
+            copy_key,
         })
         .collect();
     let first_run_id = store::insert_runs(tx, submission_id, &runs)

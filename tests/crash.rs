@@ -156,7 +156,7 @@ fn kill_during_imports(iterations: usize) {
         let stored = reported(&out);
         for (file, submission) in &stored {
             let text = std::fs::read_to_string(folder.join(file)).unwrap();
-            let sha256 = benchlog::ingest::sha256_hex(&text);
+            let sha256 = benchlog::ingest::text_sha256(&text);
             assert!(
                 partial.contains_key(&sha256),
                 "{what}: {file} was reported stored as submission {submission}, and is not"

@@ -7,6 +7,7 @@ mod chart_kind;
 mod cli;
 mod compare;
 mod connections;
+mod copies;
 mod crash;
 mod e2e;
 mod golden_cli;

@@ -62,12 +62,14 @@ fn the_seed_mbox_becomes_one_submission_per_message() {
             summary.runs_quoted,
             summary.messages_already_stored,
         ),
-        (8, 8, 8, 23, 3, 0),
+        // The 3 runs quoted again are stored as the quoting mails' own
+        // copies: 20 found first and 3 copies.
+        (8, 8, 8, 26, 3, 0),
         "{summary:?}"
     );
     assert!(summary.failures.is_empty(), "{:?}", summary.failures);
     let counts = store::counts(&conn).unwrap();
-    assert_eq!((counts.submissions, counts.runs), (8, 23));
+    assert_eq!((counts.submissions, counts.runs), (8, 26));
 
     let mut authors: Vec<String> = conn
         .prepare("SELECT author FROM submissions ORDER BY id")
@@ -148,34 +150,49 @@ fn quoted_runs_belong_to_their_author_and_are_stored_once() {
         )
         .unwrap();
 
-    // The baseline run is stored once, in the first mail; the two replies
-    // that quote it link to it.
-    let baseline: Vec<i64> = conn
+    // The baseline run is stored in the first mail, and again as a copy
+    // in each of the two replies that quote it, all with one copy key.
+    let baseline: Vec<(i64, i64, Option<i64>)> = conn
         .prepare(
-            "SELECT r.id FROM runs r JOIN results x ON x.run_id = r.id
-             WHERE x.item = 'select_index' AND x.metric = 'q_per_s' AND x.value = 18624.60",
+            "SELECT r.id, r.submission_id, r.copy_key FROM runs r
+             JOIN results x ON x.run_id = r.id
+             WHERE x.item = 'select_index' AND x.metric = 'q_per_s' AND x.value = 18624.60
+             ORDER BY r.id",
         )
         .unwrap()
-        .query_map([], |row| row.get(0))
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_eq!(baseline.len(), 1);
+    let first = baseline[0].0;
+    assert_eq!(
+        baseline,
+        [
+            (first, hartland, None),
+            (baseline[1].0, vince, Some(first)),
+            (baseline[2].0, reply, Some(first))
+        ]
+    );
     let original = runs_of(&conn, hartland);
     assert_eq!(original.len(), 4);
-    assert_eq!(original[0].id, baseline[0]);
+    assert_eq!(original[0].id, first);
     assert_eq!(original[0].author.as_deref(), Some("Steven Hartland"));
 
     // Michael Vince quotes it with no attribution line: the run is Steven
     // Hartland's, known from In-Reply-To.
     let quotes = store::quotes_of_submission(&conn, vince, &store::LineWindow::ALL).unwrap();
     assert_eq!(quotes.len(), 1);
-    assert_eq!(quotes[0].run_id, baseline[0]);
+    assert_eq!(quotes[0].run_id, first);
+    assert_eq!(quotes[0].copy_run_id, Some(baseline[1].0));
     assert_eq!(quotes[0].author.as_deref(), Some("Steven Hartland"));
     assert_eq!(quotes[0].quote_depth, 1);
+    // His mail owns its copy (by the author it quotes), and his own run.
     let vince_runs = runs_of(&conn, vince);
-    assert_eq!(vince_runs.len(), 1, "only his own run is new");
-    assert_eq!(vince_runs[0].author.as_deref(), Some("Michael Vince"));
+    assert_eq!(vince_runs.len(), 2);
+    assert_eq!(vince_runs[0].id, baseline[1].0);
+    assert_eq!(vince_runs[0].author.as_deref(), Some("Steven Hartland"));
+    assert_eq!(vince_runs[0].quote_depth, 1);
+    assert_eq!(vince_runs[1].author.as_deref(), Some("Michael Vince"));
     // The quoted message inside his mail is Steven Hartland's too.
     let quoted_author: Option<String> = conn
         .query_row(
@@ -201,7 +218,11 @@ fn quoted_runs_belong_to_their_author_and_are_stored_once() {
             (2, Some("Steven Hartland".to_owned()))
         ]
     );
-    let new_runs = runs_of(&conn, reply);
+    let new_runs: Vec<store::StoredRun> = runs_of(&conn, reply)
+        .into_iter()
+        .filter(|run| quotes.iter().all(|q| q.copy_run_id != Some(run.id)))
+        .collect();
+    assert_eq!(runs_of(&conn, reply).len(), 3, "two copies and one new run");
     assert_eq!(new_runs.len(), 1);
     assert_eq!(
         value(&new_runs[0], "select_index", "q_per_s"),
@@ -229,7 +250,7 @@ fn quoted_runs_belong_to_their_author_and_are_stored_once() {
     let thread = store::thread(&conn, ROOT_ID, 1_000).unwrap();
     let ids: Vec<i64> = thread.mails.iter().map(|m| m.submission_id).collect();
     assert_eq!(ids, [hartland, vince, reply]);
-    assert_eq!(thread.runs.len(), 6);
+    assert_eq!(thread.runs.len(), 9, "6 found first, 3 copies");
     assert_eq!(thread.quotes.len(), 3);
 
     // A page of a thread reads its first mails only, and their runs.
@@ -290,7 +311,7 @@ fn the_gzipped_archive_reads_the_same() {
             summary.runs_added,
             summary.runs_quoted
         ),
-        (8, 23, 3)
+        (8, 26, 3)
     );
 }
 
@@ -490,7 +511,7 @@ fn the_command_line_imports_an_archive_and_reports() {
     let out = String::from_utf8_lossy(&first.stdout);
     assert!(first.status.success(), "{out}");
     assert!(
-        out.contains("8 messages read, 8 with results, 23 runs added; duplicates skipped: 3 runs quoted again, 0 messages already stored; 0 messages could not be read"),
+        out.contains("8 messages read, 8 with results, 26 runs added (3 of them quoted again, linked to the earlier run); duplicates skipped: 0 messages already stored; 0 messages could not be read"),
         "{out}"
     );
     assert!(!dir.path().join("benchlog-ingest-report.txt").exists());
@@ -507,7 +528,7 @@ fn the_command_line_imports_an_archive_and_reports() {
         !again.status.success(),
         "a message that could not be read fails the command"
     );
-    assert!(out.contains("0 runs added; duplicates skipped: 0 runs quoted again, 8 messages already stored; 1 messages could not be read"), "{out}");
+    assert!(out.contains("0 runs added (0 of them quoted again, linked to the earlier run); duplicates skipped: 8 messages already stored; 1 messages could not be read"), "{out}");
     let report = std::fs::read_to_string(dir.path().join("benchlog-ingest-report.txt")).unwrap();
     assert!(
         report.contains("broken.mbox, message 1: no mail headers"),

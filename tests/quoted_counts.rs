@@ -69,8 +69,13 @@ async fn a_message_of_quoted_runs_counts_them_in_lists_its_page_and_thread() {
         "{page}"
     );
     assert!(page.contains("Runs (17 runs, quoted from submission 1)"));
-    assert!(
-        page.contains("were all stored earlier, with <a href=\"/submissions/1\">submission 1</a>")
+    // Each is its own run there, a copy listed with the run it repeats.
+    assert!(page.contains("<tr id=\"run-17\""), "{page}");
+    assert_eq!(
+        page.matches(": quoted from <a href=\"/submissions/1#run-")
+            .count(),
+        17,
+        "{page}"
     );
     assert!(!page.contains("No benchmark run was recognised"));
     let (_, first) = get(&state, "/submissions/1").await;

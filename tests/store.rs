@@ -351,9 +351,13 @@ fn the_id_high_water_mark_starts_at_the_ids_already_given() {
         benchlog::ingest::ingest_text(&mut conn, None, &crate::support::smack_log(seed, 2))
             .unwrap();
     }
-    // Back to the schema before 0008, holding those rows.
+    // Back to the schema before 0008, holding those rows (0012's column
+    // too: a column cannot be added twice).
     conn.execute_batch(
-        "DROP TRIGGER submissions_delete_high_water;
+        "DROP INDEX runs_copy_key;
+         DROP INDEX runs_tool_id_fields;
+         ALTER TABLE runs DROP COLUMN copy_key;
+         DROP TRIGGER submissions_delete_high_water;
          DROP TRIGGER runs_delete_high_water;
          DROP TABLE id_high_water;
          PRAGMA user_version = 7;",

@@ -161,23 +161,30 @@ async fn a_report_pasted_again_with_trivial_changes_is_a_copy() {
         location, "/submissions/2",
         "another text: its own submission"
     );
+    // Each run is stored again as the new submission's own, a copy
+    // linked to the first: its results too.
     let after = counts(&db);
-    assert_eq!(after.runs, before.runs, "no run is stored twice");
-    assert_eq!(after.results, before.results);
+    assert_eq!(after.runs, 2 * before.runs, "each submission owns its runs");
+    assert_eq!(after.results, 2 * before.results);
     let (_, page) = read(send(&state, get_request(&location)).await).await;
     assert!(
         page.contains("quoted from <a href="),
         "the copies link to the runs: {page}"
     );
     let conn = store::open(&db).unwrap();
-    let quotes: i64 = conn
+    let unlinked: i64 = conn
         .query_row(
-            "SELECT count(*) FROM run_quotes WHERE submission_id = 2",
+            "SELECT count(*) FROM runs c JOIN runs o ON o.submission_id = 1 AND o.idx = c.idx
+             WHERE c.submission_id = 2 AND c.copy_key IS NOT o.id",
             [],
             |row| row.get(0),
         )
         .unwrap();
-    assert_eq!(quotes, before.runs);
+    assert_eq!(unlinked, 0, "every copy has the key of the run it repeats");
+    let quotes: i64 = conn
+        .query_row("SELECT count(*) FROM run_quotes", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(quotes, 0, "copies are runs, not links");
 }
 
 #[tokio::test]

@@ -430,9 +430,21 @@ fn add_scaling(series: &mut Series, metric: &MetricInfo) {
     });
 }
 
-/// The point of the rows at `indices`.
+/// The point of the rows at `indices`. Copies of one run (rows with the
+/// same copy key: the same report in several texts) count once, as the
+/// earliest stored of them; only within the point, so copies that their
+/// owners put in different series stay in each.
 fn point(threads: Option<u32>, item: &str, rows: &[MetricRow], mut indices: Vec<usize>) -> Point {
     indices.sort_by_key(|&index| rows[index].run_id);
+    // A copy is seldom in the same point as the run it copies: a map only
+    // when there is more than one row. A run's own rows all stay.
+    if indices.len() > 1 {
+        let mut kept: HashMap<i64, i64> = HashMap::with_capacity(indices.len());
+        indices.retain(|&index| {
+            let row = &rows[index];
+            *kept.entry(row.copy_key).or_insert(row.run_id) == row.run_id
+        });
+    }
     let values: Vec<f64> = indices.iter().map(|&index| rows[index].value).collect();
     let n = values.len();
     Point {

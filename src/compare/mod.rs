@@ -236,6 +236,8 @@ pub fn compare_runs(
                 .filter(|result| filter.item.as_ref().is_none_or(|item| result.item == *item))
                 .map(|result| MetricRow {
                     run_id: run.id,
+                    // One submission's runs are never copies of each other.
+                    copy_key: run.id,
                     submission_id,
                     test: run.test.as_deref().map(Rc::from),
                     label: run.label.as_deref().map(Rc::from),

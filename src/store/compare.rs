@@ -30,6 +30,11 @@ pub struct MetricFilter {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MetricRow {
     pub run_id: i64,
+    /// What the run has in common with its copies: the runs of one point
+    /// with the same key are one run stored from several texts, counted
+    /// once (migrations/0012_run_copies.sql). A run that repeats no other
+    /// has its own id.
+    pub copy_key: i64,
     pub submission_id: i64,
     pub test: Option<Rc<str>>,
     pub label: Option<Rc<str>>,
@@ -100,6 +105,7 @@ struct RunFields {
     threads: Option<u32>,
     author: Option<Rc<str>>,
     first_line: usize,
+    copy_key: Option<i64>,
 }
 
 /// Rows of one statement in run id order (its first column), read as far
@@ -172,6 +178,7 @@ pub fn metric_rows(conn: &Connection, filter: &MetricFilter) -> rusqlite::Result
             threads: row.get(4)?,
             author: authors.column(row, 5)?,
             first_line: row.get::<_, i64>(6)? as usize,
+            copy_key: row.get(7)?,
         })
     });
     // The same statement once per key, each walked on its own (the cache
@@ -203,6 +210,7 @@ pub fn metric_rows(conn: &Connection, filter: &MetricFilter) -> rusqlite::Result
         };
         let mut row = MetricRow {
             run_id,
+            copy_key: run.copy_key.unwrap_or(run_id),
             submission_id: run.submission_id,
             test: run.test.clone(),
             label: run.label.clone(),
@@ -249,7 +257,7 @@ fn results_query(filter: &MetricFilter) -> (String, Vec<&dyn ToSql>) {
 /// `runs_tool_id_fields`.
 fn runs_query(filter: &MetricFilter) -> (String, Vec<&dyn ToSql>) {
     let mut params: Vec<&dyn ToSql> = vec![&filter.tool];
-    let mut sql = "SELECT id, submission_id, test, label, threads, author, first_line
+    let mut sql = "SELECT id, submission_id, test, label, threads, author, first_line, copy_key
                    FROM runs WHERE tool = ?1"
         .to_owned();
     // The unary + keeps SQLite from reading the runs up to the pin from
@@ -865,6 +873,7 @@ mod tests {
                         author: None,
                         command: None,
                         lines: [1, 1],
+                        copy_key: None,
                     },
                 )
                 .unwrap();

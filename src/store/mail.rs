@@ -3,6 +3,8 @@
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
+use super::rows::REPEATED_BY_COPY;
+
 /// The mail row of a submission about to be stored.
 #[derive(Debug, Clone, Copy)]
 pub struct NewMail<'a> {
@@ -88,17 +90,19 @@ pub fn insert_run_fingerprints(
     Ok(())
 }
 
-/// The first stored run with each of these fingerprints, in their order
-/// (None where there is none), in one statement.
-pub fn find_runs_by_fingerprints(
+/// The copy key (migrations/0012_run_copies.sql) a run with each of these
+/// fingerprints takes, in their order (None where no stored run has it),
+/// in one statement: that of the first stored run with the fingerprint.
+pub fn copy_keys_of_fingerprints(
     conn: &Connection,
     fingerprints: &[String],
 ) -> rusqlite::Result<Vec<Option<i64>>> {
     // Each answer goes to its place by its key, rather than sorting them.
     let mut found = vec![None; fingerprints.len()];
     let mut select = conn.prepare_cached(
-        "SELECT j.key, (SELECT f.run_id FROM run_fingerprints f WHERE f.fingerprint = j.value
-                        ORDER BY f.run_id LIMIT 1)
+        "SELECT j.key, (SELECT coalesce(r.copy_key, r.id)
+                        FROM run_fingerprints f JOIN runs r ON r.id = f.run_id
+                        WHERE f.fingerprint = j.value ORDER BY f.run_id LIMIT 1)
          FROM json_each(?1) j",
     )?;
     let mut rows = select.query([json_strings(fingerprints)?])?;
@@ -117,35 +121,19 @@ fn json_strings(strings: &[String]) -> rusqlite::Result<String> {
         .map_err(|error| rusqlite::Error::ToSqlConversionFailure(error.into()))
 }
 
-pub fn insert_run_quote(
-    tx: &Transaction,
-    submission_id: i64,
-    lines: [usize; 2],
-    quote_depth: usize,
-    run_id: i64,
-) -> rusqlite::Result<()> {
-    tx.prepare_cached(
-        "INSERT INTO run_quotes (submission_id, first_line, last_line, quote_depth, run_id)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?
-    .execute(params![
-        submission_id,
-        lines[0] as i64,
-        lines[1] as i64,
-        quote_depth as i64,
-        run_id
-    ])?;
-    Ok(())
-}
-
-/// A run found again in a later submission, with the stored run it is.
+/// A run found again in a later submission, with the earlier run it is.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredQuote {
     /// The quoting submission and the lines there.
     pub submission_id: i64,
     pub lines: [usize; 2],
     pub quote_depth: usize,
-    /// The stored run: its id, submission and position there (0-based).
+    /// The quoting submission's own run at those lines, a copy of the
+    /// earlier one (migrations/0012_run_copies.sql); `None` for a quote
+    /// stored before copies were runs, which the quoting submission does
+    /// not count among its runs.
+    pub copy_run_id: Option<i64>,
+    /// The earlier run: its id, submission and position there (0-based).
     pub run_id: i64,
     pub run_submission_id: i64,
     pub run_idx: usize,
@@ -155,8 +143,29 @@ pub struct StoredQuote {
     pub author: Option<String>,
 }
 
-const QUOTE_COLUMNS: &str = "q.submission_id, q.first_line, q.last_line, q.quote_depth, r.id,
-     r.submission_id, r.idx, r.tool, r.test, r.threads, r.author";
+/// The quotes of the submissions `{quoting}` selects (`q.submission_id`
+/// and `c.submission_id` are compared with it), `{lines}` the condition
+/// on their lines, in both forms: the links stored before copies were
+/// runs (run_quotes), and the copies, each shown as a quote of the
+/// earliest run it copies that is still stored (its key's run, or, when
+/// that one was deleted, the first other copy). Ordered by submission and
+/// line.
+fn quotes_query(quoting: &str, lines: [&str; 2], limit: &str) -> String {
+    let [old_lines, copy_lines] = lines;
+    format!(
+        "SELECT q.submission_id AS sid, q.first_line AS first, q.last_line, q.quote_depth,
+                NULL AS copy, r.id, r.submission_id, r.idx, r.tool, r.test, r.threads, r.author
+         FROM run_quotes q JOIN runs r ON r.id = q.run_id
+         WHERE q.submission_id {quoting} {old_lines}
+         UNION ALL
+         SELECT c.submission_id, c.first_line, c.last_line, c.quote_depth, c.id,
+                r.id, r.submission_id, r.idx, r.tool, r.test, r.threads, r.author
+         FROM runs c JOIN runs r ON r.id = (
+             SELECT min(o.id) FROM runs o WHERE {REPEATED_BY_COPY})
+         WHERE c.submission_id {quoting} AND c.copy_key IS NOT NULL {copy_lines}
+         ORDER BY sid, first, copy LIMIT {limit}"
+    )
+}
 
 fn quote_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredQuote> {
     Ok(StoredQuote {
@@ -166,13 +175,14 @@ fn quote_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredQuote> {
             row.get::<_, i64>(2)? as usize,
         ],
         quote_depth: row.get::<_, i64>(3)? as usize,
-        run_id: row.get(4)?,
-        run_submission_id: row.get(5)?,
-        run_idx: row.get::<_, i64>(6)? as usize,
-        tool: row.get(7)?,
-        test: row.get(8)?,
-        threads: row.get(9)?,
-        author: row.get(10)?,
+        copy_run_id: row.get(4)?,
+        run_id: row.get(5)?,
+        run_submission_id: row.get(6)?,
+        run_idx: row.get::<_, i64>(7)? as usize,
+        tool: row.get(8)?,
+        test: row.get(9)?,
+        threads: row.get(10)?,
+        author: row.get(11)?,
     })
 }
 
@@ -183,10 +193,13 @@ pub fn quotes_of_submission(
     window: &super::LineWindow,
 ) -> rusqlite::Result<Vec<StoredQuote>> {
     let [first, last, limit] = window.sql();
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {QUOTE_COLUMNS} FROM run_quotes q JOIN runs r ON r.id = q.run_id
-         WHERE q.submission_id = ?1 AND q.last_line >= ?2 AND q.first_line <= ?3
-         ORDER BY q.first_line, q.id LIMIT ?4"
+    let mut stmt = conn.prepare_cached(&quotes_query(
+        "= ?1",
+        [
+            "AND q.last_line >= ?2 AND q.first_line <= ?3",
+            "AND c.last_line >= ?2 AND c.first_line <= ?3",
+        ],
+        "?4",
     ))?;
     let rows = stmt.query_map(
         rusqlite::params![submission_id, first, last, limit],
@@ -332,10 +345,10 @@ pub fn thread(conn: &Connection, thread_id: &str, max_mails: usize) -> rusqlite:
         }
     }
 
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {QUOTE_COLUMNS} FROM run_quotes q JOIN runs r ON r.id = q.run_id
-         WHERE q.submission_id IN ({SHOWN})
-         ORDER BY q.submission_id, q.first_line, q.id LIMIT {MAX_THREAD_RUNS}"
+    let mut stmt = conn.prepare_cached(&quotes_query(
+        &format!("IN ({SHOWN})"),
+        ["", ""],
+        &MAX_THREAD_RUNS.to_string(),
     ))?;
     let quotes = stmt
         .query_map(rusqlite::params![thread_id, limit], quote_row)?

@@ -81,6 +81,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0011_compare_covering_indexes",
         include_str!("../../migrations/0011_compare_covering_indexes.sql"),
     ),
+    (
+        "0012_run_copies",
+        include_str!("../../migrations/0012_run_copies.sql"),
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]

@@ -11,11 +11,23 @@ use rusqlite::{params_from_iter, Connection, Row};
 pub(super) const HEAD_COLUMNS: &str =
     "s.id, s.source_name, s.author, s.date, s.subject, s.created_at";
 
+/// The condition on `runs o` that makes it an earlier run the copy `runs
+/// c` repeats (migrations/0012_run_copies.sql): the run whose id is the
+/// copy's key, or another copy of it stored before. The earliest of them
+/// is the one a page names; a copy with none left (all deleted) is then
+/// an ordinary run.
+macro_rules! repeated_by_copy {
+    () => {
+        "(o.id = c.copy_key OR o.copy_key = c.copy_key) AND o.id < c.id"
+    };
+}
+pub(super) const REPEATED_BY_COPY: &str = repeated_by_copy!();
+
 /// The columns [`summary_from_row`] reads, of `submissions s`: its head,
 /// how many runs it has, the runs it quotes (stored earlier, with the
 /// submissions they were stored with, the first [`QUOTED_FROM_SHOWN`]),
-/// and the tools of both.
-pub(super) const SUMMARY_COLUMNS: &str =
+/// the tools of both, and how many of its runs are copies of earlier ones.
+pub(super) const SUMMARY_COLUMNS: &str = concat!(
     "s.id, s.source_name, s.author, s.date, s.subject, s.created_at,
      (SELECT count(*) FROM runs r WHERE r.submission_id = s.id),
      (SELECT group_concat(tool, ' ') FROM
@@ -25,8 +37,19 @@ pub(super) const SUMMARY_COLUMNS: &str =
           ORDER BY tool)),
      (SELECT count(DISTINCT q.run_id) FROM run_quotes q WHERE q.submission_id = s.id),
      (SELECT group_concat(sid, ' ') FROM
-         (SELECT DISTINCT r.submission_id AS sid FROM run_quotes q JOIN runs r ON r.id = q.run_id
-          WHERE q.submission_id = s.id ORDER BY sid LIMIT 4))";
+         (SELECT sid FROM
+             (SELECT r.submission_id AS sid FROM run_quotes q JOIN runs r ON r.id = q.run_id
+              WHERE q.submission_id = s.id
+              UNION SELECT (SELECT o.submission_id FROM runs o WHERE ",
+    repeated_by_copy!(),
+    " ORDER BY o.id LIMIT 1)
+              FROM runs c WHERE c.submission_id = s.id AND c.copy_key IS NOT NULL)
+          WHERE sid IS NOT NULL ORDER BY sid LIMIT 4)),
+     (SELECT count(*) FROM runs c WHERE c.submission_id = s.id AND c.copy_key IS NOT NULL
+         AND EXISTS (SELECT 1 FROM runs o WHERE ",
+    repeated_by_copy!(),
+    "))"
+);
 
 /// How many of the submissions a message quotes runs from a list names.
 pub const QUOTED_FROM_SHOWN: usize = 3;
@@ -61,17 +84,31 @@ pub struct SubmissionSummary {
     pub runs: i64,
     /// The tools of its runs and of the runs it quotes.
     pub tools: Vec<String>,
-    /// Runs stored earlier that this submission quotes (not in `runs`).
+    /// Runs stored earlier that this submission quotes, linked before
+    /// copies were runs (not in `runs`).
     pub quoted_runs: i64,
-    /// The submissions those runs were stored with, oldest first; one more
-    /// than [`QUOTED_FROM_SHOWN`] at most, to tell that there are more.
+    /// Of `runs`, the copies of runs stored earlier.
+    pub copies: i64,
+    /// The submissions those runs (quoted or copied) were stored with,
+    /// oldest first; one more than [`QUOTED_FROM_SHOWN`] at most, to tell
+    /// that there are more.
     pub quoted_from: Vec<i64>,
 }
 
 impl SubmissionSummary {
-    /// The runs as lists show them: see [`describe_runs`].
+    /// The runs as lists show them: see [`describe_runs`]; copies are
+    /// counted as quoted.
     pub fn runs_text(&self) -> String {
-        describe_runs(self.runs, self.quoted_runs, &self.quoted_from)
+        describe_runs(
+            self.runs - self.copies,
+            self.quoted_runs + self.copies,
+            &self.quoted_from,
+        )
+    }
+
+    /// Whether some of its runs were stored earlier too.
+    pub fn quotes(&self) -> bool {
+        self.quoted_runs + self.copies > 0
     }
 }
 
@@ -167,6 +204,7 @@ pub(super) fn summary_from_row(row: &Row) -> rusqlite::Result<SubmissionSummary>
             .get::<_, Option<String>>(9)?
             .map(|ids| ids.split(' ').filter_map(|id| id.parse().ok()).collect())
             .unwrap_or_default(),
+        copies: row.get(10)?,
     })
 }
 

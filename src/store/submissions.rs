@@ -5,7 +5,7 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use super::rows::{
     fill_attrs_and_results, head_from_row, run_from_row, submission_from_row, summary_from_row,
-    HEAD_COLUMNS, RUN_COLUMNS, SUMMARY_COLUMNS,
+    HEAD_COLUMNS, REPEATED_BY_COPY, RUN_COLUMNS, SUMMARY_COLUMNS,
 };
 use super::{StoredRun, Submission, SubmissionHead, SubmissionSummary};
 
@@ -45,6 +45,9 @@ pub struct NewRun<'a> {
     pub author: Option<&'a str>,
     pub command: Option<&'a str>,
     pub lines: [usize; 2],
+    /// The copy key of the earlier run this one repeats, `None` for a run
+    /// found for the first time (migrations/0012_run_copies.sql).
+    pub copy_key: Option<i64>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -193,8 +196,8 @@ pub fn insert_runs(tx: &Transaction, submission_id: i64, runs: &[NewRun]) -> rus
     let first = fresh_id(tx, LinkedTable::Runs)?;
     let mut insert = tx.prepare_cached(
         "INSERT INTO runs (id, submission_id, idx, message_idx, tool, test, label, threads,
-                           quote_depth, author, command, first_line, last_line)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                           quote_depth, author, command, first_line, last_line, copy_key)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     )?;
     for (id, new) in (first..).zip(runs) {
         insert.execute(params![
@@ -211,6 +214,7 @@ pub fn insert_runs(tx: &Transaction, submission_id: i64, runs: &[NewRun]) -> rus
             new.command,
             new.lines[0] as i64,
             new.lines[1] as i64,
+            new.copy_key,
         ])?;
     }
     Ok(first)
@@ -417,31 +421,46 @@ pub struct SubmissionCounts {
     pub runs: usize,
     pub messages: usize,
     pub unparsed: usize,
-    /// Runs stored earlier that this submission quotes (not in `runs`).
+    /// Runs stored earlier that this submission quotes, linked before
+    /// copies were runs (not in `runs`).
     pub quoted_runs: usize,
-    /// The submissions those were stored with, oldest first, at most one
-    /// more than [`super::QUOTED_FROM_SHOWN`].
+    /// Of `runs`, the copies of runs stored earlier.
+    pub copies: usize,
+    /// The submissions those (quoted or copied) were stored with, oldest
+    /// first, at most one more than [`super::QUOTED_FROM_SHOWN`].
     pub quoted_from: Vec<i64>,
 }
 
 impl SubmissionCounts {
-    /// The runs in words, as lists show them ([`super::describe_runs`]).
+    /// The runs in words, as lists show them ([`super::describe_runs`]),
+    /// copies counted as quoted.
     pub fn runs_text(&self) -> String {
-        super::describe_runs(self.runs as i64, self.quoted_runs as i64, &self.quoted_from)
+        super::describe_runs(
+            (self.runs - self.copies) as i64,
+            (self.quoted_runs + self.copies) as i64,
+            &self.quoted_from,
+        )
     }
 }
 
 pub fn submission_counts(conn: &Connection, id: i64) -> rusqlite::Result<SubmissionCounts> {
-    conn.prepare_cached(
+    conn.prepare_cached(&format!(
         "SELECT (SELECT count(*) FROM runs WHERE submission_id = ?1),
                 (SELECT count(*) FROM messages WHERE submission_id = ?1),
                 (SELECT count(*) FROM unparsed WHERE submission_id = ?1),
                 (SELECT count(DISTINCT run_id) FROM run_quotes WHERE submission_id = ?1),
                 (SELECT group_concat(sid, ' ') FROM
-                    (SELECT DISTINCT r.submission_id AS sid FROM run_quotes q
-                     JOIN runs r ON r.id = q.run_id WHERE q.submission_id = ?1
-                     ORDER BY sid LIMIT ?2))",
-    )?
+                    (SELECT sid FROM
+                        (SELECT r.submission_id AS sid FROM run_quotes q
+                         JOIN runs r ON r.id = q.run_id WHERE q.submission_id = ?1
+                         UNION SELECT (SELECT o.submission_id FROM runs o
+                                       WHERE {REPEATED_BY_COPY} ORDER BY o.id LIMIT 1)
+                         FROM runs c WHERE c.submission_id = ?1 AND c.copy_key IS NOT NULL)
+                     WHERE sid IS NOT NULL ORDER BY sid LIMIT ?2)),
+                (SELECT count(*) FROM runs c WHERE c.submission_id = ?1
+                    AND c.copy_key IS NOT NULL
+                    AND EXISTS (SELECT 1 FROM runs o WHERE {REPEATED_BY_COPY}))",
+    ))?
     .query_row(params![id, super::QUOTED_FROM_SHOWN as i64 + 1], |row| {
         Ok(SubmissionCounts {
             runs: row.get::<_, i64>(0)? as usize,
@@ -452,6 +471,7 @@ pub fn submission_counts(conn: &Connection, id: i64) -> rusqlite::Result<Submiss
                 .get::<_, Option<String>>(4)?
                 .map(|ids| ids.split(' ').filter_map(|id| id.parse().ok()).collect())
                 .unwrap_or_default(),
+            copies: row.get::<_, i64>(5)? as usize,
         })
     })
 }

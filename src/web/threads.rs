@@ -232,19 +232,27 @@ fn thread_page(thread_id: String, total_mails: usize, thread: Thread) -> ThreadP
 }
 
 /// A mail's runs in words, its quoted copies counted (see
-/// [`store::describe_runs`]).
+/// [`store::describe_runs`]). `own` counts its copies of earlier runs
+/// (each quote with a `copy_run_id`), which are told as quoted, as are
+/// the quotes stored before copies were runs.
 fn mail_summary(own: usize, quoted: &[&StoredQuote]) -> String {
-    let mut runs: Vec<i64> = quoted.iter().map(|q| q.run_id).collect();
-    runs.sort_unstable();
-    runs.dedup();
+    let copies = quoted.iter().filter(|q| q.copy_run_id.is_some()).count();
+    let mut linked: Vec<i64> = quoted
+        .iter()
+        .filter(|q| q.copy_run_id.is_none())
+        .map(|q| q.run_id)
+        .collect();
+    linked.sort_unstable();
+    linked.dedup();
     let mut from: Vec<i64> = quoted.iter().map(|q| q.run_submission_id).collect();
     from.sort_unstable();
     from.dedup();
-    match (own, runs.len()) {
+    let fresh = own.saturating_sub(copies);
+    match (fresh, linked.len() + copies) {
         (0, 0) => String::new(),
         (1, 0) => "1 run".to_owned(),
-        (own, 0) => format!("{own} runs"),
-        (own, quoted) => store::describe_runs(own as i64, quoted as i64, &from),
+        (fresh, 0) => format!("{fresh} runs"),
+        (fresh, quoted) => store::describe_runs(fresh as i64, quoted as i64, &from),
     }
 }
 
