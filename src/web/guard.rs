@@ -141,10 +141,12 @@ impl RateLimiter {
     }
 }
 
-/// The client's IP address, when the server knows it.
+/// The client, when the server knows it: its address as the connection
+/// caps count it ([`super::server::client_of`]), so that every per-client
+/// limit tells clients apart by the one rule.
 pub fn peer_ip(request: &Request) -> Option<IpAddr> {
     request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
-        .map(|ConnectInfo(addr)| addr.ip())
+        .map(|ConnectInfo(addr)| super::server::client_of(addr.ip()))
 }
