@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
@@ -24,6 +24,8 @@ pub struct Server {
     pub addr: SocketAddr,
     _dir: tempfile::TempDir,
     pub db: std::path::PathBuf,
+    /// What it logged so far, line by line.
+    pub log: Arc<Mutex<Vec<String>>>,
 }
 
 impl Server {
@@ -72,9 +74,12 @@ pub fn start_server(extra: &[&str]) -> Server {
         .unwrap();
     let stderr = child.stderr.take().unwrap();
     let (found, address) = std::sync::mpsc::channel();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let kept = Arc::clone(&log);
     std::thread::spawn(move || {
         let mut found = Some(found);
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            kept.lock().unwrap().push(line.clone());
             if let Some(at) = line.find("serving http://") {
                 let rest = &line[at + "serving http://".len()..];
                 let addr = rest.split('/').next().unwrap_or("").to_owned();
@@ -95,17 +100,18 @@ pub fn start_server(extra: &[&str]) -> Server {
         addr,
         _dir: dir,
         db,
+        log,
     }
 }
 
-type HttpClient = Client<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>;
+pub type HttpClient = Client<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>;
 
-fn client() -> HttpClient {
+pub fn client() -> HttpClient {
     Client::builder(TokioExecutor::new()).build_http()
 }
 
 /// Status, Location and body of one request.
-async fn fetch(
+pub async fn fetch(
     client: &HttpClient,
     request: Request<Full<Bytes>>,
 ) -> Result<(StatusCode, Option<String>, String), String> {
@@ -128,13 +134,13 @@ async fn fetch(
     ))
 }
 
-fn get(addr: SocketAddr, path: &str) -> Request<Full<Bytes>> {
+pub fn get(addr: SocketAddr, path: &str) -> Request<Full<Bytes>> {
     Request::get(format!("http://{addr}{path}"))
         .body(Full::new(Bytes::new()))
         .unwrap()
 }
 
-fn upload(addr: SocketAddr, text: &str) -> Request<Full<Bytes>> {
+pub fn upload(addr: SocketAddr, text: &str) -> Request<Full<Bytes>> {
     let body = serde_urlencoded::to_string([("text", text)]).unwrap();
     Request::post(format!("http://{addr}/upload"))
         .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")

@@ -39,7 +39,7 @@ use axum::Router;
 use hyper::body::{Frame, Incoming, SizeHint};
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
@@ -98,6 +98,19 @@ pub const WRITE_STALL_TIMEOUT: Duration = Duration::from_secs(10);
 /// connection, and a quiet log hid one that refused 99% of requests.
 const REFUSAL_LOG_INTERVAL: Duration = Duration::from_secs(10);
 
+/// How long a connection of a client at its cap whose connections are all
+/// busy waits for one of them to end before it is refused: a client that
+/// closes a connection and opens the next at once was refused when the
+/// server had not seen the close yet (0.7–2.8% of such reconnections).
+const RECONNECT_GRACE: Duration = Duration::from_millis(100);
+
+/// How often a waiting connection asks for a place again.
+const RECONNECT_RETRY: Duration = Duration::from_millis(5);
+
+/// Connections waiting for a place ([`RECONNECT_GRACE`]) at most; more are
+/// refused at once.
+const MAX_WAITING: usize = 64;
+
 /// Serves `app` on `addr` with `options`' connection limits until Ctrl-C
 /// or SIGTERM.
 pub async fn serve(app: Router, addr: SocketAddr, options: &WebOptions) -> anyhow::Result<()> {
@@ -114,15 +127,20 @@ pub async fn serve(app: Router, addr: SocketAddr, options: &WebOptions) -> anyho
         .header_read_timeout(options.header_read_timeout)
         .max_buf_size(READ_BUFFER_BYTES)
         .max_headers(HYPER_MAX_HEADERS);
-    let slots = Arc::new(Slots::new(
-        options.max_connections,
-        options.max_connections_per_ip,
-    ));
-    let stall_timeout = options.write_stall_timeout;
+    let connections = Connections {
+        app,
+        http,
+        stall_timeout: options.write_stall_timeout,
+        slots: Arc::new(Slots::new(
+            options.max_connections,
+            options.max_connections_per_ip,
+        )),
+        refusals: Arc::new(Mutex::new(RefusalLog::default())),
+        waiting: Arc::new(AtomicUsize::new(0)),
+    };
     let graceful = GracefulShutdown::new();
     let shutdown = shutdown_signal();
     tokio::pin!(shutdown);
-    let mut refusals = RefusalLog::default();
     let mut log_tick = tokio::time::interval(REFUSAL_LOG_INTERVAL);
 
     loop {
@@ -135,60 +153,17 @@ pub async fn serve(app: Router, addr: SocketAddr, options: &WebOptions) -> anyho
                 }
             },
             _ = log_tick.tick() => {
-                refusals.flush(&slots);
+                connections.log(|log, slots| log.flush(slots));
                 continue;
             }
             () = &mut shutdown => break,
         };
-        let (slot, closed) = match Slots::take(&slots, peer.ip()) {
-            Ok(admitted) => admitted,
-            Err(refusal) => {
-                refusals.refused(refusal, &slots);
-                refuse(stream);
-                continue;
-            }
-        };
-        if let Some(closed) = closed {
-            refusals.closed(closed, &slots);
-        }
-        // Nagle's algorithm would hold small responses back until the
-        // client's delayed ACK (about 40 ms each).
-        if let Err(error) = stream.set_nodelay(true) {
-            tracing::debug!("could not set TCP_NODELAY: {error}");
-        }
-        let held = Arc::clone(&slot.held);
-        let app = app.clone();
-        let service = tower::service_fn(move |mut request: Request<Incoming>| {
-            // The peer's address keys the upload rate limit (guard::peer_ip).
-            request.extensions_mut().insert(ConnectInfo(peer));
-            // Under way until its answer's body is sent or dropped: till
-            // then the connection is not idle.
-            let under_way = RequestUnderWay::new(&held);
-            let app = app.clone();
-            async move {
-                let response = app.oneshot(request).await?;
-                Ok::<_, Infallible>(response.map(|body| Body::new(Holding::new(body, under_way))))
-            }
-        });
-        let io = TokioIo::new(StallGuard::new(stream, stall_timeout));
-        let connection = http.serve_connection(io, TowerToHyperService::new(service));
-        let connection = graceful.watch(connection);
-        tokio::spawn(async move {
-            tokio::select! {
-                ended = connection => if let Err(error) = ended {
-                    tracing::debug!("connection from {peer} ended: {error}");
-                },
-                () = slot.held.close.notified() => {
-                    tracing::debug!("closed a connection from {peer} to make room");
-                }
-            }
-            drop(slot);
-        });
+        connections.admit(stream, peer, &graceful);
     }
 
     // New connections are refused from here on.
     drop(listener);
-    refusals.flush(&slots);
+    connections.log(|log, slots| log.flush(slots));
     let open = graceful.count();
     let grace = options.shutdown_grace;
     if tokio::time::timeout(grace, graceful.shutdown())
@@ -201,6 +176,111 @@ pub async fn serve(app: Router, addr: SocketAddr, options: &WebOptions) -> anyho
         );
     }
     Ok(())
+}
+
+/// What admitting and serving a connection needs.
+#[derive(Clone)]
+struct Connections {
+    app: Router,
+    http: http1::Builder,
+    stall_timeout: Duration,
+    slots: Arc<Slots>,
+    refusals: Arc<Mutex<RefusalLog>>,
+    /// Connections waiting for a place ([`RECONNECT_GRACE`]).
+    waiting: Arc<AtomicUsize>,
+}
+
+impl Connections {
+    fn log(&self, note: impl FnOnce(&mut RefusalLog, &Slots)) {
+        let mut log = self.refusals.lock().unwrap_or_else(|e| e.into_inner());
+        note(&mut log, &self.slots);
+    }
+
+    /// Serves `stream` if the caps give it a place, now or within
+    /// [`RECONNECT_GRACE`]; else tells it 503.
+    fn admit(&self, stream: TcpStream, peer: SocketAddr, graceful: &GracefulShutdown) {
+        match Slots::take(&self.slots, peer.ip()) {
+            Ok(admitted) => self.start(stream, peer, admitted, graceful.watcher()),
+            Err(refusal)
+                if refusal.at_own_cap && self.waiting.load(Ordering::SeqCst) < MAX_WAITING =>
+            {
+                self.waiting.fetch_add(1, Ordering::SeqCst);
+                let (this, watcher) = (self.clone(), graceful.watcher());
+                tokio::spawn(async move {
+                    let admitted = this.wait_for_place(peer.ip()).await;
+                    this.waiting.fetch_sub(1, Ordering::SeqCst);
+                    match admitted {
+                        Ok(admitted) => this.start(stream, peer, admitted, watcher),
+                        Err(refusal) => this.refuse(stream, refusal),
+                    }
+                });
+            }
+            Err(refusal) => self.refuse(stream, refusal),
+        }
+    }
+
+    async fn wait_for_place(&self, ip: IpAddr) -> Result<(Slot, Option<IpAddr>), Refusal> {
+        let deadline = tokio::time::Instant::now() + RECONNECT_GRACE;
+        loop {
+            tokio::time::sleep(RECONNECT_RETRY).await;
+            match Slots::take(&self.slots, ip) {
+                Err(_) if tokio::time::Instant::now() < deadline => continue,
+                taken => return taken,
+            }
+        }
+    }
+
+    fn refuse(&self, stream: TcpStream, refusal: Refusal) {
+        self.log(|log, slots| log.refused(refusal, slots));
+        refuse(stream);
+    }
+
+    fn start(
+        &self,
+        stream: TcpStream,
+        peer: SocketAddr,
+        (slot, closed): (Slot, Option<IpAddr>),
+        watcher: Watcher,
+    ) {
+        if let Some(closed) = closed {
+            self.log(|log, slots| log.closed(closed, slots));
+        }
+        // Nagle's algorithm would hold small responses back until the
+        // client's delayed ACK (about 40 ms each).
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!("could not set TCP_NODELAY: {error}");
+        }
+        let held = Arc::clone(&slot.held);
+        let app = self.app.clone();
+        let service = tower::service_fn(move |mut request: Request<Incoming>| {
+            // The peer's address keys the upload rate limit (guard::peer_ip).
+            request.extensions_mut().insert(ConnectInfo(peer));
+            // Under way until its answer's body is sent or dropped: till
+            // then the connection is not idle.
+            let under_way = RequestUnderWay::new(&held);
+            let app = app.clone();
+            async move {
+                let response = app.oneshot(request).await?;
+                Ok::<_, Infallible>(response.map(|body| Body::new(Holding::new(body, under_way))))
+            }
+        });
+        let io = TokioIo::new(StallGuard::new(stream, self.stall_timeout));
+        let connection = self
+            .http
+            .serve_connection(io, TowerToHyperService::new(service));
+        let connection = watcher.watch(connection);
+        tokio::spawn(async move {
+            tokio::select! {
+                ended = connection => if let Err(error) = ended {
+                    tracing::debug!("connection from {peer} ended: {error}");
+                },
+                () = slot.held.close.notified() => {
+                    tracing::debug!("closed a connection from {peer} to make room");
+                }
+            }
+            drop(slot);
+        });
+    }
 }
 
 /// Tells a connection over the caps so, without waiting for it: whatever
@@ -325,6 +405,9 @@ struct Slot {
 #[derive(Debug, PartialEq)]
 struct Refusal {
     client: IpAddr,
+    /// The client holds as many as it may, all busy (else: all places are
+    /// taken, and no client holds more than two more than this one).
+    at_own_cap: bool,
 }
 
 impl Slots {
@@ -355,7 +438,10 @@ impl Slots {
         let mut closed = None;
         if from_client >= slots.max_per_client {
             if !open.close_oldest(client, false) {
-                return Err(Refusal { client });
+                return Err(Refusal {
+                    client,
+                    at_own_cap: true,
+                });
             }
             closed = Some(client);
         } else if open.total >= slots.max_total {
@@ -363,7 +449,10 @@ impl Slots {
                 .heaviest()
                 .filter(|(_, count)| *count > from_client + 1);
             let Some((heaviest, _)) = heaviest else {
-                return Err(Refusal { client });
+                return Err(Refusal {
+                    client,
+                    at_own_cap: false,
+                });
             };
             open.close_oldest(heaviest, true);
             closed = Some(heaviest);
@@ -699,7 +788,10 @@ mod tests {
         let _under_way = (busy(&a1), busy(&a2));
         assert_eq!(
             Slots::take(&slots, a).err(),
-            Some(Refusal { client: a }),
+            Some(Refusal {
+                client: a,
+                at_own_cap: true
+            }),
             "a third while both are busy"
         );
         drop(_under_way);
@@ -732,7 +824,9 @@ mod tests {
         // Holding 2 each, and 1: no one holds two more than another.
         let _busy = busy(&n1);
         for client in [new, light] {
-            assert_eq!(Slots::take(&slots, client).err(), Some(Refusal { client }));
+            let at_own_cap = false;
+            let refused = Some(Refusal { client, at_own_cap });
+            assert_eq!(Slots::take(&slots, client).err(), refused);
         }
         assert_eq!(slots.census().0, 5);
         drop(h);
