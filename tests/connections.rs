@@ -543,3 +543,107 @@ async fn eleven_hundred_silent_connections_leave_the_server_reachable() {
     }
     drop(attack);
 }
+
+/// Stores a text of 2,000 lines of 1,000 characters, whose page is about
+/// 2 MB: a large answer. Its path.
+async fn large_submission(server: SocketAddr) -> String {
+    use crate::load::{client, fetch, upload};
+    let line = "0123456789 abcdefghijklmnopqrstuvwxyz ".repeat(30);
+    let text = format!("{}\n", &line[..1000]).repeat(2_000);
+    let (status, location, body) = fetch(&client(), upload(server, &text)).await.unwrap();
+    assert_eq!(status, StatusCode::SEE_OTHER, "{body}");
+    location.unwrap()
+}
+
+/// Asks for `path` from `from` three times in a row on one connection
+/// that never reads: the socket buffers (up to 4 MB on the server's side)
+/// take the first answer or two, and the next one waits for the client.
+async fn never_reading(from: IpAddr, server: SocketAddr, path: &str) -> TcpStream {
+    let socket = TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    socket.bind(SocketAddr::new(from, 0)).unwrap();
+    let mut stream = socket.connect(server).await.unwrap();
+    let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    stream
+        .write_all(request.repeat(PIPELINED).as_bytes())
+        .await
+        .unwrap();
+    stream
+}
+
+/// Requests a never-reading client sends at once.
+const PIPELINED: usize = 3;
+
+/// Reads what `stream` still gets, until the server closes it or 10 s.
+async fn read_rest(stream: &mut TcpStream) -> usize {
+    let mut got = 0;
+    let mut buf = vec![0u8; 64 * 1024];
+    let _ = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Ok(n) = stream.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+            got += n;
+        }
+    })
+    .await;
+    got
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_never_reads_its_answer_is_closed_after_the_write_stall_timeout() {
+    let server = start_server(&["--write-stall-timeout-secs", "1"]);
+    let path = large_submission(server.addr).await;
+    let page = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    let (answer, took) = exchange(server.addr, page.as_bytes()).await;
+    let whole = answer.expect("the page").1.len();
+    assert!(whole > 1_500_000, "a large page: {whole} bytes");
+    let mut stalled = Vec::new();
+    for _ in 0..4 {
+        stalled.push(never_reading(loopback(2), server.addr, &path).await);
+    }
+    // Long enough to make the answers (a debug build is slow) and stall.
+    tokio::time::sleep(took * 4 * PIPELINED as u32 + Duration::from_secs(3)).await;
+    assert_healthy(server.addr, "while clients do not read").await;
+    // Closed before the page was all sent: reading now gets only what the
+    // sockets' buffers held.
+    for stream in &mut stalled {
+        let got = read_rest(stream).await;
+        assert!(
+            got < PIPELINED * whole,
+            "got {got} of {} bytes: the answers waited",
+            PIPELINED * whole
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_answers_nobody_reads_hold_at_most_a_clients_part_of_the_budget() {
+    let server = start_server(&["--write-stall-timeout-secs", "60"]);
+    let path = large_submission(server.addr).await;
+    let page = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    // 2 MB each, one waiting per connection: more than a client's part
+    // (16 MiB) in all.
+    let mut stalled = Vec::new();
+    for _ in 0..12 {
+        stalled.push(never_reading(loopback(2), server.addr, &path).await);
+    }
+    // Until the answers are made and wait (a debug build is slow).
+    let started = Instant::now();
+    let (status, body) = loop {
+        let (answer, _) = exchange_from(loopback(2), server.addr, page.as_bytes()).await;
+        let (status, body) = answer.expect("an answer");
+        if status != 200 || started.elapsed() > Duration::from_secs(30) {
+            break (status, body);
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    assert_eq!(status, 429, "{}", &body[..body.len().min(300)]);
+    assert!(body.contains("being sent to you already"), "{body}");
+    // Everyone else still gets it.
+    let (answer, _) = exchange_from(loopback(3), server.addr, page.as_bytes()).await;
+    assert_eq!(answer.map(|(status, _)| status), Some(200));
+    assert_healthy(server.addr, "while one client's answers wait").await;
+    // What the refused ones got: the 429 page, not the 2 MB one.
+    drop(stalled);
+}

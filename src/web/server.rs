@@ -550,16 +550,30 @@ impl Drop for RequestUnderWay {
     }
 }
 
-/// A body that holds `held` until it is sent or dropped: what marks a
-/// request under way, or a large answer's share of a budget.
+/// The most of an answer given to hyper at a time. hyper takes a body's
+/// data whole and drops the body, so what [`Holding`] holds would be let
+/// go before a byte is sent; in pieces, hyper asks for the next only when
+/// it has room to write (its buffer is [`READ_BUFFER_BYTES`]), and the
+/// body lives until its last piece is on its way.
+pub const ANSWER_CHUNK_BYTES: usize = 64 * 1024;
+
+/// A body that holds `held` until it is all handed to hyper (in pieces of
+/// [`ANSWER_CHUNK_BYTES`]), or dropped: what marks a request under way,
+/// and a large answer's share of a budget.
 pub(super) struct Holding<H> {
     body: Body,
+    /// Of the last data taken from `body`, what is still to give.
+    rest: Bytes,
     _held: H,
 }
 
 impl<H> Holding<H> {
     pub(super) fn new(body: Body, held: H) -> Self {
-        Holding { body, _held: held }
+        Holding {
+            body,
+            rest: Bytes::new(),
+            _held: held,
+        }
     }
 }
 
@@ -571,15 +585,32 @@ impl<H: Unpin> hyper::body::Body for Holding<H> {
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
-        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+        let this = self.get_mut();
+        if this.rest.is_empty() {
+            match Pin::new(&mut this.body).poll_frame(cx) {
+                Poll::Ready(Some(Ok(frame))) => match frame.into_data() {
+                    Ok(data) => this.rest = data,
+                    Err(frame) => return Poll::Ready(Some(Ok(frame))),
+                },
+                other => return other,
+            }
+        }
+        let piece = this.rest.split_to(this.rest.len().min(ANSWER_CHUNK_BYTES));
+        Poll::Ready(Some(Ok(Frame::data(piece))))
     }
 
     fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
+        self.rest.is_empty() && self.body.is_end_stream()
     }
 
     fn size_hint(&self) -> SizeHint {
-        self.body.size_hint()
+        let mut hint = self.body.size_hint();
+        let rest = self.rest.len() as u64;
+        if let Some(upper) = hint.upper() {
+            hint.set_upper(upper + rest);
+        }
+        hint.set_lower(hint.lower() + rest);
+        hint
     }
 }
 
