@@ -280,3 +280,52 @@ async fn load_for_3_seconds() {
 async fn load_for_20_seconds() {
     run_load(20).await;
 }
+
+/// `/healthz` and a page already made for the current data are answered
+/// while page builds hold every database place: they take the light lane,
+/// not the queue of `with_conn` (before, both waited for a place; 32
+/// viewers of a large submission made them take over a second).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_and_kept_pages_do_not_wait_behind_page_builds() {
+    use crate::http::get;
+    let (_dir, path, state) = crate::support::test_state();
+    let mut conn = benchlog::store::open(&path).unwrap();
+    benchlog::ingest::ingest_text(&mut conn, None, &smack_log(1, 4)).unwrap();
+    let kept = "/compare?tool=super-smack&item=select_index&metric=q_per_s&x=threads";
+    let (status, first) = get(&state, kept).await;
+    assert_eq!(status, StatusCode::OK, "{first}");
+
+    // Builds that hold every place (and more wait) until released.
+    let mut release = Vec::new();
+    let mut builds = Vec::new();
+    for _ in 0..8 {
+        let (done, wait) = std::sync::mpsc::channel::<()>();
+        release.push(done);
+        let state = state.clone();
+        builds.push(tokio::spawn(async move {
+            state
+                .with_conn(move |_| {
+                    let _ = wait.recv();
+                    Ok(())
+                })
+                .await
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    let within = Duration::from_secs(2);
+    let health = tokio::time::timeout(within, get(&state, "/healthz")).await;
+    assert_eq!(
+        health.expect("/healthz waited behind the builds"),
+        (StatusCode::OK, "ok\n".to_owned())
+    );
+    let again = tokio::time::timeout(within, get(&state, kept)).await;
+    let (status, again) = again.expect("the kept page waited behind the builds");
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(again, first);
+
+    drop(release);
+    for build in builds {
+        build.await.unwrap().unwrap();
+    }
+}

@@ -155,6 +155,8 @@ struct SubmissionPage {
     /// one left for the next page.
     runs_from: Option<usize>,
     more_runs: Option<usize>,
+    /// The runs touching the part's lines, on this page or not.
+    part_runs: usize,
 }
 
 /// A long submission is shown a part at a time: [`PART_LINES`] lines of
@@ -571,6 +573,7 @@ fn review_page(
         part,
         runs_from: params.runs,
         more_runs,
+        part_runs: runs.len(),
     })
 }
 
