@@ -647,3 +647,34 @@ async fn large_answers_nobody_reads_hold_at_most_a_clients_part_of_the_budget() 
     // What the refused ones got: the 429 page, not the 2 MB one.
     drop(stalled);
 }
+
+/// The server's peak resident memory so far, in MiB.
+fn peak_rss_mib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() / 1024
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "400 clients that never read a 2 MB page; run with --ignored"]
+async fn four_hundred_clients_that_never_read_hold_a_bounded_memory() {
+    let server = start_server(&[]);
+    let path = large_submission(server.addr).await;
+    let mut stalled = Vec::new();
+    for address in 2..10 {
+        for _ in 0..50 {
+            stalled.push(never_reading(loopback(address), server.addr, &path).await);
+        }
+    }
+    let (statuses, latencies) = health_under(server.addr, 200).await;
+    let peak = peak_rss_mib(server.pid());
+    eprintln!(
+        "400 never reading: /healthz median {:?}, slowest {:?}; peak RSS {peak} MiB",
+        latencies[latencies.len() / 2],
+        latencies[latencies.len() - 1]
+    );
+    assert!(statuses.iter().all(|s| *s == 200), "{statuses:?}");
+    // 64 MiB of answers, the rest the server's own.
+    assert!(peak < 256, "peak RSS {peak} MiB");
+    drop(stalled);
+}
