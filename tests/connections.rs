@@ -652,7 +652,12 @@ async fn large_answers_nobody_reads_hold_at_most_a_clients_part_of_the_budget() 
 fn peak_rss_mib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
-    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() / 1024
+    line.split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse::<u64>()
+        .unwrap()
+        / 1024
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

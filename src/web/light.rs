@@ -32,9 +32,11 @@ const LIGHT_QUEUE: usize = 1024;
 
 type Job = Box<dyn FnOnce(&mut Connection) + Send>;
 
-/// The threads of the light lane; they end when it is dropped.
+/// The threads of the light lane; they end, closing their connections,
+/// when it is dropped.
 pub struct LightLane {
-    jobs: mpsc::Sender<Job>,
+    jobs: Option<mpsc::Sender<Job>>,
+    threads: Vec<std::thread::JoinHandle<()>>,
 }
 
 impl LightLane {
@@ -43,16 +45,21 @@ impl LightLane {
     pub fn start(db_path: &Path, options: &WebOptions) -> Result<Self, store::StoreError> {
         let (jobs, queue) = mpsc::channel::<Job>(LIGHT_QUEUE);
         let queue = Arc::new(Mutex::new(queue));
+        let mut threads = Vec::with_capacity(LIGHT_THREADS);
         for n in 0..LIGHT_THREADS {
             let conn = open_counted(db_path, options, false)?;
             let (queue, db_path, options) =
                 (Arc::clone(&queue), db_path.to_owned(), options.clone());
-            std::thread::Builder::new()
+            let thread = std::thread::Builder::new()
                 .name(format!("benchlog-light-{n}"))
                 .spawn(move || serve_light_work(conn, &queue, &db_path, &options))
                 .map_err(store::StoreError::Thread)?;
+            threads.push(thread);
         }
-        Ok(LightLane { jobs })
+        Ok(LightLane {
+            jobs: Some(jobs),
+            threads,
+        })
     }
 
     /// Runs `work` on a light thread's connection; also gives the
@@ -68,12 +75,29 @@ impl LightLane {
             let result = work(conn);
             let _ = answer.send((result, STATEMENTS.with(Cell::get) - before));
         });
-        self.jobs
-            .send(job)
+        let jobs = self.jobs.as_ref().context("the light lane has stopped")?;
+        jobs.send(job)
             .await
             .ok()
             .context("the light lane has stopped")?;
         Ok(answered.await.context("a light task failed")?)
+    }
+}
+
+impl Drop for LightLane {
+    /// Waits for the threads to close their connections: a connection of
+    /// this process still open on the file when another opens it lends
+    /// the newcomer its descriptor (SQLite reuses them per file), write
+    /// access included, whatever the file's mode has become since.
+    fn drop(&mut self) {
+        drop(self.jobs.take());
+        let current = std::thread::current().id();
+        for thread in self.threads.drain(..) {
+            // The last holder of the state may be a light job itself.
+            if thread.thread().id() != current {
+                let _ = thread.join();
+            }
+        }
     }
 }
 
@@ -89,13 +113,13 @@ fn serve_light_work(
             queue.blocking_recv()
         };
         let Some(job) = job else { return };
-        job(&mut conn);
         // One opened while the file was read-only stays so (see
-        // AppState::give_back): open anew once it can write again.
+        // AppState::give_back): open anew, in case it can write again.
         if conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(true) {
             if let Ok(fresh) = open_counted(db_path, options, false) {
                 conn = fresh;
             }
         }
+        job(&mut conn);
     }
 }
