@@ -25,7 +25,7 @@ use std::future::Future;
 use std::io;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -109,7 +109,7 @@ const RECONNECT_RETRY: Duration = Duration::from_millis(5);
 
 /// Connections waiting for a place ([`RECONNECT_GRACE`]) at most; more are
 /// refused at once.
-const MAX_WAITING: usize = 64;
+const MAX_WAITING: usize = 128;
 
 /// Serves `app` on `addr` with `options`' connection limits until Ctrl-C
 /// or SIGTERM.
@@ -389,8 +389,20 @@ struct OpenConnections {
 struct Held {
     /// Requests whose answers are not yet sent: 0 when idle.
     under_way: AtomicUsize,
+    /// Whether it has answered a request: a client reconnecting at its
+    /// cap may have closed such an idle one already.
+    answered: AtomicBool,
     /// Told to close to make room for another connection.
     close: Notify,
+}
+
+/// Which connection of a client may be closed for another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Victim {
+    /// Only one idle after answering a request (its client's own cap).
+    AnsweredIdle,
+    /// One idle, else the oldest (the total cap, for another client).
+    IdleOrOldest,
 }
 
 /// One open connection; dropping it frees its place.
@@ -422,10 +434,12 @@ impl Slots {
     /// A place for one more connection from `ip`, and the client whose
     /// connection was closed to make room, if one was.
     ///
-    /// A client at its own cap gets its oldest idle connection closed
-    /// (one it may have closed itself already, whose end the server has
-    /// not seen yet: a client reconnecting fast was refused otherwise),
-    /// and is refused only when all of its connections are busy. When
+    /// A client at its own cap gets its oldest connection that has
+    /// answered and is idle closed (one it may have closed itself
+    /// already, whose end the server has not seen yet: a client
+    /// reconnecting fast was refused otherwise), and is refused when it
+    /// has none (a new connection that has not sent its request yet is
+    /// not given up for another of the same client). When
     /// every place is taken, the client holding the most loses its oldest
     /// idle connection, or its oldest when none is idle, if it holds at
     /// least two more than this one: so a few addresses never lock
@@ -437,7 +451,7 @@ impl Slots {
         let from_client = open.per_client.get(&client).map_or(0, BTreeMap::len);
         let mut closed = None;
         if from_client >= slots.max_per_client {
-            if !open.close_oldest(client, false) {
+            if !open.close_oldest(client, Victim::AnsweredIdle) {
                 return Err(Refusal {
                     client,
                     at_own_cap: true,
@@ -454,7 +468,7 @@ impl Slots {
                     at_own_cap: false,
                 });
             };
-            open.close_oldest(heaviest, true);
+            open.close_oldest(heaviest, Victim::IdleOrOldest);
             closed = Some(heaviest);
         }
         let id = open.next_id;
@@ -489,19 +503,21 @@ impl OpenConnections {
             .max_by_key(|(_, count)| *count)
     }
 
-    /// Tells `client`'s oldest idle connection (or, with `or_busy`, its
-    /// oldest when none is idle) to close, and frees its place at once:
-    /// whether there was one.
-    fn close_oldest(&mut self, client: IpAddr, or_busy: bool) -> bool {
+    /// Tells `client`'s oldest connection of the kind `victim` says to
+    /// close, and frees its place at once: whether there was one.
+    fn close_oldest(&mut self, client: IpAddr, victim: Victim) -> bool {
         let Some(held) = self.per_client.get_mut(&client) else {
             return false;
         };
         let idle = held
             .iter()
-            .find(|(_, conn)| conn.under_way.load(Ordering::SeqCst) == 0)
+            .find(|(_, conn)| {
+                conn.under_way.load(Ordering::SeqCst) == 0
+                    && (victim == Victim::IdleOrOldest || conn.answered.load(Ordering::SeqCst))
+            })
             .map(|(id, _)| *id);
         let oldest = held.keys().next().copied();
-        let Some(id) = idle.or(oldest.filter(|_| or_busy)) else {
+        let Some(id) = idle.or(oldest.filter(|_| victim == Victim::IdleOrOldest)) else {
             return false;
         };
         if let Some(conn) = held.remove(&id) {
@@ -546,6 +562,7 @@ impl RequestUnderWay {
 
 impl Drop for RequestUnderWay {
     fn drop(&mut self) {
+        self.0.answered.store(true, Ordering::SeqCst);
         self.0.under_way.fetch_sub(1, Ordering::SeqCst);
     }
 }
@@ -811,11 +828,14 @@ mod tests {
     }
 
     #[test]
-    fn a_client_at_its_cap_loses_its_oldest_idle_connection_or_is_refused() {
+    fn a_client_at_its_cap_loses_its_oldest_answered_idle_connection_or_is_refused() {
         let slots = Arc::new(Slots::new(10, 2));
         let a: IpAddr = "192.0.2.1".parse().unwrap();
         let (a1, _) = Slots::take(&slots, a).unwrap();
         let (a2, _) = Slots::take(&slots, a).unwrap();
+        // Idle, but neither has answered yet: not given up for another.
+        assert!(Slots::take(&slots, a).is_err(), "a third before any answer");
+        drop((busy(&a1), busy(&a2)));
         let _under_way = (busy(&a1), busy(&a2));
         assert_eq!(
             Slots::take(&slots, a).err(),
