@@ -14,10 +14,25 @@ For each: the server's peak RSS (sampled every 20 ms from /proc), its RSS
 
   cargo build --release
   python3 scripts/hostile-load.py [--binary target/release/benchlog] [--connections 1100]
+
+`--scenario` runs one of the loads of issue 22 instead, each on a fresh
+server, and reports /healthz latency (median, p99, max, failures) from
+127.0.0.1 and the server's peak RSS (VmHWM):
+
+  never-reading  a submission of 500 runs with 63 attributes of 200
+                 characters each (a 28 MB page before it was paged); 50
+                 clients from 127.0.0.3 ask for its page and never read,
+                 asking again whenever the server closes them, for 30 s;
+  never-reading-8x64  the same from 8 addresses, 64 clients each;
+  silent-640     640 silent connections from 127.0.0.2-11, 64 each, each
+                 opened again as soon as the server closes it, for 30 s;
+  viewers        32 clients reading that submission's page in a loop while
+                 /healthz and a kept /compare are timed.
 """
 
 import argparse
 import gzip
+import sqlite3
 import http.client
 import os
 import signal
@@ -32,10 +47,10 @@ import time
 PORT = 18611
 
 
-def rss_kib(pid):
+def rss_kib(pid, field="VmRSS:"):
     with open(f"/proc/{pid}/status") as status:
         for line in status:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field):
                 return int(line.split()[1])
     return 0
 
@@ -63,13 +78,15 @@ class Sampler:
             self.peak = max(self.peak, rss_kib(self.pid))
             time.sleep(0.02)
 
-    def health(self):
+    def health(self, path="/healthz"):
         while not self.stop.is_set():
             start = time.monotonic()
             try:
                 conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
-                conn.request("GET", "/healthz")
-                ok = conn.getresponse().status == 200
+                conn.request("GET", path)
+                response = conn.getresponse()
+                response.read()
+                ok = response.status == 200
                 conn.close()
             except OSError:
                 ok = False
@@ -78,6 +95,16 @@ class Sampler:
             else:
                 self.failed += 1
             time.sleep(0.05)
+
+    def summary(self, name):
+        """Prints latency (median, p99, max) and the peak RSS since start."""
+        lat = sorted(self.latencies) or [float("nan")]
+        p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))]
+        print(
+            f"{name}: /healthz median {statistics.median(lat) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
+            f"max {lat[-1] * 1000:.1f} ms, {len(self.latencies)} answered 200, {self.failed} not; "
+            f"peak RSS (VmHWM) {rss_kib(self.pid, 'VmHWM:') / 1024:.0f} MB"
+        )
 
     def report(self, name):
         """Waits 30 s, then prints the figures."""
@@ -136,12 +163,168 @@ def big_text():
     return gzip.compress((line * (64 * 1024 * 1024 // len(line) - 1000)).encode(), 9)
 
 
+def start_server(binary, workdir, name):
+    server = subprocess.Popen(
+        [binary, "serve", "--db", os.path.join(workdir, name), "--listen", f"127.0.0.1:{PORT}"],
+        env={**os.environ, "BENCHLOG_UPLOADS_PER_MINUTE": "0", "BENCHLOG_SUBMISSIONS_PER_MINUTE": "0",
+             "RUST_LOG": "warn"},
+    )
+    for _ in range(100):
+        try:
+            if get("/healthz")[0] == 200:
+                break
+        except OSError:
+            time.sleep(0.1)
+    return server
+
+
+def stop_server(server):
+    server.send_signal(signal.SIGTERM)
+    try:
+        server.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        print("the server did not stop within 20 s of SIGTERM", file=sys.stderr)
+        server.kill()
+
+
+def heavy_submission(db):
+    """Uploads 500 super-smack runs and gives each 63 attributes of 200
+    characters (written into the database, as 500 edits would): within the
+    limits, and a 28 MB page before runs were paged. Its path."""
+    runs = []
+    for run in range(500):
+        clients = [1, 4, 10, 16, 30, 50, 100][run % 7]
+        runs.append(
+            f"super-smack -d mysql select-key.smack {clients} 10000\nQuery Barrel Report for client smacker1\n"
+            f"connect: max=4ms min=1ms avg= 2ms from {clients} clients\n"
+            f"Query_type num_queries max_time min_time q_per_s\nselect_index {clients * 20000} 0 0 {1000 + run}.5\n\n"
+        )
+    status, location = upload("heavy.txt", "".join(runs).encode())
+    conn = sqlite3.connect(db, timeout=30)
+    conn.execute(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 63) "
+        "INSERT OR REPLACE INTO run_attrs (run_id, key, value) "
+        "SELECT r.id, 'attribute_' || n.i, printf('%0200d', n.i) FROM runs r, n"
+    )
+    conn.commit()
+    conn.close()
+    return location
+
+
+class Attack:
+    """Connections from `addresses` (count each) that send their bytes and
+    never read, each opened again as soon as the server closes it (seen in
+    the socket's TCP state, since the unread answer hides the close), until
+    stopped."""
+
+    def __init__(self, addresses, count, send=b""):
+        self.addresses, self.count, self.send = addresses, count, send
+        self.stop, self.opened, self.thread = threading.Event(), 0, None
+
+    def open(self, address):
+        try:
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.bind((address, 0))
+            sock.settimeout(5)
+            sock.connect(("127.0.0.1", PORT))
+            if self.send:
+                sock.sendall(self.send)
+            self.opened += 1
+            return sock
+        except OSError:
+            return None
+
+    def run(self):
+        socks = [(address, self.open(address)) for address in self.addresses for _ in range(self.count)]
+        while not self.stop.is_set():
+            for i, (address, sock) in enumerate(socks):
+                # tcpi_state: 1 ESTABLISHED; 7 CLOSE, 8 CLOSE_WAIT (the
+                # server closed it).
+                state = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0] if sock else 7
+                if state != 1:
+                    if sock:
+                        sock.close()
+                    socks[i] = (address, self.open(address))
+            time.sleep(0.05)
+        for _, sock in socks:
+            if sock:
+                sock.close()
+
+    def __enter__(self):
+        self.thread = threading.Thread(target=self.run)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+
+# Requests a never-reading client sends at once: the socket buffers take
+# the first answers, and the server holds the next one.
+PIPELINED = 4
+
+
+def scenario(args, workdir):
+    server = start_server(args.binary, workdir, f"{args.scenario}.db")
+    try:
+        db = os.path.join(workdir, f"{args.scenario}.db")
+        if args.scenario in ("never-reading", "never-reading-8x64", "viewers"):
+            location = heavy_submission(db)
+            status, size = get(location)
+            print(f"heavy submission {location}: {status}, first page {size / 1e6:.1f} MB")
+        if args.scenario == "viewers":
+            kept = "/compare?tool=super-smack&item=select_index&metric=q_per_s&x=threads"
+            get(kept)
+            stop = threading.Event()
+
+            def view(n):
+                parts = [location, location + "?runs=200", location + "?runs=400"]
+                while not stop.is_set():
+                    get(parts[n % 3])
+                    n += 1
+            viewers = [threading.Thread(target=view, args=(i,)) for i in range(32)]
+            with Sampler(server.pid) as sampler:
+                kept_sampler = Sampler(server.pid)
+                kept_thread = threading.Thread(target=kept_sampler.health, args=(kept,))
+                for thread in viewers:
+                    thread.start()
+                kept_thread.start()
+                time.sleep(30)
+                stop.set()
+                kept_sampler.stop.set()
+                for thread in viewers + [kept_thread]:
+                    thread.join()
+            sampler.summary("32 viewers of its pages for 30 s")
+            kept_sampler.summary("  the same, a kept /compare instead of /healthz")
+            return
+        if args.scenario == "silent-640":
+            addresses, count, send = [f"127.0.0.{i}" for i in range(2, 12)], 64, b""
+        elif args.scenario == "never-reading":
+            addresses, count = ["127.0.0.3"], 50
+            send = f"GET {location} HTTP/1.1\r\nHost: localhost\r\n\r\n".encode() * PIPELINED
+        else:
+            addresses, count = [f"127.0.0.{i}" for i in range(3, 11)], 64
+            send = f"GET {location} HTTP/1.1\r\nHost: localhost\r\n\r\n".encode() * PIPELINED
+        with Sampler(server.pid) as sampler:
+            with Attack(addresses, count, send) as attack:
+                time.sleep(30)
+        sampler.summary(f"{args.scenario}: {len(addresses)} x {count} for 30 s ({attack.opened} connections opened)")
+    finally:
+        stop_server(server)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default="target/release/benchlog")
     parser.add_argument("--connections", type=int, default=0)
+    parser.add_argument("--scenario", choices=["never-reading", "never-reading-8x64", "silent-640", "viewers"])
     args = parser.parse_args()
     workdir = tempfile.mkdtemp(prefix="benchlog-hostile-")
+    if args.scenario:
+        scenario(args, workdir)
+        return
     server = subprocess.Popen(
         [args.binary, "serve", "--db", os.path.join(workdir, "h.db"), "--listen", f"127.0.0.1:{PORT}"],
         env={**os.environ, "BENCHLOG_UPLOADS_PER_MINUTE": "0", "BENCHLOG_SUBMISSIONS_PER_MINUTE": "0",

@@ -89,6 +89,13 @@ pub struct WebArgs {
     #[arg(long, env = "BENCHLOG_HEADER_READ_TIMEOUT", default_value_t = 10,
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub header_read_timeout_secs: u64,
+    /// Seconds an answer may wait for the client to read any of it; then
+    /// the connection is closed, so a client that never reads holds
+    /// neither its connection nor the answer's memory.
+    #[arg(long, env = "BENCHLOG_WRITE_STALL_TIMEOUT",
+          default_value_t = crate::web::WRITE_STALL_TIMEOUT.as_secs(),
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub write_stall_timeout_secs: u64,
     /// Connections open at once; more are answered 503 and closed. Keep it
     /// well under the process's file limit (`ulimit -n`).
     #[arg(long, env = "BENCHLOG_MAX_CONNECTIONS", default_value_t = 512,
@@ -125,6 +132,7 @@ impl WebArgs {
             request_timeout: std::time::Duration::from_secs(self.request_timeout_secs),
             admin_token: self.admin_token.clone().filter(|token| !token.is_empty()),
             header_read_timeout: std::time::Duration::from_secs(self.header_read_timeout_secs),
+            write_stall_timeout: std::time::Duration::from_secs(self.write_stall_timeout_secs),
             max_connections: self.max_connections,
             max_connections_per_ip: self.max_connections_per_ip,
             shutdown_grace: std::time::Duration::from_secs(self.shutdown_grace_secs),

@@ -175,3 +175,55 @@ fn the_text_window_reads_lines_as_str_lines_splits_them() {
     }
     drop(conn);
 }
+
+/// Run numbers listed on a page, in order.
+fn listed_runs(page: &str) -> Vec<usize> {
+    page.match_indices(r#"<tr id="run-"#)
+        .map(|(at, tag)| {
+            let rest = &page[at + tag.len()..];
+            rest[..rest.find('"').unwrap()].parse().unwrap()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_part_with_many_heavy_runs_lists_them_a_bounded_page_at_a_time() {
+    let (_dir, db, state) = test_state();
+    let text = crate::support::smack_log(1, 500);
+    paste(&state, &text).await;
+    // 63 attributes of 200 characters on every run, within the limits: 500
+    // such runs made a 28 MB page.
+    store::open(&db)
+        .unwrap()
+        .execute_batch(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 63)
+             INSERT OR REPLACE INTO run_attrs (run_id, key, value)
+             SELECT r.id, 'attribute_' || n.i, printf('%0200d', n.i) FROM runs r, n",
+        )
+        .unwrap();
+    let mut seen = Vec::new();
+    let mut next = Some("/submissions/1".to_owned());
+    while let Some(uri) = next.take() {
+        let (status, page) = get(&state, &uri).await;
+        assert_eq!(status, 200, "{uri}");
+        assert!(page.len() < 5 * 1024 * 1024, "{uri}: {} bytes", page.len());
+        let listed = listed_runs(&page);
+        assert!(!listed.is_empty(), "{uri} lists no run");
+        seen.extend(listed);
+        next = page
+            .split(r#"<a rel="next" href=""#)
+            .nth(1)
+            .map(|rest| rest[..rest.find('"').unwrap()].replace("&amp;", "&"))
+            .filter(|href| href.contains("runs="));
+        assert!(seen.len() <= 500, "the pages go round");
+    }
+    // Every run touching the first part, once, in order, over a few pages.
+    let (_, first) = get(&state, "/submissions/1").await;
+    let part_runs = first.split("Those touching lines 1–2000 (").nth(1).unwrap();
+    let part_runs: usize = part_runs[..part_runs.find(')').unwrap()].parse().unwrap();
+    assert!(
+        listed_runs(&first).len() < part_runs,
+        "the first page lists a few"
+    );
+    assert_eq!(seen, (1..=part_runs).collect::<Vec<_>>());
+}

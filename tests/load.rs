@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
@@ -24,6 +24,8 @@ pub struct Server {
     pub addr: SocketAddr,
     _dir: tempfile::TempDir,
     pub db: std::path::PathBuf,
+    /// What it logged so far, line by line.
+    pub log: Arc<Mutex<Vec<String>>>,
 }
 
 impl Server {
@@ -72,9 +74,12 @@ pub fn start_server(extra: &[&str]) -> Server {
         .unwrap();
     let stderr = child.stderr.take().unwrap();
     let (found, address) = std::sync::mpsc::channel();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let kept = Arc::clone(&log);
     std::thread::spawn(move || {
         let mut found = Some(found);
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            kept.lock().unwrap().push(line.clone());
             if let Some(at) = line.find("serving http://") {
                 let rest = &line[at + "serving http://".len()..];
                 let addr = rest.split('/').next().unwrap_or("").to_owned();
@@ -95,17 +100,18 @@ pub fn start_server(extra: &[&str]) -> Server {
         addr,
         _dir: dir,
         db,
+        log,
     }
 }
 
-type HttpClient = Client<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>;
+pub type HttpClient = Client<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>;
 
-fn client() -> HttpClient {
+pub fn client() -> HttpClient {
     Client::builder(TokioExecutor::new()).build_http()
 }
 
 /// Status, Location and body of one request.
-async fn fetch(
+pub async fn fetch(
     client: &HttpClient,
     request: Request<Full<Bytes>>,
 ) -> Result<(StatusCode, Option<String>, String), String> {
@@ -128,13 +134,13 @@ async fn fetch(
     ))
 }
 
-fn get(addr: SocketAddr, path: &str) -> Request<Full<Bytes>> {
+pub fn get(addr: SocketAddr, path: &str) -> Request<Full<Bytes>> {
     Request::get(format!("http://{addr}{path}"))
         .body(Full::new(Bytes::new()))
         .unwrap()
 }
 
-fn upload(addr: SocketAddr, text: &str) -> Request<Full<Bytes>> {
+pub fn upload(addr: SocketAddr, text: &str) -> Request<Full<Bytes>> {
     let body = serde_urlencoded::to_string([("text", text)]).unwrap();
     Request::post(format!("http://{addr}/upload"))
         .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
@@ -273,4 +279,53 @@ async fn load_for_3_seconds() {
 #[ignore = "20 s of load; run with --ignored (in release for realistic figures)"]
 async fn load_for_20_seconds() {
     run_load(20).await;
+}
+
+/// `/healthz` and a page already made for the current data are answered
+/// while page builds hold every database place: they take the light lane,
+/// not the queue of `with_conn` (before, both waited for a place; 32
+/// viewers of a large submission made them take over a second).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_and_kept_pages_do_not_wait_behind_page_builds() {
+    use crate::http::get;
+    let (_dir, path, state) = crate::support::test_state();
+    let mut conn = benchlog::store::open(&path).unwrap();
+    benchlog::ingest::ingest_text(&mut conn, None, &smack_log(1, 4)).unwrap();
+    let kept = "/compare?tool=super-smack&item=select_index&metric=q_per_s&x=threads";
+    let (status, first) = get(&state, kept).await;
+    assert_eq!(status, StatusCode::OK, "{first}");
+
+    // Builds that hold every place (and more wait) until released.
+    let mut release = Vec::new();
+    let mut builds = Vec::new();
+    for _ in 0..8 {
+        let (done, wait) = std::sync::mpsc::channel::<()>();
+        release.push(done);
+        let state = state.clone();
+        builds.push(tokio::spawn(async move {
+            state
+                .with_conn(move |_| {
+                    let _ = wait.recv();
+                    Ok(())
+                })
+                .await
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    let within = Duration::from_secs(2);
+    let health = tokio::time::timeout(within, get(&state, "/healthz")).await;
+    assert_eq!(
+        health.expect("/healthz waited behind the builds"),
+        (StatusCode::OK, "ok\n".to_owned())
+    );
+    let again = tokio::time::timeout(within, get(&state, kept)).await;
+    let (status, again) = again.expect("the kept page waited behind the builds");
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(again, first);
+
+    drop(release);
+    for build in builds {
+        build.await.unwrap().unwrap();
+    }
 }

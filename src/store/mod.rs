@@ -95,7 +95,7 @@ pub enum StoreError {
     TooNew { found: i64, known: i64 },
     #[error("no database at {}", path.display())]
     Missing { path: PathBuf },
-    #[error("starting the checkpoint thread: {0}")]
+    #[error("starting a database thread: {0}")]
     Thread(std::io::Error),
     #[error("migration {name} failed: {source}")]
     Migration {

@@ -155,6 +155,12 @@ impl AnswerCache {
         }
     }
 
+    /// The answer kept for `key`, if there is one: no waiting for one
+    /// being made.
+    pub fn get(&self, key: &Key) -> Option<Arc<Answer>> {
+        self.large.get(key).or_else(|| self.answers.get(key))
+    }
+
     /// The answer kept for `key`, or the one `make` gives, kept for the
     /// next request, whatever its size. Requests for the same key at the
     /// same time wait for one `make` rather than each doing the work.

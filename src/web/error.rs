@@ -34,6 +34,10 @@ pub enum AppError {
     /// `retry_after` seconds.
     #[error("{message}")]
     TooManyRequests { message: String, retry_after: u64 },
+    /// The server is doing as much of this as it may at once; the client
+    /// may try again after `retry_after` seconds.
+    #[error("{message}")]
+    Busy { message: String, retry_after: u64 },
     /// The database cannot be used on the server's side (read-only, disk
     /// full, file deleted): nothing a request can fix, and nothing stored.
     #[error("The server cannot store anything right now: {problem}. Nothing was stored (sending it again later stores nothing twice); please try again later.")]
@@ -67,7 +71,7 @@ impl AppError {
             AppError::HeadersTooLarge(_) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
             AppError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
-            AppError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            AppError::Unavailable { .. } | AppError::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -153,7 +157,9 @@ impl IntoResponse for AppError {
         let status = self.status();
         let message = self.public_message();
         let mut response = error_page(status, &message);
-        if let AppError::TooManyRequests { retry_after, .. } = &self {
+        if let AppError::TooManyRequests { retry_after, .. } | AppError::Busy { retry_after, .. } =
+            &self
+        {
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));

@@ -177,7 +177,9 @@ impl<K: Hash + Eq + Clone> RateLimiter<K> {
     }
 }
 
-/// The client's IP address, when the server knows it.
+/// The client, when the server knows it: its address as the connection
+/// caps count it ([`super::server::client_of`]), so that every per-client
+/// limit tells clients apart by the one rule.
 pub fn peer_ip(request: &Request) -> Option<IpAddr> {
     peer_in(request.extensions())
 }
@@ -185,7 +187,7 @@ pub fn peer_ip(request: &Request) -> Option<IpAddr> {
 fn peer_in(extensions: &Extensions) -> Option<IpAddr> {
     extensions
         .get::<ConnectInfo<SocketAddr>>()
-        .map(|ConnectInfo(addr)| addr.ip())
+        .map(|ConnectInfo(addr)| super::server::client_of(addr.ip()))
 }
 
 /// [`peer_ip`] for a handler that reads its request through other

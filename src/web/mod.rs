@@ -22,12 +22,14 @@ use tower_http::trace::TraceLayer;
 
 use crate::store;
 
+mod budget;
 mod cache;
 mod compare;
 mod error;
 mod guard;
 mod health;
 mod home;
+mod light;
 mod query;
 mod ready;
 mod review;
@@ -38,11 +40,15 @@ mod submissions;
 mod threads;
 mod upload;
 
+pub use budget::{ANSWER_BUDGET_BYTES, CLIENT_ANSWER_BYTES, LARGE_ANSWER_BYTES};
 pub use cache::{Answer, CACHE_BYTES};
 pub use error::AppError;
 pub use guard::{RateLimiter, CONTENT_SECURITY_POLICY};
+pub use light::LIGHT_THREADS;
 pub use review::{MAX_ATTRS_PER_RUN, MAX_CHANGES_PER_EDIT, MAX_FORM_BYTES};
-pub use server::{MAX_HEADER_BYTES, MAX_HEADER_COUNT, MAX_URI_BYTES, READ_BUFFER_BYTES};
+pub use server::{
+    MAX_HEADER_BYTES, MAX_HEADER_COUNT, MAX_URI_BYTES, READ_BUFFER_BYTES, WRITE_STALL_TIMEOUT,
+};
 pub use upload::{store_upload, UploadStage};
 
 /// The largest request body accepted by default (uploads). axum's own 2 MB
@@ -77,6 +83,9 @@ pub struct WebOptions {
     /// A connection that has not sent a whole request head this long after
     /// opening (or after its last answer) is closed.
     pub header_read_timeout: Duration,
+    /// A connection whose client reads nothing of its answer for this long
+    /// is closed.
+    pub write_stall_timeout: Duration,
     /// Connections open at once, in all; more are told 503 and closed.
     pub max_connections: usize,
     /// Connections open at once from one client (IPv4 address, IPv6 /64).
@@ -105,6 +114,7 @@ impl Default for WebOptions {
             admin_token: None,
             max_database_pages: None,
             header_read_timeout: Duration::from_secs(10),
+            write_stall_timeout: server::WRITE_STALL_TIMEOUT,
             // Well under the usual file limit of 1024, which also has to
             // hold the database's files.
             max_connections: 512,
@@ -174,6 +184,10 @@ struct Inner {
     busy: tokio::sync::Semaphore,
     /// Answers made at the current data generation, served again.
     answers: cache::AnswerCache,
+    /// `/healthz` and answers found in `answers`, on threads of their own.
+    light: light::LightLane,
+    /// What large answers being sent hold.
+    answer_budget: Arc<budget::AnswerBudget>,
     /// Copies what uploads wrote into the database file after they are
     /// answered (see store::checkpoint).
     checkpointer: store::Checkpointer,
@@ -243,6 +257,7 @@ impl AppState {
     ) -> Result<Self, store::StoreError> {
         let conn = open_counted(db_path, &options, true)?;
         let checkpointer = store::Checkpointer::start(db_path)?;
+        let light = light::LightLane::start(db_path, &options)?;
         Ok(AppState {
             inner: Arc::new(Inner {
                 db_path: db_path.to_owned(),
@@ -259,6 +274,11 @@ impl AppState {
                 writes: AtomicU64::new(0),
                 busy: tokio::sync::Semaphore::new(BUSY_CONNECTIONS),
                 answers: cache::AnswerCache::new(),
+                light,
+                answer_budget: Arc::new(budget::AnswerBudget::new(
+                    budget::ANSWER_BUDGET_BYTES,
+                    budget::CLIENT_ANSWER_BYTES,
+                )),
                 checkpointer,
                 corrupt: AtomicBool::new(false),
             }),
@@ -329,14 +349,46 @@ impl AppState {
         .context("a database task failed")?
     }
 
+    /// Runs `work`, a statement or two, on the light lane
+    /// ([`light::LightLane`]): never queued behind the database work of
+    /// [`AppState::with_conn`].
+    async fn with_light_conn<T, F>(&self, work: F) -> Result<T, AppError>
+    where
+        F: FnOnce(&mut Connection) -> Result<T, AppError> + Send + 'static,
+        T: Send + 'static,
+    {
+        let (result, run) = self.inner.light.run(work).await?;
+        self.inner.statements.fetch_add(run, Ordering::Relaxed);
+        result
+    }
+
+    /// What large answers being sent hold ([`budget`]).
+    fn answer_budget(&self) -> &Arc<budget::AnswerBudget> {
+        &self.inner.answer_budget
+    }
+
     /// The answer for `what` (a page and its canonical query) at the
     /// data's current generation: from memory when it was made since the
     /// last change to the data, else made by `make` and kept. `make` reads
     /// the same snapshot of the data that the generation names.
+    ///
+    /// Whether it is kept is asked on the light lane (one statement), so
+    /// a kept answer never waits behind page builds.
     pub async fn answer<F>(&self, what: String, make: F) -> Result<Arc<Answer>, AppError>
     where
         F: FnOnce(&Connection) -> Result<Answer, AppError> + Send + 'static,
     {
+        let state = self.clone();
+        let asked = what.clone();
+        let kept = self
+            .with_light_conn(move |conn| {
+                let key = (store::generation(conn)?, asked);
+                Ok(state.inner.answers.get(&key))
+            })
+            .await?;
+        if let Some(answer) = kept {
+            return Ok(answer);
+        }
         let state = self.clone();
         self.with_conn(move |conn| {
             let snapshot = conn.transaction()?;
@@ -376,7 +428,7 @@ impl AppState {
     pub async fn check_database(&self) -> Result<(), store::PingError> {
         self.database_usable()?;
         let state = self.clone();
-        self.with_conn(move |conn| {
+        self.with_light_conn(move |conn| {
             let pinged = store::ping(conn);
             if let Err(store::PingError::Unavailable(store::Unavailable::Corrupt)) = pinged {
                 state.inner.corrupt.store(true, Ordering::SeqCst);
@@ -457,12 +509,15 @@ impl AppState {
 pub fn app(state: AppState) -> Router {
     let static_files = ServeDir::new(&state.inner.static_dir);
     let options = state.inner.options.clone();
+    let budget = middleware::from_fn_with_state(state.clone(), budget::hold_large_answers);
     Router::new()
         .merge(pages(state.clone()))
         .merge(health::router())
         .nest_service("/static", static_files)
         .fallback(not_found)
         .with_state(state)
+        // Inside the compression, which hides an answer's length.
+        .layer(budget)
         .layer(DefaultBodyLimit::disable())
         .layer(RequestBodyLimitLayer::new(options.max_body_bytes))
         .layer(CompressionLayer::new())

@@ -150,6 +150,13 @@ struct SubmissionPage {
     rights: ViewerRights,
     /// Which part of a long text this page shows.
     part: Part,
+    /// When the part's runs are more than one page lists: the number of
+    /// the first run listed (None: the part's first), and of the first
+    /// one left for the next page.
+    runs_from: Option<usize>,
+    more_runs: Option<usize>,
+    /// The runs touching the part's lines, on this page or not.
+    part_runs: usize,
 }
 
 /// A long submission is shown a part at a time: [`PART_LINES`] lines of
@@ -200,6 +207,14 @@ impl SubmissionPage {
         }
     }
 
+    /// The page listing the rest of this part's runs, if some are left.
+    fn more_runs_url(&self) -> Option<String> {
+        let part = self.part_url(self.part.number);
+        let join = if part.contains('?') { '&' } else { '?' };
+        self.more_runs
+            .map(|number| format!("{part}{join}runs={number}#runs"))
+    }
+
     fn part_url(&self, part: impl std::borrow::Borrow<usize>) -> String {
         let part = *part.borrow();
         if part == 1 {
@@ -219,6 +234,62 @@ const PART_ROWS: usize = 500;
 
 /// Characters of one line a page shows: a line may be 1 MiB long.
 const SHOWN_LINE_CHARS: usize = 2_000;
+
+/// Bytes of HTML the text of one page may take (escaped: a `<` is four):
+/// past it, the lines of the part are cut. [`PART_LINES`] lines of
+/// [`SHOWN_LINE_CHARS`] characters would be up to 20 MB.
+const PART_TEXT_BYTES: usize = 2 * 1024 * 1024;
+
+/// Bytes of HTML (about) one page may spend on its runs, their values,
+/// attributes and forms: the rest of the part's runs are listed on further
+/// pages (`runs=N`). 500 runs of 63 attributes made a 28 MB page.
+const PART_RUN_BYTES: usize = 2 * 1024 * 1024;
+
+/// What a run's row and forms take besides its values and attributes.
+const RUN_BYTES: usize = 2_048;
+
+/// What one value takes in a run's row, besides its text.
+const VALUE_BYTES: usize = 96;
+
+/// What one attribute takes, besides its key and value, each written
+/// three times (the row, the form's box and its name).
+const ATTR_BYTES: usize = 96;
+
+/// Roughly the HTML `run` takes on the page: what [`PART_RUN_BYTES`]
+/// counts.
+fn run_weight(run: &StoredRun) -> usize {
+    let attrs: usize = run
+        .attrs
+        .iter()
+        .map(|(key, value)| 3 * (key.len() + value.len()) + ATTR_BYTES)
+        .sum();
+    let values: usize = run
+        .results
+        .iter()
+        .map(|r| r.item.len() + r.metric.len() + r.unit.len() + VALUE_BYTES)
+        .sum();
+    RUN_BYTES + attrs + values + run.label.as_ref().map_or(0, |l| 3 * l.len())
+}
+
+/// The runs of a part one page lists: from run number `from` (1-based) on,
+/// at least one, while they fit [`PART_RUN_BYTES`]; and the number of the
+/// first one left over.
+fn runs_of_page(runs: &[StoredRun], from: usize) -> (std::ops::Range<usize>, Option<usize>) {
+    let start = runs
+        .iter()
+        .position(|run| run.idx + 1 >= from)
+        .unwrap_or(runs.len());
+    let mut spent = 0;
+    let mut end = start;
+    while end < runs.len() {
+        spent += run_weight(&runs[end]);
+        if spent > PART_RUN_BYTES && end > start {
+            break;
+        }
+        end += 1;
+    }
+    (start..end, runs.get(end).map(|run| run.idx + 1))
+}
 
 struct MessageView {
     number: usize,
@@ -303,6 +374,8 @@ struct ShowParams {
     undone: bool,
     uploaded: Vec<i64>,
     part: Option<usize>,
+    /// The first run listed, of those of the part.
+    runs: Option<usize>,
 }
 
 fn show_params(raw: Option<&str>) -> Result<ShowParams, AppError> {
@@ -316,6 +389,11 @@ fn show_params(raw: Option<&str>) -> Result<ShowParams, AppError> {
             }
             "undone" => params.undone = true,
             "part" => params.part = Some(page_number("part", &value)?),
+            "runs" => {
+                params.runs = Some(value.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
+                    AppError::bad_request(format!("runs={value} is not a run number (1 or more)."))
+                })?)
+            }
             "uploaded" => {
                 for id in value.split(',').filter(|id| !id.is_empty()) {
                     let id = id.parse().map_err(|_| {
@@ -447,7 +525,8 @@ fn review_page(
     for edit in &edits {
         edits_by_run.entry(edit.run_id).or_default().push(edit);
     }
-    let run_views: Vec<RunView> = runs
+    let (listed, more_runs) = runs_of_page(&runs, params.runs.unwrap_or(1));
+    let run_views: Vec<RunView> = runs[listed]
         .iter()
         .map(|run| {
             let edits = edits_by_run.get(&run.id).map(Vec::as_slice).unwrap_or(&[]);
@@ -492,6 +571,9 @@ fn review_page(
         mail,
         rights,
         part,
+        runs_from: params.runs,
+        more_runs,
+        part_runs: runs.len(),
     })
 }
 
@@ -606,6 +688,26 @@ fn group_by_item(run: &StoredRun) -> Vec<ItemValues> {
     groups
 }
 
+/// How much of `text` a page shows: at most [`SHOWN_LINE_CHARS`]
+/// characters, and at most `budget` bytes of HTML; the byte length of
+/// that prefix and the HTML bytes it takes.
+fn shown_prefix(text: &str, budget: usize) -> (usize, usize) {
+    let mut weight = 0;
+    for (count, (at, c)) in text.char_indices().enumerate() {
+        // As askama escapes it.
+        let escaped = match c {
+            '<' | '>' => 4,
+            '&' | '"' | '\'' => 5,
+            c => c.len_utf8(),
+        };
+        if count == SHOWN_LINE_CHARS || weight + escaped > budget {
+            return (at, weight);
+        }
+        weight += escaped;
+    }
+    (text.len(), weight)
+}
+
 /// The lines shown (`first` is the number of the first), marked with the
 /// runs and near misses read from them.
 fn line_views(
@@ -614,19 +716,15 @@ fn line_views(
     runs: &[StoredRun],
     unparsed: &[StoredUnparsed],
 ) -> Vec<LineView> {
+    let mut text_left = PART_TEXT_BYTES;
     let mut lines: Vec<LineView> = shown
         .into_iter()
         .enumerate()
         .map(|(index, mut text)| {
-            let chars = text.chars().count();
-            let cut = chars.saturating_sub(SHOWN_LINE_CHARS);
-            if cut > 0 {
-                let end = text
-                    .char_indices()
-                    .nth(SHOWN_LINE_CHARS)
-                    .map_or(text.len(), |(at, _)| at);
-                text.truncate(end);
-            }
+            let (end, weight) = shown_prefix(&text, text_left);
+            text_left -= weight;
+            let cut = text[end..].chars().count();
+            text.truncate(end);
             LineView {
                 number: first + index,
                 text,
