@@ -4,7 +4,9 @@ submission of RUNS runs, then edits ATTRS attributes of every one of its
 runs with its own edit token, as fast as one connection allows, for
 SECONDS seconds; prints the answers by status and how much the database
 (file plus WAL) grew, as MB per minute, over the whole flood and from the
-end of the first accepted edit (which adds the attributes) on.
+end of the first accepted edit (which adds the attributes) on, the
+latency of /healthz asked every 50 ms meanwhile (median, p99, max) and
+the server's peak RSS (VmHWM).
 
   scripts/edit-flood.py BINARY accepted   # 63 attributes, values flipped
   scripts/edit-flood.py BINARY refused    # 64 new attributes: over the
@@ -17,9 +19,11 @@ FLOOD_ARGS (more `benchlog serve` options, split on spaces).
 import collections
 import http.client
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 
@@ -49,6 +53,33 @@ def db_bytes(db):
         for suffix in ("", "-wal")
         if os.path.exists(db + suffix)
     )
+
+
+def peak_rss_mb(pid):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def sample_health(stop, latencies, failures):
+    """/healthz every 50 ms on a connection of its own."""
+    while not stop.is_set():
+        began = time.monotonic()
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=10)
+            conn.request("GET", "/healthz")
+            response = conn.getresponse()
+            response.read()
+            conn.close()
+            if response.status == 200:
+                latencies.append(time.monotonic() - began)
+            else:
+                failures.append(response.status)
+        except OSError as error:
+            failures.append(str(error))
+        stop.wait(0.05)
 
 
 def main():
@@ -87,6 +118,9 @@ def main():
             f"r{n}" for n in range(64)
         ]
         statuses = collections.Counter()
+        stop, latencies, failures = threading.Event(), [], []
+        sampler = threading.Thread(target=sample_health, args=(stop, latencies, failures))
+        sampler.start()
         start_bytes = db_bytes(db)
         start = time.monotonic()
         n = 0
@@ -107,6 +141,8 @@ def main():
                 after_first = (time.monotonic(), db_bytes(db))
             n += 1
         elapsed = time.monotonic() - start
+        stop.set()
+        sampler.join()
         grown = db_bytes(db) - start_bytes
         print(
             f"{variant}: {dict(sorted(statuses.items()))} in {elapsed:.1f} s; "
@@ -119,6 +155,15 @@ def main():
             print(f"  after the first accepted edit: {rate:.1f} MB a minute")
         wal = db_bytes(db) - os.path.getsize(db)
         print(f"  at the end: file {os.path.getsize(db) / 1e6:.1f} MB, WAL {wal / 1e6:.1f} MB")
+        if latencies:
+            latencies.sort()
+            p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
+            print(
+                f"  /healthz: {len(latencies)} answered 200, {len(failures)} not; "
+                f"median {statistics.median(latencies) * 1e3:.1f} ms, p99 {p99 * 1e3:.1f} ms, "
+                f"max {latencies[-1] * 1e3:.1f} ms"
+            )
+        print(f"  server peak RSS (VmHWM): {peak_rss_mb(server.pid):.0f} MB")
     finally:
         server.terminate()
         server.wait()

@@ -163,11 +163,12 @@ def big_text():
     return gzip.compress((line * (64 * 1024 * 1024 // len(line) - 1000)).encode(), 9)
 
 
-def start_server(binary, workdir, name):
+def start_server(binary, workdir, name, **env):
+    """A release server on a fresh database, once /healthz answers."""
     server = subprocess.Popen(
         [binary, "serve", "--db", os.path.join(workdir, name), "--listen", f"127.0.0.1:{PORT}"],
         env={**os.environ, "BENCHLOG_UPLOADS_PER_MINUTE": "0", "BENCHLOG_SUBMISSIONS_PER_MINUTE": "0",
-             "RUST_LOG": "warn"},
+             "RUST_LOG": "warn", **env},
     )
     for _ in range(100):
         try:
@@ -325,18 +326,8 @@ def main():
     if args.scenario:
         scenario(args, workdir)
         return
-    server = subprocess.Popen(
-        [args.binary, "serve", "--db", os.path.join(workdir, "h.db"), "--listen", f"127.0.0.1:{PORT}"],
-        env={**os.environ, "BENCHLOG_UPLOADS_PER_MINUTE": "0", "BENCHLOG_SUBMISSIONS_PER_MINUTE": "0",
-             "BENCHLOG_REQUEST_TIMEOUT": "300", "RUST_LOG": "warn"},
-    )
+    server = start_server(args.binary, workdir, "h.db", BENCHLOG_REQUEST_TIMEOUT="300")
     try:
-        for _ in range(100):
-            try:
-                if get("/healthz")[0] == 200:
-                    break
-            except OSError:
-                time.sleep(0.1)
         print(f"idle: RSS {rss_kib(server.pid) / 1024:.0f} MB")
 
         mboxes = [big_mbox(i) for i in range(8)]

@@ -149,6 +149,22 @@ fn owner(
     m
 }
 
+/// The author and address of a `From:` field's value: its name, or its
+/// address where it gives no name. Outlook writes `Name [mailto:user@host]`.
+fn set_from(message: &mut Message, value: &str) {
+    let value = match value.split_once("[mailto:") {
+        Some((name, rest)) => format!("{name}<{}>", rest.trim_end_matches(']')),
+        None => value.to_owned(),
+    };
+    let (author, email) = text::split_name_email(&decoded(&value));
+    message.author = if author.is_empty() {
+        email.clone()
+    } else {
+        Some(author)
+    };
+    message.email = email;
+}
+
 /// `To:`, `Sent:`, `Subject:`, `Date:` under an `----- Original Message -----`
 /// attribution, and `From:` too under a forwarded message's mark (see
 /// [`forward_starts`]). Blank lines between the mark and the first field
@@ -164,21 +180,7 @@ fn fill_quoted_header(message: &mut Message, text: &str) -> bool {
     match name.to_ascii_lowercase().as_str() {
         "sent" | "date" => message.date = Some(value),
         "subject" => message.subject = Some(value),
-        "from" if message.author.is_none() => {
-            // Outlook writes `Name [mailto:user@host]`.
-            let value = match value.split_once("[mailto:") {
-                Some((name, rest)) => format!("{name}<{}>", rest.trim_end_matches(']')),
-                None => value,
-            };
-            let value = decoded(&value);
-            let (author, email) = text::split_name_email(&value);
-            message.author = if author.is_empty() {
-                email.clone()
-            } else {
-                Some(author)
-            };
-            message.email = email;
-        }
+        "from" if message.author.is_none() => set_from(message, &value),
         "to" | "cc" | "from" | "reply-to" => {}
         _ => return false,
     }
@@ -285,16 +287,7 @@ fn rfc822_headers(lines: &[Line<'_>]) -> Option<(Message, usize)> {
     }
     for (name, value) in fields {
         match name.as_str() {
-            "from" => {
-                let value = decoded(&value);
-                let (author, email) = text::split_name_email(&value);
-                message.author = if author.is_empty() {
-                    email.clone()
-                } else {
-                    Some(author)
-                };
-                message.email = email;
-            }
+            "from" => set_from(&mut message, &value),
             "subject" => message.subject = Some(decoded(&value)),
             "date" => message.date = Some(value),
             "message-id" => message.message_id = Some(value),
