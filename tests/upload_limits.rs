@@ -335,18 +335,23 @@ async fn over_http_an_upload_answered_408_stores_nothing() {
     });
     let status = post_file_over_http(server.addr, "big.mbox", &prose_mbox()).await;
     blocker.join().unwrap();
-    assert_eq!(status, 408, "the upload takes longer than its timeout");
     // An abandoned upload still storing holds the write lock: this one
     // waits for it to end before it stores.
     let small = smack_log(7_777, 1);
-    let status = post_file_over_http(server.addr, "small.txt", small.as_bytes()).await;
-    assert_eq!(status, 303);
+    let small_status = post_file_over_http(server.addr, "small.txt", small.as_bytes()).await;
+    assert_eq!(small_status, 303);
     tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!(
-        counts(&server.db).submissions,
-        1,
-        "only the upload that was answered is stored"
-    );
+    let stored = counts(&server.db).submissions;
+    // The timeout falls before the commit (408, nothing kept) or, on a
+    // machine slow enough that the commit began first, during it: then
+    // the upload waits for it and is answered with its token (200, the
+    // page listing its 1,000 submissions). Never a 408 for what was kept,
+    // as under CI's load once: 408 with 1,001 submissions stored.
+    match status {
+        408 => assert_eq!(stored, 1, "only the upload that was answered is stored"),
+        200 => assert_eq!(stored, 1_001, "the answered upload is stored whole"),
+        other => panic!("the large upload got {other}"),
+    }
 }
 
 /// Sends `head` and `body` to the real server at `server` and closes the

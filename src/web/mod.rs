@@ -510,11 +510,19 @@ pub fn app(state: AppState) -> Router {
     let static_files = ServeDir::new(&state.inner.static_dir);
     let options = state.inner.options.clone();
     let budget = middleware::from_fn_with_state(state.clone(), budget::hold_large_answers);
+    // Every page but /upload, which keeps its own timeout (see upload.rs).
+    let timeout =
+        TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, options.request_timeout);
     Router::new()
         .merge(pages(state.clone()))
         .merge(health::router())
         .nest_service("/static", static_files)
         .fallback(not_found)
+        .layer(timeout)
+        .merge(upload::router().route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            refuse_a_file_taken_away,
+        )))
         .with_state(state)
         // Inside the compression, which hides an answer's length.
         .layer(budget)
@@ -522,10 +530,6 @@ pub fn app(state: AppState) -> Router {
         .layer(RequestBodyLimitLayer::new(options.max_body_bytes))
         .layer(CompressionLayer::new())
         .layer(middleware::from_fn(guard::refuse_cross_site_posts))
-        .layer(TimeoutLayer::with_status_code(
-            StatusCode::REQUEST_TIMEOUT,
-            options.request_timeout,
-        ))
         .layer(middleware::from_fn(server::refuse_oversized_heads))
         // Outside the limits above, so that their bare answers (413, 408,
         // 405, a static file's 404) get a page saying what was wrong.
@@ -539,7 +543,6 @@ pub fn app(state: AppState) -> Router {
 fn pages(state: AppState) -> Router<AppState> {
     Router::new()
         .merge(home::router())
-        .merge(upload::router())
         .merge(submissions::router())
         .merge(review::router())
         .merge(rights::router())

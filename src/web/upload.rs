@@ -13,7 +13,7 @@
 //! or, for more than a page of them or when messages of an archive could
 //! not be read, is a page listing them and what was not read, with why.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
 use askama::Template;
@@ -63,14 +63,59 @@ struct Part {
     bytes: axum::body::Bytes,
 }
 
-/// Set when the request's future is dropped (a timeout, or the client gone)
-/// so that the storing, which goes on on its own thread, does not commit
-/// submissions whose edit token nobody will receive.
-struct Abandoned(Arc<AtomicBool>);
+/// What became of an upload being stored: still wanted, given up by its
+/// client, or past the point of no return. The storing thread and the
+/// request each move it on from [`Fate::WANTED`] with one
+/// compare-and-swap, so exactly one wins: an upload given up before its
+/// commit leaves nothing, and one whose commit began is answered.
+struct Fate(AtomicU8);
+
+impl Fate {
+    const WANTED: u8 = 0;
+    const ABANDONED: u8 = 1;
+    const COMMITTING: u8 = 2;
+
+    fn new() -> Arc<Self> {
+        Arc::new(Fate(AtomicU8::new(Self::WANTED)))
+    }
+
+    /// Gives the upload up, unless its commit began: whether it was.
+    fn abandon(&self) -> bool {
+        self.0
+            .compare_exchange(
+                Self::WANTED,
+                Self::ABANDONED,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            )
+            .is_ok()
+    }
+
+    fn is_abandoned(&self) -> bool {
+        self.0.load(Ordering::SeqCst) == Self::ABANDONED
+    }
+
+    /// Begins the commit, unless the upload was given up: whether it may.
+    fn commit(&self) -> bool {
+        self.0
+            .compare_exchange(
+                Self::WANTED,
+                Self::COMMITTING,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            )
+            .is_ok()
+    }
+}
+
+/// Gives the upload up when the request's future is dropped (the client
+/// gone) so that the storing, which goes on on its own thread, does not
+/// commit submissions whose edit token nobody will receive.
+struct Abandoned(Arc<Fate>);
 
 impl Drop for Abandoned {
     fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
+        self.0.abandon();
     }
 }
 
@@ -85,7 +130,28 @@ struct StoredPage {
     not_read: Vec<archive::MailFailure>,
 }
 
+/// `/upload` is not under the router's request timeout ([`super::app`]):
+/// it keeps its own, so that a timeout that comes once the commit began
+/// waits for it and answers with the token, instead of a 408 for an upload
+/// that was stored all the same. Before that point, the timeout gives the
+/// upload up and nothing is stored.
 async fn upload(State(state): State<AppState>, request: Request) -> Result<Response, AppError> {
+    let fate = Fate::new();
+    let deadline = tokio::time::Instant::now() + state.options().request_timeout;
+    let work = receive_and_store(state, request, Arc::clone(&fate));
+    tokio::pin!(work);
+    match tokio::time::timeout_at(deadline, &mut work).await {
+        Ok(answer) => answer,
+        Err(_) if fate.abandon() => Ok(StatusCode::REQUEST_TIMEOUT.into_response()),
+        Err(_) => work.await,
+    }
+}
+
+async fn receive_and_store(
+    state: AppState,
+    request: Request,
+    fate: Arc<Fate>,
+) -> Result<Response, AppError> {
     let peer = guard::peer_ip(&request);
     if let Err(wait) = state.inner.upload_limiter.check(peer) {
         let retry_after = wait.as_secs().max(1);
@@ -172,12 +238,14 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
         .flat_map(|(_, input)| input.not_read())
         .collect();
     state.check_database_file()?;
-    let abandoned = Abandoned(Arc::new(AtomicBool::new(false)));
-    let gone = Arc::clone(&abandoned.0);
+    let abandoned = Abandoned(Arc::clone(&fate));
     let writer = state.clone();
     let (ids, token) = state
         .with_conn(move |conn| {
-            let stored = store_upload(conn, &texts, &|_| gone.load(Ordering::SeqCst))?;
+            let stored = store_upload(conn, &texts, &|stage| match stage {
+                UploadStage::Committing => !fate.commit(),
+                UploadStage::Storing { .. } => fate.is_abandoned(),
+            })?;
             writer.inner.checkpointer.after_commit();
             Ok(stored)
         })
@@ -232,7 +300,8 @@ pub enum UploadStage {
     /// (0: before any).
     Storing { stored: usize },
     /// After [`store::finish_writes`], right before the commit: the last
-    /// moment the upload can still leave nothing behind.
+    /// moment the upload can still leave nothing behind. Saying "not
+    /// abandoned" here is the promise to commit.
     Committing,
 }
 
@@ -458,4 +527,22 @@ fn body_error(error: &(dyn std::error::Error + 'static), state: &AppState) -> Ap
     AppError::bad_request(
         "The upload's body ended before all of it arrived (less than its Content-Length was sent): it was cut short; send it again.",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Fate;
+
+    #[test]
+    fn an_upload_is_either_abandoned_or_committed_never_both() {
+        let fate = Fate::new();
+        assert!(fate.commit(), "a wanted upload may commit");
+        assert!(!fate.abandon(), "one whose commit began is answered");
+        assert!(!fate.is_abandoned());
+
+        let fate = Fate::new();
+        assert!(fate.abandon(), "a wanted upload may be given up");
+        assert!(fate.is_abandoned());
+        assert!(!fate.commit(), "one given up never commits");
+    }
 }
