@@ -281,6 +281,36 @@ pub fn copies_of_stored_runs<'d>(
     })
 }
 
+/// The longest first line taken for a title.
+const MAX_TITLE_CHARS: usize = 100;
+
+/// The title of a text with no Subject of its own: its first line, when
+/// that reads as one, as a paste copied from a list archive's page starts
+/// with the mail's subject (`[Maria-developers] MariaDB scalability:
+/// mutexes`). Not a line of a report, a quote, an attribution or lead-in
+/// (ending with `:` or `,`), nor the start of a wrapped sentence (the
+/// next line going on in lower case).
+fn title_line<'t>(text: &'t str, document: &Document) -> Option<&'t str> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .skip_while(|(_, line)| line.trim().is_empty());
+    let (index, first) = lines.next()?;
+    let title = first.trim();
+    let next = lines.next().map_or("", |(_, line)| line.trim_start());
+    let in_a_run = document
+        .runs
+        .iter()
+        .any(|run| (run.lines[0]..=run.lines[1]).contains(&(index + 1)));
+    let reads_as_title = title.chars().count() <= MAX_TITLE_CHARS
+        && title.chars().any(char::is_alphabetic)
+        && !title.starts_with('>')
+        && !title.ends_with([':', ',', ';', '-'])
+        && !next.starts_with(char::is_lowercase)
+        && !in_a_run;
+    reads_as_title.then_some(title)
+}
+
 /// Writes a submission and everything parsed from it inside the caller's
 /// transaction (which decides whether it is already stored), and returns
 /// its id. Each run's fingerprint is kept, so the same run quoted again
@@ -310,7 +340,9 @@ pub fn store_document(
             source_name,
             author: first.and_then(|m| fresh.author(&m.author, m.quote_depth)),
             date: first.and_then(|m| m.date.as_deref()),
-            subject: first.and_then(|m| m.subject.as_deref()),
+            subject: first
+                .and_then(|m| m.subject.as_deref())
+                .or_else(|| title_line(text, document)),
         },
     )
     .context("storing the submission")?;
