@@ -356,3 +356,33 @@ async fn a_quote_stored_before_copies_were_runs_keeps_what_a_pin_shows() {
         named(&[("4BSD", &[1, 2])])
     );
 }
+
+/// Pasting a text the database already holds, as a browser sends it (CRLF
+/// line ends), leads to the stored submission's page with its runs table,
+/// each run linked to its lines: not a second submission, nor a page
+/// without runs.
+#[tokio::test]
+async fn pasting_a_stored_text_again_shows_its_runs() {
+    let (_dir, _db, state) = test_state();
+    assert_eq!(paste(&state, &seed_000()).await, "/submissions/1");
+    let from_a_browser = seed_000().replace('\n', "\r\n");
+    assert_eq!(paste(&state, &from_a_browser).await, "/submissions/1");
+    let (status, page) = get(&state, "/submissions/1").await;
+    assert_eq!(status, StatusCode::OK);
+    let runs_table = page
+        .split(r#"<table class="list runs">"#)
+        .nth(1)
+        .expect("a runs table")
+        .split("</table>")
+        .next()
+        .unwrap();
+    assert_eq!(
+        runs_table.matches("<tr").count() - 1,
+        17,
+        "17 runs, a header"
+    );
+    assert!(
+        runs_table.contains("</span>20–25</a>"),
+        "run lines are linked: {runs_table}"
+    );
+}
