@@ -240,6 +240,17 @@ fn classify_shared_object(lower: &str) -> Option<(&'static str, &'static str)> {
 /// under it (and the runs right after that one), at its own depth; the
 /// [`prose`] module states the rule.
 ///
+/// The facts of the system a run takes are the nearest before it in its
+/// message at its depth, else the nearest after it. A sentence naming one
+/// thread library announces a change (`With this below in my
+/// /etc/libmap.conf for libthr`, `And without libthr its even slower`):
+/// it labels the runs after it in its place until the next announcement,
+/// or until a label in force on a run starts after it. At the head of a
+/// place, one with another paragraph of prose between it and the first run
+/// sums the text up and labels none ([`is_head_summary`]). An author going
+/// on under his own quote goes on with its announcement
+/// ([`carry_announcements`]).
+///
 /// `capitals` says which lines may hold the capitals some facts need.
 pub fn apply(lines: &[Line<'_>], capitals: &Capitals<'_>, messages: &Messages, runs: &mut [Run]) {
     // The line whose label each run without one of its own takes: where
@@ -513,7 +524,7 @@ pub struct Fact {
     /// of FreeBSD must not land on a Linux run).
     pub group: Option<&'static str>,
     /// A remark in prose ("without libthr it is slower") rather than what
-    /// the system printed: it describes the next run only.
+    /// the system printed: it announces the runs after it ([`apply`]).
     pub remark: bool,
 }
 
@@ -761,8 +772,7 @@ fn remark_fact(index: usize, line: &Line<'_>, thread_lib: &'static str) -> Fact 
 }
 
 /// The remarks a run can take: a run reads only the last remark before it
-/// in its place, and only if it follows the run before it there
-/// ([`apply_facts`]). So the lines are read from the end, and in each place
+/// in its place that is no head summary ([`apply_facts`]). So the lines are read from the end, and in each place
 /// a line is looked at for a remark only while a run after it still lacks
 /// one: one line in 13 of a long thread remarks on a thread library, and
 /// most of them are far from any run.
@@ -1347,8 +1357,8 @@ impl ActiveLabels {
         self.with_line(index).map(|(label, _)| label)
     }
 
-    /// The label of line `index`, as [`ActiveLabels::at`], with the line
-    /// the label starts on.
+    /// The label of line `index`, if it was asked about and has one, with
+    /// the line the label starts on.
     fn with_line(&self, index: usize) -> Option<(&str, usize)> {
         let at = self
             .answers
@@ -1575,6 +1585,31 @@ mod tests {
         let want: Vec<(usize, usize, &str, String)> = want
             .into_iter()
             .map(|(i, d, k, v)| (i, d, k, v.to_string()))
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn an_arch_build_of_an_os_in_prose() {
+        let lines = text::lines(
+            "(single core 3.60GHz) using the AMD64 build of FreeBSD and got similar\n\
+             AMD64 FreeBSD on before hand) and run the exact same tests\n\
+             Interestingly I just did a install of i386 FreeBSD 6.1RC1 and installed\n",
+        );
+        let got: Vec<(usize, &str, String)> = facts(&lines)
+            .into_iter()
+            .map(|f| (f.index, f.key, f.value.into_owned()))
+            .collect();
+        let want = [
+            (0, "os", "FreeBSD"),
+            (0, "arch", "amd64"),
+            (2, "os", "FreeBSD"),
+            (2, "os_version", "6.1RC1"),
+            (2, "arch", "i386"),
+        ];
+        let want: Vec<(usize, &str, String)> = want
+            .into_iter()
+            .map(|(i, k, v)| (i, k, v.to_string()))
             .collect();
         assert_eq!(got, want);
     }
