@@ -804,10 +804,13 @@ fn remarks_before_runs(
         if waiting > 0 {
             if let Some(p) = place_of(index, line.depth) {
                 if wanting.get(p) == Some(&true) {
-                    let remarked = remark(line, index, capitals)
-                        .filter(|_| !is_head_summary(lines, index, first_start.get(p).copied()));
-                    if let Some(lib) = remarked {
-                        found.push(remark_fact(index, line, lib));
+                    if let Some(lib) = remark(line, index, capitals) {
+                        // Every remark above a head summary is one too (the
+                        // same paragraph stands below it): the place stops
+                        // wanting, and no line is scanned twice for it.
+                        if !is_head_summary(lines, index, first_start.get(p).copied()) {
+                            found.push(remark_fact(index, line, lib));
+                        }
                         wanting[p] = false;
                         waiting -= 1;
                     }
