@@ -240,6 +240,17 @@ fn classify_shared_object(lower: &str) -> Option<(&'static str, &'static str)> {
 /// under it (and the runs right after that one), at its own depth; the
 /// [`prose`] module states the rule.
 ///
+/// The facts of the system a run takes are the nearest before it in its
+/// message at its depth, else the nearest after it. A sentence naming one
+/// thread library announces a change (`With this below in my
+/// /etc/libmap.conf for libthr`, `And without libthr its even slower`):
+/// it labels the runs after it in its place until the next announcement,
+/// or until a label in force on a run starts after it. At the head of a
+/// place, one with another paragraph of prose between it and the first run
+/// sums the text up and labels none ([`is_head_summary`]). An author going
+/// on under his own quote goes on with its announcement
+/// ([`carry_announcements`]).
+///
 /// `capitals` says which lines may hold the capitals some facts need.
 pub fn apply(lines: &[Line<'_>], capitals: &Capitals<'_>, messages: &Messages, runs: &mut [Run]) {
     // The line whose label each run without one of its own takes: where
@@ -348,27 +359,20 @@ pub fn apply(lines: &[Line<'_>], capitals: &Capitals<'_>, messages: &Messages, r
             by_key.entry(fact.key).or_default().push(fact);
         }
     }
-    // Where the runs start in each (message, depth): a remark in prose
-    // describes the next run after it, not the ones before.
-    let mut run_starts: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
-    for run in runs.iter() {
-        let index = run.lines[0].saturating_sub(1);
-        if let Some((m, _)) = messages.at(index) {
-            run_starts
-                .entry((m, run.quote_depth))
-                .or_default()
-                .push(index);
-        }
-    }
-    for starts in run_starts.values_mut() {
-        starts.sort_unstable();
-    }
-    for run in runs.iter_mut() {
+    // The thread library each run took from an announcement, by run, for
+    // the text its author goes on with under the quote (below).
+    let mut announced: Vec<Option<&'static str>> = vec![None; runs.len()];
+    for (r, run) in runs.iter_mut().enumerate() {
         let index = run.lines[0].saturating_sub(1);
         // A label the tool's own parser found (a heading it knows) wins.
-        // Otherwise the label in force on its `label_line`.
+        // Otherwise the label in force on its `label_line`, which also
+        // ends the announcements made before it.
+        let mut label_start = None;
         if run.label.is_none() {
-            run.label = labels.at(label_line(run)).map(str::to_string);
+            if let Some((label, start)) = labels.with_line(label_line(run)) {
+                run.label = Some(label.to_string());
+                label_start = Some(start);
+            }
         }
         if let Some(label) = &run.label {
             for (key, value) in label_attrs(label) {
@@ -378,47 +382,72 @@ pub fn apply(lines: &[Line<'_>], capitals: &Capitals<'_>, messages: &Messages, r
         if let Some((m, message)) = messages.at(index) {
             run.message = Some(m);
             run.author = message.author.clone();
-            let place = (m, run.quote_depth);
-            let previous_run = run_starts.get(&place).and_then(|starts| {
-                let at = starts.partition_point(|&start| start < index);
-                at.checked_sub(1).map(|i| starts[i])
-            });
-            if let Some(by_key) = facts_by_place.get(&place) {
-                apply_facts(run, index, previous_run, by_key);
+            if let Some(by_key) = facts_by_place.get(&(m, run.quote_depth)) {
+                announced[r] = apply_facts(run, index, label_start, by_key);
             }
+        }
+    }
+    carry_announcements(runs, &mut announced);
+}
+
+/// An author who quotes his own text and goes on under it goes on with
+/// its setup: a run that no announcement of its own place reaches, under
+/// no label, takes the thread library announced for the run before it in
+/// the text when that run is quoted deeper from the same author (seed
+/// 000: "With this ... for libthr" in the quote, then "run the exact same
+/// tests" under it), or lies in its own place.
+fn carry_announcements(runs: &mut [Run], announced: &mut [Option<&'static str>]) {
+    let mut order: Vec<usize> = (0..runs.len()).collect();
+    order.sort_by_key(|&r| runs[r].lines[0]);
+    for pair in order.windows(2) {
+        let (before, r) = (pair[0], pair[1]);
+        let Some(lib) = announced[before] else {
+            continue;
+        };
+        let (earlier, run) = (&runs[before], &runs[r]);
+        let same_place = earlier.message == run.message && earlier.quote_depth == run.quote_depth;
+        let own_quote = earlier.quote_depth > run.quote_depth
+            && run.author.is_some()
+            && earlier.author == run.author;
+        let open = announced[r].is_none()
+            && run.label.is_none()
+            && !run.tool.is_disk()
+            && !run.attrs.contains_key("thread_lib");
+        if open && (same_place || own_quote) {
+            runs[r]
+                .attrs
+                .insert("thread_lib".to_string(), lib.to_string());
+            announced[r] = Some(lib);
         }
     }
 }
 
-/// Gives a run, for each key, the fact nearest to it in its message at its
-/// depth (a remark in prose: the last one between the previous run and
-/// this one); what the run or its label already say is kept.
+/// Gives a run, for each key, the fact nearest before it in its message
+/// at its depth, else the nearest after it (a `Machine:` block under the
+/// log); what the run or its label already say is kept. A remark in prose
+/// is an announcement: the last one before the run, unless the run's label
+/// starts after it (`label_start`). Returns the thread library the run
+/// took from an announcement.
 fn apply_facts(
     run: &mut Run,
     index: usize,
-    previous_run: Option<usize>,
+    label_start: Option<usize>,
     by_key: &BTreeMap<&str, Vec<&Fact>>,
-) {
+) -> Option<&'static str> {
     // A thread library says nothing about a disk benchmark.
     let disk_tool = run.tool.is_disk();
     let relevant = by_key
         .iter()
         .filter(|(&key, _)| !(disk_tool && key == "thread_lib"));
     let nearest = relevant.filter_map(|(&key, facts)| {
-        if facts.first().is_some_and(|f| f.remark) {
-            let before = facts.partition_point(|f| f.index < index);
-            let last = facts.get(before.checked_sub(1)?)?;
-            let after_previous_run = previous_run.is_none_or(|p| last.index > p);
-            return after_previous_run.then_some((key, *last));
-        }
         let after = facts.partition_point(|f| f.index < index);
         let before = after.checked_sub(1).and_then(|i| facts.get(i));
-        let closest = match (before, facts.get(after)) {
-            (Some(b), Some(a)) if a.index - index < index - b.index => a,
-            (Some(b), _) => b,
-            (None, a) => a?,
-        };
-        Some((key, *closest))
+        if facts.first().is_some_and(|f| f.remark) {
+            let last = before?;
+            let after_label = label_start.is_none_or(|l| last.index > l);
+            return after_label.then_some((key, *last));
+        }
+        Some((key, *before.or_else(|| facts.get(after))?))
     });
     let nearest: Vec<(&str, &Fact)> = nearest.collect();
     // A machine named LINUXSMP in a FreeBSD mail is not a FreeBSD box.
@@ -432,6 +461,10 @@ fn apply_facts(
         (Some(os), Some(group)) => os != group,
         _ => false,
     };
+    let announced = nearest.iter().find_map(|(_, fact)| match &fact.value {
+        Cow::Borrowed(lib) if fact.remark && !run.attrs.contains_key("thread_lib") => Some(*lib),
+        _ => None,
+    });
     let chosen: Vec<(&str, String)> = nearest
         .into_iter()
         .filter(|(_, fact)| !os_conflicts(fact))
@@ -440,6 +473,7 @@ fn apply_facts(
     for (key, value) in chosen {
         run.attrs.entry(key.to_string()).or_insert(value);
     }
+    announced
 }
 
 fn os_in_name(name: &str) -> Option<&'static str> {
@@ -490,7 +524,7 @@ pub struct Fact {
     /// of FreeBSD must not land on a Linux run).
     pub group: Option<&'static str>,
     /// A remark in prose ("without libthr it is slower") rather than what
-    /// the system printed: it describes the next run only.
+    /// the system printed: it announces the runs after it ([`apply`]).
     pub remark: bool,
 }
 
@@ -696,13 +730,15 @@ fn facts_where(
 }
 
 /// A line's text from its first visible character when a fact may start
-/// there. Every fact starts with a letter; most prose lines are rejected by
+/// there. Every fact starts with a letter (or a `(` of prose); most prose lines are rejected by
 /// their first byte before any trimming or searching.
 fn fact_start<'t>(line: &Line<'t>) -> Option<&'t str> {
     let text = trim_start(line.text);
+    // A parenthesis opens prose too: `(single core 3.60GHz) using the
+    // AMD64 build of FreeBSD`.
     text.as_bytes()
         .first()
-        .is_some_and(u8::is_ascii_alphabetic)
+        .is_some_and(|&b| b.is_ascii_alphabetic() || b == b'(')
         .then_some(text)
 }
 
@@ -736,8 +772,7 @@ fn remark_fact(index: usize, line: &Line<'_>, thread_lib: &'static str) -> Fact 
 }
 
 /// The remarks a run can take: a run reads only the last remark before it
-/// in its place, and only if it follows the run before it there
-/// ([`apply_facts`]). So the lines are read from the end, and in each place
+/// in its place that is no head summary ([`apply_facts`]). So the lines are read from the end, and in each place
 /// a line is looked at for a remark only while a run after it still lacks
 /// one: one line in 13 of a long thread remarks on a thread library, and
 /// most of them are far from any run.
@@ -751,6 +786,13 @@ fn remarks_before_runs(
     mut starts: Vec<(usize, Option<usize>)>,
     mut place_of: impl FnMut(usize, usize) -> Option<usize>,
 ) -> Vec<Fact> {
+    // first_start[p]: where the first run of place p starts.
+    let mut first_start = vec![usize::MAX; places];
+    for &(index, place) in &starts {
+        if let Some(first) = place.and_then(|p| first_start.get_mut(p)) {
+            *first = (*first).min(index);
+        }
+    }
     starts.sort_unstable_by_key(|&(index, _)| std::cmp::Reverse(index));
     let mut starts = starts.into_iter().peekable();
     // wanting[p]: a run in place p has no remark yet from the lines read;
@@ -763,7 +805,12 @@ fn remarks_before_runs(
             if let Some(p) = place_of(index, line.depth) {
                 if wanting.get(p) == Some(&true) {
                     if let Some(lib) = remark(line, index, capitals) {
-                        found.push(remark_fact(index, line, lib));
+                        // Every remark above a head summary is one too (the
+                        // same paragraph stands below it): the place stops
+                        // wanting, and no line is scanned twice for it.
+                        if !is_head_summary(lines, index, first_start.get(p).copied()) {
+                            found.push(remark_fact(index, line, lib));
+                        }
                         wanting[p] = false;
                         waiting -= 1;
                     }
@@ -781,6 +828,48 @@ fn remarks_before_runs(
         }
     }
     found
+}
+
+/// Whether a remark on line `index`, above `first_run` (the first run of
+/// its place), belongs to the head of the text rather than announcing the
+/// runs: another paragraph of prose stands between them. The head of a
+/// mail or a quote sums up what follows ("After enabling libthr it does
+/// jump by about 3,600", then "For those who are interested in exactly how
+/// I tested ..." and the runs before and after the change); only the
+/// paragraph leading into the first run says how it ran.
+fn is_head_summary(lines: &[Line<'_>], index: usize, first_run: Option<usize>) -> bool {
+    let Some(first_run) = first_run.filter(|&first| index < first) else {
+        return false;
+    };
+    let Some(depth) = lines.get(index).map(|line| line.depth) else {
+        return false;
+    };
+    let mut after_blank = false;
+    for line in lines.get(index + 1..first_run).unwrap_or_default() {
+        if line.depth != depth {
+            continue;
+        }
+        if line.is_blank() {
+            after_blank = true;
+        } else if after_blank && is_sentence(line.text) {
+            return true;
+        } else {
+            after_blank = false;
+        }
+    }
+    false
+}
+
+/// A line of prose: three words or more of letters only, not a command.
+/// `portupgrade -RN -m 'BUILD_OPTIMIZED=yes'`, `[log]` and `super-smack
+/// -d mysql ...` are none.
+fn is_sentence(text: &str) -> bool {
+    let words = text
+        .split_whitespace()
+        .map(|w| w.trim_end_matches([',', '.', ':', ';', '!', '?']))
+        .filter(|w| !w.is_empty() && w.chars().all(char::is_alphabetic))
+        .count();
+    words >= 3 && !prose::is_command_line(text)
 }
 
 /// The thread library a line says was used: "After enabling libthr",
@@ -998,27 +1087,27 @@ fn read_kernel_banner(text: &str) -> Option<KernelBanner<'_>> {
     }
 }
 
+/// The architectures `uname -m` prints, as it spells them.
+const ARCHES: [&str; 13] = [
+    "i386", "i486", "i586", "i686", "amd64", "x86_64", "sparc64", "alpha", "ia64", "powerpc",
+    "arm", "aarch64", "arm64",
+];
+
+/// An architecture named in prose, in the spelling `uname -m` prints:
+/// `AMD64` is `amd64`.
+fn arch_word(word: &str) -> Option<&'static str> {
+    ARCHES
+        .into_iter()
+        .find(|arch| word.eq_ignore_ascii_case(arch))
+}
+
 fn is_arch(word: &str) -> bool {
-    matches!(
-        word,
-        "i386"
-            | "i486"
-            | "i586"
-            | "i686"
-            | "amd64"
-            | "x86_64"
-            | "sparc64"
-            | "alpha"
-            | "ia64"
-            | "powerpc"
-            | "arm"
-            | "aarch64"
-            | "arm64"
-    )
+    ARCHES.contains(&word)
 }
 
 /// `running FreeBSD 6.1-PRERELEASE (i386)`, `install of i386 FreeBSD
-/// 6.1RC1`: an OS name followed by a version number.
+/// 6.1RC1`: an OS name followed by a version number; or an architecture
+/// and an OS name without one (`the AMD64 build of FreeBSD`).
 /// `may_name_os`: the line holds a `B` or an `L`.
 /// Inlined with the test of the line's mark, which most lines fail;
 /// [`read_os_in_prose`] reads the rest.
@@ -1034,7 +1123,10 @@ fn read_os_in_prose(text: &str) -> Option<(&str, &str, Option<&str>)> {
     // search rejects most prose naming a system (`FreeBSD results?`)
     // before the two substring searches.
     let digit_after_dot = |at: usize| b.get(at + 1).is_some_and(u8::is_ascii_digit);
-    if !memchr::memchr_iter(b'.', b).any(digit_after_dot) {
+    // Without a version only an architecture can be read (`the AMD64
+    // build of FreeBSD`), and the common ones hold `86` or `64`.
+    let may_name_arch = || [b"86", b"64"].iter().any(|n| b.windows(2).any(|w| w == *n));
+    if !memchr::memchr_iter(b'.', b).any(digit_after_dot) && !may_name_arch() {
         return None;
     }
     if !(finders::BSD.find(b).is_some() || finders::LINUX.find(b).is_some()) {
@@ -1043,15 +1135,27 @@ fn read_os_in_prose(text: &str) -> Option<(&str, &str, Option<&str>)> {
     // Word by word, no list of them: the word before an OS name and the
     // two after it are all that is looked at.
     let mut previous: Option<&str> = None;
+    // The three words before the OS name, for `<arch> build of <OS>`.
+    let mut behind: [&str; 3] = [""; 3];
     let mut words = text.split_whitespace();
     while let Some(os) = words.next() {
         if os_group(os).is_none() {
             previous = Some(os);
+            behind = [behind[1], behind[2], os];
             continue;
         }
+        // Without a version, only `<arch> build of <OS>` names the system
+        // run on: `which had AMD64 FreeBSD on before hand` is the past.
+        let [arch, build, of] = behind;
+        let arch_build = (matches!(
+            build,
+            "build" | "version" | "port" | "install" | "installation"
+        ) && of == "of")
+            .then(|| arch_word(arch))
+            .flatten();
         let mut ahead = words.clone();
         let Some(version) = ahead.next() else {
-            break;
+            return arch_build.map(|arch| (os, "", Some(arch)));
         };
         let version = version.trim_end_matches([',', '.', ';', ':', ')']);
         let first_dot = version.find('.');
@@ -1060,14 +1164,19 @@ fn read_os_in_prose(text: &str) -> Option<(&str, &str, Option<&str>)> {
                 .is_some_and(|d| version[d + 1..].starts_with(|c: char| c.is_ascii_digit()))
             && version.len() <= 24;
         if !versionlike {
+            if arch_build.is_some() {
+                return Some((os, "", arch_build));
+            }
             previous = Some(os);
+            behind = [behind[1], behind[2], os];
             continue;
         }
         let arch = ahead
             .next()
             .map(|w| w.trim_matches(['(', ')', ',', '.']))
-            .filter(|w| is_arch(w))
-            .or_else(|| previous.filter(|w| is_arch(w)));
+            .and_then(arch_word)
+            .or_else(|| previous.and_then(arch_word))
+            .or(arch_build);
         return Some((os, version, arch));
     }
     None
@@ -1110,6 +1219,7 @@ fn active_labels(lines: &[Line<'_>], runs: &[Run], asked: &[usize]) -> ActiveLab
     // covered[d]: the last line of the runs at depth d begun so far.
     let mut covered: Vec<Option<usize>> = Vec::new();
     let mut labels = Vec::new();
+    let mut label_lines = Vec::new();
     // in_force[d]: index into `labels` of the banner in force at depth d.
     let mut in_force: Vec<Option<u32>> = Vec::new();
     let mut prose: Option<ProseLabel> = None;
@@ -1145,6 +1255,7 @@ fn active_labels(lines: &[Line<'_>], runs: &[Run], asked: &[usize]) -> ActiveLab
         if let Some(label) = found {
             in_force[line.depth] = u32::try_from(labels.len()).ok();
             labels.push(label.label);
+            label_lines.push(i);
             prose = None;
             // The label's own lines are under no label.
             while let Some(at) = asked.next_if(|&at| at <= label.end) {
@@ -1189,6 +1300,7 @@ fn active_labels(lines: &[Line<'_>], runs: &[Run], asked: &[usize]) -> ActiveLab
                 if let Some(label) = found {
                     let index = u32::try_from(labels.len()).unwrap_or(u32::MAX);
                     labels.push(label);
+                    label_lines.push(i);
                     prose = Some(ProseLabel {
                         label: index,
                         depth: line.depth,
@@ -1212,7 +1324,11 @@ fn active_labels(lines: &[Line<'_>], runs: &[Run], asked: &[usize]) -> ActiveLab
         }
         i += 1;
     }
-    ActiveLabels { labels, answers }
+    ActiveLabels {
+        labels,
+        label_lines,
+        answers,
+    }
 }
 
 /// Whether line `i` goes on with a sentence the line above it left open
@@ -1231,19 +1347,31 @@ fn continues_sentence(lines: &[Line<'_>], i: usize) -> bool {
 /// per line.
 struct ActiveLabels {
     labels: Vec<String>,
+    /// The line (0-based) each of `labels` starts on.
+    label_lines: Vec<usize>,
     /// (0-based line, index into `labels`), sorted by line.
     answers: Vec<(usize, Option<u32>)>,
 }
 
 impl ActiveLabels {
     /// The label of line `index`, if it was asked about and has one.
+    #[cfg(test)]
     fn at(&self, index: usize) -> Option<&str> {
+        self.with_line(index).map(|(label, _)| label)
+    }
+
+    /// The label of line `index`, if it was asked about and has one, with
+    /// the line the label starts on.
+    fn with_line(&self, index: usize) -> Option<(&str, usize)> {
         let at = self
             .answers
             .binary_search_by_key(&index, |&(line, _)| line)
             .ok()?;
-        let label = self.answers.get(at)?.1?;
-        self.labels.get(label as usize).map(String::as_str)
+        let label = self.answers.get(at)?.1? as usize;
+        Some((
+            self.labels.get(label)?.as_str(),
+            *self.label_lines.get(label)?,
+        ))
     }
 }
 
@@ -1460,6 +1588,31 @@ mod tests {
         let want: Vec<(usize, usize, &str, String)> = want
             .into_iter()
             .map(|(i, d, k, v)| (i, d, k, v.to_string()))
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn an_arch_build_of_an_os_in_prose() {
+        let lines = text::lines(
+            "(single core 3.60GHz) using the AMD64 build of FreeBSD and got similar\n\
+             AMD64 FreeBSD on before hand) and run the exact same tests\n\
+             Interestingly I just did a install of i386 FreeBSD 6.1RC1 and installed\n",
+        );
+        let got: Vec<(usize, &str, String)> = facts(&lines)
+            .into_iter()
+            .map(|f| (f.index, f.key, f.value.into_owned()))
+            .collect();
+        let want = [
+            (0, "os", "FreeBSD"),
+            (0, "arch", "amd64"),
+            (2, "os", "FreeBSD"),
+            (2, "os_version", "6.1RC1"),
+            (2, "arch", "i386"),
+        ];
+        let want: Vec<(usize, &str, String)> = want
+            .into_iter()
+            .map(|(i, k, v)| (i, k, v.to_string()))
             .collect();
         assert_eq!(got, want);
     }

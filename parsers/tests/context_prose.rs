@@ -372,3 +372,93 @@ fn i_get_and_a_bonnie_or_two_name_nothing() {
     let doc = fixture("real-lkml-2000-promise-sentence-tail-and-lists-no-label");
     assert_eq!(labels(&doc), [None]);
 }
+
+/// The thread library of each run, in order.
+fn thread_libs(doc: &Document) -> Vec<Option<&str>> {
+    doc.runs
+        .iter()
+        .map(|r| r.attrs.get("thread_lib").map(String::as_str))
+        .collect()
+}
+
+#[test]
+fn an_announcement_labels_every_run_after_it_until_the_next() {
+    let text = format!(
+        "{}\nNow with libthr in libmap.conf the numbers jump.\n\n{}\n{}\n\
+         Interestingly the same tests on the other box are slower.\n\n{}\n\
+         And without libthr it is even slower\n{}",
+        smack(10, "22061.88"),
+        smack(10, "25601.49"),
+        smack(10, "25011.00"),
+        smack(10, "19234.02"),
+        smack(10, "16583.43")
+    );
+    assert_eq!(
+        thread_libs(&parse(&text)),
+        [
+            None,
+            Some("libthr"),
+            Some("libthr"),
+            Some("libthr"),
+            Some("libpthread")
+        ]
+    );
+}
+
+#[test]
+fn a_summary_at_the_head_labels_no_run() {
+    // A paragraph of prose between the remark and the first run: the
+    // remark sums up the runs (before and after), it does not set them.
+    let head = format!(
+        "After enabling libthr it does jump by about 3,600.\n\n\
+         For those who are interested in how I tested:\n\n{}\n{}",
+        smack(10, "22061.88"),
+        smack(10, "25601.49")
+    );
+    assert_eq!(thread_libs(&parse(&head)), [None, None]);
+    // The paragraph leading into the first run sets it up, and the rest.
+    let setup = format!(
+        "All of these use libthr via libmap.conf\n\n{}\n{}",
+        smack(10, "25601.49"),
+        smack(100, "24011.10")
+    );
+    assert_eq!(
+        thread_libs(&parse(&setup)),
+        [Some("libthr"), Some("libthr")]
+    );
+}
+
+#[test]
+fn a_section_label_ends_an_announcement() {
+    let text = format!(
+        "With libthr in libmap.conf the numbers jump.\n\n{}\n== update test ==\n{}",
+        smack(10, "25601.49"),
+        smack(10, "6468.70")
+    );
+    let doc = parse(&text);
+    assert_eq!(thread_libs(&doc), [Some("libthr"), None]);
+    assert_eq!(labels(&doc), [None, Some("update test")]);
+}
+
+#[test]
+fn an_announcement_in_a_quote_goes_on_only_under_its_own_author() {
+    let quoted = |author: &str| {
+        let runs: String = format!(
+            "{}\nWith libthr in libmap.conf the numbers jump.\n\n{}",
+            smack(10, "22061.88"),
+            smack(10, "25601.49")
+        )
+        .lines()
+        .map(|l| format!("> {l}\n"))
+        .collect();
+        format!(
+            "From: Michael Vince <mv@example.org>\nSubject: smp\n\n{author} wrote:\n{runs}\
+             I ran the exact same tests on i386 and it is slower.\n{}",
+            smack(10, "19234.02")
+        )
+    };
+    let own = parse(&quoted("Michael Vince"));
+    assert_eq!(thread_libs(&own), [None, Some("libthr"), Some("libthr")]);
+    let other = parse(&quoted("Steven Hartland"));
+    assert_eq!(thread_libs(&other), [None, Some("libthr"), None]);
+}

@@ -198,18 +198,68 @@ fn messages_and_their_authors() {
 }
 
 #[test]
-fn prose_remarks_describe_the_next_run_only() {
+fn announcements_label_the_runs_after_them_and_the_head_labels_none() {
     let doc = seed();
-    let thread_lib = |first_line: usize| {
-        let run = doc.runs.iter().find(|r| r.lines[0] == first_line).unwrap();
-        attr(run, "thread_lib").map(str::to_string)
-    };
-    // "After enabling libthr" and the libmap.conf lines precede runs 1 and 2.
-    assert_eq!(thread_lib(20).as_deref(), Some("libthr"));
-    assert_eq!(thread_lib(34).as_deref(), Some("libthr"));
-    // Nothing is said before the third; "without libthr" precedes the fourth.
-    assert_eq!(thread_lib(45), None);
-    assert_eq!(thread_lib(52).as_deref(), Some("libpthread"));
-    // "The biggest increases coming from libthr" is about earlier runs.
+    let run = |first_line: usize| doc.runs.iter().find(|r| r.lines[0] == first_line).unwrap();
+    let thread_lib = |first_line: usize| attr(run(first_line), "thread_lib");
+    // Lines 20-25, 22061.88: the run before libthr. "After enabling libthr
+    // it does jump by about 3,600" (line 11) sums up the mail at the head
+    // of the quote, a paragraph above "For those who are interested ...".
+    assert_eq!(run(20).value("select_index", "q_per_s"), Some(22061.88));
+    assert_eq!(thread_lib(20), None);
+    // Lines 34-39, 25601.49: "With this below in my /etc/libmap.conf for
+    // libthr ... the numbers do jump".
+    assert_eq!(run(34).value("select_index", "q_per_s"), Some(25601.49));
+    assert_eq!(thread_lib(34), Some("libthr"));
+    // Lines 45-50, 19234.02: the author, under his own quote, "run the
+    // exact same tests": libthr is still announced.
+    assert_eq!(run(45).value("select_index", "q_per_s"), Some(19234.02));
+    assert_eq!(thread_lib(45), Some("libthr"));
+    // Lines 52-57, 16583.43: "And without libthr its even slower".
+    assert_eq!(run(52).value("select_index", "q_per_s"), Some(16583.43));
+    assert_eq!(thread_lib(52), Some("libpthread"));
+    // "The biggest increases coming from libthr" (line 86) is ended by the
+    // section banners under it: the update test names no library.
     assert_eq!(thread_lib(171), None);
+}
+
+#[test]
+fn each_run_has_the_arch_of_the_system_named_before_it_in_its_message() {
+    let doc = seed();
+    let run = |first_line: usize| doc.runs.iter().find(|r| r.lines[0] == first_line).unwrap();
+    // Line 7: "using the AMD64 build of FreeBSD".
+    for first_line in [20, 34] {
+        assert_eq!(
+            attr(run(first_line), "arch"),
+            Some("amd64"),
+            "line {first_line}"
+        );
+        assert_eq!(
+            attr(run(first_line), "os"),
+            Some("FreeBSD"),
+            "line {first_line}"
+        );
+        assert_eq!(
+            attr(run(first_line), "os_version"),
+            None,
+            "line {first_line}"
+        );
+    }
+    // Line 41: "a install of i386 FreeBSD 6.1RC1", not line 43's "(which
+    // had AMD64 FreeBSD on before hand)".
+    for first_line in [45, 52] {
+        assert_eq!(
+            attr(run(first_line), "arch"),
+            Some("i386"),
+            "line {first_line}"
+        );
+        assert_eq!(
+            attr(run(first_line), "os_version"),
+            Some("6.1RC1"),
+            "line {first_line}"
+        );
+    }
+    // Steven's runs: his "Machine:" block under the log (line 180).
+    assert_eq!(attr(run(91), "arch"), Some("i386"));
+    assert_eq!(attr(run(91), "os_version"), Some("6.1-PRERELEASE"));
 }
