@@ -755,6 +755,13 @@ fn draw_lines<DB: DrawingBackend>(
                     && !placed.iter().any(|other| other.overlaps(rect))
             });
         if let Some(rect) = free {
+            if number < verdict_count {
+                // A verdict stays legible over the lines it sits on.
+                root.draw(&Rectangle::new(
+                    [(rect.left - 1, rect.top), (rect.right + 1, rect.bottom)],
+                    WHITE.mix(0.85).filled(),
+                ))?;
+            }
             text(
                 labels,
                 &label,
