@@ -326,6 +326,35 @@ async fn twelve_colours_for_the_sql_bench_kernels() {
 }
 
 #[tokio::test]
+async fn scale_log_draws_the_value_axis_logarithmic() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_004]);
+    let query = format!("{SEED_004_QUERY}&scale=log");
+    let svg = get(&state, &format!("/compare.svg?{query}")).await.text();
+    assert!(svg.contains("lower is better, log scale"), "{svg}");
+    let linear = get(&state, &format!("/compare.svg?{SEED_004_QUERY}"))
+        .await
+        .text();
+    assert!(!linear.contains("log scale"), "{linear}");
+    // The permalink keeps it.
+    let json = get(&state, &format!("/compare.json?{query}")).await.json();
+    assert!(
+        json["query"].as_str().unwrap().ends_with("&scale=log"),
+        "{json}"
+    );
+    let answer = fetch(
+        &state,
+        &format!("/compare.svg?{SEED_004_QUERY}&scale=ln"),
+        None,
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert!(answer
+        .text()
+        .contains("scale=ln is not a scale; choose scale=log"));
+}
+
+#[tokio::test]
 async fn baseline_differences_follow_the_metrics_direction() {
     let (_dir, db, state) = test_state();
     ingest(&db, &[SEED_004, SEED_000]);

@@ -25,7 +25,7 @@ mod layout;
 
 pub use format::{format_number, format_tick, format_value};
 
-use layout::{nice_ticks, Rect};
+use layout::{log_ticks, nice_ticks, Rect};
 
 /// DejaVu Sans, from Debian's fonts-dejavu-core (see fonts/DejaVuSans.copyright).
 static DEJAVU_SANS: &[u8] = include_bytes!("../../fonts/DejaVuSans.ttf");
@@ -151,6 +151,9 @@ pub struct Chart {
     pub categories: Option<Vec<String>>,
     /// A line under the legend explaining its marks (what hollow means).
     pub note: Option<String>,
+    /// A logarithmic value axis (`scale=log`): values from 1 s to
+    /// thousands of seconds all stay readable.
+    pub log_scale: bool,
     pub width: u32,
     pub height: u32,
 }
@@ -177,6 +180,7 @@ impl Chart {
             series: Vec::new(),
             categories: None,
             note: None,
+            log_scale: false,
             width: WIDTH,
             height: HEIGHT,
         }
@@ -558,19 +562,87 @@ fn keyed_marks(chart: &Chart) -> Vec<Mark> {
         .collect()
 }
 
-/// The value axis: ticks, grid and the range they cover. Throughput and
-/// times are never negative, so the axis starts at zero then: a chart that
-/// starts at 18000 makes a 5% difference look like a doubling.
-fn value_range(summaries: &[&[Summary]]) -> (f64, f64, Vec<f64>) {
-    let all = summaries.iter().flat_map(|points| points.iter());
-    let low = all.clone().map(|s| s.min).fold(f64::INFINITY, f64::min);
-    let high = all.map(|s| s.max).fold(f64::NEG_INFINITY, f64::max);
-    let low = low.min(0.0);
-    let high = if high <= low { low + 1.0 } else { high };
-    let ticks = nice_ticks(low, high * 1.04, 6);
-    let first = ticks.first().copied().unwrap_or(low).min(low);
-    let last = ticks.last().copied().unwrap_or(high).max(high);
-    (first, last, ticks)
+/// The value axis: the range its ticks cover, linear or logarithmic.
+struct ValueAxis {
+    low: f64,
+    high: f64,
+    ticks: Vec<f64>,
+    log: bool,
+}
+
+impl ValueAxis {
+    /// Throughput and times are never negative, so a linear axis starts
+    /// at zero then: a chart that starts at 18000 makes a 5% difference
+    /// look like a doubling. A log axis spans the decades of the positive
+    /// values (a value at or under zero sits on its floor).
+    fn of(summaries: &[&[Summary]], log: bool) -> Self {
+        let all = summaries.iter().flat_map(|points| points.iter());
+        let high = all.clone().map(|s| s.max).fold(f64::NEG_INFINITY, f64::max);
+        let positive_low = all
+            .clone()
+            .map(|s| s.min)
+            .filter(|v| *v > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        if log && positive_low.is_finite() {
+            let ticks = log_ticks(positive_low, high * 1.04);
+            return ValueAxis {
+                low: ticks[0],
+                high: ticks[ticks.len() - 1],
+                ticks,
+                log: true,
+            };
+        }
+        let low = all.map(|s| s.min).fold(f64::INFINITY, f64::min);
+        let low = low.min(0.0);
+        let high = if high <= low { low + 1.0 } else { high };
+        let ticks = nice_ticks(low, high * 1.04, 6);
+        let first = ticks.first().copied().unwrap_or(low).min(low);
+        let last = ticks.last().copied().unwrap_or(high).max(high);
+        ValueAxis {
+            low: first,
+            high: last,
+            ticks,
+            log: false,
+        }
+    }
+
+    /// How far along the axis `value` lies, from 0 to 1.
+    fn fraction(&self, value: f64) -> f64 {
+        if self.log {
+            let low = self.low.log10();
+            (value.max(self.low).log10() - low) / (self.high.log10() - low)
+        } else {
+            (value - self.low) / (self.high - self.low)
+        }
+    }
+
+    /// A tick's label: on one scale for the whole linear axis (`5k`,
+    /// `10k`), each on its own across a log axis' decades (`1`, `1k`).
+    fn tick_label(&self, value: f64) -> String {
+        if self.log {
+            format_tick(value, value)
+        } else {
+            format_tick(value, self.low.abs().max(self.high.abs()))
+        }
+    }
+
+    /// Where bars start: zero, or the floor of a log axis.
+    fn base(&self) -> f64 {
+        if self.log {
+            self.low
+        } else {
+            self.low.max(0.0)
+        }
+    }
+
+    /// The axis' title, saying when it is logarithmic.
+    fn title(&self, title: &str) -> String {
+        if self.log {
+            format!("{title}, log scale")
+        } else {
+            title.to_owned()
+        }
+    }
 }
 
 fn draw_lines<DB: DrawingBackend>(
@@ -580,9 +652,8 @@ fn draw_lines<DB: DrawingBackend>(
     summaries: &[&[Summary]],
     frame: Rect,
 ) -> DrawResult<DB> {
-    let (y_low, y_high, y_ticks) = value_range(summaries);
-    let axis_max = y_low.abs().max(y_high.abs());
-    let tick_labels: Vec<String> = y_ticks.iter().map(|v| format_tick(*v, axis_max)).collect();
+    let axis = ValueAxis::of(summaries, chart.log_scale);
+    let tick_labels: Vec<String> = axis.ticks.iter().map(|v| axis.tick_label(*v)).collect();
     let tick_width = tick_labels
         .iter()
         .map(|t| text_width(t, LABEL_SIZE))
@@ -617,12 +688,10 @@ fn draw_lines<DB: DrawingBackend>(
     let px = |x: f64| {
         plot.left + ((position(x) - p_low) / (p_high - p_low) * plot.width() as f64).round() as i32
     };
-    let py = |y: f64| {
-        plot.bottom - ((y - y_low) / (y_high - y_low) * plot.height() as f64).round() as i32
-    };
+    let py = |y: f64| plot.bottom - (axis.fraction(y) * plot.height() as f64).round() as i32;
 
     // Grid and value ticks.
-    for (value, label) in y_ticks.iter().zip(&tick_labels) {
+    for (value, label) in axis.ticks.iter().zip(&tick_labels) {
         let y = py(*value);
         root.draw(&PathElement::new(
             vec![(plot.left, y), (plot.right, y)],
@@ -677,7 +746,7 @@ fn draw_lines<DB: DrawingBackend>(
         &TEXT,
         (HPos::Center, VPos::Bottom),
     );
-    draw_y_title(labels, &chart.y_title, frame.left + 6, plot);
+    draw_y_title(labels, &axis.title(&chart.y_title), frame.left + 6, plot);
 
     // Lines first, then whiskers and markers on top of every line; the
     // baseline last of each, so no other series hides it.
@@ -841,8 +910,7 @@ fn draw_bars<DB: DrawingBackend>(
     summaries: &[&[Summary]],
     frame: Rect,
 ) -> DrawResult<DB> {
-    let (v_low, v_high, v_ticks) = value_range(summaries);
-    let axis_max = v_low.abs().max(v_high.abs());
+    let axis = ValueAxis::of(summaries, chart.log_scale);
     let label_room = (frame.width() / 3).max(80);
     let category_width = categories
         .iter()
@@ -865,8 +933,8 @@ fn draw_bars<DB: DrawingBackend>(
         .unwrap_or(0);
     let values_right = plot.right - (widest_label + 8).clamp(plot.width() / 10, plot.width() / 2);
     let values_width = f64::from((values_right - plot.left).max(1));
-    let px = |v: f64| plot.left + ((v - v_low) / (v_high - v_low) * values_width).round() as i32;
-    for value in &v_ticks {
+    let px = |v: f64| plot.left + (axis.fraction(v) * values_width).round() as i32;
+    for value in &axis.ticks {
         let x = px(*value);
         root.draw(&PathElement::new(
             vec![(x, plot.top), (x, plot.bottom)],
@@ -874,7 +942,7 @@ fn draw_bars<DB: DrawingBackend>(
         ))?;
         text(
             labels,
-            &format_tick(*value, axis_max),
+            &axis.tick_label(*value),
             (x, plot.bottom + 8),
             LABEL_SIZE,
             &TEXT,
@@ -883,7 +951,7 @@ fn draw_bars<DB: DrawingBackend>(
     }
     text(
         labels,
-        &fit(&chart.y_title, AXIS_TITLE_SIZE, plot.width()),
+        &fit(&axis.title(&chart.y_title), AXIS_TITLE_SIZE, plot.width()),
         ((plot.left + plot.right) / 2, frame.bottom - 8),
         AXIS_TITLE_SIZE,
         &TEXT,
@@ -918,7 +986,7 @@ fn draw_bars<DB: DrawingBackend>(
             let top = (band_top + band * 0.1 + bar * index as f64).round() as i32;
             let bottom = (band_top + band * 0.1 + bar * (index + 1) as f64).round() as i32 - 1;
             let bottom = bottom.max(top + 1);
-            let corners = [(px(v_low.max(0.0)), top), (px(s.mean), bottom)];
+            let corners = [(px(axis.base()), top), (px(s.mean), bottom)];
             draw_bar(root, corners, style, s.mark)?;
             let middle = (top + bottom) / 2;
             if s.max > s.min {
@@ -1414,6 +1482,44 @@ mod tests {
                 series_colour(index)
             );
             assert!(css.contains(&rule), "static/style.css lacks {rule}");
+        }
+    }
+
+    #[test]
+    fn a_log_scale_spreads_values_of_every_size() {
+        let draw = |log_scale: bool| {
+            let mut chart = Chart::bars("sql-bench", "test", "s", vec!["a".into(), "b".into()]);
+            chart.series.push(ChartSeries::from_values(
+                "2.4.0",
+                &[(0.0, 3.0), (1.0, 3000.0)],
+            ));
+            chart.log_scale = log_scale;
+            render_svg(&chart).unwrap()
+        };
+        let width_of_bar = |svg: &str, index: usize| -> i32 {
+            let line = svg
+                .lines()
+                .filter(|l| l.starts_with("<rect") && l.contains(r##"fill="#0072B2""##))
+                .nth(index)
+                .unwrap()
+                .to_owned();
+            line.split(r#"width=""#)
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        let (linear, log) = (draw(false), draw(true));
+        // Linear: 3 s is a hairline beside 3000 s; log: over a tenth as long.
+        assert!(width_of_bar(&linear, 0) <= 1, "{linear}");
+        assert!(width_of_bar(&log, 0) * 10 > width_of_bar(&log, 1), "{log}");
+        assert!(log.contains("s, log scale") && !linear.contains("log scale"));
+        let texts: Vec<&str> = log.lines().collect();
+        for tick in ["1", "10", "100"] {
+            assert!(texts.contains(&tick), "tick {tick}: {log}");
         }
     }
 

@@ -167,6 +167,9 @@ impl Comparison {
                         .all(is_unproven),
             })
             .collect();
+        // The canonical link holds what the chart is asked to draw.
+        chart.log_scale =
+            super::CompareQuery::from_query_string(&self.query).is_ok_and(|query| query.log_scale);
         if let Some(method) = self.methods_title() {
             chart.note = Some(format!(
                 "Differences to the baseline: {} confidence, {method}; an interval needs {MIN_RUNS} runs a side.",
