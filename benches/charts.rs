@@ -25,6 +25,7 @@ fn chart() -> Chart {
         series,
         categories: None,
         note: None,
+        log_scale: false,
         width: charts::WIDTH,
         height: charts::HEIGHT,
     }

@@ -260,6 +260,101 @@ async fn tools_without_threads_get_bars_per_item() {
 }
 
 #[tokio::test]
+async fn the_image_carries_each_verdict_and_names_the_baseline() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_002]);
+    let query = "tool=sysbench&metric=qps&by=label&baseline=Original";
+    let svg = get(&state, &format!("/compare.svg?{query}")).await.text();
+    for needle in [
+        "Original (baseline)",
+        "186470.33  n=3  baseline",
+        "217725  n=3  +16.8% ± 4.3% better",
+        "263324  n=3  +41.2% ± 4.0% better",
+        "Filled: better or worse",
+    ] {
+        assert!(svg.contains(needle), "{needle}: {svg}");
+    }
+    // The note, wrapped over lines of the legend.
+    let words: Vec<&str> = svg.lines().filter(|line| !line.starts_with('<')).collect();
+    let words = words.join(" ").replace("&apos;", "'");
+    assert!(
+        words.contains("Differences to the baseline: 95% confidence, Student's t, as ministat"),
+        "{words}"
+    );
+    // No point is unproven, so the key names only what is drawn.
+    assert!(!svg.contains("Hollow") && !svg.contains("Pale"), "{svg}");
+    // Without a baseline the image claims no verdict.
+    let plain = get(&state, "/compare.svg?tool=sysbench&metric=qps&by=label")
+        .await
+        .text();
+    assert!(
+        !plain.contains("±") && !plain.contains("ministat"),
+        "{plain}"
+    );
+}
+
+#[tokio::test]
+async fn twelve_colours_for_the_sql_bench_kernels() {
+    let (_dir, db, state) = test_state();
+    let fixtures: Vec<String> = std::fs::read_dir(repo_path("fixtures/sql-bench"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "txt"))
+        .map(|path| {
+            format!(
+                "fixtures/sql-bench/{}",
+                path.file_name().unwrap().to_str().unwrap()
+            )
+        })
+        .collect();
+    ingest(
+        &db,
+        &fixtures.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    let query = "tool=sql-bench&metric=wallclock_s&by=os_version&item=TOTALS";
+    let json = get(&state, &format!("/compare.json?{query}")).await.json();
+    let series = json["series"].as_array().unwrap().len();
+    assert!(series >= 11, "{json}");
+    let svg = get(&state, &format!("/compare.svg?{query}")).await.text();
+    // Each series' legend swatch is a filled rectangle of its colour.
+    let colours: std::collections::BTreeSet<&str> = svg
+        .lines()
+        .filter(|line| line.starts_with("<rect") && line.contains(r#"width="22" height="12""#))
+        .filter_map(|line| line.split(r#"fill=""#).nth(1)?.split('"').next())
+        .collect();
+    assert_eq!(colours.len(), series, "{colours:?}");
+}
+
+#[tokio::test]
+async fn scale_log_draws_the_value_axis_logarithmic() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_004]);
+    let query = format!("{SEED_004_QUERY}&scale=log");
+    let svg = get(&state, &format!("/compare.svg?{query}")).await.text();
+    assert!(svg.contains("lower is better, log scale"), "{svg}");
+    let linear = get(&state, &format!("/compare.svg?{SEED_004_QUERY}"))
+        .await
+        .text();
+    assert!(!linear.contains("log scale"), "{linear}");
+    // The permalink keeps it.
+    let json = get(&state, &format!("/compare.json?{query}")).await.json();
+    assert!(
+        json["query"].as_str().unwrap().ends_with("&scale=log"),
+        "{json}"
+    );
+    let answer = fetch(
+        &state,
+        &format!("/compare.svg?{SEED_004_QUERY}&scale=ln"),
+        None,
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert!(answer
+        .text()
+        .contains("scale=ln is not a scale; choose scale=log"));
+}
+
+#[tokio::test]
 async fn baseline_differences_follow_the_metrics_direction() {
     let (_dir, db, state) = test_state();
     ingest(&db, &[SEED_004, SEED_000]);

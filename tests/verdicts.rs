@@ -561,9 +561,9 @@ async fn two_runs_far_apart_are_too_few_to_call_worse() {
     let (_, csv) = get(&state, &format!("/compare.csv?{query}")).await;
     assert!(!csv.contains(",worse,"), "{csv}");
     assert!(csv.contains(",too_few_runs,"), "{csv}");
-    // The chart marks them: hollow, and a note in the legend says why.
+    // The chart marks them: pale, and the legend's key says why.
     let (_, svg) = get(&state, &format!("/compare.svg?{query}")).await;
-    assert!(svg.contains("Hollow"), "{svg}");
+    assert!(svg.contains("Pale: too few runs"), "{svg}");
 }
 
 #[tokio::test]

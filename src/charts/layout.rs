@@ -67,9 +67,41 @@ pub fn nice_ticks(low: f64, high: f64, wanted: usize) -> Vec<f64> {
         .collect()
 }
 
+/// Ticks of a logarithmic axis covering `low..=high` (both positive):
+/// the powers of ten around them, and 2 and 5 times each where the range
+/// spans at most two decades.
+pub fn log_ticks(low: f64, high: f64) -> Vec<f64> {
+    if !(low > 0.0 && high.is_finite()) {
+        return vec![1.0];
+    }
+    let first = low.log10().floor() as i32;
+    let last = (high.log10().ceil() as i32).max(first + 1);
+    let steps: &[f64] = if last - first <= 2 {
+        &[1.0, 2.0, 5.0]
+    } else {
+        &[1.0]
+    };
+    (first..=last)
+        .flat_map(|power| steps.iter().map(move |m| m * 10f64.powi(power)))
+        .filter(|&tick| tick <= 10f64.powi(last))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn log_ticks_are_decades_with_steps_when_few() {
+        assert_eq!(
+            log_ticks(554.0, 130055.0),
+            [100.0, 1000.0, 10000.0, 100000.0, 1000000.0]
+        );
+        assert_eq!(
+            log_ticks(3.0, 40.0),
+            [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]
+        );
+    }
 
     #[test]
     fn ticks_are_round_and_cover_the_range() {

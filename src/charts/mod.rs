@@ -25,7 +25,7 @@ mod layout;
 
 pub use format::{format_number, format_tick, format_value};
 
-use layout::{nice_ticks, Rect};
+use layout::{log_ticks, nice_ticks, Rect};
 
 /// DejaVu Sans, from Debian's fonts-dejavu-core (see fonts/DejaVuSans.copyright).
 static DEJAVU_SANS: &[u8] = include_bytes!("../../fonts/DejaVuSans.ttf");
@@ -45,9 +45,13 @@ pub fn register_fonts() {
     });
 }
 
-/// Okabe & Ito's palette, which stays distinguishable with the common
-/// colour-vision deficiencies. Yellow comes last: it is faint on white.
-pub const PALETTE: [RGBColor; 8] = [
+/// Okabe & Ito's eight colours, which stay distinguishable with the
+/// common colour-vision deficiencies, then the four of Paul Tol's "muted"
+/// scheme furthest from them, so that twelve series get twelve colours.
+/// Yellow comes eighth: it is faint on white. Past twelve, series repeat
+/// a colour with another marker shape and dash pattern
+/// ([`series_style`]).
+pub const PALETTE: [RGBColor; 12] = [
     RGBColor(0x00, 0x72, 0xB2), // blue
     RGBColor(0xE6, 0x9F, 0x00), // orange
     RGBColor(0x00, 0x9E, 0x73), // bluish green
@@ -56,6 +60,45 @@ pub const PALETTE: [RGBColor; 8] = [
     RGBColor(0x56, 0xB4, 0xE9), // sky blue
     RGBColor(0x00, 0x00, 0x00), // black
     RGBColor(0xF0, 0xE4, 0x42), // yellow
+    RGBColor(0x33, 0x22, 0x88), // Tol's indigo
+    RGBColor(0x88, 0x22, 0x55), // Tol's wine
+    RGBColor(0x99, 0x99, 0x33), // Tol's olive
+    RGBColor(0x11, 0x77, 0x33), // Tol's green
+];
+
+/// How series `index` is told apart: its colour, its marker shape (one
+/// of [`SHAPES`]) and, from the second dozen on, a dotted line, so that no
+/// two of 24 series look alike and lines stay apart in greyscale.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct SeriesStyle {
+    colour: RGBColor,
+    shape: Shape,
+    /// The series repeats an earlier series' colour.
+    second_round: bool,
+}
+
+fn series_style(index: usize) -> SeriesStyle {
+    let round = index / PALETTE.len();
+    SeriesStyle {
+        colour: PALETTE[index % PALETTE.len()],
+        shape: SHAPES[(index + round) % SHAPES.len()],
+        second_round: round % 2 == 1,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Circle,
+    Triangle,
+    Square,
+    Diamond,
+}
+
+const SHAPES: [Shape; 4] = [
+    Shape::Circle,
+    Shape::Triangle,
+    Shape::Square,
+    Shape::Diamond,
 ];
 
 /// The CSS hex colour of series `index`, for tables next to a chart.
@@ -79,6 +122,11 @@ pub struct ChartSeries {
 }
 
 impl ChartSeries {
+    /// Whether this is the baseline series (its points are marked so).
+    pub fn is_baseline(&self) -> bool {
+        self.points.iter().any(|p| p.mark == Mark::Baseline)
+    }
+
     /// A series of raw `(x, value)` pairs, repeats of an x summarised into
     /// one point.
     pub fn from_values(name: impl Into<String>, values: &[(f64, f64)]) -> Self {
@@ -103,6 +151,9 @@ pub struct Chart {
     pub categories: Option<Vec<String>>,
     /// A line under the legend explaining its marks (what hollow means).
     pub note: Option<String>,
+    /// A logarithmic value axis (`scale=log`): values from 1 s to
+    /// thousands of seconds all stay readable.
+    pub log_scale: bool,
     pub width: u32,
     pub height: u32,
 }
@@ -129,6 +180,7 @@ impl Chart {
             series: Vec::new(),
             categories: None,
             note: None,
+            log_scale: false,
             width: WIDTH,
             height: HEIGHT,
         }
@@ -166,17 +218,66 @@ impl Chart {
 #[error("drawing the chart failed: {0}")]
 pub struct ChartError(String);
 
+/// How a point stands against the baseline, each drawn its own way and
+/// named in the legend's key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mark {
+    /// No baseline in the chart: drawn filled.
+    #[default]
+    Plain,
+    /// A point of the baseline series: filled, ringed and drawn over the
+    /// other series, so no marker hides it.
+    Baseline,
+    /// Better or worse than the baseline, beyond noise: filled.
+    Proven,
+    /// The interval holds zero: hollow.
+    NoDifference,
+    /// Too few runs on a side for an interval: a pale fill.
+    TooFewRuns,
+    /// The point or its baseline point mixes configurations: hollow and
+    /// crossed.
+    Mixed,
+    /// The baseline has no point at this x: a dashed outline.
+    NotCompared,
+}
+
+impl Mark {
+    /// The legend key's words for the mark; `None` for marks that need
+    /// no key.
+    fn key(self) -> Option<&'static str> {
+        match self {
+            Mark::Plain | Mark::Baseline => None,
+            Mark::Proven => Some("Filled: better or worse"),
+            Mark::NoDifference => Some("Hollow: no difference"),
+            Mark::TooFewRuns => Some("Pale: too few runs"),
+            Mark::Mixed => Some("Crossed: mixed configurations"),
+            Mark::NotCompared => Some("Dashed: no baseline point"),
+        }
+    }
+
+    /// The marks the key lists, in its order.
+    const KEYED: [Mark; 5] = [
+        Mark::Proven,
+        Mark::NoDifference,
+        Mark::TooFewRuns,
+        Mark::Mixed,
+        Mark::NotCompared,
+    ];
+}
+
 /// The values of one x of a series.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Summary {
     pub x: f64,
     pub mean: f64,
     pub min: f64,
     pub max: f64,
     pub count: usize,
-    /// Drawn hollow (an outlined marker or bar): its difference to the
-    /// baseline is not shown to be more than noise.
-    pub hollow: bool,
+    /// How it stands against the baseline.
+    pub mark: Mark,
+    /// Printed beside the point: its difference to the baseline and the
+    /// interval (`+16.8% ± 4.3% better`), or why there is none.
+    pub verdict: Option<String>,
 }
 
 /// Groups points by x (in ascending x) into mean, min and max.
@@ -202,7 +303,7 @@ pub fn summarise(points: &[(f64, f64)]) -> Vec<Summary> {
                 min: y,
                 max: y,
                 count: 1,
-                hollow: false,
+                ..Summary::default()
             }),
         }
     }
@@ -436,24 +537,112 @@ fn legend_width(chart: &Chart, width: i32) -> i32 {
         .series
         .iter()
         .map(|s| text_width(&s.name, LABEL_SIZE))
+        .chain(
+            keyed_marks(chart)
+                .iter()
+                .filter_map(|m| m.key())
+                .map(|key| text_width(key, NOTE_SIZE)),
+        )
         .max()
         .unwrap_or(0);
     (widest + 52).clamp(110, width / 3)
 }
 
-/// The value axis: ticks, grid and the range they cover. Throughput and
-/// times are never negative, so the axis starts at zero then: a chart that
-/// starts at 18000 makes a 5% difference look like a doubling.
-fn value_range(summaries: &[&[Summary]]) -> (f64, f64, Vec<f64>) {
-    let all = summaries.iter().flat_map(|points| points.iter());
-    let low = all.clone().map(|s| s.min).fold(f64::INFINITY, f64::min);
-    let high = all.map(|s| s.max).fold(f64::NEG_INFINITY, f64::max);
-    let low = low.min(0.0);
-    let high = if high <= low { low + 1.0 } else { high };
-    let ticks = nice_ticks(low, high * 1.04, 6);
-    let first = ticks.first().copied().unwrap_or(low).min(low);
-    let last = ticks.last().copied().unwrap_or(high).max(high);
-    (first, last, ticks)
+/// The marks the chart's points use that the legend's key explains.
+fn keyed_marks(chart: &Chart) -> Vec<Mark> {
+    Mark::KEYED
+        .into_iter()
+        .filter(|mark| {
+            chart
+                .series
+                .iter()
+                .flat_map(|s| &s.points)
+                .any(|p| p.mark == *mark)
+        })
+        .collect()
+}
+
+/// The value axis: the range its ticks cover, linear or logarithmic.
+struct ValueAxis {
+    low: f64,
+    high: f64,
+    ticks: Vec<f64>,
+    log: bool,
+}
+
+impl ValueAxis {
+    /// Throughput and times are never negative, so a linear axis starts
+    /// at zero then: a chart that starts at 18000 makes a 5% difference
+    /// look like a doubling. A log axis spans the decades of the positive
+    /// values (a value at or under zero sits on its floor).
+    fn of(summaries: &[&[Summary]], log: bool) -> Self {
+        let all = summaries.iter().flat_map(|points| points.iter());
+        let high = all.clone().map(|s| s.max).fold(f64::NEG_INFINITY, f64::max);
+        let positive_low = all
+            .clone()
+            .map(|s| s.min)
+            .filter(|v| *v > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        if log && positive_low.is_finite() {
+            let ticks = log_ticks(positive_low, high * 1.04);
+            return ValueAxis {
+                low: ticks[0],
+                high: ticks[ticks.len() - 1],
+                ticks,
+                log: true,
+            };
+        }
+        let low = all.map(|s| s.min).fold(f64::INFINITY, f64::min);
+        let low = low.min(0.0);
+        let high = if high <= low { low + 1.0 } else { high };
+        let ticks = nice_ticks(low, high * 1.04, 6);
+        let first = ticks.first().copied().unwrap_or(low).min(low);
+        let last = ticks.last().copied().unwrap_or(high).max(high);
+        ValueAxis {
+            low: first,
+            high: last,
+            ticks,
+            log: false,
+        }
+    }
+
+    /// How far along the axis `value` lies, from 0 to 1.
+    fn fraction(&self, value: f64) -> f64 {
+        if self.log {
+            let low = self.low.log10();
+            (value.max(self.low).log10() - low) / (self.high.log10() - low)
+        } else {
+            (value - self.low) / (self.high - self.low)
+        }
+    }
+
+    /// A tick's label: on one scale for the whole linear axis (`5k`,
+    /// `10k`), each on its own across a log axis' decades (`1`, `1k`).
+    fn tick_label(&self, value: f64) -> String {
+        if self.log {
+            format_tick(value, value)
+        } else {
+            format_tick(value, self.low.abs().max(self.high.abs()))
+        }
+    }
+
+    /// Where bars start: zero, or the floor of a log axis.
+    fn base(&self) -> f64 {
+        if self.log {
+            self.low
+        } else {
+            self.low.max(0.0)
+        }
+    }
+
+    /// The axis' title, saying when it is logarithmic.
+    fn title(&self, title: &str) -> String {
+        if self.log {
+            format!("{title}, log scale")
+        } else {
+            title.to_owned()
+        }
+    }
 }
 
 fn draw_lines<DB: DrawingBackend>(
@@ -463,9 +652,8 @@ fn draw_lines<DB: DrawingBackend>(
     summaries: &[&[Summary]],
     frame: Rect,
 ) -> DrawResult<DB> {
-    let (y_low, y_high, y_ticks) = value_range(summaries);
-    let axis_max = y_low.abs().max(y_high.abs());
-    let tick_labels: Vec<String> = y_ticks.iter().map(|v| format_tick(*v, axis_max)).collect();
+    let axis = ValueAxis::of(summaries, chart.log_scale);
+    let tick_labels: Vec<String> = axis.ticks.iter().map(|v| axis.tick_label(*v)).collect();
     let tick_width = tick_labels
         .iter()
         .map(|t| text_width(t, LABEL_SIZE))
@@ -500,12 +688,10 @@ fn draw_lines<DB: DrawingBackend>(
     let px = |x: f64| {
         plot.left + ((position(x) - p_low) / (p_high - p_low) * plot.width() as f64).round() as i32
     };
-    let py = |y: f64| {
-        plot.bottom - ((y - y_low) / (y_high - y_low) * plot.height() as f64).round() as i32
-    };
+    let py = |y: f64| plot.bottom - (axis.fraction(y) * plot.height() as f64).round() as i32;
 
     // Grid and value ticks.
-    for (value, label) in y_ticks.iter().zip(&tick_labels) {
+    for (value, label) in axis.ticks.iter().zip(&tick_labels) {
         let y = py(*value);
         root.draw(&PathElement::new(
             vec![(plot.left, y), (plot.right, y)],
@@ -560,27 +746,25 @@ fn draw_lines<DB: DrawingBackend>(
         &TEXT,
         (HPos::Center, VPos::Bottom),
     );
-    draw_y_title(labels, &chart.y_title, frame.left + 6, plot);
+    draw_y_title(labels, &axis.title(&chart.y_title), frame.left + 6, plot);
 
-    // Lines first, then whiskers and markers on top of every line.
-    for (index, series) in summaries.iter().enumerate() {
-        let colour = PALETTE[index % PALETTE.len()];
-        let points: Vec<(i32, i32)> = series.iter().map(|s| (px(s.x), py(s.mean))).collect();
-        if chart.series.get(index).is_some_and(|s| s.dashed) {
-            root.draw(&DashedPathElement::new(
-                points,
-                7,
-                5,
-                colour.stroke_width(2),
-            ))?;
-        } else {
-            root.draw(&PathElement::new(points, colour.stroke_width(2)))?;
-        }
+    // Lines first, then whiskers and markers on top of every line; the
+    // baseline last of each, so no other series hides it.
+    let order = drawing_order(chart);
+    for &index in &order {
+        let style = series_style(index);
+        let points: Vec<(i32, i32)> = summaries[index]
+            .iter()
+            .map(|s| (px(s.x), py(s.mean)))
+            .collect();
+        let dashed = chart.series.get(index).is_some_and(|s| s.dashed);
+        draw_line(root, points, style, dashed)?;
     }
     let mut placed: Vec<Rect> = Vec::new();
-    for (index, series) in summaries.iter().enumerate() {
-        let colour = PALETTE[index % PALETTE.len()];
-        for s in series.iter() {
+    for &index in &order {
+        let style = series_style(index);
+        let colour = style.colour;
+        for s in summaries[index].iter() {
             let (x, y) = (px(s.x), py(s.mean));
             if s.max > s.min {
                 let (top, bottom) = (py(s.max), py(s.min));
@@ -595,44 +779,97 @@ fn draw_lines<DB: DrawingBackend>(
                     ))?;
                 }
             }
-            draw_marker(root, index, (x, y), colour, s.hollow)?;
-            placed.push(Rect::around((x, y), 5));
+            draw_marker(root, style.shape, (x, y), colour, s.mark)?;
+            let radius = if s.mark == Mark::Baseline { 9 } else { 5 };
+            placed.push(Rect::around((x, y), radius));
         }
     }
-    // n= beside repeated points, where it does not cover another label or marker.
-    for (index, series) in summaries.iter().enumerate() {
-        let colour = PALETTE[index % PALETTE.len()];
-        for s in series.iter().filter(|s| s.count > 1) {
-            let label = format!("n={}", s.count);
-            let w = text_width(&label, NOTE_SIZE);
-            // Right of the point, else left of it.
-            let y = py(s.mean) - 2;
-            let candidates = [px(s.x) + 7, px(s.x) - 7 - w].map(|x| Rect {
-                left: x,
-                top: y - NOTE_SIZE as i32,
-                right: x + w,
-                bottom: y,
-            });
-            let free = candidates.into_iter().find(|rect| {
+    // The verdict beside each compared point, then n= beside repeated
+    // points, each where it covers no other label or marker.
+    let verdicts = order.iter().flat_map(|&index| {
+        summaries[index]
+            .iter()
+            .filter_map(move |s| Some((index, s, s.verdict.clone()?)))
+    });
+    let counts = order.iter().flat_map(|&index| {
+        summaries[index]
+            .iter()
+            .filter(|s| s.count > 1)
+            .map(move |s| (index, s, format!("n={}", s.count)))
+    });
+    let verdict_count = verdicts.clone().count();
+    for (number, (index, s, label)) in verdicts.chain(counts).enumerate() {
+        let w = text_width(&label, NOTE_SIZE);
+        let (x, y) = (px(s.x), py(s.mean));
+        let h = NOTE_SIZE as i32 + 2;
+        // Right of the point, left of it, then above or below (verdicts).
+        let mut candidates = vec![(x + 9, y - 2 - h), (x - 9 - w, y - 2 - h)];
+        if number < verdict_count {
+            candidates.extend([(x + 9, y + 3), (x - 9 - w, y + 3), (x - w / 2, y - 10 - h)]);
+            candidates.push((x - w / 2, y + 10));
+        }
+        let free = candidates
+            .into_iter()
+            .map(|(left, top)| Rect {
+                left,
+                top,
+                right: left + w,
+                bottom: top + h,
+            })
+            .find(|rect| {
                 rect.right <= plot.right + 12
                     && rect.left >= plot.left
                     && rect.top >= plot.top
+                    && rect.bottom <= plot.bottom
                     && !placed.iter().any(|other| other.overlaps(rect))
             });
-            if let Some(rect) = free {
-                text(
-                    labels,
-                    &label,
-                    (rect.left, y),
-                    NOTE_SIZE,
-                    &colour_for_text(colour),
-                    (HPos::Left, VPos::Bottom),
-                );
-                placed.push(rect);
+        if let Some(rect) = free {
+            if number < verdict_count {
+                // A verdict stays legible over the lines it sits on.
+                root.draw(&Rectangle::new(
+                    [(rect.left - 1, rect.top), (rect.right + 1, rect.bottom)],
+                    WHITE.mix(0.85).filled(),
+                ))?;
             }
+            text(
+                labels,
+                &label,
+                (rect.left, rect.bottom),
+                NOTE_SIZE,
+                &colour_for_text(series_style(index).colour),
+                (HPos::Left, VPos::Bottom),
+            );
+            placed.push(rect);
         }
     }
     Ok(())
+}
+
+/// The series' indexes in the order they are drawn: the baseline last.
+fn drawing_order(chart: &Chart) -> Vec<usize> {
+    let is_baseline = |index: &usize| chart.series[*index].is_baseline();
+    let all = 0..chart.series.len();
+    all.clone()
+        .filter(|i| !is_baseline(i))
+        .chain(all.filter(is_baseline))
+        .collect()
+}
+
+/// A series' line: solid, or dashed when none of its differences is
+/// proven; dotted (or long-dashed) for the second dozen of series.
+fn draw_line<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    points: Vec<(i32, i32)>,
+    style: SeriesStyle,
+    dashed: bool,
+) -> DrawResult<DB> {
+    let stroke = style.colour.stroke_width(2);
+    match (dashed, style.second_round) {
+        (false, false) => root.draw(&PathElement::new(points, stroke)),
+        (true, false) => root.draw(&DashedPathElement::new(points, 7, 5, stroke)),
+        (false, true) => root.draw(&DashedPathElement::new(points, 2, 3, stroke)),
+        (true, true) => root.draw(&DashedPathElement::new(points, 12, 4, stroke)),
+    }
 }
 
 /// Yellow and sky blue are too faint for small text on white.
@@ -673,10 +910,7 @@ fn draw_bars<DB: DrawingBackend>(
     summaries: &[&[Summary]],
     frame: Rect,
 ) -> DrawResult<DB> {
-    let (v_low, v_high, v_ticks) = value_range(summaries);
-    // Room after the longest bar for its value.
-    let v_high = v_high * 1.12;
-    let axis_max = v_low.abs().max(v_high.abs());
+    let axis = ValueAxis::of(summaries, chart.log_scale);
     let label_room = (frame.width() / 3).max(80);
     let category_width = categories
         .iter()
@@ -690,9 +924,17 @@ fn draw_bars<DB: DrawingBackend>(
         right: frame.right - 16,
         bottom: frame.bottom - 52,
     };
-    let px =
-        |v: f64| plot.left + ((v - v_low) / (v_high - v_low) * plot.width() as f64).round() as i32;
-    for value in &v_ticks {
+    // Room after the longest bar for its value and verdict.
+    let widest_label = summaries
+        .iter()
+        .flat_map(|points| points.iter())
+        .map(|s| text_width(&bar_label(s), NOTE_SIZE))
+        .max()
+        .unwrap_or(0);
+    let values_right = plot.right - (widest_label + 8).clamp(plot.width() / 10, plot.width() / 2);
+    let values_width = f64::from((values_right - plot.left).max(1));
+    let px = |v: f64| plot.left + (axis.fraction(v) * values_width).round() as i32;
+    for value in &axis.ticks {
         let x = px(*value);
         root.draw(&PathElement::new(
             vec![(x, plot.top), (x, plot.bottom)],
@@ -700,7 +942,7 @@ fn draw_bars<DB: DrawingBackend>(
         ))?;
         text(
             labels,
-            &format_tick(*value, axis_max),
+            &axis.tick_label(*value),
             (x, plot.bottom + 8),
             LABEL_SIZE,
             &TEXT,
@@ -709,7 +951,7 @@ fn draw_bars<DB: DrawingBackend>(
     }
     text(
         labels,
-        &fit(&chart.y_title, AXIS_TITLE_SIZE, plot.width()),
+        &fit(&axis.title(&chart.y_title), AXIS_TITLE_SIZE, plot.width()),
         ((plot.left + plot.right) / 2, frame.bottom - 8),
         AXIS_TITLE_SIZE,
         &TEXT,
@@ -740,17 +982,12 @@ fn draw_bars<DB: DrawingBackend>(
             let Some(s) = series.iter().find(|s| s.x == category as f64) else {
                 continue;
             };
-            let colour = PALETTE[index % PALETTE.len()];
+            let style = series_style(index);
             let top = (band_top + band * 0.1 + bar * index as f64).round() as i32;
             let bottom = (band_top + band * 0.1 + bar * (index + 1) as f64).round() as i32 - 1;
             let bottom = bottom.max(top + 1);
-            let corners = [(px(v_low.max(0.0)), top), (px(s.mean), bottom)];
-            if s.hollow {
-                root.draw(&Rectangle::new(corners, WHITE.filled()))?;
-                root.draw(&Rectangle::new(corners, colour.stroke_width(2)))?;
-            } else {
-                root.draw(&Rectangle::new(corners, colour.filled()))?;
-            }
+            let corners = [(px(axis.base()), top), (px(s.mean), bottom)];
+            draw_bar(root, corners, style, s.mark)?;
             let middle = (top + bottom) / 2;
             if s.max > s.min {
                 root.draw(&PathElement::new(
@@ -765,12 +1002,10 @@ fn draw_bars<DB: DrawingBackend>(
                     ))?;
                 }
             }
-            // The value at the end of the bar when the bar is thick enough to read it.
+            // The value and verdict at the end of the bar when the bar is
+            // thick enough to read them.
             if bottom - top + 1 >= 11 {
-                let mut label = format_value(s.mean);
-                if s.count > 1 {
-                    label.push_str(&format!("  n={}", s.count));
-                }
+                let label = bar_label(s);
                 let x = px(s.max.max(s.mean)) + 5;
                 if x + text_width(&label, NOTE_SIZE) <= plot.right + 12 {
                     text(
@@ -788,51 +1023,146 @@ fn draw_bars<DB: DrawingBackend>(
     draw_axes(root, plot)
 }
 
-/// A marker whose shape changes with the series as well as its colour, so
-/// lines stay apart in greyscale and past the palette's eight colours.
-fn marker<DB: DrawingBackend>(
-    index: usize,
-    at: (i32, i32),
-    style: ShapeStyle,
-) -> DynElement<'static, DB, (i32, i32)> {
-    match (index / PALETTE.len() + index) % 3 {
-        0 => Circle::new(at, 4, style).into_dyn(),
-        1 => TriangleMarker::new(at, 5, style).into_dyn(),
-        _ => Rectangle::new([(at.0 - 4, at.1 - 4), (at.0 + 4, at.1 + 4)], style).into_dyn(),
+/// What a bar says at its end: its mean, count and verdict, or that it
+/// is the baseline.
+fn bar_label(s: &Summary) -> String {
+    let mut label = format_value(s.mean);
+    if s.count > 1 {
+        label.push_str(&format!("  n={}", s.count));
+    }
+    if let Some(verdict) = &s.verdict {
+        label.push_str(&format!("  {verdict}"));
+    } else if s.mark == Mark::Baseline {
+        label.push_str("  baseline");
+    }
+    label
+}
+
+/// The outline of a marker of `shape` centred at `at`, as a closed path.
+fn outline(shape: Shape, at: (i32, i32)) -> Vec<(i32, i32)> {
+    let around = |corners: usize, radius: f64, start: f64| -> Vec<(i32, i32)> {
+        (0..=corners)
+            .map(|corner| {
+                let angle = (start + 360.0 * corner as f64 / corners as f64).to_radians();
+                (
+                    (f64::from(at.0) + radius * angle.cos()).round() as i32,
+                    (f64::from(at.1) + radius * angle.sin()).round() as i32,
+                )
+            })
+            .collect()
+    };
+    match shape {
+        Shape::Circle => around(16, 4.5, 0.0),
+        Shape::Triangle => around(3, 5.5, -90.0),
+        Shape::Square => around(4, 5.5, 45.0),
+        Shape::Diamond => around(4, 5.5, 0.0),
     }
 }
 
-/// Series `index`'s marker, filled, or hollow (white inside an outline,
-/// hiding the line beneath).
+/// `colour` mixed with white: the pale fill of too few runs.
+fn pale(colour: RGBColor) -> RGBColor {
+    let mix = |c: u8| ((u16::from(c) + 3 * 255) / 4) as u8;
+    RGBColor(mix(colour.0), mix(colour.1), mix(colour.2))
+}
+
+/// A marker of `shape` drawn as `mark` says: filled, hollow, pale,
+/// crossed, dash-outlined, or filled and ringed for the baseline.
 fn draw_marker<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
-    index: usize,
+    shape: Shape,
     at: (i32, i32),
     colour: RGBColor,
-    hollow: bool,
+    mark: Mark,
 ) -> DrawResult<DB> {
-    if hollow {
-        root.draw(&marker(index, at, WHITE.filled()))?;
-        if (index / PALETTE.len() + index) % 3 == 1 {
-            // plotters fills a triangle marker whatever its style: its
-            // outline is drawn as a path, with the marker's corners.
-            let corners: Vec<(i32, i32)> = [-90.0f64, -210.0, -330.0, -90.0]
-                .iter()
-                .map(|degrees| {
-                    let radians = degrees.to_radians();
-                    (
-                        (radians.cos() * 5.0 + f64::from(at.0)).ceil() as i32,
-                        (radians.sin() * 5.0 + f64::from(at.1)).ceil() as i32,
-                    )
-                })
-                .collect();
-            root.draw(&PathElement::new(corners, colour.stroke_width(2)))
-        } else {
-            root.draw(&marker(index, at, colour.stroke_width(2)))
+    let path = outline(shape, at);
+    let fill = match mark {
+        Mark::Plain | Mark::Baseline | Mark::Proven => colour,
+        Mark::TooFewRuns => pale(colour),
+        Mark::NoDifference | Mark::Mixed | Mark::NotCompared => WHITE,
+    };
+    root.draw(&Polygon::new(path.clone(), fill.filled()))?;
+    match mark {
+        Mark::NotCompared => {
+            root.draw(&DashedPathElement::new(path, 2, 2, colour.stroke_width(2)))?
         }
-    } else {
-        root.draw(&marker(index, at, ShapeStyle::from(colour).filled()))
+        _ => root.draw(&PathElement::new(path, colour.stroke_width(2)))?,
     }
+    if mark == Mark::Mixed {
+        let (x, y) = at;
+        for (from, to) in [
+            ((x - 3, y - 3), (x + 3, y + 3)),
+            ((x - 3, y + 3), (x + 3, y - 3)),
+        ] {
+            root.draw(&PathElement::new(vec![from, to], colour.stroke_width(1)))?;
+        }
+    }
+    if mark == Mark::Baseline {
+        root.draw(&Circle::new(at, 8, TEXT.stroke_width(2)))?;
+    }
+    Ok(())
+}
+
+/// A bar (or the legend's swatch of one) drawn as `mark` says; a series
+/// of the second dozen carries its marker's shape at the bar's root.
+fn draw_bar<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    corners: [(i32, i32); 2],
+    style: SeriesStyle,
+    mark: Mark,
+) -> DrawResult<DB> {
+    let colour = style.colour;
+    let [(x0, y0), (x1, y1)] = corners;
+    let (left, right, top, bottom) = (x0.min(x1), x0.max(x1), y0.min(y1), y0.max(y1));
+    let path = vec![
+        (left, top),
+        (right, top),
+        (right, bottom),
+        (left, bottom),
+        (left, top),
+    ];
+    let filled = matches!(mark, Mark::Plain | Mark::Baseline | Mark::Proven);
+    match mark {
+        Mark::Plain | Mark::Baseline | Mark::Proven => {
+            root.draw(&Rectangle::new(corners, colour.filled()))?
+        }
+        Mark::TooFewRuns => {
+            root.draw(&Rectangle::new(corners, pale(colour).filled()))?;
+            root.draw(&PathElement::new(path, colour.stroke_width(2)))?
+        }
+        Mark::NoDifference | Mark::Mixed => {
+            root.draw(&Rectangle::new(corners, WHITE.filled()))?;
+            root.draw(&PathElement::new(path, colour.stroke_width(2)))?
+        }
+        Mark::NotCompared => {
+            root.draw(&Rectangle::new(corners, WHITE.filled()))?;
+            root.draw(&DashedPathElement::new(path, 4, 3, colour.stroke_width(2)))?
+        }
+    }
+    if mark == Mark::Mixed {
+        // Hatched: a slanted line every 8 pixels.
+        let height = bottom - top;
+        let mut x = left + 4;
+        while x + height <= right - 2 {
+            root.draw(&PathElement::new(
+                vec![(x, bottom - 1), (x + height, top + 1)],
+                colour.stroke_width(1),
+            ))?;
+            x += 8;
+        }
+    }
+    if mark == Mark::Baseline {
+        // A dark edge on the bar's end, as the ring on a line's point.
+        root.draw(&PathElement::new(
+            vec![(right, top), (right, bottom)],
+            TEXT.stroke_width(3),
+        ))?;
+    }
+    if style.second_round && bottom - top >= 9 && right - left >= 14 {
+        let inside = if filled { WHITE } else { colour };
+        let at = (left + 8, (top + bottom) / 2);
+        root.draw(&Polygon::new(outline(style.shape, at), inside.filled()))?;
+    }
+    Ok(())
 }
 
 /// The legend sits beside the plot so it never hides a line.
@@ -846,8 +1176,9 @@ fn draw_legend<DB: DrawingBackend>(
     let (width, height) = root.dim_in_pixel();
     let row_height = 22;
     let line_height = 16;
-    // Room for the note's lines under the entries.
-    let reserved = if chart.note.is_some() { 96 } else { 0 };
+    let keyed = keyed_marks(chart);
+    // Room for the key and the note's lines under the entries.
+    let reserved = if chart.note.is_some() { 96 } else { 0 } + keyed.len() as i32 * row_height;
     let bottom = height as i32 - 40 - reserved;
     let text_room = width as i32 - left - 40;
     let bars = chart.categories.is_some();
@@ -863,22 +1194,18 @@ fn draw_legend<DB: DrawingBackend>(
         if shown > 0 && y + needed + reserve > bottom {
             break;
         }
-        let colour = PALETTE[index % PALETTE.len()];
+        let style = series_style(index);
+        let mark = if series.is_baseline() {
+            Mark::Baseline
+        } else {
+            Mark::Plain
+        };
         if bars {
-            let corners = [(left + 6, y - 6), (left + 24, y + 6)];
-            if series.dashed {
-                root.draw(&Rectangle::new(corners, colour.stroke_width(2)))?;
-            } else {
-                root.draw(&Rectangle::new(corners, colour.filled()))?;
-            }
+            draw_bar(root, [(left + 4, y - 6), (left + 26, y + 6)], style, mark)?;
         } else {
             let line = vec![(left, y), (left + 28, y)];
-            if series.dashed {
-                root.draw(&DashedPathElement::new(line, 5, 4, colour.stroke_width(2)))?;
-            } else {
-                root.draw(&PathElement::new(line, colour.stroke_width(2)))?;
-            }
-            draw_marker(root, index, (left + 14, y), colour, series.dashed)?;
+            draw_line(root, line, style, series.dashed)?;
+            draw_marker(root, style.shape, (left + 14, y), style.colour, mark)?;
         }
         for (number, line) in lines.iter().enumerate() {
             text(
@@ -904,6 +1231,34 @@ fn draw_legend<DB: DrawingBackend>(
             (HPos::Left, VPos::Center),
         );
         y += row_height;
+    }
+    // The key to the marks used, drawn in grey.
+    if !keyed.is_empty() {
+        y += 4;
+    }
+    for mark in keyed {
+        let style = SeriesStyle {
+            colour: MUTED,
+            shape: Shape::Circle,
+            second_round: false,
+        };
+        if bars {
+            draw_bar(root, [(left + 4, y - 6), (left + 26, y + 6)], style, mark)?;
+        } else {
+            draw_marker(root, style.shape, (left + 14, y), style.colour, mark)?;
+        }
+        let lines = wrap(mark.key().unwrap_or_default(), NOTE_SIZE, text_room);
+        for (number, line) in lines.iter().enumerate() {
+            text(
+                labels,
+                line,
+                (left + 36, y + number as i32 * (NOTE_SIZE as i32 + 3)),
+                NOTE_SIZE,
+                &TEXT,
+                (HPos::Left, VPos::Center),
+            );
+        }
+        y += row_height + (lines.len() as i32 - 1) * (NOTE_SIZE as i32 + 3);
     }
     if let Some(note) = &chart.note {
         let room = width as i32 - left - 8;
@@ -997,35 +1352,175 @@ mod tests {
         }
     }
 
+    /// A line chart of a baseline and one series whose points all carry
+    /// `mark`.
+    fn marked(mark: Mark) -> String {
+        let mut chart = LineChart::new("t", "threads", "q/s");
+        let mut baseline =
+            ChartSeries::from_values("base (baseline)", &[(1.0, 10.0), (64.0, 12.0)]);
+        for point in &mut baseline.points {
+            point.mark = Mark::Baseline;
+        }
+        let mut series = ChartSeries::from_values("a", &[(1.0, 20.0), (64.0, 30.0)]);
+        for point in &mut series.points {
+            point.mark = mark;
+            point.verdict = Some(format!("{mark:?} here"));
+        }
+        chart.series = vec![baseline, series];
+        render_svg(&chart).unwrap()
+    }
+
     #[test]
-    fn unproven_points_are_hollow_and_their_series_dashed() {
-        let draw = |hollow: bool| {
-            let mut chart = LineChart::new("t", "threads", "q/s");
-            let mut series = ChartSeries::from_values("a", &[(1.0, 10.0), (64.0, 12.0)]);
-            for point in &mut series.points {
-                point.hollow = hollow;
+    fn each_verdict_is_drawn_apart_and_named_in_the_key() {
+        let svgs: Vec<(Mark, String)> = Mark::KEYED.iter().map(|&m| (m, marked(m))).collect();
+        // Series 1's colour, orange, in the plot's two points only (the
+        // legend's marker is always filled).
+        let filled = r##"fill="#E69F00" points="##;
+        let pale = r##"fill="#F8E7BF""##;
+        let dashed_pieces = |svg: &str| svg.matches(r##"stroke="#E69F00""##).count();
+        for (mark, svg) in &svgs {
+            let key = mark.key().unwrap();
+            assert!(svg.contains(key), "{mark:?}: {svg}");
+            for (other, _) in &svgs {
+                let other_key = other.key().unwrap();
+                assert_eq!(
+                    svg.contains(other_key),
+                    other == mark,
+                    "{mark:?} has {other:?}"
+                );
             }
-            series.dashed = hollow;
-            chart.series.push(series);
-            if hollow {
-                chart.note = Some("Hollow, dashed: no difference shown".to_owned());
+            assert!(
+                svg.contains(&format!("{mark:?} here")),
+                "the verdict is printed"
+            );
+            let points_filled = svg.matches(filled).count() - 1;
+            assert_eq!(
+                points_filled,
+                if *mark == Mark::Proven { 2 } else { 0 },
+                "{mark:?}"
+            );
+            assert_eq!(svg.contains(pale), *mark == Mark::TooFewRuns, "{mark:?}");
+        }
+        let strokes: Vec<usize> = svgs.iter().map(|(_, svg)| dashed_pieces(svg)).collect();
+        // Every mark outlines its points (filled, hollow or pale); mixed
+        // adds the two strokes of a cross to each; not compared draws its
+        // outlines in dashes.
+        let [proven, no_difference, _, mixed, not_compared] = strokes[..] else {
+            panic!("{strokes:?}")
+        };
+        assert_eq!(no_difference, proven, "{strokes:?}");
+        let hollow = |svg: &str| svg.matches(r##"fill="#FFFFFF" points="##).count();
+        assert_eq!(hollow(&svgs[0].1), 0);
+        for (mark, svg) in &svgs[1..] {
+            // Two points and the key's sample.
+            let expected = if *mark == Mark::TooFewRuns { 0 } else { 3 };
+            assert_eq!(hollow(svg), expected, "{mark:?}");
+        }
+        assert_eq!(mixed, no_difference + 4, "{strokes:?}");
+        assert!(not_compared > no_difference + 8, "{strokes:?}");
+    }
+
+    #[test]
+    fn the_baseline_is_drawn_over_the_others_and_ringed() {
+        let svg = marked(Mark::Proven);
+        let blue_point = svg.find(r##"fill="#0072B2" points="##).unwrap();
+        let orange_point = svg.find(r##"fill="#E69F00" points="##).unwrap();
+        assert!(blue_point > orange_point, "the baseline comes last");
+        // Two points and the legend's marker, each in a dark ring.
+        assert_eq!(svg.matches(r##"<circle"##).count(), 3, "{svg}");
+        assert_eq!(
+            svg.matches(r##"fill="none" stroke="#222222" stroke-width="2""##)
+                .count(),
+            3,
+            "{svg}"
+        );
+    }
+
+    #[test]
+    fn bars_print_their_verdict_and_name_the_baseline() {
+        let mut chart = Chart::bars("sysbench", "threads", "q/s", vec!["64 threads".into()]);
+        let mut baseline = ChartSeries::from_values("Original (baseline)", &[(0.0, 186470.33)]);
+        baseline.points[0].mark = Mark::Baseline;
+        let mut series = ChartSeries::from_values("slow LOCK_open", &[(0.0, 217725.0)]);
+        series.points[0].mark = Mark::Proven;
+        series.points[0].verdict = Some("+16.8% ± 4.3% better".into());
+        chart.series = vec![baseline, series];
+        let svg = render_svg(&chart).unwrap();
+        for needle in [
+            "186470.33  baseline",
+            "217725  +16.8% ± 4.3% better",
+            "Filled: better or worse",
+        ] {
+            assert!(svg.contains(needle), "{needle}: {svg}");
+        }
+    }
+
+    #[test]
+    fn twenty_four_series_look_alike_in_no_two() {
+        let styles: Vec<SeriesStyle> = (0..24).map(series_style).collect();
+        let colours: std::collections::HashSet<_> = styles[..12]
+            .iter()
+            .map(|s| (s.colour.0, s.colour.1, s.colour.2))
+            .collect();
+        assert_eq!(colours.len(), 12, "twelve series, twelve colours");
+        for (i, a) in styles.iter().enumerate() {
+            for b in &styles[i + 1..] {
+                assert_ne!(a, b, "series {i}");
             }
+        }
+        // A series of the second dozen repeats a colour, never its shape.
+        assert_ne!(styles[0].shape, styles[12].shape);
+        assert!(styles[12].second_round && !styles[11].second_round);
+    }
+
+    #[test]
+    fn the_pages_swatches_have_the_charts_colours() {
+        let css = include_str!("../../static/style.css");
+        for index in 0..PALETTE.len() {
+            let rule = format!(
+                ".swatch.s{index} {{ background: {}; }}",
+                series_colour(index)
+            );
+            assert!(css.contains(&rule), "static/style.css lacks {rule}");
+        }
+    }
+
+    #[test]
+    fn a_log_scale_spreads_values_of_every_size() {
+        let draw = |log_scale: bool| {
+            let mut chart = Chart::bars("sql-bench", "test", "s", vec!["a".into(), "b".into()]);
+            chart.series.push(ChartSeries::from_values(
+                "2.4.0",
+                &[(0.0, 3.0), (1.0, 3000.0)],
+            ));
+            chart.log_scale = log_scale;
             render_svg(&chart).unwrap()
         };
-        let (solid, hollow) = (draw(false), draw(true));
-        // A dashed line is drawn as many short pieces; a hollow marker is
-        // white inside its outline.
-        assert!(
-            hollow.matches("<polyline").count() > solid.matches("<polyline").count() + 4,
-            "{hollow}"
-        );
-        let outlined = r##"fill="none" stroke="#0072B2" stroke-width="2"/>"##;
-        let filled = r##"r="4" opacity="1" fill="#0072B2""##;
-        // Two points and the legend's marker.
-        assert_eq!(hollow.matches(outlined).count(), 3, "{hollow}");
-        assert_eq!(solid.matches(filled).count(), 3, "{solid}");
-        assert!(!hollow.contains(filled) && !solid.contains(outlined));
-        assert!(hollow.contains("Hollow, dashed") && !solid.contains("Hollow"));
+        let width_of_bar = |svg: &str, index: usize| -> i32 {
+            let line = svg
+                .lines()
+                .filter(|l| l.starts_with("<rect") && l.contains(r##"fill="#0072B2""##))
+                .nth(index)
+                .unwrap()
+                .to_owned();
+            line.split(r#"width=""#)
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        let (linear, log) = (draw(false), draw(true));
+        // Linear: 3 s is a hairline beside 3000 s; log: over a tenth as long.
+        assert!(width_of_bar(&linear, 0) <= 1, "{linear}");
+        assert!(width_of_bar(&log, 0) * 10 > width_of_bar(&log, 1), "{log}");
+        assert!(log.contains("s, log scale") && !linear.contains("log scale"));
+        let texts: Vec<&str> = log.lines().collect();
+        for tick in ["1", "10", "100"] {
+            assert!(texts.contains(&tick), "tick {tick}: {log}");
+        }
     }
 
     #[test]

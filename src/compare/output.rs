@@ -1,8 +1,8 @@
 //! The forms a comparison is shown in: the chart, the CSV and the text
 //! for a mail (laid out in [`table`](super::table)).
 
-use super::{table, Comparison, Point, Series, XAxis, MIN_RUNS};
-use crate::charts::{Chart, ChartSeries, Summary};
+use super::{table, Comparison, Method, Point, Series, Verdict, VsBaseline, XAxis, MIN_RUNS};
+use crate::charts::{Chart, ChartSeries, Mark, Summary};
 use crate::csv_cell;
 
 /// Whether a point has a difference to the baseline that is not shown to
@@ -12,6 +12,44 @@ fn is_unproven(point: &Point) -> bool {
         .vs_baseline
         .as_ref()
         .is_some_and(|vs| !vs.verdict.is_proven())
+}
+
+impl VsBaseline {
+    /// The difference in % with the half-width of its interval,
+    /// `+16.8% ± 4.3%`, or the plain `-0.6%` without an interval.
+    pub fn percent_text(&self) -> String {
+        match &self.interval {
+            Some(interval) => format!(
+                "{:+.1}% ± {:.1}%",
+                self.percent, interval.percent_half_width
+            ),
+            None => format!("{:+.1}%", self.percent),
+        }
+    }
+}
+
+/// How the chart draws a point of `series`, and what it prints beside it.
+fn chart_mark(with_baseline: bool, series: &Series, point: &Point) -> (Mark, Option<String>) {
+    if !with_baseline {
+        return (Mark::Plain, None);
+    }
+    if series.is_baseline {
+        return (Mark::Baseline, None);
+    }
+    let Some(vs) = &point.vs_baseline else {
+        return (Mark::NotCompared, Some("not compared".to_owned()));
+    };
+    // A verdict added here (`mixed`, issue 23) gets its own mark: the
+    // match is exhaustive on purpose.
+    let mark = match vs.verdict {
+        Verdict::Better | Verdict::Worse => Mark::Proven,
+        Verdict::NoDifference => Mark::NoDifference,
+        Verdict::TooFewRuns => Mark::TooFewRuns,
+    };
+    (
+        mark,
+        Some(format!("{} {}", vs.percent_text(), vs.verdict_words())),
+    )
 }
 
 impl Comparison {
@@ -100,20 +138,24 @@ impl Comparison {
                 points: series
                     .points
                     .iter()
-                    .map(|point| Summary {
-                        x: match point.threads {
-                            Some(threads) if !single_threads.is_empty() => single_threads
-                                .iter()
-                                .position(|&t| t == threads)
-                                .unwrap_or(0)
-                                as f64,
-                            _ => self.chart_x(point),
-                        },
-                        mean: point.mean,
-                        min: point.min,
-                        max: point.max,
-                        count: point.n,
-                        hollow: is_unproven(point),
+                    .map(|point| {
+                        let (mark, verdict) = chart_mark(self.baseline.is_some(), series, point);
+                        Summary {
+                            x: match point.threads {
+                                Some(threads) if !single_threads.is_empty() => single_threads
+                                    .iter()
+                                    .position(|&t| t == threads)
+                                    .unwrap_or(0)
+                                    as f64,
+                                _ => self.chart_x(point),
+                            },
+                            mean: point.mean,
+                            min: point.min,
+                            max: point.max,
+                            count: point.n,
+                            mark,
+                            verdict,
+                        }
                     })
                     .collect(),
                 dashed: !series.is_baseline
@@ -125,23 +167,41 @@ impl Comparison {
                         .all(is_unproven),
             })
             .collect();
-        let hollow = chart
-            .series
-            .iter()
-            .flat_map(|s| &s.points)
-            .any(|p| p.hollow);
-        if hollow {
+        // The canonical link holds what the chart is asked to draw.
+        chart.log_scale =
+            super::CompareQuery::from_query_string(&self.query).is_ok_and(|query| query.log_scale);
+        if let Some(method) = self.methods_title() {
             chart.note = Some(format!(
-                "Hollow{}: no difference to the baseline shown at {} confidence, or under {MIN_RUNS} runs a side.",
-                if self.x == XAxis::Threads && chart.series.iter().any(|s| s.dashed) {
-                    ", dashed"
-                } else {
-                    ""
-                },
+                "Differences to the baseline: {} confidence, {method}; an interval needs {MIN_RUNS} runs a side.",
                 self.confidence
             ));
         }
         chart
+    }
+
+    /// The methods of the intervals the verdicts rest on, in words
+    /// (`Student's t, as ministat`); `None` without a baseline.
+    fn methods_title(&self) -> Option<String> {
+        self.baseline.as_ref()?;
+        let methods: Vec<Method> = self
+            .series
+            .iter()
+            .flat_map(|s| &s.points)
+            .filter_map(|p| Some(p.vs_baseline.as_ref()?.interval.as_ref()?.method))
+            .collect();
+        let student = format!("{}, as ministat", Method::Student.title());
+        Some(if methods.contains(&Method::Welch) {
+            if methods.contains(&Method::Student) {
+                format!(
+                    "{student}; {} where the variances differ",
+                    Method::Welch.title()
+                )
+            } else {
+                Method::Welch.title().to_owned()
+            }
+        } else {
+            student
+        })
     }
 
     /// The thread counts, in order, when every series of a chart against

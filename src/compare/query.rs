@@ -26,6 +26,8 @@ pub struct CompareQuery {
     /// Pinned to the data as of this submission (the newest when the link
     /// was made); `None` follows new data.
     pub asof: Option<i64>,
+    /// `scale=log`: the chart's value axis is logarithmic.
+    pub log_scale: bool,
 }
 
 /// The most `by` attributes a comparison groups by. Each is one more
@@ -91,6 +93,17 @@ impl CompareQuery {
                     })?
                 }
                 "asof" => query.asof = Some(parse_asof(&value)?),
+                "scale" => {
+                    query.log_scale = match value.as_str() {
+                        "log" => true,
+                        "linear" => false,
+                        _ => {
+                            return fail(format!(
+                                "scale={value} is not a scale; choose scale=log (a logarithmic value axis) or scale=linear"
+                            ))
+                        }
+                    }
+                }
                 "by" => {
                     // A form may send "scheduler, timer" in one box.
                     for key in value.split(',').map(str::trim).filter(|k| !k.is_empty()) {
@@ -116,7 +129,7 @@ impl CompareQuery {
                 }
                 other => {
                     return fail(format!(
-                        "unknown query parameter {other:?}; /compare takes tool, test, item, metric, x, by, where, baseline, conf and asof"
+                        "unknown query parameter {other:?}; /compare takes tool, test, item, metric, x, by, where, baseline, conf, asof and scale"
                     ))
                 }
             }
@@ -156,6 +169,9 @@ impl CompareQuery {
         }
         if let Some(asof) = self.asof {
             pairs.push(("asof", asof.to_string()));
+        }
+        if self.log_scale {
+            pairs.push(("scale", "log".to_owned()));
         }
         serde_urlencoded::to_string(&pairs).unwrap_or_default()
     }
@@ -402,6 +418,17 @@ mod tests {
     }
 
     #[test]
+    fn a_log_scale_is_part_of_the_link() {
+        let q = query("tool=sql-bench&metric=wallclock_s&scale=log&asof=3").unwrap();
+        assert!(q.log_scale);
+        assert!(q.to_query_string().ends_with("&asof=3&scale=log"));
+        assert_eq!(query(&q.to_query_string()).unwrap(), q);
+        // Linear is the default, left out of the link.
+        let q = query("tool=sql-bench&metric=wallclock_s&scale=linear").unwrap();
+        assert_eq!(q.to_query_string(), "tool=sql-bench&metric=wallclock_s");
+    }
+
+    #[test]
     fn explains_mistakes() {
         let cases = [
             ("tool=nope&metric=q_per_s", "unknown tool"),
@@ -414,6 +441,10 @@ mod tests {
             ("by=Bad-Key", "not an attribute name"),
             ("colour=red", "unknown query parameter"),
             ("conf=97", "80, 90, 95, 98, 99 or 99.5"),
+            (
+                "scale=logarithmic",
+                "scale=logarithmic is not a scale; choose scale=log",
+            ),
             (
                 "tool=super-smack&metric=q_per_s&asof=x",
                 "not a submission number",

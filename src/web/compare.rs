@@ -229,19 +229,14 @@ struct DifferenceView {
 
 impl DifferenceView {
     fn of(vs: &VsBaseline, unit: &str) -> Self {
-        let (percent, absolute) = match &vs.interval {
-            Some(interval) => (
-                format!("{:+.1}% ± {:.1}%", vs.percent, interval.percent_half_width),
-                format!(
-                    "{} ± {} {unit}",
-                    signed(vs.difference),
-                    format_value(interval.half_width)
-                ),
+        let percent = vs.percent_text();
+        let absolute = match &vs.interval {
+            Some(interval) => format!(
+                "{} ± {} {unit}",
+                signed(vs.difference),
+                format_value(interval.half_width)
             ),
-            None => (
-                format!("{:+.1}%", vs.percent),
-                format!("{} {unit}", signed(vs.difference)),
-            ),
+            None => format!("{} {unit}", signed(vs.difference)),
         };
         DifferenceView {
             percent,
