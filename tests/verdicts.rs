@@ -261,9 +261,17 @@ fn ministat_gives_the_same_intervals_for_every_pair_of_repeated_runs() {
                             vs.difference.abs() > student.half_width,
                             "{context}: ministat says {theirs:?}"
                         );
-                        if vs.interval.as_ref().map(|i| i.method) == Some(Method::Student) {
-                            assert_eq!(theirs.is_some(), vs.verdict.is_proven(), "{context}");
-                        }
+                        // Never bolder than ministat: proven only where it
+                        // proves it, unless Welch's withdraws the verdict.
+                        assert_eq!(
+                            vs.interval.as_ref().map(|i| i.method),
+                            Some(Method::Student)
+                        );
+                        assert_eq!(
+                            theirs.is_some() && !vs.withdrawn,
+                            vs.verdict.is_proven(),
+                            "{context}"
+                        );
                         let Some(theirs) = theirs else {
                             no_difference += 1;
                             continue;
@@ -326,6 +334,44 @@ fn ministat_gives_the_same_intervals_for_every_pair_of_repeated_runs() {
         checked_numbers > 0 && no_difference > 0,
         "the fixtures hold pairs on both sides of the line"
     );
+}
+
+/// Eight noisy baseline runs against three quiet ones: the variances
+/// differ, Welch's interval leaves zero out and Student's holds it.
+/// ministat says no difference, and so does benchlog, in every level.
+#[test]
+fn welch_never_proves_what_ministat_does_not() {
+    let Some(ministat_bin) = ministat_path() else {
+        if std::env::var_os("CI").is_some() {
+            panic!("CI is set but ministat is missing: apt-get install ministat");
+        }
+        eprintln!("skipped: ministat is not installed (apt-get install ministat)");
+        return;
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    let baseline = [95.0, 105.0, 92.0, 108.0, 97.0, 103.0, 90.0, 110.0];
+    let quiet = [106.9, 107.0, 107.1];
+    let mut welch_proves = 0;
+    for level in Confidence::ALL {
+        let theirs = ministat(&ministat_bin, scratch.path(), &baseline, &quiet, level);
+        let vs = compare::VsBaseline::compare(&baseline, &quiet, level, true).unwrap();
+        assert!(vs.variances_differ, "{level}: {vs:?}");
+        let welch = vs.welch.as_ref().unwrap();
+        welch_proves += usize::from(vs.difference.abs() > welch.half_width);
+        assert_eq!(theirs.is_some(), vs.verdict.is_proven(), "{level}: {vs:?}");
+    }
+    // At 95% (and the levels below) Welch's alone would have said better.
+    let vs = compare::VsBaseline::compare(&baseline, &quiet, Confidence::P95, true).unwrap();
+    assert_eq!(vs.verdict, compare::Verdict::NoDifference, "{vs:?}");
+    assert!(ministat(
+        &ministat_bin,
+        scratch.path(),
+        &baseline,
+        &quiet,
+        Confidence::P95
+    )
+    .is_none());
+    assert!(welch_proves >= 3, "{welch_proves}");
 }
 
 /// The first point of a series in the JSON.

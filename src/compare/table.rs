@@ -186,7 +186,7 @@ fn differences(comparison: &Comparison, lines: &mut Vec<String>) {
     lines.push(String::new());
     lines.extend(wrap(
         &format!(
-            "Differences to the baseline {} at {} confidence, as ministat computes them (Student's t, pooled s; Welch's t where an F-test at the same level finds the variances differ). {MIN_RUNS} runs a side are needed.",
+            "Differences to the baseline {} at {} confidence, as ministat computes them (Student's t, pooled s); where an F-test at the same level finds the variances differ, Welch's t beside it, which can withdraw a verdict but never make one. {MIN_RUNS} runs a side are needed.",
             base.name, comparison.confidence
         ),
         WIDTH,
@@ -228,7 +228,8 @@ fn differences(comparison: &Comparison, lines: &mut Vec<String>) {
                 ));
             }
             Some(interval) => {
-                if vs.verdict.is_proven() {
+                // ministat's heading, from Student's interval.
+                if vs.verdict.is_proven() || vs.withdrawn {
                     lines.push(format!("Difference at {confidence:.1}% confidence"));
                 } else {
                     lines.push(format!(
@@ -245,27 +246,23 @@ fn differences(comparison: &Comparison, lines: &mut Vec<String>) {
                     g(vs.percent, 6),
                     g(interval.percent_half_width, 6)
                 ));
-                let how = match interval.method {
-                    super::Method::Student => {
-                        format!("(Student's t, pooled s = {})", g(interval.s, 6))
-                    }
-                    super::Method::Welch => format!(
-                        "(Welch's t, df = {}, s.e. = {}; the variances differ, F = {})",
-                        super::format_df(interval.df),
-                        g(interval.s, 6),
-                        g(vs.variance_ratio.unwrap_or(f64::NAN), 4)
-                    ),
-                };
+                let how = format!("(Student's t, pooled s = {})", g(interval.s, 6));
                 for line in wrap(&how, WIDTH - 8) {
                     lines.push(format!("        {line}"));
                 }
-                if let (super::Method::Welch, Some(student)) = (interval.method, &vs.student) {
-                    let alone = format!(
-                        "Student's t alone (pooled s = {}) would give +/- {}.",
-                        g(student.s, 6),
-                        g(student.half_width, 6)
+                if let (true, Some(welch)) = (vs.variances_differ, &vs.welch) {
+                    let mut caution = format!(
+                        "The variances differ (F = {}): Welch's t, df = {}, s.e. = {}, gives +/- {} ({}%).",
+                        g(vs.variance_ratio.unwrap_or(f64::NAN), 4),
+                        super::format_df(welch.df),
+                        g(welch.s, 6),
+                        g(welch.half_width, 6),
+                        g(welch.percent_half_width, 6)
                     );
-                    for line in wrap(&alone, WIDTH - 8) {
+                    if vs.withdrawn {
+                        caution.push_str(" It holds zero: the verdict is withdrawn.");
+                    }
+                    for line in wrap(&caution, WIDTH - 8) {
                         lines.push(format!("        {line}"));
                     }
                 }
@@ -285,11 +282,8 @@ fn differences(comparison: &Comparison, lines: &mut Vec<String>) {
 fn vitals(symbol: char, point: &Point) -> String {
     let mut values = point.values();
     values.sort_by(f64::total_cmp);
-    let median = if values.len() % 2 == 1 {
-        values[values.len() / 2]
-    } else {
-        (values[values.len() / 2 - 1] + values[values.len() / 2]) / 2.0
-    };
+    // ministat's median: the upper middle value of an even count.
+    let median = values[values.len() / 2];
     let sample = Sample::of(&values);
     let deviation = if sample.n > 1 {
         g(sample.std_dev(), 8)
@@ -390,6 +384,41 @@ mod tests {
         }
         assert_eq!(wrap("a b", 72), ["a b"]);
         assert_eq!(clip("abcdef", 4), "abc…");
+    }
+
+    /// ministat prints the upper middle value of an even count as the
+    /// median (`ministat` on 1, 2, 3, 10: Median 3), not the mean of the
+    /// two middle ones.
+    #[test]
+    fn the_median_is_ministats() {
+        let values = [10.0, 1.0, 3.0, 2.0];
+        let point = Point {
+            threads: Some(1),
+            item: "select_index".to_owned(),
+            mean: 4.0,
+            min: 1.0,
+            max: 10.0,
+            n: values.len(),
+            vs_baseline: None,
+            efficiency: None,
+            runs: values
+                .iter()
+                .enumerate()
+                .map(|(index, &value)| super::super::RunValue {
+                    run_id: index as i64,
+                    submission_id: 1,
+                    line: 1,
+                    value,
+                    label: None,
+                    author: None,
+                    test: None,
+                })
+                .collect(),
+        };
+        assert_eq!(
+            vitals('x', &point),
+            "x   4           1          10           3           4   4.0824829"
+        );
     }
 
     #[test]
