@@ -292,7 +292,7 @@ async fn baseline_differences_follow_the_metrics_direction() {
     assert!(text.contains("-18.8% few runs"), "{text}");
 
     // q_per_s: higher is better, so slower schedulers are below zero
-    // (three runs against two: too few for a verdict).
+    // (three runs against two, each of several setups: no verdict).
     let json = get(
         &state,
         &format!("/compare.json?{SEED_000_QUERY}&baseline=ULE+%2F+libthr"),
@@ -301,7 +301,7 @@ async fn baseline_differences_follow_the_metrics_direction() {
     .json();
     let bsd = &series(&json, "4BSD / libthr")["points"][0];
     assert!(bsd["vs_baseline"]["percent"].as_f64().unwrap() < 0.0);
-    assert_eq!(bsd["vs_baseline"]["verdict"], "too_few_runs");
+    assert_eq!(bsd["vs_baseline"]["verdict"], "mixed");
     let page = get(
         &state,
         &format!("/compare?{SEED_000_QUERY}&baseline=ULE+%2F+libthr"),
@@ -309,7 +309,7 @@ async fn baseline_differences_follow_the_metrics_direction() {
     .await
     .text();
     assert!(
-        page.contains(r#"class="verdict too_few_runs">too few runs"#),
+        page.contains(r#"class="verdict mixed">mixed configurations"#),
         "the table says why: {page}"
     );
 
@@ -809,4 +809,45 @@ async fn a_percentile_the_table_does_not_list_is_compared_by_its_own_name() {
     let points = json["series"][0]["points"].as_array().unwrap();
     assert_eq!(points.len(), 1, "{json}");
     assert_eq!(points[0]["mean"], 16.71, "{json}");
+}
+
+/// Seed 000 by scheduler and thread library (the README's first example)
+/// gathered "4BSD / libthr, 10 threads, n=3" from ACPI-fast, TSC and
+/// TSC with three patches: three setups, not three repeats. Each point
+/// says how many configurations its runs are and which attributes
+/// differ, in JSON and CSV.
+#[tokio::test]
+async fn a_point_of_several_configurations_says_so() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_000]);
+    let json = get(&state, &format!("/compare.json?{SEED_000_QUERY}"))
+        .await
+        .json();
+    let mixed = &series(&json, "4BSD / libthr")["points"][0];
+    assert_eq!(mixed["n"], 3, "{mixed}");
+    assert_eq!(mixed["configurations"], 3, "{mixed}");
+    assert_eq!(mixed["mixed"], serde_json::json!(["patches", "timer"]));
+    let ule = &series(&json, "ULE / libthr")["points"][0];
+    assert_eq!(ule["configurations"], 2, "{ule}");
+    assert_eq!(ule["mixed"], serde_json::json!(["patches"]));
+    let single = &series(&json, "4BSD / libpthread")["points"][0];
+    assert_eq!(single["configurations"], 1, "{single}");
+    assert_eq!(single["mixed"], serde_json::json!([]));
+
+    let csv = get(&state, &format!("/compare.csv?{SEED_000_QUERY}"))
+        .await
+        .text();
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (configurations, keys, verdict) =
+        (column("configurations"), column("mixed"), column("verdict"));
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let row = rows
+        .iter()
+        .find(|r| &r[0] == "4BSD / libthr" && r.iter().any(|c| c == "10"))
+        .unwrap();
+    assert_eq!(&row[configurations], "3");
+    assert_eq!(&row[keys], "patches;timer");
+    assert_eq!(&row[verdict], "");
 }

@@ -5,14 +5,15 @@
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
 
 use parsers::contract::PseudoField;
 use parsers::MetricInfo;
 
 use super::{
     is_interim_item, CompareQuery, Comparison, Confidence, Peak, Point, Resolved, RunValue, Series,
-    VsBaseline, XAxis, NONE,
+    VsBaseline, XAxis, NONE, PROVENANCE,
 };
 use crate::store::MetricRow;
 
@@ -371,19 +372,30 @@ fn compare_with_baseline(
     confidence: Confidence,
 ) {
     series[base].is_baseline = true;
-    let reference: HashMap<(Option<u32>, String), Vec<f64>> = series[base]
+    let reference: HashMap<(Option<u32>, String), (Vec<f64>, bool)> = series[base]
         .points
         .iter()
-        .map(|p| ((p.threads, p.item.clone()), p.values()))
+        .map(|p| {
+            (
+                (p.threads, p.item.clone()),
+                (p.values(), !p.mixed.is_empty()),
+            )
+        })
         .collect();
     for (index, s) in series.iter_mut().enumerate() {
         if index == base {
             continue;
         }
         for p in &mut s.points {
-            let Some(base_values) = reference.get(&(p.threads, p.item.clone())) else {
+            let Some((base_values, base_mixed)) = reference.get(&(p.threads, p.item.clone()))
+            else {
                 continue;
             };
+            if *base_mixed || !p.mixed.is_empty() {
+                p.vs_baseline =
+                    VsBaseline::mixed(base_values, &p.values(), confidence).map(VsBaseline::tidy);
+                continue;
+            }
             p.vs_baseline = VsBaseline::compare(
                 base_values,
                 &p.values(),
@@ -447,6 +459,7 @@ fn point(threads: Option<u32>, item: &str, rows: &[MetricRow], mut indices: Vec<
     }
     let values: Vec<f64> = indices.iter().map(|&index| rows[index].value).collect();
     let n = values.len();
+    let (configurations, mixed) = configurations(rows, &indices);
     Point {
         threads,
         item: item.to_owned(),
@@ -454,6 +467,8 @@ fn point(threads: Option<u32>, item: &str, rows: &[MetricRow], mut indices: Vec<
         min: values.iter().copied().fold(f64::INFINITY, f64::min),
         max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         n,
+        configurations,
+        mixed,
         vs_baseline: None,
         efficiency: None,
         runs: indices
@@ -472,6 +487,55 @@ fn point(threads: Option<u32>, item: &str, rows: &[MetricRow], mut indices: Vec<
             })
             .collect(),
     }
+}
+
+/// How many configurations the runs at `indices` are, and the sorted
+/// keys whose values differ among them. Runs with the same attributes
+/// share one configuration (`MetricRow::config`), so the runs are looked
+/// at once each, and only the few distinct configurations are compared.
+fn configurations(rows: &[MetricRow], indices: &[usize]) -> (usize, Vec<String>) {
+    let mut seen: HashSet<*const ()> = HashSet::new();
+    let distinct: Vec<&[(Rc<str>, Rc<str>)]> = indices
+        .iter()
+        .map(|&index| &rows[index].config)
+        .filter(|config| seen.insert(Rc::as_ptr(config) as *const ()))
+        .map(|config| &config[..])
+        .collect();
+    if distinct.len() < 2 {
+        return (distinct.len().max(1), Vec::new());
+    }
+    // Provenance aside: runs differing only in their date are repeats.
+    let mut configs: Vec<Vec<(&str, &str)>> = distinct
+        .iter()
+        .map(|config| {
+            config
+                .iter()
+                .filter(|(key, _)| !PROVENANCE.contains(&&**key))
+                .map(|(key, value)| (&**key, &**value))
+                .collect()
+        })
+        .collect();
+    configs.sort_unstable();
+    configs.dedup();
+    if configs.len() < 2 {
+        return (1, Vec::new());
+    }
+    let keys: BTreeSet<&str> = configs.iter().flatten().map(|(key, _)| *key).collect();
+    fn value_of<'a>(config: &[(&'a str, &'a str)], key: &str) -> Option<&'a str> {
+        config
+            .binary_search_by(|(k, _)| (*k).cmp(key))
+            .ok()
+            .map(|index| config[index].1)
+    }
+    let mixed = keys
+        .into_iter()
+        .filter(|key| {
+            let first = value_of(&configs[0], key);
+            configs[1..].iter().any(|c| value_of(c, key) != first)
+        })
+        .map(str::to_owned)
+        .collect();
+    (configs.len(), mixed)
 }
 
 #[cfg(test)]

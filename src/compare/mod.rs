@@ -74,6 +74,10 @@ pub enum CompareError {
     Database(#[from] rusqlite::Error),
 }
 
+/// What says where a run came from, not how it was run: runs differing
+/// only in these are still repeats of one configuration.
+pub const PROVENANCE: [&str; 4] = ["author", "submission", "message", "date"];
+
 /// One stored value inside a point, to trace it back to its run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunValue {
@@ -109,6 +113,12 @@ pub struct Point {
     pub min: f64,
     pub max: f64,
     pub n: usize,
+    /// How many distinct configurations the runs are (attributes apart
+    /// from [`PROVENANCE`]); 1 for repeats.
+    pub configurations: usize,
+    /// The attribute keys whose values differ among the runs, sorted;
+    /// empty for repeats. A mixed point gets no interval or verdict.
+    pub mixed: Vec<String>,
     pub vs_baseline: Option<VsBaseline>,
     /// value(n) / (n × value(1)), where the series has a 1-thread point
     /// and the metric is a rate.
@@ -227,14 +237,24 @@ pub fn compare_runs(
         .collect();
     // The order of the database's rows.
     runs.sort_by_key(|run| run.id);
+    let mut configurations = store::Configurations::default();
+    let filter = &filter;
     let rows = runs
         .into_iter()
         .flat_map(|run| {
+            // Sorted by key, as the store reads them.
+            let config = configurations.get(
+                run.attrs
+                    .iter()
+                    .map(|(key, value)| (Rc::from(key.as_str()), Rc::from(value.as_str())))
+                    .collect(),
+            );
             run.results
                 .iter()
                 .filter(|result| result.metric == filter.metric)
                 .filter(|result| filter.item.as_ref().is_none_or(|item| result.item == *item))
-                .map(|result| MetricRow {
+                .map(move |result| MetricRow {
+                    config: Rc::clone(&config),
                     run_id: run.id,
                     // One submission's runs are never copies of each other.
                     copy_key: run.id,

@@ -174,7 +174,8 @@ impl Comparison {
     }
 
     /// The numbers as CSV (RFC 4180): one row per point, every series key
-    /// a column, then mean, min, max and n, and with a baseline the
+    /// a column, then mean, min, max, n, how many configurations the runs
+    /// are and the keys that differ among them, and with a baseline the
     /// difference to it, its interval (absolute and in %), the method and
     /// level of the interval, and the verdict.
     pub fn to_csv(&self) -> Result<Vec<u8>, csv::Error> {
@@ -192,6 +193,8 @@ impl Comparison {
                 "min",
                 "max",
                 "n",
+                "configurations",
+                "mixed",
                 "unit",
                 "vs_baseline",
                 "vs_baseline_pct",
@@ -233,6 +236,8 @@ impl Comparison {
                     point.min.to_string(),
                     point.max.to_string(),
                     point.n.to_string(),
+                    point.configurations.to_string(),
+                    point.mixed.join(";"),
                     self.unit.clone(),
                     number(baseline.map(|b| b.difference)),
                     number(baseline.map(|b| b.percent)),

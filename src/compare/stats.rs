@@ -273,6 +273,9 @@ pub enum Verdict {
     NoDifference,
     /// Fewer than [`MIN_RUNS`] runs on one side: no interval.
     TooFewRuns,
+    /// The point or the baseline's point gathers runs of several
+    /// configurations: they are not repeats, and no interval is computed.
+    Mixed,
 }
 
 impl Verdict {
@@ -283,6 +286,7 @@ impl Verdict {
             Verdict::Worse => "worse",
             Verdict::NoDifference => "no_difference",
             Verdict::TooFewRuns => "too_few_runs",
+            Verdict::Mixed => "mixed",
         }
     }
 
@@ -322,6 +326,30 @@ pub struct VsBaseline {
 }
 
 impl VsBaseline {
+    /// The plain difference of the means of a point and the baseline's
+    /// point where either mixes configurations: no interval, verdict
+    /// [`Verdict::Mixed`]. `None` when the baseline's mean is zero.
+    pub fn mixed(baseline: &[f64], values: &[f64], confidence: Confidence) -> Option<Self> {
+        let (base, other) = (mean(baseline), mean(values));
+        if baseline.is_empty() || values.is_empty() || base == 0.0 || !base.is_finite() {
+            return None;
+        }
+        Some(VsBaseline {
+            difference: other - base,
+            percent: (other - base) / base.abs() * 100.0,
+            verdict: Verdict::Mixed,
+            confidence,
+            interval: None,
+            student: None,
+            welch: None,
+            variance_ratio: None,
+            variances_differ: false,
+            withdrawn: false,
+            baseline_n: baseline.len(),
+            n: values.len(),
+        })
+    }
+
     /// Compares a point's `values` with the baseline's at the same x.
     /// `None` when the baseline's mean is zero (no percentage).
     pub fn compare(
@@ -415,6 +443,7 @@ impl VsBaseline {
             Verdict::Worse => "worse".to_owned(),
             Verdict::NoDifference => format!("no difference at {}", self.confidence),
             Verdict::TooFewRuns => "too few runs".to_owned(),
+            Verdict::Mixed => "mixed configurations".to_owned(),
         }
     }
 
@@ -422,6 +451,9 @@ impl VsBaseline {
     /// second line: the interval it rests on, and where the variances
     /// differ, Welch's beside it.
     pub fn explanation(&self) -> String {
+        if self.verdict == Verdict::Mixed {
+            return "runs of several configurations are not repeats: no interval".to_owned();
+        }
         let Some(interval) = &self.interval else {
             return format!(
                 "n = {} and {}: {MIN_RUNS} runs a side are needed",

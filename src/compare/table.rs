@@ -164,6 +164,7 @@ fn short_verdict(verdict: Verdict) -> &'static str {
         Verdict::Worse => "worse",
         Verdict::NoDifference => "no diff.",
         Verdict::TooFewRuns => "few runs",
+        Verdict::Mixed => "mixed",
     }
 }
 
@@ -215,6 +216,23 @@ fn differences(comparison: &Comparison, lines: &mut Vec<String>) {
         lines.push(vitals('+', point));
         let confidence = comparison.confidence.percent();
         match &vs.interval {
+            None if vs.verdict == Verdict::Mixed => {
+                // The mixed one of the two, the point itself first.
+                let mixed = if point.mixed.is_empty() {
+                    base_point
+                } else {
+                    point
+                };
+                lines.extend(wrap(
+                    &format!(
+                        "Mixed: {}; runs of different configurations are not repeats, and no interval is computed. The means differ by {} ({}%).",
+                        runs_of_configurations(mixed),
+                        g(vs.difference, 6),
+                        g(vs.percent, 6)
+                    ),
+                    WIDTH,
+                ));
+            }
             None => {
                 lines.extend(wrap(
                     &format!(
@@ -275,6 +293,26 @@ fn differences(comparison: &Comparison, lines: &mut Vec<String>) {
             }
         }
     }
+}
+
+/// What a point gathers, in words: `3 runs of 3 configurations (timer,
+/// patches differ)`, or `3 runs` for repeats.
+pub fn runs_of_configurations(point: &Point) -> String {
+    let runs = if point.n == 1 { "run" } else { "runs" };
+    if point.mixed.is_empty() {
+        return format!("{} {runs}", point.n);
+    }
+    let verb = if point.mixed.len() == 1 {
+        "differs"
+    } else {
+        "differ"
+    };
+    format!(
+        "{} {runs} of {} configurations ({} {verb})",
+        point.n,
+        point.configurations,
+        point.mixed.join(", ")
+    )
 }
 
 /// One line of ministat's table: N, min, max, median, mean and standard
@@ -399,6 +437,8 @@ mod tests {
             min: 1.0,
             max: 10.0,
             n: values.len(),
+            configurations: 1,
+            mixed: Vec::new(),
             vs_baseline: None,
             efficiency: None,
             runs: values
