@@ -851,3 +851,42 @@ async fn a_point_of_several_configurations_says_so() {
     assert_eq!(&row[keys], "patches;timer");
     assert_eq!(&row[verdict], "");
 }
+
+/// A comparison without `by`, and every comparison the submission page
+/// offers, is split by every attribute that tells the runs apart: none
+/// has a point of several configurations (seed 000 without `by` was one
+/// series "all runs" averaging every setup).
+#[tokio::test]
+async fn ready_comparisons_and_no_by_split_into_configurations() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_000]);
+    let no_mixed = |json: &Value, what: &str| {
+        let series = json["series"].as_array().unwrap();
+        for point in series.iter().flat_map(|s| s["points"].as_array().unwrap()) {
+            assert_eq!(point["configurations"], 1, "{what}: {point}");
+        }
+        series.len()
+    };
+    let json = get(
+        &state,
+        "/compare.json?tool=super-smack&item=select_index&metric=q_per_s&x=threads",
+    )
+    .await
+    .json();
+    assert!(no_mixed(&json, "no by") >= 9, "{json}");
+    let by = json["by"].as_array().unwrap();
+    assert_eq!(by[..4], ["scheduler", "thread_lib", "timer", "patches"]);
+
+    let page = get(&state, "/submissions/1").await.text();
+    let links: Vec<String> = page
+        .split(r#"class="ready-compare" href=""#)
+        .skip(1)
+        .map(|rest| rest[..rest.find('"').unwrap()].replace("&#38;", "&"))
+        .collect();
+    assert!(links.len() > 2, "{links:?}");
+    for link in links {
+        let query = link.strip_prefix("/compare?").unwrap();
+        let json = get(&state, &format!("/compare.json?{query}")).await.json();
+        no_mixed(&json, &link);
+    }
+}

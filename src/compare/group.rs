@@ -181,6 +181,37 @@ pub(super) fn comparison(
             XAxis::None
         });
 
+    // Without `by`, the series are the configurations: split by every
+    // attribute that tells the runs apart, read from their configuration.
+    let mut attr_keys: Cow<[String]> = Cow::Borrowed(attr_keys);
+    let by: Vec<String> = if query.by.is_empty() {
+        let all: Vec<usize> = (0..rows.len()).collect();
+        let (_, mut telling) = configurations(&rows, &all);
+        telling.sort_by(|a, b| super::interest(a).cmp(&super::interest(b)));
+        let first_new = attr_keys.len();
+        let new: Vec<String> = telling
+            .iter()
+            .filter(|k| !attr_keys.contains(k))
+            .cloned()
+            .collect();
+        attr_keys.to_mut().extend(new);
+        let added = &attr_keys[first_new..];
+        for row in &mut rows {
+            for key in added {
+                let value = row
+                    .config
+                    .binary_search_by(|(k, _)| (**k).cmp(key.as_str()))
+                    .ok()
+                    .map(|index| Rc::clone(&row.config[index].1));
+                row.attrs.push(value);
+            }
+        }
+        telling
+    } else {
+        query.by.clone()
+    };
+    let attr_keys: &[String] = &attr_keys;
+
     // Items in the order the tool printed them (storage order). Rows come
     // in run order, and a run's results one after the other, so the row
     // before has the same item most often (always when one is chosen),
@@ -202,7 +233,7 @@ pub(super) fn comparison(
     if x == XAxis::Threads && query.item.is_none() && categories.len() > 1 {
         key_columns.push("item".to_owned());
     }
-    for key in &query.by {
+    for key in &by {
         if !key_columns.contains(key) {
             key_columns.push(key.clone());
         }
@@ -324,7 +355,7 @@ pub(super) fn comparison(
         item: query.item.clone(),
         test: query.test.clone(),
         x,
-        by: query.by.clone(),
+        by,
         key_columns,
         wheres: query
             .wheres

@@ -14,7 +14,9 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use parsers::contract::{is_interim_item, ATTRIBUTE_KEYS, NONE, PSEUDO_FIELD_NAMES};
+use parsers::contract::{
+    is_interim_item, ATTRIBUTES_BY_INTEREST, ATTRIBUTE_KEYS, NONE, PSEUDO_FIELD_NAMES,
+};
 use parsers::{MetricInfo, Tool};
 use serde::Serialize;
 
@@ -72,6 +74,16 @@ pub enum CompareError {
     Query(#[from] QueryError),
     #[error("reading the results: {0}")]
     Database(#[from] rusqlite::Error),
+}
+
+/// Rank of an attribute in [`ATTRIBUTES_BY_INTEREST`], for the order
+/// of the keys a comparison is split by; attributes people added
+/// themselves rank just after `variant`.
+pub fn interest(key: &str) -> (usize, &str) {
+    match ATTRIBUTES_BY_INTEREST.iter().position(|k| *k == key) {
+        Some(rank) => (rank * 2, key),
+        None => (8 * 2 + 1, key),
+    }
 }
 
 /// What says where a run came from, not how it was run: runs differing
