@@ -890,3 +890,48 @@ async fn ready_comparisons_and_no_by_split_into_configurations() {
         no_mixed(&json, &link);
     }
 }
+
+/// The page and the text say what a mixed point gathers, and the page
+/// offers the link that splits the series by what differs inside it.
+#[tokio::test]
+async fn the_page_and_text_name_what_a_mixed_point_mixes() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_000]);
+    let page = get(&state, &format!("/compare?{SEED_000_QUERY}"))
+        .await
+        .text();
+    assert!(
+        page.contains("3 runs of 3 configurations (patches, timer differ)"),
+        "{page}"
+    );
+    assert!(
+        page.contains("2 runs of 2 configurations (patches differs)"),
+        "{page}"
+    );
+    let link = page
+        .split(r#"class="split" href=""#)
+        .nth(1)
+        .map(|rest| rest[..rest.find('"').unwrap()].replace("&#38;", "&"))
+        .unwrap_or_else(|| panic!("no split link in {page}"));
+    assert!(
+        link.contains("by=scheduler&by=thread_lib&by=timer&by=patches"),
+        "{link}"
+    );
+    let query = link.strip_prefix("/compare?").unwrap();
+    let json = get(&state, &format!("/compare.json?{query}")).await.json();
+    for point in json["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["points"].as_array().unwrap())
+    {
+        assert_eq!(point["mixed"], serde_json::json!([]), "{point}");
+    }
+    let text = get(&state, &format!("/compare.txt?{SEED_000_QUERY}"))
+        .await
+        .text();
+    assert!(
+        text.contains("10 threads: 3 runs of 3 configurations (patches, timer"),
+        "{text}"
+    );
+}

@@ -34,6 +34,8 @@ pub use query::{
     MAX_QUERY_BYTES, MAX_QUERY_PAIRS, MAX_WHERE,
 };
 
+pub use table::runs_of_configurations;
+
 pub use stats::{format_df, Confidence, Interval, Method, Sample, Verdict, VsBaseline, MIN_RUNS};
 
 use query::{check_keys, is_field, query_keys};

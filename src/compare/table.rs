@@ -75,6 +75,17 @@ pub fn to_text(comparison: &Comparison) -> String {
         for point in &series.points {
             lines.push(row(point, first_width, with_baseline, with_efficiency));
         }
+        // n counts runs, not repeats, where they are several setups.
+        for point in series.points.iter().filter(|p| !p.mixed.is_empty()) {
+            let at = match point.threads {
+                Some(threads) => format!("{threads} threads"),
+                None => point.item.clone(),
+            };
+            lines.extend(wrap(
+                &format!("  {at}: {}", runs_of_configurations(point)),
+                WIDTH,
+            ));
+        }
         if let Some(peak) = &series.peak {
             let at = peak
                 .threads
