@@ -935,3 +935,44 @@ async fn the_page_and_text_name_what_a_mixed_point_mixes() {
         "{text}"
     );
 }
+
+/// The JSON's attributes table: every key some series has, each series'
+/// value, the differing keys first.
+#[tokio::test]
+async fn the_json_tells_what_differs_between_the_series() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_000]);
+    let json = get(&state, &format!("/compare.json?{SEED_000_QUERY}"))
+        .await
+        .json();
+    let rows = json["attributes"].as_array().unwrap();
+    let differs: Vec<bool> = rows
+        .iter()
+        .map(|r| r["differs"].as_bool().unwrap())
+        .collect();
+    assert!(
+        differs.windows(2).all(|w| w[0] >= w[1]),
+        "differing first: {rows:?}"
+    );
+    let row = |key: &str| {
+        rows.iter()
+            .find(|r| r["key"] == key)
+            .unwrap_or_else(|| panic!("no {key} in {rows:?}"))
+    };
+    assert_eq!(rows[0]["key"], "scheduler");
+    let timer = row("timer");
+    assert_eq!(timer["differs"], true);
+    assert_eq!(timer["values"]["4BSD / libthr"], "ACPI-fast, TSC");
+    assert_eq!(timer["values"]["ULE / libthr"], "TSC");
+    assert_eq!(timer["values"]["(none) / libpthread"], "(none)");
+    assert_eq!(row("os")["values"]["4BSD / libthr"], "FreeBSD");
+    for attribute in rows {
+        let values: Vec<&Value> = attribute["values"].as_object().unwrap().values().collect();
+        let same = values.windows(2).all(|w| w[0] == w[1]);
+        assert_eq!(attribute["differs"], !same, "{attribute}");
+    }
+    assert_eq!(
+        row("os")["values"].as_object().unwrap().len(),
+        json["series"].as_array().unwrap().len()
+    );
+}

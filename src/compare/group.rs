@@ -12,8 +12,8 @@ use parsers::contract::PseudoField;
 use parsers::MetricInfo;
 
 use super::{
-    is_interim_item, CompareQuery, Comparison, Confidence, Peak, Point, Resolved, RunValue, Series,
-    VsBaseline, XAxis, NONE, PROVENANCE,
+    is_interim_item, AttributeRow, CompareQuery, Comparison, Confidence, Peak, Point, Resolved,
+    RunValue, Series, VsBaseline, XAxis, NONE, PROVENANCE,
 };
 use crate::store::MetricRow;
 
@@ -304,9 +304,11 @@ pub(super) fn comparison(
         .collect();
     let categories: Vec<String> = categories.into_iter().map(str::to_owned).collect();
 
+    let mut series_attrs: Vec<BTreeMap<String, String>> = Vec::with_capacity(grouped.len());
     let mut series: Vec<Series> = grouped
         .into_iter()
         .map(|(values, points)| {
+            series_attrs.push(series_attributes(&rows, points.values().flatten()));
             let points = points
                 .into_iter()
                 .map(|((threads, category), indices)| {
@@ -341,6 +343,7 @@ pub(super) fn comparison(
         }
     }
 
+    let attributes = attribute_rows(&series, series_attrs);
     let unit = rows
         .first()
         .map(|row| row.unit.to_string())
@@ -372,7 +375,85 @@ pub(super) fn comparison(
         series,
         without_threads,
         notices,
+        attributes,
     }
+}
+
+/// A series' value of each attribute its runs have (provenance aside):
+/// the one value, or the distinct ones joined by `, `, and `(none)` in
+/// the list where some runs lack it. Looks at each distinct
+/// configuration once.
+fn series_attributes<'a>(
+    rows: &[MetricRow],
+    indices: impl Iterator<Item = &'a usize>,
+) -> BTreeMap<String, String> {
+    let mut seen: HashSet<*const ()> = HashSet::new();
+    let configs: Vec<&[(Rc<str>, Rc<str>)]> = indices
+        .map(|&index| &rows[index].config)
+        .filter(|config| seen.insert(Rc::as_ptr(config) as *const ()))
+        .map(|config| &config[..])
+        .collect();
+    let mut values: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for config in &configs {
+        for (key, value) in config.iter() {
+            if !PROVENANCE.contains(&&**key) {
+                values.entry(key).or_default().insert(value);
+            }
+        }
+    }
+    values
+        .into_iter()
+        .map(|(key, mut found)| {
+            let all = configs
+                .iter()
+                .all(|c| c.binary_search_by(|(k, _)| (**k).cmp(key)).is_ok());
+            if !all {
+                found.insert(NONE);
+            }
+            let mut found: Vec<&str> = found.into_iter().collect();
+            found.sort_by(|a, b| natural_cmp(a, b));
+            (key.to_owned(), found.join(", "))
+        })
+        .collect()
+}
+
+/// The attributes table: every key some series has, with each series'
+/// value (`(none)` where it has none), those that differ first, then in
+/// order of interest.
+fn attribute_rows(series: &[Series], attrs: Vec<BTreeMap<String, String>>) -> Vec<AttributeRow> {
+    let keys: BTreeSet<&str> = attrs
+        .iter()
+        .flat_map(|a| a.keys())
+        .map(String::as_str)
+        .collect();
+    let mut rows: Vec<AttributeRow> = keys
+        .into_iter()
+        .map(|key| {
+            let values: BTreeMap<String, String> = series
+                .iter()
+                .zip(&attrs)
+                .map(|(s, a)| {
+                    (
+                        s.name.clone(),
+                        a.get(key).map_or(NONE, String::as_str).to_owned(),
+                    )
+                })
+                .collect();
+            let mut distinct = values.values();
+            let first = distinct.next();
+            AttributeRow {
+                key: key.to_owned(),
+                differs: distinct.any(|v| Some(v) != first),
+                values,
+            }
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        b.differs
+            .cmp(&a.differs)
+            .then_with(|| super::interest(&a.key).cmp(&super::interest(&b.key)))
+    });
+    rows
 }
 
 /// The series the query names as baseline (its exact name, else the same

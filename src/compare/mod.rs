@@ -192,6 +192,20 @@ pub struct Comparison {
     pub without_threads: usize,
     /// Things the reader should know (a baseline that names no series).
     pub notices: Vec<String>,
+    /// What the series' runs were run with: one row per attribute key
+    /// some series has (provenance aside), those that differ first.
+    pub attributes: Vec<AttributeRow>,
+}
+
+/// One attribute across the series of a comparison.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AttributeRow {
+    pub key: String,
+    /// Whether the series' values are not all the same.
+    pub differs: bool,
+    /// Each series' value: `(none)` where its runs lack it, the distinct
+    /// values joined by `, ` where its runs differ.
+    pub values: BTreeMap<String, String>,
 }
 
 /// Reads and groups the data of a resolved query: one query however much
