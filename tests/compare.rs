@@ -976,3 +976,23 @@ async fn the_json_tells_what_differs_between_the_series() {
         json["series"].as_array().unwrap().len()
     );
 }
+
+/// The page shows the attributes table, the differing rows highlighted.
+#[tokio::test]
+async fn the_page_highlights_the_attributes_that_differ() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_000]);
+    let page = get(&state, &format!("/compare?{SEED_000_QUERY}"))
+        .await
+        .text();
+    let table = page
+        .split(r#"<table class="list attributes">"#)
+        .nth(1)
+        .unwrap_or_else(|| panic!("no attributes table in {page}"));
+    let table = &table[..table.find("</table>").unwrap()];
+    assert!(
+        table.contains(r#"<tr class="differs"><th>scheduler</th><td>4BSD</td>"#),
+        "{table}"
+    );
+    assert!(table.contains("<td>ACPI-fast, TSC</td>"), "{table}");
+}

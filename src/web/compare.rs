@@ -190,6 +190,15 @@ struct ResultView {
     direction: &'static str,
     /// Where points mix configurations: the link that splits them.
     split: Option<SplitView>,
+    /// What the series were run with: a row per attribute, each series'
+    /// value in the series' order, the differing ones first.
+    attributes: Vec<AttributeView>,
+}
+
+struct AttributeView {
+    key: String,
+    differs: bool,
+    values: Vec<String>,
 }
 
 /// The offer to split the series by what differs inside their points.
@@ -577,8 +586,22 @@ fn result_view(
         })
         .collect();
     let split = split_view(&comparison, pinned_query);
+    let attributes = comparison
+        .attributes
+        .iter()
+        .map(|row| AttributeView {
+            key: row.key.clone(),
+            differs: row.differs,
+            values: comparison
+                .series
+                .iter()
+                .map(|s| row.values.get(&s.name).cloned().unwrap_or_default())
+                .collect(),
+        })
+        .collect();
     ResultView {
         split,
+        attributes,
         svg,
         query_string: pinned_query.to_query_string(),
         pinned: asof,
