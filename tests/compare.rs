@@ -387,7 +387,7 @@ async fn baseline_differences_follow_the_metrics_direction() {
     assert!(text.contains("-18.8% few runs"), "{text}");
 
     // q_per_s: higher is better, so slower schedulers are below zero
-    // (three runs against two: too few for a verdict).
+    // (three runs against two, each of several setups: no verdict).
     let json = get(
         &state,
         &format!("/compare.json?{SEED_000_QUERY}&baseline=ULE+%2F+libthr"),
@@ -396,7 +396,7 @@ async fn baseline_differences_follow_the_metrics_direction() {
     .json();
     let bsd = &series(&json, "4BSD / libthr")["points"][0];
     assert!(bsd["vs_baseline"]["percent"].as_f64().unwrap() < 0.0);
-    assert_eq!(bsd["vs_baseline"]["verdict"], "too_few_runs");
+    assert_eq!(bsd["vs_baseline"]["verdict"], "mixed");
     let page = get(
         &state,
         &format!("/compare?{SEED_000_QUERY}&baseline=ULE+%2F+libthr"),
@@ -404,7 +404,7 @@ async fn baseline_differences_follow_the_metrics_direction() {
     .await
     .text();
     assert!(
-        page.contains(r#"class="verdict too_few_runs">too few runs"#),
+        page.contains(r#"class="verdict mixed">mixed configurations"#),
         "the table says why: {page}"
     );
 
@@ -904,4 +904,190 @@ async fn a_percentile_the_table_does_not_list_is_compared_by_its_own_name() {
     let points = json["series"][0]["points"].as_array().unwrap();
     assert_eq!(points.len(), 1, "{json}");
     assert_eq!(points[0]["mean"], 16.71, "{json}");
+}
+
+/// Seed 000 by scheduler and thread library (the README's first example)
+/// gathered "4BSD / libthr, 10 threads, n=3" from ACPI-fast, TSC and
+/// TSC with three patches: three setups, not three repeats. Each point
+/// says how many configurations its runs are and which attributes
+/// differ, in JSON and CSV.
+#[tokio::test]
+async fn a_point_of_several_configurations_says_so() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_000]);
+    let json = get(&state, &format!("/compare.json?{SEED_000_QUERY}"))
+        .await
+        .json();
+    let mixed = &series(&json, "4BSD / libthr")["points"][0];
+    assert_eq!(mixed["n"], 3, "{mixed}");
+    assert_eq!(mixed["configurations"], 3, "{mixed}");
+    assert_eq!(mixed["mixed"], serde_json::json!(["patches", "timer"]));
+    let ule = &series(&json, "ULE / libthr")["points"][0];
+    assert_eq!(ule["configurations"], 2, "{ule}");
+    assert_eq!(ule["mixed"], serde_json::json!(["patches"]));
+    let single = &series(&json, "4BSD / libpthread")["points"][0];
+    assert_eq!(single["configurations"], 1, "{single}");
+    assert_eq!(single["mixed"], serde_json::json!([]));
+
+    let csv = get(&state, &format!("/compare.csv?{SEED_000_QUERY}"))
+        .await
+        .text();
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (configurations, keys, verdict) =
+        (column("configurations"), column("mixed"), column("verdict"));
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let row = rows
+        .iter()
+        .find(|r| &r[0] == "4BSD / libthr" && r.iter().any(|c| c == "10"))
+        .unwrap();
+    assert_eq!(&row[configurations], "3");
+    assert_eq!(&row[keys], "patches;timer");
+    assert_eq!(&row[verdict], "");
+}
+
+/// A comparison without `by`, and every comparison the submission page
+/// offers, is split by every attribute that tells the runs apart: none
+/// has a point of several configurations (seed 000 without `by` was one
+/// series "all runs" averaging every setup).
+#[tokio::test]
+async fn ready_comparisons_and_no_by_split_into_configurations() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_000]);
+    let no_mixed = |json: &Value, what: &str| {
+        let series = json["series"].as_array().unwrap();
+        for point in series.iter().flat_map(|s| s["points"].as_array().unwrap()) {
+            assert_eq!(point["configurations"], 1, "{what}: {point}");
+        }
+        series.len()
+    };
+    let json = get(
+        &state,
+        "/compare.json?tool=super-smack&item=select_index&metric=q_per_s&x=threads",
+    )
+    .await
+    .json();
+    assert!(no_mixed(&json, "no by") >= 9, "{json}");
+    let by = json["by"].as_array().unwrap();
+    assert_eq!(by[..4], ["scheduler", "thread_lib", "timer", "patches"]);
+
+    let page = get(&state, "/submissions/1").await.text();
+    let links: Vec<String> = page
+        .split(r#"class="ready-compare" href=""#)
+        .skip(1)
+        .map(|rest| rest[..rest.find('"').unwrap()].replace("&#38;", "&"))
+        .collect();
+    assert!(links.len() > 2, "{links:?}");
+    for link in links {
+        let query = link.strip_prefix("/compare?").unwrap();
+        let json = get(&state, &format!("/compare.json?{query}")).await.json();
+        no_mixed(&json, &link);
+    }
+}
+
+/// The page and the text say what a mixed point gathers, and the page
+/// offers the link that splits the series by what differs inside it.
+#[tokio::test]
+async fn the_page_and_text_name_what_a_mixed_point_mixes() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_000]);
+    let page = get(&state, &format!("/compare?{SEED_000_QUERY}"))
+        .await
+        .text();
+    assert!(
+        page.contains("3 runs of 3 configurations (patches, timer differ)"),
+        "{page}"
+    );
+    assert!(
+        page.contains("2 runs of 2 configurations (patches differs)"),
+        "{page}"
+    );
+    let link = page
+        .split(r#"class="split" href=""#)
+        .nth(1)
+        .map(|rest| rest[..rest.find('"').unwrap()].replace("&#38;", "&"))
+        .unwrap_or_else(|| panic!("no split link in {page}"));
+    assert!(
+        link.contains("by=scheduler&by=thread_lib&by=timer&by=patches"),
+        "{link}"
+    );
+    let query = link.strip_prefix("/compare?").unwrap();
+    let json = get(&state, &format!("/compare.json?{query}")).await.json();
+    for point in json["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["points"].as_array().unwrap())
+    {
+        assert_eq!(point["mixed"], serde_json::json!([]), "{point}");
+    }
+    let text = get(&state, &format!("/compare.txt?{SEED_000_QUERY}"))
+        .await
+        .text();
+    assert!(
+        text.contains("10 threads: 3 runs of 3 configurations (patches, timer"),
+        "{text}"
+    );
+}
+
+/// The JSON's attributes table: every key some series has, each series'
+/// value, the differing keys first.
+#[tokio::test]
+async fn the_json_tells_what_differs_between_the_series() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_000]);
+    let json = get(&state, &format!("/compare.json?{SEED_000_QUERY}"))
+        .await
+        .json();
+    let rows = json["attributes"].as_array().unwrap();
+    let differs: Vec<bool> = rows
+        .iter()
+        .map(|r| r["differs"].as_bool().unwrap())
+        .collect();
+    assert!(
+        differs.windows(2).all(|w| w[0] >= w[1]),
+        "differing first: {rows:?}"
+    );
+    let row = |key: &str| {
+        rows.iter()
+            .find(|r| r["key"] == key)
+            .unwrap_or_else(|| panic!("no {key} in {rows:?}"))
+    };
+    assert_eq!(rows[0]["key"], "scheduler");
+    let timer = row("timer");
+    assert_eq!(timer["differs"], true);
+    assert_eq!(timer["values"]["4BSD / libthr"], "ACPI-fast, TSC");
+    assert_eq!(timer["values"]["ULE / libthr"], "TSC");
+    assert_eq!(timer["values"]["(none) / libpthread"], "(none)");
+    assert_eq!(row("os")["values"]["4BSD / libthr"], "FreeBSD");
+    for attribute in rows {
+        let values: Vec<&Value> = attribute["values"].as_object().unwrap().values().collect();
+        let same = values.windows(2).all(|w| w[0] == w[1]);
+        assert_eq!(attribute["differs"], !same, "{attribute}");
+    }
+    assert_eq!(
+        row("os")["values"].as_object().unwrap().len(),
+        json["series"].as_array().unwrap().len()
+    );
+}
+
+/// The page shows the attributes table, the differing rows highlighted.
+#[tokio::test]
+async fn the_page_highlights_the_attributes_that_differ() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_000]);
+    let page = get(&state, &format!("/compare?{SEED_000_QUERY}"))
+        .await
+        .text();
+    let table = page
+        .split(r#"<table class="list attributes">"#)
+        .nth(1)
+        .unwrap_or_else(|| panic!("no attributes table in {page}"));
+    let table = &table[..table.find("</table>").unwrap()];
+    assert!(
+        table.contains(r#"<tr class="differs"><th>scheduler</th><td>4BSD</td>"#),
+        "{table}"
+    );
+    assert!(table.contains("<td>ACPI-fast, TSC</td>"), "{table}");
 }

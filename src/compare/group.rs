@@ -5,14 +5,15 @@
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
 
 use parsers::contract::PseudoField;
 use parsers::MetricInfo;
 
 use super::{
-    is_interim_item, CompareQuery, Comparison, Confidence, Peak, Point, Resolved, RunValue, Series,
-    VsBaseline, XAxis, NONE,
+    is_interim_item, AttributeRow, CompareQuery, Comparison, Confidence, Peak, Point, Resolved,
+    RunValue, Series, VsBaseline, XAxis, NONE, PROVENANCE,
 };
 use crate::store::MetricRow;
 
@@ -180,6 +181,37 @@ pub(super) fn comparison(
             XAxis::None
         });
 
+    // Without `by`, the series are the configurations: split by every
+    // attribute that tells the runs apart, read from their configuration.
+    let mut attr_keys: Cow<[String]> = Cow::Borrowed(attr_keys);
+    let by: Vec<String> = if query.by.is_empty() {
+        let all: Vec<usize> = (0..rows.len()).collect();
+        let (_, mut telling) = configurations(&rows, &all);
+        telling.sort_by(|a, b| super::interest(a).cmp(&super::interest(b)));
+        let first_new = attr_keys.len();
+        let new: Vec<String> = telling
+            .iter()
+            .filter(|k| !attr_keys.contains(k))
+            .cloned()
+            .collect();
+        attr_keys.to_mut().extend(new);
+        let added = &attr_keys[first_new..];
+        for row in &mut rows {
+            for key in added {
+                let value = row
+                    .config
+                    .binary_search_by(|(k, _)| (**k).cmp(key.as_str()))
+                    .ok()
+                    .map(|index| Rc::clone(&row.config[index].1));
+                row.attrs.push(value);
+            }
+        }
+        telling
+    } else {
+        query.by.clone()
+    };
+    let attr_keys: &[String] = &attr_keys;
+
     // Items in the order the tool printed them (storage order). Rows come
     // in run order, and a run's results one after the other, so the row
     // before has the same item most often (always when one is chosen),
@@ -201,7 +233,7 @@ pub(super) fn comparison(
     if x == XAxis::Threads && query.item.is_none() && categories.len() > 1 {
         key_columns.push("item".to_owned());
     }
-    for key in &query.by {
+    for key in &by {
         if !key_columns.contains(key) {
             key_columns.push(key.clone());
         }
@@ -272,9 +304,11 @@ pub(super) fn comparison(
         .collect();
     let categories: Vec<String> = categories.into_iter().map(str::to_owned).collect();
 
+    let mut series_attrs: Vec<BTreeMap<String, String>> = Vec::with_capacity(grouped.len());
     let mut series: Vec<Series> = grouped
         .into_iter()
         .map(|(values, points)| {
+            series_attrs.push(series_attributes(&rows, points.values().flatten()));
             let points = points
                 .into_iter()
                 .map(|((threads, category), indices)| {
@@ -309,6 +343,7 @@ pub(super) fn comparison(
         }
     }
 
+    let attributes = attribute_rows(&series, series_attrs);
     let unit = rows
         .first()
         .map(|row| row.unit.to_string())
@@ -323,7 +358,7 @@ pub(super) fn comparison(
         item: query.item.clone(),
         test: query.test.clone(),
         x,
-        by: query.by.clone(),
+        by,
         key_columns,
         wheres: query
             .wheres
@@ -340,7 +375,85 @@ pub(super) fn comparison(
         series,
         without_threads,
         notices,
+        attributes,
     }
+}
+
+/// A series' value of each attribute its runs have (provenance aside):
+/// the one value, or the distinct ones joined by `, `, and `(none)` in
+/// the list where some runs lack it. Looks at each distinct
+/// configuration once.
+fn series_attributes<'a>(
+    rows: &[MetricRow],
+    indices: impl Iterator<Item = &'a usize>,
+) -> BTreeMap<String, String> {
+    let mut seen: HashSet<*const ()> = HashSet::new();
+    let configs: Vec<&[(Rc<str>, Rc<str>)]> = indices
+        .map(|&index| &rows[index].config)
+        .filter(|config| seen.insert(Rc::as_ptr(config) as *const ()))
+        .map(|config| &config[..])
+        .collect();
+    let mut values: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for config in &configs {
+        for (key, value) in config.iter() {
+            if !PROVENANCE.contains(&&**key) {
+                values.entry(key).or_default().insert(value);
+            }
+        }
+    }
+    values
+        .into_iter()
+        .map(|(key, mut found)| {
+            let all = configs
+                .iter()
+                .all(|c| c.binary_search_by(|(k, _)| (**k).cmp(key)).is_ok());
+            if !all {
+                found.insert(NONE);
+            }
+            let mut found: Vec<&str> = found.into_iter().collect();
+            found.sort_by(|a, b| natural_cmp(a, b));
+            (key.to_owned(), found.join(", "))
+        })
+        .collect()
+}
+
+/// The attributes table: every key some series has, with each series'
+/// value (`(none)` where it has none), those that differ first, then in
+/// order of interest.
+fn attribute_rows(series: &[Series], attrs: Vec<BTreeMap<String, String>>) -> Vec<AttributeRow> {
+    let keys: BTreeSet<&str> = attrs
+        .iter()
+        .flat_map(|a| a.keys())
+        .map(String::as_str)
+        .collect();
+    let mut rows: Vec<AttributeRow> = keys
+        .into_iter()
+        .map(|key| {
+            let values: BTreeMap<String, String> = series
+                .iter()
+                .zip(&attrs)
+                .map(|(s, a)| {
+                    (
+                        s.name.clone(),
+                        a.get(key).map_or(NONE, String::as_str).to_owned(),
+                    )
+                })
+                .collect();
+            let mut distinct = values.values();
+            let first = distinct.next();
+            AttributeRow {
+                key: key.to_owned(),
+                differs: distinct.any(|v| Some(v) != first),
+                values,
+            }
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        b.differs
+            .cmp(&a.differs)
+            .then_with(|| super::interest(&a.key).cmp(&super::interest(&b.key)))
+    });
+    rows
 }
 
 /// The series the query names as baseline (its exact name, else the same
@@ -371,19 +484,30 @@ fn compare_with_baseline(
     confidence: Confidence,
 ) {
     series[base].is_baseline = true;
-    let reference: HashMap<(Option<u32>, String), Vec<f64>> = series[base]
+    let reference: HashMap<(Option<u32>, String), (Vec<f64>, bool)> = series[base]
         .points
         .iter()
-        .map(|p| ((p.threads, p.item.clone()), p.values()))
+        .map(|p| {
+            (
+                (p.threads, p.item.clone()),
+                (p.values(), !p.mixed.is_empty()),
+            )
+        })
         .collect();
     for (index, s) in series.iter_mut().enumerate() {
         if index == base {
             continue;
         }
         for p in &mut s.points {
-            let Some(base_values) = reference.get(&(p.threads, p.item.clone())) else {
+            let Some((base_values, base_mixed)) = reference.get(&(p.threads, p.item.clone()))
+            else {
                 continue;
             };
+            if *base_mixed || !p.mixed.is_empty() {
+                p.vs_baseline =
+                    VsBaseline::mixed(base_values, &p.values(), confidence).map(VsBaseline::tidy);
+                continue;
+            }
             p.vs_baseline = VsBaseline::compare(
                 base_values,
                 &p.values(),
@@ -447,6 +571,7 @@ fn point(threads: Option<u32>, item: &str, rows: &[MetricRow], mut indices: Vec<
     }
     let values: Vec<f64> = indices.iter().map(|&index| rows[index].value).collect();
     let n = values.len();
+    let (configurations, mixed) = configurations(rows, &indices);
     Point {
         threads,
         item: item.to_owned(),
@@ -454,6 +579,8 @@ fn point(threads: Option<u32>, item: &str, rows: &[MetricRow], mut indices: Vec<
         min: values.iter().copied().fold(f64::INFINITY, f64::min),
         max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         n,
+        configurations,
+        mixed,
         vs_baseline: None,
         efficiency: None,
         runs: indices
@@ -472,6 +599,55 @@ fn point(threads: Option<u32>, item: &str, rows: &[MetricRow], mut indices: Vec<
             })
             .collect(),
     }
+}
+
+/// How many configurations the runs at `indices` are, and the sorted
+/// keys whose values differ among them. Runs with the same attributes
+/// share one configuration (`MetricRow::config`), so the runs are looked
+/// at once each, and only the few distinct configurations are compared.
+fn configurations(rows: &[MetricRow], indices: &[usize]) -> (usize, Vec<String>) {
+    let mut seen: HashSet<*const ()> = HashSet::new();
+    let distinct: Vec<&[(Rc<str>, Rc<str>)]> = indices
+        .iter()
+        .map(|&index| &rows[index].config)
+        .filter(|config| seen.insert(Rc::as_ptr(config) as *const ()))
+        .map(|config| &config[..])
+        .collect();
+    if distinct.len() < 2 {
+        return (distinct.len().max(1), Vec::new());
+    }
+    // Provenance aside: runs differing only in their date are repeats.
+    let mut configs: Vec<Vec<(&str, &str)>> = distinct
+        .iter()
+        .map(|config| {
+            config
+                .iter()
+                .filter(|(key, _)| !PROVENANCE.contains(&&**key))
+                .map(|(key, value)| (&**key, &**value))
+                .collect()
+        })
+        .collect();
+    configs.sort_unstable();
+    configs.dedup();
+    if configs.len() < 2 {
+        return (1, Vec::new());
+    }
+    let keys: BTreeSet<&str> = configs.iter().flatten().map(|(key, _)| *key).collect();
+    fn value_of<'a>(config: &[(&'a str, &'a str)], key: &str) -> Option<&'a str> {
+        config
+            .binary_search_by(|(k, _)| (*k).cmp(key))
+            .ok()
+            .map(|index| config[index].1)
+    }
+    let mixed = keys
+        .into_iter()
+        .filter(|key| {
+            let first = value_of(&configs[0], key);
+            configs[1..].iter().any(|c| value_of(c, key) != first)
+        })
+        .map(str::to_owned)
+        .collect();
+    (configs.len(), mixed)
 }
 
 #[cfg(test)]

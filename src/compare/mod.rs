@@ -14,7 +14,9 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use parsers::contract::{is_interim_item, ATTRIBUTE_KEYS, NONE, PSEUDO_FIELD_NAMES};
+use parsers::contract::{
+    is_interim_item, ATTRIBUTES_BY_INTEREST, ATTRIBUTE_KEYS, NONE, PSEUDO_FIELD_NAMES,
+};
 use parsers::{MetricInfo, Tool};
 use serde::Serialize;
 
@@ -31,6 +33,8 @@ pub use query::{
     check_asof, check_attr_key, check_where_count, query_pairs, CompareQuery, QueryError, MAX_BY,
     MAX_QUERY_BYTES, MAX_QUERY_PAIRS, MAX_WHERE,
 };
+
+pub use table::runs_of_configurations;
 
 pub use stats::{format_df, Confidence, Interval, Method, Sample, Verdict, VsBaseline, MIN_RUNS};
 
@@ -74,6 +78,20 @@ pub enum CompareError {
     Database(#[from] rusqlite::Error),
 }
 
+/// Rank of an attribute in [`ATTRIBUTES_BY_INTEREST`], for the order
+/// of the keys a comparison is split by; attributes people added
+/// themselves rank just after `variant`.
+pub fn interest(key: &str) -> (usize, &str) {
+    match ATTRIBUTES_BY_INTEREST.iter().position(|k| *k == key) {
+        Some(rank) => (rank * 2, key),
+        None => (8 * 2 + 1, key),
+    }
+}
+
+/// What says where a run came from, not how it was run: runs differing
+/// only in these are still repeats of one configuration.
+pub const PROVENANCE: [&str; 4] = ["author", "submission", "message", "date"];
+
 /// One stored value inside a point, to trace it back to its run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunValue {
@@ -109,6 +127,12 @@ pub struct Point {
     pub min: f64,
     pub max: f64,
     pub n: usize,
+    /// How many distinct configurations the runs are (attributes apart
+    /// from [`PROVENANCE`]); 1 for repeats.
+    pub configurations: usize,
+    /// The attribute keys whose values differ among the runs, sorted;
+    /// empty for repeats. A mixed point gets no interval or verdict.
+    pub mixed: Vec<String>,
     pub vs_baseline: Option<VsBaseline>,
     /// value(n) / (n × value(1)), where the series has a 1-thread point
     /// and the metric is a rate.
@@ -168,6 +192,20 @@ pub struct Comparison {
     pub without_threads: usize,
     /// Things the reader should know (a baseline that names no series).
     pub notices: Vec<String>,
+    /// What the series' runs were run with: one row per attribute key
+    /// some series has (provenance aside), those that differ first.
+    pub attributes: Vec<AttributeRow>,
+}
+
+/// One attribute across the series of a comparison.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AttributeRow {
+    pub key: String,
+    /// Whether the series' values are not all the same.
+    pub differs: bool,
+    /// Each series' value: `(none)` where its runs lack it, the distinct
+    /// values joined by `, ` where its runs differ.
+    pub values: BTreeMap<String, String>,
 }
 
 /// Reads and groups the data of a resolved query: one query however much
@@ -227,14 +265,24 @@ pub fn compare_runs(
         .collect();
     // The order of the database's rows.
     runs.sort_by_key(|run| run.id);
+    let mut configurations = store::Configurations::default();
+    let filter = &filter;
     let rows = runs
         .into_iter()
         .flat_map(|run| {
+            // Sorted by key, as the store reads them.
+            let config = configurations.get(
+                run.attrs
+                    .iter()
+                    .map(|(key, value)| (Rc::from(key.as_str()), Rc::from(value.as_str())))
+                    .collect(),
+            );
             run.results
                 .iter()
                 .filter(|result| result.metric == filter.metric)
                 .filter(|result| filter.item.as_ref().is_none_or(|item| result.item == *item))
-                .map(|result| MetricRow {
+                .map(move |result| MetricRow {
+                    config: Rc::clone(&config),
                     run_id: run.id,
                     // One submission's runs are never copies of each other.
                     copy_key: run.id,

@@ -39,12 +39,12 @@ fn chart_mark(with_baseline: bool, series: &Series, point: &Point) -> (Mark, Opt
     let Some(vs) = &point.vs_baseline else {
         return (Mark::NotCompared, Some("not compared".to_owned()));
     };
-    // A verdict added here (`mixed`, issue 23) gets its own mark: the
-    // match is exhaustive on purpose.
+    // Every verdict gets its own mark: the match is exhaustive on purpose.
     let mark = match vs.verdict {
         Verdict::Better | Verdict::Worse => Mark::Proven,
         Verdict::NoDifference => Mark::NoDifference,
         Verdict::TooFewRuns => Mark::TooFewRuns,
+        Verdict::Mixed => Mark::Mixed,
     };
     (
         mark,
@@ -234,7 +234,8 @@ impl Comparison {
     }
 
     /// The numbers as CSV (RFC 4180): one row per point, every series key
-    /// a column, then mean, min, max and n, and with a baseline the
+    /// a column, then mean, min, max, n, how many configurations the runs
+    /// are and the keys that differ among them, and with a baseline the
     /// difference to it, its interval (absolute and in %), the method and
     /// level of the interval, and the verdict.
     pub fn to_csv(&self) -> Result<Vec<u8>, csv::Error> {
@@ -252,6 +253,8 @@ impl Comparison {
                 "min",
                 "max",
                 "n",
+                "configurations",
+                "mixed",
                 "unit",
                 "vs_baseline",
                 "vs_baseline_pct",
@@ -293,6 +296,8 @@ impl Comparison {
                     point.min.to_string(),
                     point.max.to_string(),
                     point.n.to_string(),
+                    point.configurations.to_string(),
+                    point.mixed.join(";"),
                     self.unit.clone(),
                     number(baseline.map(|b| b.difference)),
                     number(baseline.map(|b| b.percent)),

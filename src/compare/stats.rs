@@ -16,15 +16,18 @@
 //!   Welch–Satterthwaite ν = se⁴ / ((s₁²/n₁)²/(n₁−1) + (s₂²/n₂)²/(n₂−1)).
 //!
 //! Both are computed whenever each side has [`MIN_RUNS`] values. The
-//! verdict rests on Student's interval, as ministat's does, unless an
-//! F-test at the same confidence level says the variances differ
-//! (larger s² / smaller s² above the F distribution's 1 − α/2 quantile
-//! with their degrees of freedom): then Welch's interval decides, since
-//! pooling two unequal variances makes the interval too narrow when the
-//! smaller set is the noisier one. The difference is shown when it lies
-//! outside its interval (|d| > e, ministat's test): better or worse by
-//! the metric's direction; otherwise there is no difference at that
-//! confidence.
+//! verdict rests on Student's interval, as ministat's does: a list's
+//! readers check a pasted block with ministat, and benchlog never proves
+//! what ministat does not. Where an F-test at the same confidence level
+//! says the variances differ (larger s² / smaller s² above the F
+//! distribution's 1 − α/2 quantile with their degrees of freedom),
+//! Welch's interval is shown beside it as a caution: pooling two unequal
+//! variances makes Student's interval too narrow when the smaller set is
+//! the noisier one. Welch's can then only withdraw a verdict (Student's
+//! proves a difference, Welch's holds zero: no difference), never make
+//! one. The difference is shown when it lies outside its interval (|d| >
+//! e, ministat's test): better or worse by the metric's direction;
+//! otherwise there is no difference at that confidence.
 //!
 //! Where benchlog and ministat part: ministat reads t from a table with
 //! three decimals; Student's t here is statrs' quantile rounded to three
@@ -270,6 +273,9 @@ pub enum Verdict {
     NoDifference,
     /// Fewer than [`MIN_RUNS`] runs on one side: no interval.
     TooFewRuns,
+    /// The point or the baseline's point gathers runs of several
+    /// configurations: they are not repeats, and no interval is computed.
+    Mixed,
 }
 
 impl Verdict {
@@ -280,6 +286,7 @@ impl Verdict {
             Verdict::Worse => "worse",
             Verdict::NoDifference => "no_difference",
             Verdict::TooFewRuns => "too_few_runs",
+            Verdict::Mixed => "mixed",
         }
     }
 
@@ -298,20 +305,51 @@ pub struct VsBaseline {
     pub percent: f64,
     pub verdict: Verdict,
     pub confidence: Confidence,
-    /// The interval the verdict rests on; `None` with too few runs.
+    /// The interval the verdict rests on, Student's (ministat's); `None`
+    /// with too few runs.
     pub interval: Option<Interval>,
-    /// Both intervals, whichever decides.
+    /// Both intervals.
     pub student: Option<Interval>,
     pub welch: Option<Interval>,
     /// The F-test's larger over smaller variance, when both sides have
     /// enough runs.
     pub variance_ratio: Option<f64>,
+    /// Whether the F-test finds the variances differ: Welch's interval is
+    /// then the caution shown beside Student's.
+    pub variances_differ: bool,
+    /// Whether Student's interval proves a difference that Welch's, where
+    /// the variances differ, does not: the verdict is withdrawn.
+    pub withdrawn: bool,
     /// The baseline's runs at this x, and this point's.
     pub baseline_n: usize,
     pub n: usize,
 }
 
 impl VsBaseline {
+    /// The plain difference of the means of a point and the baseline's
+    /// point where either mixes configurations: no interval, verdict
+    /// [`Verdict::Mixed`]. `None` when the baseline's mean is zero.
+    pub fn mixed(baseline: &[f64], values: &[f64], confidence: Confidence) -> Option<Self> {
+        let (base, other) = (mean(baseline), mean(values));
+        if baseline.is_empty() || values.is_empty() || base == 0.0 || !base.is_finite() {
+            return None;
+        }
+        Some(VsBaseline {
+            difference: other - base,
+            percent: (other - base) / base.abs() * 100.0,
+            verdict: Verdict::Mixed,
+            confidence,
+            interval: None,
+            student: None,
+            welch: None,
+            variance_ratio: None,
+            variances_differ: false,
+            withdrawn: false,
+            baseline_n: baseline.len(),
+            n: values.len(),
+        })
+    }
+
     /// Compares a point's `values` with the baseline's at the same x.
     /// `None` when the baseline's mean is zero (no percentage).
     pub fn compare(
@@ -340,14 +378,13 @@ impl VsBaseline {
         };
         let variance_ratio = enough.then(|| variance_ratio(&base, &other));
         let differ = enough && variances_differ(&base, &other, confidence);
-        let interval = match (&student, &welch) {
-            (_, Some(welch)) if differ => Some(welch.clone()),
-            (Some(student), _) => Some(student.clone()),
-            _ => None,
-        };
-        let verdict = match &interval {
+        let outside = |interval: &Interval| difference.abs() > interval.half_width;
+        let student_proves = student.as_ref().is_some_and(outside);
+        // Welch's only withdraws: it is asked only where Student's proves.
+        let withdrawn = student_proves && differ && !welch.as_ref().is_some_and(outside);
+        let verdict = match &student {
             None => Verdict::TooFewRuns,
-            Some(interval) if difference.abs() > interval.half_width => {
+            Some(_) if student_proves && !withdrawn => {
                 if (difference > 0.0) == higher_is_better {
                     Verdict::Better
                 } else {
@@ -356,6 +393,7 @@ impl VsBaseline {
             }
             Some(_) => Verdict::NoDifference,
         };
+        let interval = student.clone();
         let unscaled = |interval: Option<Interval>| {
             interval.map(|interval| Interval {
                 s: interval.s * unit,
@@ -374,6 +412,8 @@ impl VsBaseline {
             student: unscaled(student),
             welch: unscaled(welch),
             variance_ratio,
+            variances_differ: differ,
+            withdrawn,
             baseline_n: base.n,
             n: other.n,
         })
@@ -403,24 +443,39 @@ impl VsBaseline {
             Verdict::Worse => "worse".to_owned(),
             Verdict::NoDifference => format!("no difference at {}", self.confidence),
             Verdict::TooFewRuns => "too few runs".to_owned(),
+            Verdict::Mixed => "mixed configurations".to_owned(),
         }
     }
 
     /// Why a verdict is what it is, in a sentence for a table cell's
-    /// second line.
+    /// second line: the interval it rests on, and where the variances
+    /// differ, Welch's beside it.
     pub fn explanation(&self) -> String {
-        match &self.interval {
-            Some(interval) => format!(
-                "{} at {}, {} df",
-                interval.method.title(),
-                self.confidence,
-                format_df(interval.df)
-            ),
-            None => format!(
+        if self.verdict == Verdict::Mixed {
+            return "runs of several configurations are not repeats: no interval".to_owned();
+        }
+        let Some(interval) = &self.interval else {
+            return format!(
                 "n = {} and {}: {MIN_RUNS} runs a side are needed",
                 self.baseline_n, self.n
-            ),
+            );
+        };
+        let mut why = format!(
+            "{} at {}, {} df",
+            interval.method.title(),
+            self.confidence,
+            format_df(interval.df)
+        );
+        if let (true, Some(welch)) = (self.variances_differ, &self.welch) {
+            why.push_str(&format!(
+                "; the variances differ: Welch's t gives ± {:.1}%",
+                welch.percent_half_width
+            ));
+            if self.withdrawn {
+                why.push_str(", which holds zero");
+            }
         }
+        why
     }
 }
 
@@ -660,15 +715,15 @@ mod tests {
     }
 
     #[test]
-    fn welch_decides_when_the_variances_differ() {
+    fn welch_withdraws_a_verdict_when_the_variances_differ() {
         // A quiet baseline and a very noisy series: the F-test rejects
-        // equal variances, and Welch's interval (wider here) decides.
+        // equal variances, and Welch's interval (wider here) holds zero.
         let base = [1000.0, 1001.0, 999.0, 1000.5, 999.5, 1000.0, 1000.2, 999.8];
         let other = [1030.0, 1010.0, 1050.0];
         let vs = VsBaseline::compare(&base, &other, Confidence::P95, true).unwrap();
         let (student, welch) = (vs.student.clone().unwrap(), vs.welch.clone().unwrap());
-        assert!(vs.variance_ratio.unwrap() > 100.0);
-        assert_eq!(vs.interval.as_ref().unwrap().method, Method::Welch);
+        assert!(vs.variance_ratio.unwrap() > 100.0 && vs.variances_differ);
+        assert_eq!(vs.interval.as_ref().unwrap().method, Method::Student);
         // ν = se⁴ / Σ (s²/n)² / (n − 1), computed by hand.
         let (a, b) = (Sample::of(&base), Sample::of(&other));
         let (va, vb) = (a.variance / 8.0, b.variance / 3.0);
@@ -677,10 +732,17 @@ mod tests {
         assert!(welch.half_width > student.half_width);
         // Student's interval alone would call it better; Welch's does not.
         assert!(vs.difference > student.half_width);
+        assert!(vs.withdrawn);
         assert_eq!(vs.verdict, Verdict::NoDifference);
-        assert!(vs.explanation().starts_with("Welch's t at 95%"));
+        assert!(
+            vs.explanation()
+                .starts_with("Student's t at 95%, 9 df; the variances differ: Welch's t gives ±"),
+            "{}",
+            vs.explanation()
+        );
+        assert!(vs.explanation().ends_with("which holds zero"));
 
-        // Alike spreads keep ministat's Student's t.
+        // Alike spreads: no caution.
         let vs = VsBaseline::compare(
             &[10.0, 11.0, 12.0],
             &[20.0, 21.5, 22.0],
@@ -688,6 +750,24 @@ mod tests {
             true,
         )
         .unwrap();
+        assert_eq!(vs.interval.unwrap().method, Method::Student);
+        assert!(!vs.variances_differ && !vs.withdrawn);
+    }
+
+    /// Eight noisy baseline runs against three quiet ones: Welch's
+    /// interval leaves zero out, Student's (ministat's) holds it, and
+    /// `ministat -c 95` prints "No difference proven at 95.0% confidence".
+    /// Welch's never makes a verdict.
+    #[test]
+    fn welch_never_proves_what_student_does_not() {
+        let base = [95.0, 105.0, 92.0, 108.0, 97.0, 103.0, 90.0, 110.0];
+        let other = [106.9, 107.0, 107.1];
+        let vs = VsBaseline::compare(&base, &other, Confidence::P95, true).unwrap();
+        let (student, welch) = (vs.student.clone().unwrap(), vs.welch.clone().unwrap());
+        assert!(vs.variances_differ);
+        assert!(welch.half_width < vs.difference && vs.difference < student.half_width);
+        assert_eq!(vs.verdict, Verdict::NoDifference);
+        assert!(!vs.withdrawn);
         assert_eq!(vs.interval.unwrap().method, Method::Student);
     }
 

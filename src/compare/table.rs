@@ -75,6 +75,17 @@ pub fn to_text(comparison: &Comparison) -> String {
         for point in &series.points {
             lines.push(row(point, first_width, with_baseline, with_efficiency));
         }
+        // n counts runs, not repeats, where they are several setups.
+        for point in series.points.iter().filter(|p| !p.mixed.is_empty()) {
+            let at = match point.threads {
+                Some(threads) => format!("{threads} threads"),
+                None => point.item.clone(),
+            };
+            lines.extend(wrap(
+                &format!("  {at}: {}", runs_of_configurations(point)),
+                WIDTH,
+            ));
+        }
         if let Some(peak) = &series.peak {
             let at = peak
                 .threads
@@ -164,6 +175,7 @@ fn short_verdict(verdict: Verdict) -> &'static str {
         Verdict::Worse => "worse",
         Verdict::NoDifference => "no diff.",
         Verdict::TooFewRuns => "few runs",
+        Verdict::Mixed => "mixed",
     }
 }
 
@@ -186,7 +198,7 @@ fn differences(comparison: &Comparison, lines: &mut Vec<String>) {
     lines.push(String::new());
     lines.extend(wrap(
         &format!(
-            "Differences to the baseline {} at {} confidence, as ministat computes them (Student's t, pooled s; Welch's t where an F-test at the same level finds the variances differ). {MIN_RUNS} runs a side are needed.",
+            "Differences to the baseline {} at {} confidence, as ministat computes them (Student's t, pooled s); where an F-test at the same level finds the variances differ, Welch's t beside it, which can withdraw a verdict but never make one. {MIN_RUNS} runs a side are needed.",
             base.name, comparison.confidence
         ),
         WIDTH,
@@ -215,6 +227,23 @@ fn differences(comparison: &Comparison, lines: &mut Vec<String>) {
         lines.push(vitals('+', point));
         let confidence = comparison.confidence.percent();
         match &vs.interval {
+            None if vs.verdict == Verdict::Mixed => {
+                // The mixed one of the two, the point itself first.
+                let mixed = if point.mixed.is_empty() {
+                    base_point
+                } else {
+                    point
+                };
+                lines.extend(wrap(
+                    &format!(
+                        "Mixed: {}; runs of different configurations are not repeats, and no interval is computed. The means differ by {} ({}%).",
+                        runs_of_configurations(mixed),
+                        g(vs.difference, 6),
+                        g(vs.percent, 6)
+                    ),
+                    WIDTH,
+                ));
+            }
             None => {
                 lines.extend(wrap(
                     &format!(
@@ -228,7 +257,8 @@ fn differences(comparison: &Comparison, lines: &mut Vec<String>) {
                 ));
             }
             Some(interval) => {
-                if vs.verdict.is_proven() {
+                // ministat's heading, from Student's interval.
+                if vs.verdict.is_proven() || vs.withdrawn {
                     lines.push(format!("Difference at {confidence:.1}% confidence"));
                 } else {
                     lines.push(format!(
@@ -245,27 +275,23 @@ fn differences(comparison: &Comparison, lines: &mut Vec<String>) {
                     g(vs.percent, 6),
                     g(interval.percent_half_width, 6)
                 ));
-                let how = match interval.method {
-                    super::Method::Student => {
-                        format!("(Student's t, pooled s = {})", g(interval.s, 6))
-                    }
-                    super::Method::Welch => format!(
-                        "(Welch's t, df = {}, s.e. = {}; the variances differ, F = {})",
-                        super::format_df(interval.df),
-                        g(interval.s, 6),
-                        g(vs.variance_ratio.unwrap_or(f64::NAN), 4)
-                    ),
-                };
+                let how = format!("(Student's t, pooled s = {})", g(interval.s, 6));
                 for line in wrap(&how, WIDTH - 8) {
                     lines.push(format!("        {line}"));
                 }
-                if let (super::Method::Welch, Some(student)) = (interval.method, &vs.student) {
-                    let alone = format!(
-                        "Student's t alone (pooled s = {}) would give +/- {}.",
-                        g(student.s, 6),
-                        g(student.half_width, 6)
+                if let (true, Some(welch)) = (vs.variances_differ, &vs.welch) {
+                    let mut caution = format!(
+                        "The variances differ (F = {}): Welch's t, df = {}, s.e. = {}, gives +/- {} ({}%).",
+                        g(vs.variance_ratio.unwrap_or(f64::NAN), 4),
+                        super::format_df(welch.df),
+                        g(welch.s, 6),
+                        g(welch.half_width, 6),
+                        g(welch.percent_half_width, 6)
                     );
-                    for line in wrap(&alone, WIDTH - 8) {
+                    if vs.withdrawn {
+                        caution.push_str(" It holds zero: the verdict is withdrawn.");
+                    }
+                    for line in wrap(&caution, WIDTH - 8) {
                         lines.push(format!("        {line}"));
                     }
                 }
@@ -280,16 +306,33 @@ fn differences(comparison: &Comparison, lines: &mut Vec<String>) {
     }
 }
 
+/// What a point gathers, in words: `3 runs of 3 configurations (timer,
+/// patches differ)`, or `3 runs` for repeats.
+pub fn runs_of_configurations(point: &Point) -> String {
+    let runs = if point.n == 1 { "run" } else { "runs" };
+    if point.mixed.is_empty() {
+        return format!("{} {runs}", point.n);
+    }
+    let verb = if point.mixed.len() == 1 {
+        "differs"
+    } else {
+        "differ"
+    };
+    format!(
+        "{} {runs} of {} configurations ({} {verb})",
+        point.n,
+        point.configurations,
+        point.mixed.join(", ")
+    )
+}
+
 /// One line of ministat's table: N, min, max, median, mean and standard
 /// deviation of a point's runs (`%11.8g`, so that 72 columns hold it).
 fn vitals(symbol: char, point: &Point) -> String {
     let mut values = point.values();
     values.sort_by(f64::total_cmp);
-    let median = if values.len() % 2 == 1 {
-        values[values.len() / 2]
-    } else {
-        (values[values.len() / 2 - 1] + values[values.len() / 2]) / 2.0
-    };
+    // ministat's median: the upper middle value of an even count.
+    let median = values[values.len() / 2];
     let sample = Sample::of(&values);
     let deviation = if sample.n > 1 {
         g(sample.std_dev(), 8)
@@ -390,6 +433,43 @@ mod tests {
         }
         assert_eq!(wrap("a b", 72), ["a b"]);
         assert_eq!(clip("abcdef", 4), "abc…");
+    }
+
+    /// ministat prints the upper middle value of an even count as the
+    /// median (`ministat` on 1, 2, 3, 10: Median 3), not the mean of the
+    /// two middle ones.
+    #[test]
+    fn the_median_is_ministats() {
+        let values = [10.0, 1.0, 3.0, 2.0];
+        let point = Point {
+            threads: Some(1),
+            item: "select_index".to_owned(),
+            mean: 4.0,
+            min: 1.0,
+            max: 10.0,
+            n: values.len(),
+            configurations: 1,
+            mixed: Vec::new(),
+            vs_baseline: None,
+            efficiency: None,
+            runs: values
+                .iter()
+                .enumerate()
+                .map(|(index, &value)| super::super::RunValue {
+                    run_id: index as i64,
+                    submission_id: 1,
+                    line: 1,
+                    value,
+                    label: None,
+                    author: None,
+                    test: None,
+                })
+                .collect(),
+        };
+        assert_eq!(
+            vitals('x', &point),
+            "x   4           1          10           3           4   4.0824829"
+        );
     }
 
     #[test]

@@ -47,6 +47,34 @@ pub struct MetricRow {
     /// The run's value of each of the filter's `attr_keys`, in their
     /// order; `None` where the run has no such attribute.
     pub attrs: Vec<Option<Rc<str>>>,
+    /// Every attribute of the run, sorted by key (pinned: as they stood
+    /// then). Runs with the same attributes share one, so a comparison
+    /// tells configurations apart by pointer, without comparing them.
+    pub config: Configuration,
+}
+
+/// One attribute of a run: key and value.
+pub type Attr = (Rc<str>, Rc<str>);
+
+/// A run's attributes sorted by key.
+pub type Configuration = Rc<[Attr]>;
+
+/// Each distinct configuration once, shared by every run that has it.
+#[derive(Default)]
+pub struct Configurations {
+    seen: HashSet<Configuration>,
+}
+
+impl Configurations {
+    /// The shared copy of `attrs` (sorted by key).
+    pub fn get(&mut self, attrs: Vec<Attr>) -> Configuration {
+        if let Some(shared) = self.seen.get(attrs.as_slice()) {
+            return Rc::clone(shared);
+        }
+        let shared: Configuration = Rc::from(attrs);
+        self.seen.insert(Rc::clone(&shared));
+        shared
+    }
 }
 
 /// The texts of one column, each distinct one kept once and shared by
@@ -194,6 +222,9 @@ pub fn metric_rows(conn: &Connection, filter: &MetricFilter) -> rusqlite::Result
         let rows = stmt.query([&filter.tool, key])?;
         attrs.push(InRunOrder::new(rows, move |row| values.column(row, 1)));
     }
+    let mut every_attr = tool_attrs(conn, &filter.tool)?;
+    let mut configurations = Configurations::default();
+    let mut last_config: Option<(i64, Configuration)> = None;
     let (sql, params) = results_query(filter);
     let mut results_stmt = conn.prepare_cached(&sql)?;
     let mut results = results_stmt.query(params.as_slice())?;
@@ -208,7 +239,22 @@ pub fn metric_rows(conn: &Connection, filter: &MetricFilter) -> rusqlite::Result
         let Some(run) = runs.find(run_id)? else {
             continue;
         };
+        // A run's results come one after the other: its configuration
+        // is built once.
+        let config = match &last_config {
+            Some((id, config)) if *id == run_id => Rc::clone(config),
+            _ => {
+                let mut attrs = every_attr.remove(&run_id).unwrap_or_default();
+                if let Some(corrections) = corrections.get(&run_id) {
+                    undo_attr_corrections(&mut attrs, corrections);
+                }
+                let config = configurations.get(attrs);
+                last_config = Some((run_id, Rc::clone(&config)));
+                config
+            }
+        };
         let mut row = MetricRow {
+            config,
             run_id,
             copy_key: run.copy_key.unwrap_or(run_id),
             submission_id: run.submission_id,
@@ -234,6 +280,44 @@ pub fn metric_rows(conn: &Connection, filter: &MetricFilter) -> rusqlite::Result
         rows.push(row);
     }
     Ok(rows)
+}
+
+/// Every attribute of the tool's runs, in key order, from
+/// `run_attrs_tool_key_run`.
+const TOOL_ATTRS: &str =
+    "SELECT run_id, key, value FROM run_attrs WHERE tool = ?1 ORDER BY key, run_id";
+
+/// Each of `tool`'s runs' attributes, sorted by key (the order they are
+/// read in): one statement however many keys there are.
+fn tool_attrs(conn: &Connection, tool: &str) -> rusqlite::Result<HashMap<i64, Vec<Attr>>> {
+    let mut stmt = conn.prepare_cached(TOOL_ATTRS)?;
+    let mut rows = stmt.query([tool])?;
+    let (mut keys, mut values) = (Texts::default(), Texts::default());
+    let mut attrs: HashMap<i64, Vec<Attr>> = HashMap::new();
+    while let Some(row) = rows.next()? {
+        let run_id: i64 = row.get(0)?;
+        let pair = (keys.text(row, 1)?, values.text(row, 2)?);
+        attrs.entry(run_id).or_default().push(pair);
+    }
+    Ok(attrs)
+}
+
+/// Puts a run's attributes back as they stood at the pin, keeping them
+/// sorted by key.
+fn undo_attr_corrections(attrs: &mut Vec<Attr>, corrections: &[Correction]) {
+    for correction in corrections.iter().filter(|c| c.field != "label") {
+        let at = attrs.binary_search_by(|(key, _)| (**key).cmp(correction.key.as_str()));
+        match (at, &correction.old_value) {
+            (Ok(index), Some(old)) => attrs[index].1 = Rc::clone(old),
+            (Ok(index), None) => {
+                attrs.remove(index);
+            }
+            (Err(index), Some(old)) => {
+                attrs.insert(index, (Rc::from(correction.key.as_str()), Rc::clone(old)))
+            }
+            (Err(_), None) => {}
+        }
+    }
 }
 
 /// The SQL of the results [`metric_rows`] reads, and its parameters. An
@@ -668,6 +752,11 @@ mod tests {
             plan,
             ["SEARCH run_attrs USING COVERING INDEX run_attrs_tool_key_run (tool=? AND key=?)"]
         );
+        let plan = plan_of(&conn, TOOL_ATTRS, &[&"super-smack"]);
+        assert_eq!(
+            plan,
+            ["SEARCH run_attrs USING COVERING INDEX run_attrs_tool_key_run (tool=?)"]
+        );
         let plan = plan_of(&conn, CORRECTIONS_AFTER, &[&1]);
         assert_eq!(
             plan,
@@ -729,6 +818,31 @@ mod tests {
                 (4, some("c"), vec![None, some("4BSD")]),
             ]
         );
+        // The whole configuration is the pin's too.
+        let config = |asof: Option<i64>, run: i64| -> Vec<(String, String)> {
+            let filter = MetricFilter {
+                asof,
+                ..filter(None, Some("select_index"))
+            };
+            let rows = metric_rows(&conn, &filter).unwrap();
+            let row = rows.iter().find(|row| row.run_id == run).unwrap();
+            row.config
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let pair = |k: &str, v: &str| (k.to_owned(), v.to_owned());
+        assert_eq!(
+            config(Some(1), 1),
+            [pair("scheduler", "ULE"), pair("timer", "TSC")]
+        );
+        assert_eq!(config(Some(1), 3), [pair("timer", "i8254")]);
+        assert_eq!(config(Some(1), 4), [pair("scheduler", "4BSD")]);
+        assert_eq!(
+            config(None, 3),
+            [pair("scheduler", "ULE"), pair("timer", "i8254")]
+        );
+        assert_eq!(config(None, 4), []);
         assert_eq!(
             summary(None),
             [

@@ -24,7 +24,8 @@ pub use backup::backup;
 pub use browse::*;
 pub use checkpoint::{with_bulk_write, Checkpointer, CHECKPOINT_PAGES};
 pub use compare::{
-    choices, metric_rows, tool_attr_keys, tool_tests, Choices, MetricFilter, MetricRow,
+    choices, metric_rows, tool_attr_keys, tool_tests, Choices, Configuration, Configurations,
+    MetricFilter, MetricRow,
 };
 pub use edits::*;
 pub use export::{export_rows, ExportFilter, ExportRow};

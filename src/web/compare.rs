@@ -188,6 +188,27 @@ struct ResultView {
     notices: Vec<String>,
     unit: String,
     direction: &'static str,
+    /// Where points mix configurations: the link that splits them.
+    split: Option<SplitView>,
+    /// What the series were run with: a row per attribute, each series'
+    /// value in the series' order, the differing ones first.
+    attributes: Vec<AttributeView>,
+}
+
+struct AttributeView {
+    key: String,
+    differs: bool,
+    values: Vec<String>,
+}
+
+/// The offer to split the series by what differs inside their points.
+struct SplitView {
+    /// How many points mix configurations.
+    points: usize,
+    /// The attributes that differ inside them, `timer, patches`.
+    keys: String,
+    /// The query string with those added to `by`.
+    link: String,
 }
 
 struct SeriesView {
@@ -211,6 +232,9 @@ struct RowView {
     runs: Vec<RunLink>,
     /// How many runs of the point are not linked (the JSON lists them all).
     more_runs: usize,
+    /// `3 runs of 3 configurations (patches, timer differ)`; empty for
+    /// repeats.
+    mixed: String,
 }
 
 /// A point's difference to the baseline, as the table shows it.
@@ -448,6 +472,40 @@ fn form_view(query: &CompareQuery, choices: &Choices, comparison: Option<&Compar
     }
 }
 
+/// The link that adds to `by` every attribute differing inside some
+/// point, in order of interest; `None` when every point is repeats. The
+/// baseline is left out: its name changes with the series.
+fn split_view(comparison: &Comparison, query: &CompareQuery) -> Option<SplitView> {
+    let mixed: Vec<&compare::Point> = comparison
+        .series
+        .iter()
+        .flat_map(|s| &s.points)
+        .filter(|p| !p.mixed.is_empty())
+        .collect();
+    if mixed.is_empty() {
+        return None;
+    }
+    let mut keys: Vec<&str> = mixed
+        .iter()
+        .flat_map(|p| p.mixed.iter().map(String::as_str))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    keys.sort_by(|a, b| compare::interest(a).cmp(&compare::interest(b)));
+    let mut by = comparison.by.clone();
+    by.extend(keys.iter().map(|k| (*k).to_owned()));
+    let split = CompareQuery {
+        by,
+        baseline: None,
+        ..query.clone()
+    };
+    Some(SplitView {
+        points: mixed.len(),
+        keys: keys.join(", "),
+        link: split.to_query_string(),
+    })
+}
+
 fn result_view(
     comparison: Comparison,
     svg: String,
@@ -513,11 +571,32 @@ fn result_view(
                         })
                         .collect(),
                     more_runs: p.runs.len().saturating_sub(RUN_LINKS),
+                    mixed: if p.mixed.is_empty() {
+                        String::new()
+                    } else {
+                        compare::runs_of_configurations(p)
+                    },
                 })
                 .collect(),
         })
         .collect();
+    let split = split_view(&comparison, pinned_query);
+    let attributes = comparison
+        .attributes
+        .iter()
+        .map(|row| AttributeView {
+            key: row.key.clone(),
+            differs: row.differs,
+            values: comparison
+                .series
+                .iter()
+                .map(|s| row.values.get(&s.name).cloned().unwrap_or_default())
+                .collect(),
+        })
+        .collect();
     ResultView {
+        split,
+        attributes,
         svg,
         query_string: pinned_query.to_query_string(),
         pinned: asof,

@@ -7,17 +7,9 @@ use std::collections::BTreeSet;
 
 use crate::charts::LineChart;
 use crate::compare::{self, CompareQuery, Resolved, XAxis};
+use crate::compare::{interest, PROVENANCE};
 use crate::store::{StoredResult, StoredRun};
-use parsers::contract::{is_interim_item, PseudoField, ATTRIBUTES_BY_INTEREST};
-
-/// Rank of an attribute in [`ATTRIBUTES_BY_INTEREST`]; attributes people added
-/// themselves rank just after `variant`.
-fn interest(key: &str) -> (usize, &str) {
-    match ATTRIBUTES_BY_INTEREST.iter().position(|k| *k == key) {
-        Some(rank) => (rank * 2, key),
-        None => (8 * 2 + 1, key),
-    }
-}
+use parsers::contract::{is_interim_item, PseudoField};
 
 /// One ready comparison.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,6 +53,8 @@ pub fn distinguishing_keys(runs: &[&StoredRun]) -> Vec<String> {
     let all_keys: BTreeSet<&str> = runs
         .iter()
         .flat_map(|run| run.attrs.keys().map(String::as_str))
+        // Runs differing only in where they came from are repeats.
+        .filter(|key| !PROVENANCE.contains(key))
         .collect();
     let mut keys: Vec<&str> = all_keys
         .into_iter()
@@ -187,33 +181,15 @@ pub fn submission_comparisons(submission_id: i64, runs: &[StoredRun]) -> Vec<Rea
     out
 }
 
-/// The most series a small chart on the home page shows: more lines or
-/// bars than that no longer read at a glance in its size.
-pub const MAX_HEADLINE_SERIES: usize = 6;
-
-/// The keys among `keys` (in their order of interest) that split `runs`
-/// into at most `most` series: each key is kept when, with those kept
-/// before it, the runs still fall into no more than that. `None` when even
-/// the first alone splits them further.
-fn keys_within(runs: &[&StoredRun], keys: &[String], most: usize) -> Option<Vec<String>> {
-    let mut kept: Vec<&str> = Vec::new();
-    for key in keys {
-        kept.push(key);
-        if configurations(runs, &kept) > most {
-            kept.pop();
-        }
-    }
-    if kept.is_empty() && !keys.is_empty() {
-        return None;
-    }
-    Some(kept.into_iter().map(str::to_owned).collect())
-}
+/// The most series a small chart on the home page shows: as many as
+/// there are distinct colours; more no longer read at a glance.
+pub const MAX_HEADLINE_SERIES: usize = 12;
 
 /// The one comparison that stands for a group of runs (a submission's runs
 /// of one tool and test): its first item other than `connect`, split by
-/// the attributes that tell its runs apart into at most
-/// [`MAX_HEADLINE_SERIES`] series (the most interesting attributes first);
-/// `None` when the first of them alone makes more.
+/// every attribute that tells its runs apart, so that each series is one
+/// configuration and no point averages different setups; `None` when
+/// that makes more than [`MAX_HEADLINE_SERIES`] series.
 pub fn headline_comparison(submission_id: i64, runs: &[StoredRun]) -> Option<ReadyComparison> {
     let group: Vec<&StoredRun> = runs.iter().collect();
     let items = items_of(&group);
@@ -226,11 +202,11 @@ pub fn headline_comparison(submission_id: i64, runs: &[StoredRun]) -> Option<Rea
         .copied()
         .filter(|run| run.results.iter().any(|r| &r.item == item))
         .collect();
-    let by = keys_within(
-        &with_item,
-        &distinguishing_keys(&with_item),
-        MAX_HEADLINE_SERIES,
-    )?;
+    let by = distinguishing_keys(&with_item);
+    let keys: Vec<&str> = by.iter().map(String::as_str).collect();
+    if configurations(&with_item, &keys) > MAX_HEADLINE_SERIES {
+        return None;
+    }
     ready(submission_id, &group, &by, item)
 }
 
@@ -264,6 +240,10 @@ pub fn small_chart(comparison: &ReadyComparison, runs: &[StoredRun]) -> LineChar
         }
         chart.series = drawn.series;
     }
+    // Tall enough for the legend to name every series (each a
+    // configuration, whose name may wrap to three lines): a thumbnail
+    // that says "+ 5 more" cannot be matched with the chart it links to.
+    chart.height = chart.height.max(80 + 60 * chart.series.len() as u32);
     chart
 }
 
