@@ -371,12 +371,7 @@ def main():
                 sock.close()
             sampler.report(f"{args.connections} silent connections")
     finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            print("the server did not stop within 20 s of SIGTERM", file=sys.stderr)
-            server.kill()
+        stop_server(server)
 
 
 if __name__ == "__main__":
