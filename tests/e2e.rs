@@ -121,6 +121,27 @@ async fn walk_through(client: &Client, base: &str, shots: &Path) -> Result<()> {
     }
     save_screenshot(client, shots, "compare.png").await?;
 
+    // "4BSD / libthr" at 10 clients gathers ACPI-fast, TSC and TSC with
+    // three patches: the page says they are no repeats and links the
+    // comparison split by what differs.
+    let notice = find_first(client, &["p.mixed-notice"], "the mixed-point notice").await?;
+    let notice_text = notice.text().await?;
+    ensure!(
+        notice_text.contains("runs of several configurations")
+            && notice_text.contains("timer")
+            && notice_text.contains("patches"),
+        "the mixed-point notice says: {notice_text}"
+    );
+    let split = find_first(client, &["p.mixed-notice a.split"], "the split link").await?;
+    let split_href = split
+        .prop("href")
+        .await?
+        .ok_or_else(|| anyhow!("the split link has no href"))?;
+    ensure!(
+        split_href.contains("by=timer") && split_href.contains("by=patches"),
+        "the split link asks for another query: {split_href}"
+    );
+
     // The CSV behind the page's link, fetched by the browser.
     let csv_link = find_first(
         client,
