@@ -978,7 +978,8 @@ async fn ready_comparisons_and_no_by_split_into_configurations() {
         .skip(1)
         .map(|rest| rest[..rest.find('"').unwrap()].replace("&#38;", "&"))
         .collect();
-    assert!(links.len() > 2, "{links:?}");
+    // select-key's two items; update-select ran once, so has none.
+    assert_eq!(links.len(), 2, "{links:?}");
     for link in links {
         let query = link.strip_prefix("/compare?").unwrap();
         let json = get(&state, &format!("/compare.json?{query}")).await.json();

@@ -20,7 +20,6 @@ async fn home_counts_runs_per_tool_and_offers_ready_comparisons() {
     assert!(links_with_class(&empty, "ready-compare").is_empty());
 
     paste(&state, &seed_000()).await;
-    // Three runs per label, all at 64 threads: no thread axis, no ready chart.
     paste(
         &state,
         &fixture("fixtures/sysbench/seed-002-mariadb-mutexes-lost-line-breaks.txt"),
@@ -47,9 +46,10 @@ async fn home_counts_runs_per_tool_and_offers_ready_comparisons() {
 
     // Seed 000 ran select-key at 10 and 100 clients in many configurations.
     let ready = links_with_class(&page, "ready-compare");
-    assert!(!ready.is_empty());
-    assert!(ready.iter().all(|link| link == &ready[0]), "{ready:?}");
-    let link = &ready[0];
+    let link = ready
+        .iter()
+        .find(|link| link.contains("tool=super-smack"))
+        .unwrap_or_else(|| panic!("no super-smack comparison: {ready:?}"));
     for part in [
         "tool=super-smack",
         "test=select-key",
@@ -94,14 +94,95 @@ async fn home_counts_runs_per_tool_and_offers_ready_comparisons() {
             && l.contains("by=scheduler&by=thread_lib&by=timer&by=patches")),
         "{links:?}"
     );
+    // update-select ran once: nothing to compare it with.
     assert!(
-        links.iter().any(|l| l.contains("item=update_index")),
+        !links.iter().any(|l| l.contains("item=update_index")),
         "{links:?}"
     );
     assert!(
         links.iter().any(|l| l.contains("item=connect")),
         "{links:?}"
     );
+}
+
+/// The distinct links of a page's ready comparisons, in page order (each
+/// small chart and its caption link the same comparison).
+fn ready_links(page: &str) -> Vec<String> {
+    let mut links = links_with_class(page, "ready-compare");
+    links.dedup();
+    links
+}
+
+#[tokio::test]
+async fn home_shows_the_comparisons_with_most_proven_differences_first() {
+    let (_dir, _db, state) = test_state();
+    paste(&state, &seed_000()).await;
+    paste(
+        &state,
+        &fixture("fixtures/sysbench/seed-002-mariadb-mutexes-lost-line-breaks.txt"),
+    )
+    .await;
+    paste(
+        &state,
+        &fixture("fixtures/sql-bench/seed-004-linux-2.4-vs-2.2-smp.txt"),
+    )
+    .await;
+    let (_, page) = get(&state, "/").await;
+    let links = ready_links(&page);
+    assert_eq!(links.len(), 3, "{links:?}");
+    // Seed 002: three repeats of each mutex, against the first printed
+    // ("Original"), and both others proven faster; drawn first although
+    // it is not the newest.
+    assert!(links[0].contains("tool=sysbench"), "{links:?}");
+    assert!(links[0].contains("by=variant"), "{}", links[0]);
+    assert!(links[0].contains("baseline=Original"), "{}", links[0]);
+    assert!(page.contains("9 runs, 2 proven differences"), "{page}");
+    assert!(
+        page.contains("+16.8% ± 4.3% better"),
+        "the small chart carries the verdict"
+    );
+    assert!(
+        page.contains("+41.2% ± 4.0% better"),
+        "the small chart carries the verdict"
+    );
+    // Seed 004, newer than seed 000 and with nothing proven: every test
+    // of run-all-tests side by side for the two kernels (not by date),
+    // on a log axis (11 s to 2326 s), without a baseline (one run each).
+    let sql_bench = &links[1];
+    for part in ["tool=sql-bench", "x=none", "by=os_version", "scale=log"] {
+        assert!(sql_bench.contains(part), "{sql_bench} lacks {part}");
+    }
+    for part in ["by=date", "item=", "baseline="] {
+        assert!(!sql_bench.contains(part), "{sql_bench} has {part}");
+    }
+    assert!(links[2].contains("tool=super-smack"), "{links:?}");
+    // Seed 000's runs are single: no point has an interval, so no baseline.
+    assert!(!links[2].contains("baseline="), "{}", links[2]);
+
+    // Seed 004's own comparisons: TOTALS by its wall-clock time, never by
+    // its count of tests; each needs two runs.
+    let (_, review) = get(&state, "/submissions/3").await;
+    let links = ready_links(&review);
+    assert!(
+        links
+            .iter()
+            .any(|l| l.contains("item=TOTALS") && l.contains("metric=wallclock_s")),
+        "{links:?}"
+    );
+    assert!(
+        !links.iter().any(|l| l.contains("metric=tests")),
+        "{links:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_comparison_of_a_single_run_is_not_offered() {
+    let (_dir, _db, state) = test_state();
+    // One run of select-key: nothing to compare it with.
+    let log = crate::support::smack_log(0, 1);
+    paste(&state, &log).await;
+    let (_, review) = get(&state, "/submissions/1").await;
+    assert_eq!(ready_links(&review), Vec::<String>::new(), "{review}");
 }
 
 #[tokio::test]

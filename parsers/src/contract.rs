@@ -29,6 +29,14 @@ impl MetricInfo {
     pub fn is_throughput(&self) -> bool {
         self.higher_is_better && self.is_rate()
     }
+
+    /// A tally of what a run did (queries run, tests, MiB written): it
+    /// grows with how long the run was as much as with how fast, so it
+    /// says nothing on its own of which setup is better. Not a rate, a
+    /// time or a share.
+    pub fn is_count(&self) -> bool {
+        !self.is_rate() && !matches!(self.unit, "s" | "ms" | "us" | "%")
+    }
 }
 
 const fn info(
@@ -421,6 +429,29 @@ mod tests {
         assert!(metric_info("q_per_s").unwrap().is_throughput());
         assert!(!metric_info("wallclock_s").unwrap().is_rate());
         assert!(!metric_info("num_queries").unwrap().is_rate());
+    }
+
+    #[test]
+    fn counts() {
+        for count in [
+            "num_queries",
+            "tests",
+            "transactions",
+            "operations",
+            "written_mib",
+        ] {
+            assert!(metric_info(count).unwrap().is_count(), "{count}");
+        }
+        for measure in [
+            "q_per_s",
+            "iops",
+            "wallclock_s",
+            "latency_p95_ms",
+            "cpu_pct",
+            "latency_us",
+        ] {
+            assert!(!metric_info(measure).unwrap().is_count(), "{measure}");
+        }
     }
 
     #[test]

@@ -924,14 +924,16 @@ fn draw_bars<DB: DrawingBackend>(
         right: frame.right - 16,
         bottom: frame.bottom - 52,
     };
-    // Room after the longest bar for its value and verdict.
+    // Room after the longest bar for its value and verdict: up to two
+    // thirds of a small chart, or the verdict of its longest bar is lost.
     let widest_label = summaries
         .iter()
         .flat_map(|points| points.iter())
         .map(|s| text_width(&bar_label(s), NOTE_SIZE))
         .max()
         .unwrap_or(0);
-    let values_right = plot.right - (widest_label + 8).clamp(plot.width() / 10, plot.width() / 2);
+    let values_right =
+        plot.right - (widest_label + 8).clamp(plot.width() / 10, plot.width() * 2 / 3);
     let values_width = f64::from((values_right - plot.left).max(1));
     let px = |v: f64| plot.left + (axis.fraction(v) * values_width).round() as i32;
     for value in &axis.ticks {

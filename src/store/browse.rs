@@ -455,8 +455,8 @@ pub struct RunGroup {
 }
 
 /// The newest `limit` groups (a submission's runs of one tool and test)
-/// that were run at several thread counts in several configurations
-/// (label and attributes): the comparisons the data holds. Only the
+/// whose runs are in several configurations (label and attributes): the
+/// comparisons the data holds. Only the
 /// newest submissions are looked at, those holding the newest `scan_runs`
 /// runs (and all the runs of the oldest of them), because telling a
 /// group's configurations apart reads every run's attributes. Four
@@ -469,13 +469,11 @@ pub fn ready_groups(
     let mut stmt = conn.prepare_cached(
         "SELECT r.submission_id, r.tool, r.test, s.subject, s.source_name
          FROM runs r JOIN submissions s ON s.id = r.submission_id
-         WHERE r.threads IS NOT NULL
-           AND r.submission_id >= coalesce(
+         WHERE r.submission_id >= coalesce(
                (SELECT submission_id FROM runs ORDER BY submission_id DESC LIMIT 1 OFFSET ?2),
                0)
          GROUP BY r.submission_id, r.tool, r.test
-         HAVING count(DISTINCT r.threads) > 1
-            AND count(DISTINCT coalesce(r.label, '') || char(31) ||
+         HAVING count(DISTINCT coalesce(r.label, '') || char(31) ||
                   coalesce((SELECT group_concat(a.key || '=' || a.value, char(30) ORDER BY a.key)
                             FROM run_attrs a WHERE a.run_id = r.id), '')) > 1
          ORDER BY r.submission_id DESC, r.tool, r.test
@@ -502,7 +500,7 @@ pub fn ready_groups(
     let marks = vec!["?"; submissions.len()].join(", ");
     let mut stmt = conn.prepare(&format!(
         "SELECT {RUN_COLUMNS}, r.submission_id
-         FROM runs r WHERE r.submission_id IN ({marks}) AND r.threads IS NOT NULL
+         FROM runs r WHERE r.submission_id IN ({marks})
          ORDER BY r.submission_id, r.idx"
     ))?;
     let mut found: Vec<(i64, StoredRun)> = stmt

@@ -19,7 +19,12 @@ use crate::store::{self, SubmissionSummary, ToolCount};
 const RECENT: usize = 10;
 
 /// Ready comparisons drawn; each submission page links its own.
-const READY: usize = 12;
+const READY: usize = 6;
+
+/// How many groups of runs (a submission's runs of one tool and test) are
+/// weighed for the [`READY`] drawn: those with the most proven
+/// differences are drawn first.
+const READY_CANDIDATES: usize = 24;
 
 /// How many of the newest runs are looked through for ready comparisons:
 /// a home page shows recent ones, and looking costs a read of each run's
@@ -49,23 +54,29 @@ struct ReadyView {
     what: String,
     by: String,
     runs: usize,
+    proven: usize,
     svg: String,
 }
 
-/// Made once per data generation: seven queries and at most twelve small
-/// charts, whatever is stored.
+/// Made once per data generation: seven queries, at most 24 groups of
+/// runs weighed and six small charts drawn, whatever is stored.
 async fn home(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, AppError> {
     let answer = state.answer("/".to_owned(), render).await?;
     Ok(answer.respond(&headers, None))
 }
 
 fn render(conn: &Connection) -> Result<Answer, AppError> {
-    let groups = store::ready_groups(conn, READY, READY_SCAN_RUNS)?;
+    let groups = store::ready_groups(conn, READY_CANDIDATES, READY_SCAN_RUNS)?;
+    let mut candidates: Vec<_> = groups
+        .iter()
+        .filter_map(|group| {
+            ready::headline_comparison(group.submission_id, &group.runs).map(|c| (group, c))
+        })
+        .collect();
+    // Newest first among equals: the groups come newest first.
+    candidates.sort_by_key(|(_, comparison)| std::cmp::Reverse(comparison.proven));
     let mut ready = Vec::new();
-    for group in &groups {
-        let Some(comparison) = ready::headline_comparison(group.submission_id, &group.runs) else {
-            continue;
-        };
+    for (group, comparison) in candidates.into_iter().take(READY) {
         let svg = charts::render_svg(&ready::small_chart(&comparison, &group.runs))?;
         ready.push(ReadyView {
             url: comparison.url.clone(),
@@ -75,17 +86,13 @@ fn render(conn: &Connection) -> Result<Answer, AppError> {
                 .clone()
                 .or_else(|| group.source_name.clone())
                 .unwrap_or_else(|| format!("submission {}", group.submission_id)),
-            what: format!(
-                "{} {} of {}",
-                comparison.test.as_deref().unwrap_or(&comparison.tool),
-                comparison.metric,
-                comparison.item
-            ),
+            what: comparison.what(),
             by: if comparison.by.is_empty() {
                 "all runs".to_owned()
             } else {
                 format!("by {}", comparison.by.join(", "))
             },
+            proven: comparison.proven,
             runs: comparison.runs,
             svg,
         });

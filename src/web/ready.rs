@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use crate::charts::LineChart;
-use crate::compare::{self, CompareQuery, Resolved, XAxis};
+use crate::compare::{self, CompareQuery, Resolved, Verdict, XAxis};
 use crate::compare::{interest, PROVENANCE};
 use crate::store::{StoredResult, StoredRun};
 use parsers::contract::{is_interim_item, PseudoField};
@@ -17,13 +17,30 @@ pub struct ReadyComparison {
     pub submission_id: i64,
     pub tool: String,
     pub test: Option<String>,
-    pub item: String,
+    /// The item compared; `None`: every item, as bars (`x=none`).
+    pub item: Option<String>,
     pub metric: String,
     pub by: Vec<String>,
     pub query: CompareQuery,
     /// `/compare?...`
     pub url: String,
     pub runs: usize,
+    /// How many points differ from the baseline beyond noise (better or
+    /// worse, as ministat would say): the home page shows those with the
+    /// most first.
+    pub proven: usize,
+}
+
+impl ReadyComparison {
+    /// What is compared, in words: `select-key: select_index q_per_s`.
+    pub fn what(&self) -> String {
+        format!(
+            "{}: {} {}",
+            self.test.as_deref().unwrap_or(&self.tool),
+            self.item.as_deref().unwrap_or("every item"),
+            self.metric
+        )
+    }
 }
 
 /// The value of a `by` key for a run, as `/compare` reads it.
@@ -83,11 +100,14 @@ pub fn distinguishing_keys(runs: &[&StoredRun]) -> Vec<String> {
 
 /// The metric that stands for an item: a rate where there is one
 /// (q_per_s rather than num_queries), else any higher-is-better number,
-/// else the first printed.
+/// else the first printed; never a count (`TOTALS tests`, queries run),
+/// which grows with a run's length and so ranks no setup.
 fn headline_metric<'a>(results: impl Iterator<Item = &'a StoredResult> + Clone) -> Option<&'a str> {
     let info = |r: &&StoredResult| parsers::metric_info(&r.metric);
+    let measure = |r: &&StoredResult| info(r).is_none_or(|info| !info.is_count());
     let rate = |r: &&StoredResult| info(r).is_some_and(|info| info.is_throughput());
     let better = |r: &&StoredResult| info(r).is_some_and(|info| info.higher_is_better);
+    let results = results.filter(measure);
     results
         .clone()
         .find(rate)
@@ -111,43 +131,105 @@ fn items_of(runs: &[&StoredRun]) -> Vec<String> {
     items
 }
 
+/// Where the values of a chart of every item span more than this ratio,
+/// its value axis is logarithmic: sql-bench's tests take from a second
+/// to thousands, and on a linear axis all but TOTALS are hairlines.
+const LOG_SCALE_SPAN: f64 = 100.0;
+
+/// The verdicts that count as a difference shown.
+fn is_proven(verdict: Verdict) -> bool {
+    matches!(verdict, Verdict::Better | Verdict::Worse)
+}
+
+/// The ready comparison of `group` (a submission's runs of one tool and
+/// test) for `item` (`None`: every item, as bars), or `None` when it would
+/// hold fewer than two runs. Against the series of the first run the text
+/// printed (the author's reference: "Original", the stock kernel) when
+/// that gives any point an interval; without a baseline where no point
+/// has the repeats one needs.
 fn ready(
     submission_id: i64,
-    runs: &[&StoredRun],
+    all: &[StoredRun],
+    group: &[&StoredRun],
     by: &[String],
-    item: &str,
+    item: Option<&str>,
 ) -> Option<ReadyComparison> {
-    let first = runs.first()?;
-    let metric = headline_metric(
-        runs.iter()
-            .flat_map(|run| &run.results)
-            .filter(|r| r.item == item),
-    )?;
-    let with_threads = runs.iter().any(|run| run.threads.is_some());
-    let query = CompareQuery {
+    let first = group.first()?;
+    let of_item = |r: &&StoredResult| item.is_none_or(|item| r.item == item);
+    let with_item: Vec<&StoredRun> = group
+        .iter()
+        .copied()
+        .filter(|run| run.results.iter().any(|r| of_item(&r)))
+        .collect();
+    if with_item.len() < 2 {
+        return None;
+    }
+    let metric = headline_metric(group.iter().flat_map(|run| &run.results).filter(of_item))?;
+    let with_threads = with_item.iter().any(|run| run.threads.is_some());
+    let mut query = CompareQuery {
         tool: Some(first.tool.clone()),
         test: first.test.clone(),
-        item: Some(item.to_owned()),
+        item: item.map(str::to_owned),
         metric: Some(metric.to_owned()),
-        x: with_threads.then(|| "threads".to_owned()),
+        x: match item {
+            None => Some(XAxis::None.name().to_owned()),
+            Some(_) => with_threads.then(|| XAxis::Threads.name().to_owned()),
+        },
         by: by.to_vec(),
         wheres: vec![("submission".to_owned(), submission_id.to_string())],
         baseline: None,
         ..CompareQuery::default()
     };
+    let resolved = query.resolve().ok().flatten()?;
+    let plain = compare::compare_runs(&query, resolved, submission_id, all);
+    if item.is_none() {
+        let means = plain.series.iter().flat_map(|s| &s.points).map(|p| p.mean);
+        let (low, high) = means.fold((f64::INFINITY, 0.0_f64), |(low, high), mean| {
+            (low.min(mean), high.max(mean))
+        });
+        query.log_scale = low > 0.0 && high / low > LOG_SCALE_SPAN;
+    }
+    let mut proven = 0;
+    if plain.series.len() > 1 {
+        let first_run = with_item.iter().map(|run| run.id).min();
+        let reference = plain.series.iter().find(|series| {
+            series
+                .points
+                .iter()
+                .any(|point| point.runs.iter().any(|run| Some(run.run_id) == first_run))
+        });
+        if let Some(reference) = reference {
+            let against = CompareQuery {
+                baseline: Some(reference.name.clone()),
+                ..query.clone()
+            };
+            let compared = compare::compare_runs(&against, resolved, submission_id, all);
+            let verdicts: Vec<Verdict> = compared
+                .series
+                .iter()
+                .flat_map(|s| &s.points)
+                .filter_map(|p| Some(p.vs_baseline.as_ref()?.verdict))
+                .collect();
+            if verdicts
+                .iter()
+                .any(|&v| is_proven(v) || v == Verdict::NoDifference)
+            {
+                proven = verdicts.iter().filter(|&&v| is_proven(v)).count();
+                query = against;
+            }
+        }
+    }
     Some(ReadyComparison {
         submission_id,
         tool: first.tool.clone(),
         test: first.test.clone(),
-        item: item.to_owned(),
+        item: item.map(str::to_owned),
         metric: metric.to_owned(),
         by: by.to_vec(),
         url: format!("/compare?{}", query.to_query_string()),
         query,
-        runs: runs
-            .iter()
-            .filter(|run| run.results.iter().any(|r| r.item == item))
-            .count(),
+        runs: with_item.len(),
+        proven,
     })
 }
 
@@ -169,13 +251,25 @@ fn groups(runs: &[StoredRun]) -> Vec<Vec<&StoredRun>> {
 /// Most items a test gets links for; sql-bench prints dozens.
 const MAX_ITEMS_PER_TEST: usize = 12;
 
-/// Every comparison of a submission's runs: one per tool, test and item.
+/// Whether a group's items read best side by side, as bars of every item
+/// (sql-bench's tests, bonnie's columns): several items and no thread
+/// counts to draw them against.
+fn every_item_first(group: &[&StoredRun], items: &[String]) -> bool {
+    items.len() > 1 && group.iter().all(|run| run.threads.is_none())
+}
+
+/// Every comparison of a submission's runs: per tool and test, the bars
+/// of every item where they have no thread counts, then one per item.
 pub fn submission_comparisons(submission_id: i64, runs: &[StoredRun]) -> Vec<ReadyComparison> {
     let mut out = Vec::new();
     for group in groups(runs) {
         let by = distinguishing_keys(&group);
-        for item in items_of(&group).iter().take(MAX_ITEMS_PER_TEST) {
-            out.extend(ready(submission_id, &group, &by, item));
+        let items = items_of(&group);
+        if every_item_first(&group, &items) {
+            out.extend(ready(submission_id, runs, &group, &by, None));
+        }
+        for item in items.iter().take(MAX_ITEMS_PER_TEST) {
+            out.extend(ready(submission_id, runs, &group, &by, Some(item)));
         }
     }
     out
@@ -186,64 +280,78 @@ pub fn submission_comparisons(submission_id: i64, runs: &[StoredRun]) -> Vec<Rea
 pub const MAX_HEADLINE_SERIES: usize = 12;
 
 /// The one comparison that stands for a group of runs (a submission's runs
-/// of one tool and test): its first item other than `connect`, split by
+/// of one tool and test): the bars of every item where they have no
+/// thread counts, else its first item other than `connect`; split by
 /// every attribute that tells its runs apart, so that each series is one
 /// configuration and no point averages different setups; `None` when
-/// that makes more than [`MAX_HEADLINE_SERIES`] series.
+/// that makes more than [`MAX_HEADLINE_SERIES`] series, or it would hold
+/// a single run.
 pub fn headline_comparison(submission_id: i64, runs: &[StoredRun]) -> Option<ReadyComparison> {
     let group: Vec<&StoredRun> = runs.iter().collect();
     let items = items_of(&group);
-    let item = items
-        .iter()
-        .find(|item| !parsers::contract::is_connect_item(item))
-        .or_else(|| items.first())?;
+    let item = if every_item_first(&group, &items) {
+        None
+    } else {
+        Some(
+            items
+                .iter()
+                .find(|item| !parsers::contract::is_connect_item(item))
+                .or_else(|| items.first())?,
+        )
+    };
     let with_item: Vec<&StoredRun> = group
         .iter()
         .copied()
-        .filter(|run| run.results.iter().any(|r| &r.item == item))
+        .filter(|run| item.is_none_or(|item| run.results.iter().any(|r| &r.item == item)))
         .collect();
     let by = distinguishing_keys(&with_item);
     let keys: Vec<&str> = by.iter().map(String::as_str).collect();
     if configurations(&with_item, &keys) > MAX_HEADLINE_SERIES {
         return None;
     }
-    ready(submission_id, &group, &by, item)
+    ready(submission_id, runs, &group, &by, item.map(String::as_str))
 }
 
 /// The small chart of a ready comparison, grouped by `/compare`'s own
 /// code so that it shows the series of the chart it links to, in the same
 /// order and colours.
 pub fn small_chart(comparison: &ReadyComparison, runs: &[StoredRun]) -> LineChart {
-    let unit = parsers::metric_info(&comparison.metric)
-        .map(|info| format!("{} ({})", info.title, info.unit))
-        .unwrap_or_else(|| comparison.metric.clone());
     let title = match &comparison.test {
-        Some(test) => format!("{test}: {}", comparison.item),
-        None => format!("{}: {}", comparison.tool, comparison.item),
+        Some(test) => format!(
+            "{test}: {}",
+            comparison.item.as_deref().unwrap_or("every item")
+        ),
+        None => format!(
+            "{}: {}",
+            comparison.tool,
+            comparison.item.as_deref().unwrap_or("every item")
+        ),
     };
-    let mut chart = LineChart::new(title, "threads", unit);
-    chart.width = 560;
-    chart.height = 300;
-    if let Ok(Some(resolved)) = comparison.query.resolve() {
-        // A small chart is always drawn against threads.
-        let resolved = Resolved {
-            x: Some(XAxis::Threads),
-            ..resolved
-        };
-        let drawn =
+    let mut chart = match comparison.query.resolve() {
+        Ok(Some(resolved)) => {
+            // A small chart is drawn against threads unless it is the bars
+            // of every item.
+            let resolved = Resolved {
+                x: Some(resolved.x.unwrap_or(XAxis::Threads)),
+                ..resolved
+            };
+            // Its marks, verdicts, note and scale are the linked chart's.
             compare::compare_runs(&comparison.query, resolved, comparison.submission_id, runs)
-                .chart();
-        // Bars where each series has a single thread count, as on /compare.
-        if drawn.categories.is_some() {
-            chart.x_title = drawn.x_title;
-            chart.categories = drawn.categories;
+                .chart()
         }
-        chart.series = drawn.series;
-    }
+        _ => {
+            let unit = parsers::metric_info(&comparison.metric)
+                .map(|info| format!("{} ({})", info.title, info.unit))
+                .unwrap_or_else(|| comparison.metric.clone());
+            LineChart::new(String::new(), "threads", unit)
+        }
+    };
+    chart.title = title;
+    chart.width = 560;
     // Tall enough for the legend to name every series (each a
     // configuration, whose name may wrap to three lines): a thumbnail
     // that says "+ 5 more" cannot be matched with the chart it links to.
-    chart.height = chart.height.max(80 + 60 * chart.series.len() as u32);
+    chart.height = 300.max(80 + 60 * chart.series.len() as u32);
     chart
 }
 

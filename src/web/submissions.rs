@@ -643,7 +643,7 @@ fn run_view(run: &StoredRun, edits: &[&RunEdit], comparisons: &[ReadyComparison]
         .map(|r| r.item.as_str());
     let compare_url = comparisons
         .iter()
-        .find(|c| c.tool == run.tool && c.test == run.test && Some(c.item.as_str()) == item)
+        .find(|c| c.tool == run.tool && c.test == run.test && c.item.as_deref() == item)
         .map(|c| c.url.clone());
     RunView {
         number: run.idx + 1,
