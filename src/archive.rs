@@ -199,7 +199,7 @@ fn raw_messages<'a>(name: &'a str, unpacked: &'a [u8]) -> (Kind, RawMessages<'a>
 /// its messages could be read.
 pub fn store_input(tx: &Transaction, source_name: &str, input: &Input) -> anyhow::Result<Vec<i64>> {
     let mut ids = Vec::new();
-    store_input_each(tx, source_name, input, |id| {
+    store_input_each(tx, source_name, input, None, |id| {
         ids.push(id);
         Ok(())
     })?;
@@ -208,17 +208,19 @@ pub fn store_input(tx: &Transaction, source_name: &str, input: &Input) -> anyhow
 
 /// [`store_input`], telling `stored` each submission (new or already
 /// stored) as soon as it is stored; an error from `stored` stops storing
-/// (an upload whose client has gone, say) and is returned.
+/// (an upload whose client has gone, say) and is returned. `title` names a
+/// text; the messages of an archive keep their subjects.
 pub fn store_input_each(
     tx: &Transaction,
     source_name: &str,
     input: &Input,
+    title: Option<&str>,
     mut stored: impl FnMut(i64) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     match input {
-        Input::Text(text, document) => {
-            stored(ingest::store_text(tx, Some(source_name), text, document)?.submission_id)
-        }
+        Input::Text(text, document) => stored(
+            ingest::store_titled_text(tx, Some(source_name), text, document, title)?.submission_id,
+        ),
         Input::Mails(mails) => {
             for prepared in mails.iter().flatten() {
                 stored(store_mail(tx, prepared)?.submission_id())?;

@@ -219,10 +219,24 @@ pub fn store_text(
     text: &str,
     document: &Document,
 ) -> anyhow::Result<Ingested> {
+    store_titled_text(tx, source_name, text, document, None)
+}
+
+/// [`store_text`] under the title its uploader gave (`None`: the mail's
+/// subject, else its first line when that reads as a title). A text
+/// already stored keeps the title it has.
+pub fn store_titled_text(
+    tx: &Transaction,
+    source_name: Option<&str>,
+    text: &str,
+    document: &Document,
+    title: Option<&str>,
+) -> anyhow::Result<Ingested> {
     if let Some(id) = find_stored_text(tx, text)? {
         return Ok(existing(id));
     }
-    let runs = copies_of_stored_runs(tx, document)?;
+    let mut runs = copies_of_stored_runs(tx, document)?;
+    runs.title = title;
     let submission_id = store_document(tx, source_name, text, &text_sha256(text), &runs)?;
     Ok(Ingested {
         submission_id,
@@ -247,6 +261,8 @@ pub struct ToStore<'d> {
     pub copy_keys: Vec<Option<i64>>,
     /// The author of the message quoted at depth `d` is `quoted_authors[d - 1]`.
     pub quoted_authors: Vec<Option<String>>,
+    /// The title its uploader gave, before the mail's subject.
+    pub title: Option<&'d str>,
 }
 
 impl ToStore<'_> {
@@ -278,11 +294,13 @@ pub fn copies_of_stored_runs<'d>(
         fingerprints,
         copy_keys,
         quoted_authors: Vec::new(),
+        title: None,
     })
 }
 
-/// The longest first line taken for a title.
-const MAX_TITLE_CHARS: usize = 100;
+/// The longest title: a first line taken for one, or one given with an
+/// upload.
+pub const MAX_TITLE_CHARS: usize = 100;
 
 /// The title of a text with no Subject of its own: its first line, when
 /// that reads as one, as a paste copied from a list archive's page starts
@@ -340,8 +358,9 @@ pub fn store_document(
             source_name,
             author: first.and_then(|m| fresh.author(&m.author, m.quote_depth)),
             date: first.and_then(|m| m.date.as_deref()),
-            subject: first
-                .and_then(|m| m.subject.as_deref())
+            subject: fresh
+                .title
+                .or_else(|| first.and_then(|m| m.subject.as_deref()))
                 .or_else(|| title_line(text, document)),
         },
     )

@@ -3,7 +3,7 @@
 
 use benchlog::store;
 
-use crate::http::{fixture, get, multipart, paste, read, see_other, send};
+use crate::http::{fixture, get, multipart, paste, post_form, read, see_other, send};
 use crate::support::{counts, gzip, seed_000, test_state};
 
 const BONNIE: &str = "fixtures/bonnie/bonnie-classic-two-machines.txt";
@@ -93,4 +93,70 @@ async fn the_same_text_twice_lands_on_the_existing_submission() {
     assert_eq!(again, first);
     assert_eq!(counts(&db).submissions, 1);
     assert_eq!(counts(&db).runs, 17);
+}
+
+/// The form's optional title names the pasted text (before the mail's
+/// subject or its first line), or the one file sent alone; an archive's
+/// messages keep their subjects, and a title past the limit is refused
+/// with nothing stored.
+#[tokio::test]
+async fn an_upload_takes_the_title_its_form_gives() {
+    let (_dir, db, state) = test_state();
+    let seed_002 = fixture("fixtures/sysbench/seed-002-mariadb-mutexes-lost-line-breaks.txt");
+    let location = see_other(
+        &send(
+            &state,
+            post_form(
+                "/upload",
+                &[
+                    ("text", &seed_002),
+                    ("title", "  Mutexes on\n MariaDB 10.0  "),
+                ],
+            ),
+        )
+        .await,
+    );
+    let (_, page) = get(&state, &location).await;
+    assert!(page.contains("<title>Mutexes on MariaDB 10.0"), "{page}");
+    let (_, list) = get(&state, "/submissions").await;
+    assert!(list.contains("Mutexes on MariaDB 10.0"), "{list}");
+    // The title given, not the first line, names it everywhere.
+    let (_, home) = get(&state, "/").await;
+    assert!(
+        !home.contains("[Maria-developers] MariaDB scalability"),
+        "{home}"
+    );
+
+    // One file sent alone takes the title too (multipart, as the browser
+    // sends the form).
+    let response = send(
+        &state,
+        multipart(&[
+            ("text", None, b""),
+            ("file", Some("seed-000.txt"), seed_000().as_bytes()),
+            ("title", None, b"FreeBSD 6.1 schedulers"),
+        ]),
+    )
+    .await;
+    let location = see_other(&response);
+    let (_, page) = get(&state, &location).await;
+    assert!(page.contains("<title>FreeBSD 6.1 schedulers"), "{page}");
+
+    let before = counts(&db);
+    let long = "x".repeat(101);
+    let response = send(
+        &state,
+        post_form(
+            "/upload",
+            &[("text", "select_index 1 0 0 1.0"), ("title", &long)],
+        ),
+    )
+    .await;
+    let (status, message) = read(response).await;
+    assert_eq!(status, 400, "{message}");
+    assert!(
+        message.contains("The title is 101 characters long; give at most 100"),
+        "{message}"
+    );
+    assert_eq!(counts(&db).submissions, before.submissions);
 }

@@ -45,6 +45,7 @@ struct HomePage {
     recent: Vec<SubmissionSummary>,
     ready: Vec<ReadyView>,
     max_upload_mb: usize,
+    max_title_chars: usize,
 }
 
 struct ReadyView {
@@ -108,6 +109,7 @@ fn render(conn: &Connection) -> Result<Answer, AppError> {
         recent,
         ready,
         max_upload_mb: super::MAX_BODY_BYTES / 1024 / 1024,
+        max_title_chars: crate::ingest::MAX_TITLE_CHARS,
     };
     Answer::page(&page)
 }

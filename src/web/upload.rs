@@ -183,16 +183,18 @@ async fn receive_and_store(
         .acquire_many(kib(declared).min(BODY_BUDGET_KIB) as u32)
         .await
         .map_err(|_| AppError::Internal(anyhow::anyhow!("the upload queue is closed")))?;
-    let parts = if content_type.starts_with("multipart/form-data") {
+    let (parts, title) = if content_type.starts_with("multipart/form-data") {
         read_multipart(request, &state).await?
     } else if content_type.starts_with("application/x-www-form-urlencoded") {
         let body = axum::body::to_bytes(request.into_body(), max_body)
             .await
             .map_err(|error| body_error(&error, &state))?;
-        vec![Part {
+        let (text, title) = form_fields(&body);
+        let part = Part {
             file_name: None,
-            bytes: form_text(&body).into(),
-        }]
+            bytes: text.into(),
+        };
+        (vec![part], upload_title(&title)?)
     } else {
         return Err(AppError::bad_request(
             "Send the upload as a form (multipart/form-data or application/x-www-form-urlencoded) with a text field or file parts.",
@@ -213,11 +215,14 @@ async fn receive_and_store(
         .acquire_many(work as u32)
         .await
         .map_err(|_| AppError::Internal(anyhow::anyhow!("the upload queue is closed")))?;
-    let texts = tokio::task::spawn_blocking(move || prepare_parts(parts))
+    let (texts, paste) = tokio::task::spawn_blocking(move || prepare_parts(parts))
         .await
         .map_err(|error| {
             AppError::Internal(anyhow::Error::new(error).context("reading an upload"))
         })??;
+    // The title names the pasted text, or the one file sent alone.
+    let titled = paste.or((texts.len() == 1).then_some(0));
+    let title = title.and_then(|title| Some((titled?, title)));
 
     let submissions: usize = texts.iter().map(|(_, input)| input.submissions()).sum();
     let cost = u32::try_from(submissions).unwrap_or(u32::MAX);
@@ -242,7 +247,8 @@ async fn receive_and_store(
     let writer = state.clone();
     let (ids, token) = state
         .with_conn(move |conn| {
-            let stored = store_upload(conn, &texts, &|stage| match stage {
+            let title = title.as_ref().map(|(at, title)| (*at, title.as_str()));
+            let stored = store_upload(conn, &texts, title, &|stage| match stage {
                 UploadStage::Committing => !fate.commit(),
                 UploadStage::Storing { .. } => fate.is_abandoned(),
             })?;
@@ -307,7 +313,8 @@ pub enum UploadStage {
 
 /// Stores an upload's inputs in one transaction and returns the
 /// submissions (new or already stored) and, when it created any, the edit
-/// token that lets its uploader change them. `abandoned` is asked at every
+/// token that lets its uploader change them. `title` names the text of
+/// `texts[at]`. `abandoned` is asked at every
 /// [`UploadStage`]: when it says yes, the transaction is rolled back and
 /// nothing is stored, since nobody would receive the token. Storing a
 /// large upload and finishing its writes take seconds, so it is asked
@@ -316,6 +323,7 @@ pub enum UploadStage {
 pub fn store_upload(
     conn: &mut Connection,
     texts: &[(String, Input)],
+    title: Option<(usize, &str)>,
     abandoned: &dyn Fn(UploadStage) -> bool,
 ) -> Result<(Vec<i64>, Option<String>), AppError> {
     let gone = |stage| {
@@ -344,8 +352,11 @@ pub fn store_upload(
         let mut created = false;
         let mut seen = std::collections::HashSet::new();
         let mut stored = 0;
-        for (name, input) in texts {
-            archive::store_input_each(&tx, name, input, |id| {
+        for (at, (name, input)) in texts.iter().enumerate() {
+            let title = title
+                .filter(|(titled, _)| *titled == at)
+                .map(|(_, title)| title);
+            archive::store_input_each(&tx, name, input, title, |id| {
                 if id > newest_before && store::insert_edit_token(&tx, id, &token_hash)? {
                     created = true;
                 }
@@ -369,8 +380,12 @@ fn kib(bytes: usize) -> usize {
 
 /// Unpacks, decodes and parses each part (on a blocking thread), refusing
 /// the whole upload when one part is bad or together they pass a limit.
-fn prepare_parts(parts: Vec<Part>) -> Result<Vec<(String, Input)>, AppError> {
+/// Also says which of the texts is the pasted one.
+type Prepared = (Vec<(String, Input)>, Option<usize>);
+
+fn prepare_parts(parts: Vec<Part>) -> Result<Prepared, AppError> {
     let mut texts = Vec::new();
+    let mut paste = None;
     let mut text_bytes = 0;
     let mut submissions = 0;
     for part in parts {
@@ -406,6 +421,9 @@ fn prepare_parts(parts: Vec<Part>) -> Result<Vec<(String, Input)>, AppError> {
         if submissions > MAX_SUBMISSIONS_PER_UPLOAD {
             return Err(too_many_submissions());
         }
+        if part.file_name.is_none() {
+            paste = Some(texts.len());
+        }
         texts.push((part.file_name.unwrap_or_else(|| "paste".to_owned()), input));
     }
     if texts.is_empty() {
@@ -413,7 +431,7 @@ fn prepare_parts(parts: Vec<Part>) -> Result<Vec<(String, Input)>, AppError> {
             "Nothing to store: paste some benchmark output into the text box or choose a file.",
         ));
     }
-    Ok(texts)
+    Ok((texts, paste))
 }
 
 fn too_many_submissions() -> AppError {
@@ -422,21 +440,24 @@ fn too_many_submissions() -> AppError {
     ))
 }
 
-/// The `text` field of a urlencoded form, as the bytes that were sent: a
-/// form posted in Latin-1 (or any 8-bit charset) is then decoded like an
-/// uploaded file, instead of having its accented letters replaced.
-fn form_text(body: &[u8]) -> Vec<u8> {
-    let mut text = Vec::new();
+/// The `text` and `title` fields of a urlencoded form, as the bytes that
+/// were sent: a form posted in Latin-1 (or any 8-bit charset) is then
+/// decoded like an uploaded file, instead of having its accented letters
+/// replaced.
+fn form_fields(body: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    let (mut text, mut title) = (Vec::new(), Vec::new());
     for pair in body.split(|&byte| byte == b'&') {
         let (name, value) = match pair.iter().position(|&byte| byte == b'=') {
             Some(at) => (&pair[..at], &pair[at + 1..]),
             None => (pair, &[][..]),
         };
-        if form_decode(name) == b"text" {
-            text = form_decode(value);
+        match form_decode(name).as_slice() {
+            b"text" => text = form_decode(value),
+            b"title" => title = form_decode(value),
+            _ => {}
         }
     }
-    text
+    (text, title)
 }
 
 /// Undoes a form's encoding: `+` is a space, `%XX` a byte.
@@ -455,7 +476,10 @@ fn too_large(state: &AppState) -> AppError {
     ))
 }
 
-async fn read_multipart(request: Request, state: &AppState) -> Result<Vec<Part>, AppError> {
+async fn read_multipart(
+    request: Request,
+    state: &AppState,
+) -> Result<(Vec<Part>, Option<String>), AppError> {
     let mut multipart = Multipart::from_request(request, state)
         .await
         .map_err(|rejection| {
@@ -465,6 +489,7 @@ async fn read_multipart(request: Request, state: &AppState) -> Result<Vec<Part>,
             ))
         })?;
     let mut parts = Vec::new();
+    let mut title = None;
     loop {
         let field = match multipart.next_field().await {
             Ok(Some(field)) => field,
@@ -497,11 +522,30 @@ async fn read_multipart(request: Request, state: &AppState) -> Result<Vec<Part>,
                     bytes,
                 });
             }
+            "title" => title = upload_title(&bytes)?,
             // Other fields (a submit button's name, say) carry no input.
             _ => {}
         }
     }
-    Ok(parts)
+    Ok((parts, title))
+}
+
+/// The title given with an upload, its white space collapsed (it is one
+/// line); `None` when empty. A title longer than
+/// [`crate::ingest::MAX_TITLE_CHARS`] is refused, not cut.
+fn upload_title(bytes: &[u8]) -> Result<Option<String>, AppError> {
+    let title = String::from_utf8_lossy(bytes)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let chars = title.chars().count();
+    if chars > crate::ingest::MAX_TITLE_CHARS {
+        return Err(AppError::bad_request(format!(
+            "The title is {chars} characters long; give at most {} (the text itself is kept whole).",
+            crate::ingest::MAX_TITLE_CHARS
+        )));
+    }
+    Ok((!title.is_empty()).then_some(title))
 }
 
 fn multipart_error(error: axum::extract::multipart::MultipartError, state: &AppState) -> AppError {
