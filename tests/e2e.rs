@@ -220,6 +220,7 @@ async fn walk_through(client: &Client, base: &str, shots: &Path) -> Result<()> {
         "the single-x chart is not grouped bars: {texts:?}"
     );
     save_screenshot(client, shots, "compare-verdicts-bars.png").await?;
+    png_carries_the_verdict(client, "+16.8% ± 4.3% better").await?;
     // The table under the chart: the intervals and the verdicts in words.
     client
         .execute(
@@ -248,6 +249,80 @@ async fn walk_through(client: &Client, base: &str, shots: &Path) -> Result<()> {
         "seed 000 against 4BSD / libpthread proves no difference: {verdicts:?}"
     );
     save_screenshot(client, shots, "compare-no-difference.png").await?;
+    Ok(())
+}
+
+/// The page's PNG, the file people attach to a reply, prints `verdict`
+/// where the SVG of the same query places it: the browser draws the PNG
+/// on a canvas, and the text ink of the label's row starts where the
+/// SVG's label does and runs as long as the whole label, verdict and
+/// all, in DejaVu Sans (a label without the verdict ends far sooner; one
+/// drawn elsewhere starts elsewhere).
+async fn png_carries_the_verdict(client: &Client, verdict: &str) -> Result<()> {
+    let png = find_first(client, &["a[href^=\"/compare.png?\"]"], "the PNG link")
+        .await?
+        .prop("href")
+        .await?
+        .ok_or_else(|| anyhow!("the PNG link has no href"))?;
+    ensure!(png.contains("baseline=Original"), "the PNG link: {png}");
+    let svg = png.replacen("/compare.png?", "/compare.svg?", 1);
+    let found = client
+        .execute_async(
+            r#"const [png, svg, verdict, done] = arguments;
+            const image = new Image();
+            const loaded = new Promise((ok, fail) => { image.onload = ok; image.onerror = () => fail('the PNG did not load'); });
+            image.src = png;
+            Promise.all([fetch(svg).then(r => r.text()), loaded]).then(([text]) => {
+              const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+              const root = doc.documentElement;
+              const label = Array.from(doc.querySelectorAll('text')).find(t => t.textContent.includes(verdict));
+              if (!label) return done({error: 'the SVG has no label with ' + verdict});
+              const canvas = document.createElement('canvas');
+              canvas.width = image.naturalWidth; canvas.height = image.naturalHeight;
+              const g = canvas.getContext('2d');
+              g.drawImage(image, 0, 0);
+              g.font = label.getAttribute('font-size') + 'px sans-serif';
+              const x = Math.round(+label.getAttribute('x')), y = +label.getAttribute('y');
+              const size = +label.getAttribute('font-size');
+              const band = g.getImageData(0, Math.round(y - size / 2), canvas.width, Math.round(size)).data;
+              // Columns holding text's grey ink (bars are coloured).
+              const inked = new Array(canvas.width).fill(false);
+              for (let i = 0; i < band.length; i += 4) {
+                const [r, gr, b] = [band[i], band[i + 1], band[i + 2]];
+                if (Math.max(r, gr, b) < 150 && Math.max(r, gr, b) - Math.min(r, gr, b) < 24) inked[(i / 4) % canvas.width] = true;
+              }
+              let start = x - 3;
+              while (start < canvas.width && !inked[start]) start++;
+              // The text runs on while gaps between its letters stay short.
+              let end = start, gap = 0;
+              for (let c = start; c < canvas.width && gap < 12; c++) {
+                if (inked[c]) { end = c; gap = 0; } else { gap++; }
+              }
+              done({
+                png: [image.naturalWidth, image.naturalHeight],
+                svg: [+root.getAttribute('width'), +root.getAttribute('height')],
+                x, start, end,
+                expected_end: Math.round(x + g.measureText(label.textContent).width),
+              });
+            }, e => done({error: String(e)}));"#,
+            vec![json!(png), json!(svg), json!(verdict)],
+        )
+        .await?;
+    ensure!(found.get("error").is_none(), "{found}");
+    ensure!(
+        found["png"] == found["svg"],
+        "the PNG and SVG differ in size: {found}"
+    );
+    let at = |key: &str| found[key].as_i64().unwrap_or(-1000);
+    // The canvas measures the SVG's font size as CSS pixels; plotters'
+    // raster text comes out about a fifth wider.
+    let (wanted, drawn) = (at("expected_end") - at("x"), at("end") - at("x"));
+    ensure!(
+        (at("start") - at("x")).abs() <= 4 && drawn * 10 >= wanted * 9 && drawn <= wanted * 3 / 2,
+        "the PNG lacks {verdict:?} where the SVG prints it (its text should span x {} to {}): {found}",
+        at("x"),
+        at("expected_end")
+    );
     Ok(())
 }
 
