@@ -159,6 +159,21 @@ async fn home_shows_the_comparisons_with_most_proven_differences_first() {
     // Seed 000's runs are single: no point has an interval, so no baseline.
     assert!(!links[2].contains("baseline="), "{}", links[2]);
 
+    // A reply quoting seed 002 whole brings copies of its runs and
+    // nothing new: its chart is not drawn twice; the first post keeps it.
+    let reply = format!(
+        "Thanks, I will run these here too.\n\nSergey wrote:\n{}",
+        fixture("fixtures/sysbench/seed-002-mariadb-mutexes-lost-line-breaks.txt")
+            .lines()
+            .map(|line| format!("> {line}\n"))
+            .collect::<String>()
+    );
+    paste(&state, &reply).await;
+    let (_, page) = get(&state, "/").await;
+    let again = ready_links(&page);
+    assert_eq!(again.len(), 3, "{again:?}");
+    assert!(again[0].contains("where=submission%3A2"), "{again:?}");
+
     // Seed 004's own comparisons: TOTALS by its wall-clock time, never by
     // its count of tests; each needs two runs.
     let (_, review) = get(&state, "/submissions/3").await;

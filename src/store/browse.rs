@@ -452,6 +452,19 @@ pub struct RunGroup {
     pub test: Option<String>,
     /// The group's runs (with attributes and results), in text order.
     pub runs: Vec<StoredRun>,
+    /// Each run's copy key (its `copy_key`, else its id: one number for
+    /// every copy of a run), sorted: a group made only of copies of
+    /// another's runs shows nothing new.
+    pub run_keys: Vec<i64>,
+}
+
+impl RunGroup {
+    /// Whether every run of this group is a copy of one of `other`'s.
+    pub fn repeats(&self, other: &RunGroup) -> bool {
+        self.run_keys
+            .iter()
+            .all(|key| other.run_keys.binary_search(key).is_ok())
+    }
 }
 
 /// The newest `limit` groups (a submission's runs of one tool and test)
@@ -488,6 +501,7 @@ pub fn ready_groups(
                 subject: row.get(3)?,
                 source_name: row.get(4)?,
                 runs: Vec::new(),
+                run_keys: Vec::new(),
             })
         })?
         .collect::<rusqlite::Result<_>>()?;
@@ -499,17 +513,17 @@ pub fn ready_groups(
     submissions.dedup();
     let marks = vec!["?"; submissions.len()].join(", ");
     let mut stmt = conn.prepare(&format!(
-        "SELECT {RUN_COLUMNS}, r.submission_id
+        "SELECT {RUN_COLUMNS}, r.submission_id, coalesce(r.copy_key, r.id)
          FROM runs r WHERE r.submission_id IN ({marks})
          ORDER BY r.submission_id, r.idx"
     ))?;
-    let mut found: Vec<(i64, StoredRun)> = stmt
+    let mut found: Vec<(i64, StoredRun, i64)> = stmt
         .query_map(params_from_iter(&submissions), |row| {
-            Ok((row.get(12)?, run_from_row(row)?))
+            Ok((row.get(12)?, run_from_row(row)?, row.get(13)?))
         })?
         .collect::<rusqlite::Result<_>>()?;
     {
-        let mut runs: Vec<&mut StoredRun> = found.iter_mut().map(|(_, run)| run).collect();
+        let mut runs: Vec<&mut StoredRun> = found.iter_mut().map(|(_, run, _)| run).collect();
         fill_attrs_and_results(conn, &mut runs)?;
     }
     let index: HashMap<(i64, String, Option<String>), usize> = groups
@@ -517,10 +531,14 @@ pub fn ready_groups(
         .enumerate()
         .map(|(i, g)| ((g.submission_id, g.tool.clone(), g.test.clone()), i))
         .collect();
-    for (submission_id, run) in found {
+    for (submission_id, run, key) in found {
         if let Some(&i) = index.get(&(submission_id, run.tool.clone(), run.test.clone())) {
             groups[i].runs.push(run);
+            groups[i].run_keys.push(key);
         }
+    }
+    for group in &mut groups {
+        group.run_keys.sort_unstable();
     }
     Ok(groups)
 }

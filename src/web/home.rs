@@ -68,8 +68,17 @@ async fn home(State(state): State<AppState>, headers: HeaderMap) -> Result<Respo
 
 fn render(conn: &Connection) -> Result<Answer, AppError> {
     let groups = store::ready_groups(conn, READY_CANDIDATES, READY_SCAN_RUNS)?;
-    let mut candidates: Vec<_> = groups
+    // A reply quoting a whole report would draw its chart again: the
+    // first post of those runs keeps it (the groups come newest first, and
+    // both lists hold at most READY_CANDIDATES).
+    let shown: Vec<&store::RunGroup> = groups
         .iter()
+        .enumerate()
+        .filter(|&(i, group)| !groups[i + 1..].iter().any(|older| group.repeats(older)))
+        .map(|(_, group)| group)
+        .collect();
+    let mut candidates: Vec<_> = shown
+        .into_iter()
         .filter_map(|group| {
             ready::headline_comparison(group.submission_id, &group.runs).map(|c| (group, c))
         })

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Pastes seeds 000, 002 and 004 into a fresh database through the upload
+# form, as a new reader would, then takes a screenshot of the home page
+# and of each comparison it offers (page and PNG) with headless chromium.
+#
+#   scripts/seed-screenshots.sh BINARY OUT_DIR [SEEDS_DIR]
+#
+# SEEDS_DIR defaults to ../shared/seeds; the fixtures hold the same posts
+# verbatim when it is absent.
+set -euo pipefail
+
+binary=${1:?usage: seed-screenshots.sh BINARY OUT_DIR [SEEDS_DIR]}
+out=${2:?usage: seed-screenshots.sh BINARY OUT_DIR [SEEDS_DIR]}
+seeds=${3:-../shared/seeds}
+mkdir -p "$out"
+work=$(mktemp -d)
+port=$((20000 + RANDOM % 20000))
+base="http://127.0.0.1:$port"
+
+"$binary" serve --db "$work/seeds.db" --listen "127.0.0.1:$port" >"$work/serve.log" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 50); do
+    curl -sf "$base/healthz" >/dev/null && break
+    sleep 0.2
+done
+
+for seed in 000 002 004; do
+    file=$(ls "$seeds"/"$seed"_*.txt)
+    curl -sf -o /dev/null -w "seed $seed: %{http_code} %{redirect_url}\n" \
+        --data-urlencode "text@$file" "$base/upload"
+done
+
+shot() {
+    chromium --headless --no-sandbox --hide-scrollbars \
+        --window-size="${3:-1280},${4:-2000}" --screenshot="$out/$2" "$base$1" 2>/dev/null
+    echo "$out/$2  <- $1"
+}
+
+shot / home.png 1280 2400
+n=0
+curl -sf "$base/" | grep -o 'class="ready-compare" href="[^"]*"' | sed 's/.*href="//; s/"$//; s/&#38;/\&/g' |
+    awk '!seen[$0]++' | while read -r link; do
+        n=$((n + 1))
+        shot "$link" "ready-$n-page.png" 1280 2400
+        curl -sf -o "$out/ready-$n.png" "$base${link/\/compare?//compare.png?}"
+        echo "$out/ready-$n.png  <- ${link/\/compare?//compare.png?}"
+    done
