@@ -1188,6 +1188,11 @@ async fn bars_tabulate_an_item_a_row_and_a_series_a_column() {
         text_row(&text, "test-alter-table"),
         "test-alter-table |         176  |  143 (-18.8%)? |"
     );
+    assert!(
+        text.replace('\n', " ")
+            .contains("no difference proven. Each mean is of 1 run."),
+        "{text}"
+    );
     assert_eq!(
         text_row(&text, "TOTALS"),
         "TOTALS           |        2326  | 2124 ( -8.7%)? |"
@@ -1260,7 +1265,7 @@ async fn a_mixed_points_cell_says_so() {
     );
     assert!(
         text.replace('\n', " ")
-            .contains("(lower is better). ~: runs of several configurations, not repeats.")
+            .contains("(lower is better). ~: runs of several configurations, not repeats. Each mean is of 2 runs.")
             && text.contains(
                 "\n  run-all-tests: 2 runs of 2 configurations (os_version differs) at each\n  item\n"
             ),

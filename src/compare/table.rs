@@ -367,6 +367,44 @@ fn verdict_mark(point: &Point) -> char {
     }
 }
 
+/// How many runs each mean of the matrix is of, which its cells leave
+/// out to stay narrow: `Each mean is of 1 run.`, or where they differ,
+/// the range per column: `Runs per mean, by column: 1: 3; 2: 2-3.`
+fn runs_per_mean(matrix: &Matrix) -> String {
+    let ranges: Vec<Option<(usize, usize)>> = (0..matrix.columns.len())
+        .map(|column| {
+            matrix.rows.iter().filter_map(|row| row.cells[column]).fold(
+                None,
+                |range, p| match range {
+                    None => Some((p.n, p.n)),
+                    Some((low, high)) => Some((low.min(p.n), high.max(p.n))),
+                },
+            )
+        })
+        .collect();
+    let mut all = ranges.iter().flatten();
+    if let Some(&(n, _)) = all.clone().next() {
+        if all.all(|&(low, high)| low == n && high == n) {
+            let runs = if n == 1 { "run" } else { "runs" };
+            return format!("Each mean is of {n} {runs}.");
+        }
+    }
+    let per_column: Vec<String> = ranges
+        .iter()
+        .enumerate()
+        .filter_map(|(column, range)| {
+            let (low, high) = (*range)?;
+            let n = if low == high {
+                low.to_string()
+            } else {
+                format!("{low}-{high}")
+            };
+            Some(format!("{}: {n}", column + 1))
+        })
+        .collect();
+    format!("Runs per mean, by column: {}.", per_column.join("; "))
+}
+
 /// The mark of a mixed point's cell.
 const MIXED_MARK: char = '~';
 
@@ -493,6 +531,8 @@ fn matrix_lines(comparison: &Comparison, matrix: &Matrix, lines: &mut Vec<String
             " {MIXED_MARK}: runs of several configurations, not repeats."
         ));
     }
+    legend.push(' ');
+    legend.push_str(&runs_per_mean(matrix));
     lines.extend(wrap(&legend, WIDTH));
     // n counts runs, not repeats, where they are several setups: said
     // once per series and description, with the items it holds for.
@@ -879,6 +919,25 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("\nseries 44\n  item "), "{text}");
+    }
+
+    /// The cells leave n out; the legend says it, per column where the
+    /// columns differ.
+    #[test]
+    fn the_legend_says_how_many_runs_each_mean_is_of() {
+        let mut bars = sparse_bars(3);
+        let matrix = Matrix::of(&bars, false).unwrap();
+        assert_eq!(runs_per_mean(&matrix), "Each mean is of 1 run.");
+        bars.series[1].points[0].n = 3;
+        let mut second = bars.series[1].points[0].clone();
+        second.item = "item 2".to_owned();
+        second.n = 2;
+        bars.series[1].points.push(second);
+        let matrix = Matrix::of(&bars, false).unwrap();
+        assert_eq!(
+            runs_per_mean(&matrix),
+            "Runs per mean, by column: 1: 1; 2: 2-3; 3: 1."
+        );
     }
 
     #[test]
