@@ -1186,7 +1186,7 @@ async fn bars_tabulate_an_item_a_row_and_a_series_a_column() {
     );
     assert_eq!(
         text_row(&text, "test-alter-table"),
-        "test-alter-table |         176  |  143 (-18.8%)? |"
+        "test-alter-table |          176 |  143 (-18.8%)? |"
     );
     assert!(
         text.replace('\n', " ")
@@ -1195,7 +1195,7 @@ async fn bars_tabulate_an_item_a_row_and_a_series_a_column() {
     );
     assert_eq!(
         text_row(&text, "TOTALS"),
-        "TOTALS           |        2326  | 2124 ( -8.7%)? |"
+        "TOTALS           |         2326 | 2124 ( -8.7%)? |"
     );
     // Line charts keep a row per point.
     let lines = get(&state, "/compare?tool=super-smack&metric=q_per_s&x=threads")
@@ -1240,7 +1240,7 @@ async fn an_absent_point_is_an_empty_cell() {
     );
     assert_eq!(
         text_row(&text, "test-alter-table"),
-        "test-alter-table    |         176  |  815 ( +363%)? |  143 (-18.8%)? |"
+        "test-alter-table    |          176 |  815 ( +363%)? |  143 (-18.8%)? |"
     );
 }
 

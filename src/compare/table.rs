@@ -282,6 +282,8 @@ struct MatrixColumn {
     mean_width: usize,
     /// 0 where no cell of the column has a difference (the baseline's).
     percent_width: usize,
+    /// Whether some cell has a verdict's mark (else no room is kept).
+    marked: bool,
     width: usize,
 }
 
@@ -297,13 +299,13 @@ impl MatrixColumn {
             .map(|vs| short_percent(vs).chars().count())
             .max()
             .unwrap_or(0);
-        let content = mean_width
-            + if percent_width > 0 {
-                percent_width + 3
-            } else {
-                0
-            }
-            + 1;
+        let marked = points().any(|p| verdict_mark(p) != ' ');
+        let percent = if percent_width > 0 {
+            percent_width + 3
+        } else {
+            0
+        };
+        let content = mean_width + percent + usize::from(marked);
         let name = matrix.columns[column].name.chars().count();
         let width = content
             .max(name.min(MATRIX_HEAD_WIDTH))
@@ -311,6 +313,7 @@ impl MatrixColumn {
         MatrixColumn {
             mean_width,
             percent_width,
+            marked,
             width,
         }
     }
@@ -336,7 +339,9 @@ impl MatrixColumn {
                 None => text.push_str(&" ".repeat(self.percent_width + 3)),
             }
         }
-        text.push(verdict_mark(point));
+        if self.marked {
+            text.push(verdict_mark(point));
+        }
         format!("{text:>width$}", width = self.width)
     }
 }
