@@ -1179,14 +1179,14 @@ async fn bars_tabulate_an_item_a_row_and_a_series_a_column() {
     assert!(
         text.contains(
             "\n 1 2.2.16-22smp (baseline)\n 2 2.4.0\n\n\
-             ==================================================\n\
-             item             |            1 |              2 |\n                 | 2.2.16-22smp |          2.4.0 |\n"
+             ================================================\n\
+             item             |          1 |              2 |\n                 | 2.2.16-22… |          2.4.0 |\n"
         ),
         "{text}"
     );
     assert_eq!(
         text_row(&text, "test-alter-table"),
-        "test-alter-table |          176 |  143 (-18.8%)? |"
+        "test-alter-table |        176 |  143 (-18.8%)? |"
     );
     assert!(
         text.replace('\n', " ")
@@ -1195,7 +1195,7 @@ async fn bars_tabulate_an_item_a_row_and_a_series_a_column() {
     );
     assert_eq!(
         text_row(&text, "TOTALS"),
-        "TOTALS           |         2326 | 2124 ( -8.7%)? |"
+        "TOTALS           |       2326 | 2124 ( -8.7%)? |"
     );
     // Line charts keep a row per point.
     let lines = get(&state, "/compare?tool=super-smack&metric=q_per_s&x=threads")
@@ -1236,11 +1236,11 @@ async fn an_absent_point_is_an_empty_cell() {
     );
     assert_eq!(
         text_row(&text, "alter_table_add"),
-        "alter_table_add     |              |  476           |                |"
+        "alter_table_add     |            |  476           |                |"
     );
     assert_eq!(
         text_row(&text, "test-alter-table"),
-        "test-alter-table    |          176 |  815 ( +363%)? |  143 (-18.8%)? |"
+        "test-alter-table    |        176 |  815 ( +363%)? |  143 (-18.8%)? |"
     );
 }
 
@@ -1261,7 +1261,7 @@ async fn a_mixed_points_cell_says_so() {
     let text = get(&state, &format!("/compare.txt?{query}")).await.text();
     assert_eq!(
         text_row(&text, "test-alter-table"),
-        "test-alter-table |       159.5~ |"
+        "test-alter-table |     159.5~ |"
     );
     assert!(
         text.replace('\n', " ")
@@ -1309,10 +1309,7 @@ async fn a_wide_matrix_comes_in_blocks_within_a_mail() {
         .collect();
     assert!(heads.len() > 1, "{text}");
     for head in &heads {
-        assert!(
-            head.starts_with("item") && head.contains(" |            1 |"),
-            "{head}"
-        );
+        assert_eq!(head.split('|').nth(1).map(str::trim), Some("1"), "{head}");
     }
     // Every series is in some block, once.
     let numbers: Vec<usize> = heads
