@@ -1273,6 +1273,40 @@ async fn a_mixed_points_cell_says_so() {
     );
 }
 
+/// Against a baseline a mixed point's cell gives the difference but no
+/// verdict: MySQL 3.23.32 is seed 004's two kernels, (176 + 143) / 2 =
+/// 159.5 s on alter-table against 3.21.34's 815 s, (159.5 - 815) / 815
+/// = -80.4 %.
+#[tokio::test]
+async fn a_mixed_points_cell_has_no_verdict() {
+    let (_dir, db, state) = test_state();
+    ingest(
+        &db,
+        &[
+            SEED_004,
+            "fixtures/sql-bench/real-results-run-mysql-3.21-cpu-secs-integer-seconds.txt",
+        ],
+    );
+    let query = "tool=sql-bench&metric=wallclock_s&by=db_version&x=none&baseline=3.21.34";
+    let page = get(&state, &format!("/compare?{query}")).await.text();
+    let alter = matrix_row(&page, "test-alter-table");
+    assert_eq!(
+        alter[0],
+        r#" class="num">815 <span class="n">n=1</span></td>"#
+    );
+    assert!(
+        alter[1].starts_with(r#" class="num difference mixed""#)
+            && alter[1].ends_with(r#">159.5 <span class="n">n=2</span><span class="percent">-80.4%</span><span class="why">mixed configurations</span><span class="why mixed">2 runs of 2 configurations (os_version differs)</span></td>"#),
+        "{}",
+        alter[1]
+    );
+    let text = get(&state, &format!("/compare.txt?{query}")).await.text();
+    assert_eq!(
+        text_row(&text, "test-alter-table"),
+        "test-alter-table    |     815 |  159.5 (-80.4%)~ |"
+    );
+}
+
 /// Eleven kernels do not fit a mail side by side: the text matrix comes
 /// in blocks within 72 columns, each beginning with the baseline.
 #[tokio::test]
