@@ -34,7 +34,7 @@ pub use query::{
     MAX_QUERY_BYTES, MAX_QUERY_PAIRS, MAX_WHERE,
 };
 
-pub use table::runs_of_configurations;
+pub use table::{runs_of_configurations, Matrix, MatrixRow, MAX_MATRIX_CELLS};
 
 pub use stats::{format_df, Confidence, Interval, Method, Sample, Verdict, VsBaseline, MIN_RUNS};
 

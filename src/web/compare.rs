@@ -193,6 +193,70 @@ struct ResultView {
     /// What the series were run with: a row per attribute, each series'
     /// value in the series' order, the differing ones first.
     attributes: Vec<AttributeView>,
+    /// On bars, the table as sql-bench's `compare-results` prints it: an
+    /// item a row, a series a column (in [`ResultView::series`]' order).
+    /// The long form (a row per point, with its runs) follows it folded.
+    matrix: Option<MatrixView>,
+}
+
+struct MatrixView {
+    rows: Vec<MatrixRowView>,
+}
+
+struct MatrixRowView {
+    item: String,
+    /// A cell per series; `None` where the series has no point for the
+    /// item (an empty cell).
+    cells: Vec<Option<MatrixCellView>>,
+}
+
+/// A point in the matrix: its mean and count, the difference to the
+/// baseline with its verdict, and whether it mixes configurations.
+struct MatrixCellView {
+    mean: String,
+    n: usize,
+    vs_baseline: Option<DifferenceView>,
+    /// As [`RowView::mixed`].
+    mixed: String,
+}
+
+impl MatrixView {
+    fn of(matrix: &compare::Matrix, unit: &str) -> Self {
+        MatrixView {
+            rows: matrix
+                .rows
+                .iter()
+                .map(|row| MatrixRowView {
+                    item: row.item.to_owned(),
+                    cells: row
+                        .cells
+                        .iter()
+                        .map(|cell| {
+                            cell.map(|p| MatrixCellView {
+                                mean: format_value(p.mean),
+                                n: p.n,
+                                vs_baseline: p
+                                    .vs_baseline
+                                    .as_ref()
+                                    .map(|vs| DifferenceView::of(vs, unit)),
+                                mixed: mixed_words(p),
+                            })
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// `3 runs of 3 configurations (patches, timer differ)` for a mixed
+/// point; empty for repeats.
+fn mixed_words(point: &compare::Point) -> String {
+    if point.mixed.is_empty() {
+        String::new()
+    } else {
+        compare::runs_of_configurations(point)
+    }
 }
 
 struct AttributeView {
@@ -571,16 +635,14 @@ fn result_view(
                         })
                         .collect(),
                     more_runs: p.runs.len().saturating_sub(RUN_LINKS),
-                    mixed: if p.mixed.is_empty() {
-                        String::new()
-                    } else {
-                        compare::runs_of_configurations(p)
-                    },
+                    mixed: mixed_words(p),
                 })
                 .collect(),
         })
         .collect();
     let split = split_view(&comparison, pinned_query);
+    // In the series' order, as the chart's legend and colours.
+    let matrix = compare::Matrix::of(&comparison, false).map(|m| MatrixView::of(&m, &unit));
     let attributes = comparison
         .attributes
         .iter()
@@ -595,6 +657,7 @@ fn result_view(
         })
         .collect();
     ResultView {
+        matrix,
         split,
         attributes,
         svg,
