@@ -79,3 +79,86 @@ async fn the_text_view_gives_the_scaling_efficiency() {
         assert!(row.ends_with(&format!("{efficiency:.2}")), "{row}");
     }
 }
+
+/// The text of every `<text>` element of an SVG, trimmed.
+fn svg_texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|element| {
+            let inside = element.split_once('>')?.1;
+            Some(inside.split("</text>").next()?.trim().to_owned())
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn y_relative_draws_each_series_as_a_percent_of_the_baseline() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[fixture(SEED_002), seed_000()]);
+    // Seed 002: 13318.67 tps for Original, 15551.33 and 18808.33 for the
+    // patched builds, all at 64 threads.
+    let query = "tool=sysbench&metric=tps&item=total&by=label&baseline=Original";
+    let (status, svg) = get(&state, &format!("/compare.svg?{query}&y=relative")).await;
+    assert_eq!(status, 200, "{svg}");
+    let texts = svg_texts(&svg);
+    for wanted in [
+        "100%  n=3  baseline",
+        "116.76%  n=3  +16.8% ± 4.3% better",
+        "141.22%  n=3  +41.2% ± 4.0% better",
+    ] {
+        assert!(texts.iter().any(|t| t == wanted), "{wanted}: {texts:?}");
+    }
+    assert!(
+        texts
+            .iter()
+            .any(|t| t == "% of Original (transactions per second), higher is better"),
+        "{texts:?}"
+    );
+    assert!(
+        texts.iter().any(|t| t == "100%"),
+        "a tick at 100%: {texts:?}"
+    );
+    // The numbers of the other forms stay absolute; the link keeps y.
+    let (_, json) = get(&state, &format!("/compare.json?{query}&y=relative")).await;
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(json["query"].as_str().unwrap().ends_with("&y=relative"));
+    assert_eq!(json["series"][0]["points"][0]["mean"], 13318.666667);
+    let (_, absolute) = get(&state, &format!("/compare.svg?{query}")).await;
+    assert!(!absolute.contains("% of Original"), "{absolute}");
+
+    // Seed 000: the baseline ran at 10 clients only, so every 100-client
+    // point is left out of the relative chart, and the note says so.
+    let query = "tool=super-smack&item=select_index&metric=q_per_s&by=scheduler&by=thread_lib&by=timer&by=patches&baseline=(none)+%2F+libpthread+%2F+(none)+%2F+(none)&y=relative";
+    let (status, svg) = get(&state, &format!("/compare.svg?{query}")).await;
+    assert_eq!(status, 200, "{svg}");
+    // The note wraps; its words read in order.
+    let words = svg_texts(&svg).join(" ");
+    assert!(
+        words.contains("6 points left out: the baseline has no point at their x"),
+        "{words}"
+    );
+    assert!(words.contains("% of (none) / libpthread"), "{words}");
+}
+
+#[tokio::test]
+async fn y_relative_is_refused_without_a_baseline_or_with_another_value() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[fixture(SEED_002)]);
+    let query = "tool=sysbench&metric=tps&item=total&by=label";
+    for (asked, wanted) in [
+        (
+            "y=relative",
+            "y=relative draws each series as % of the baseline, so it needs one",
+        ),
+        (
+            "baseline=Original&y=percent",
+            "y=percent is not a value axis; choose y=relative",
+        ),
+    ] {
+        for form in ["compare.svg", "compare.png", "compare.json", "compare"] {
+            let (status, body) = get(&state, &format!("/{form}?{query}&{asked}")).await;
+            assert_eq!(status, 400, "{form}?{asked}: {body}");
+            assert!(body.contains(wanted), "{form}?{asked}: {body}");
+        }
+    }
+}

@@ -154,6 +154,9 @@ pub struct Chart {
     /// A logarithmic value axis (`scale=log`): values from 1 s to
     /// thousands of seconds all stay readable.
     pub log_scale: bool,
+    /// The values are % of the baseline (`y=relative`): ticks and bar
+    /// labels read `100%`.
+    pub percent_of_baseline: bool,
     pub width: u32,
     pub height: u32,
 }
@@ -181,6 +184,7 @@ impl Chart {
             categories: None,
             note: None,
             log_scale: false,
+            percent_of_baseline: false,
             width: WIDTH,
             height: HEIGHT,
         }
@@ -568,6 +572,8 @@ struct ValueAxis {
     high: f64,
     ticks: Vec<f64>,
     log: bool,
+    /// Its values are % of the baseline.
+    percent: bool,
 }
 
 impl ValueAxis {
@@ -575,7 +581,7 @@ impl ValueAxis {
     /// at zero then: a chart that starts at 18000 makes a 5% difference
     /// look like a doubling. A log axis spans the decades of the positive
     /// values (a value at or under zero sits on its floor).
-    fn of(summaries: &[&[Summary]], log: bool) -> Self {
+    fn of(summaries: &[&[Summary]], log: bool, percent: bool) -> Self {
         let all = summaries.iter().flat_map(|points| points.iter());
         let high = all.clone().map(|s| s.max).fold(f64::NEG_INFINITY, f64::max);
         let positive_low = all
@@ -590,6 +596,7 @@ impl ValueAxis {
                 high: ticks[ticks.len() - 1],
                 ticks,
                 log: true,
+                percent,
             };
         }
         let low = all.map(|s| s.min).fold(f64::INFINITY, f64::min);
@@ -603,6 +610,7 @@ impl ValueAxis {
             high: last,
             ticks,
             log: false,
+            percent,
         }
     }
 
@@ -619,10 +627,15 @@ impl ValueAxis {
     /// A tick's label: on one scale for the whole linear axis (`5k`,
     /// `10k`), each on its own across a log axis' decades (`1`, `1k`).
     fn tick_label(&self, value: f64) -> String {
-        if self.log {
+        let label = if self.log {
             format_tick(value, value)
         } else {
             format_tick(value, self.low.abs().max(self.high.abs()))
+        };
+        if self.percent {
+            format!("{label}%")
+        } else {
+            label
         }
     }
 
@@ -652,7 +665,7 @@ fn draw_lines<DB: DrawingBackend>(
     summaries: &[&[Summary]],
     frame: Rect,
 ) -> DrawResult<DB> {
-    let axis = ValueAxis::of(summaries, chart.log_scale);
+    let axis = ValueAxis::of(summaries, chart.log_scale, chart.percent_of_baseline);
     let tick_labels: Vec<String> = axis.ticks.iter().map(|v| axis.tick_label(*v)).collect();
     let tick_width = tick_labels
         .iter()
@@ -910,7 +923,7 @@ fn draw_bars<DB: DrawingBackend>(
     summaries: &[&[Summary]],
     frame: Rect,
 ) -> DrawResult<DB> {
-    let axis = ValueAxis::of(summaries, chart.log_scale);
+    let axis = ValueAxis::of(summaries, chart.log_scale, chart.percent_of_baseline);
     let label_room = (frame.width() / 3).max(80);
     let category_width = categories
         .iter()
@@ -928,7 +941,7 @@ fn draw_bars<DB: DrawingBackend>(
     let widest_label = summaries
         .iter()
         .flat_map(|points| points.iter())
-        .map(|s| text_width(&bar_label(s), NOTE_SIZE))
+        .map(|s| text_width(&bar_label(s, chart.percent_of_baseline), NOTE_SIZE))
         .max()
         .unwrap_or(0);
     let values_right = plot.right - (widest_label + 8).clamp(plot.width() / 10, plot.width() / 2);
@@ -1005,7 +1018,7 @@ fn draw_bars<DB: DrawingBackend>(
             // The value and verdict at the end of the bar when the bar is
             // thick enough to read them.
             if bottom - top + 1 >= 11 {
-                let label = bar_label(s);
+                let label = bar_label(s, chart.percent_of_baseline);
                 let x = px(s.max.max(s.mean)) + 5;
                 if x + text_width(&label, NOTE_SIZE) <= plot.right + 12 {
                     text(
@@ -1023,10 +1036,13 @@ fn draw_bars<DB: DrawingBackend>(
     draw_axes(root, plot)
 }
 
-/// What a bar says at its end: its mean, count and verdict, or that it
-/// is the baseline.
-fn bar_label(s: &Summary) -> String {
+/// What a bar says at its end: its mean (a % of the baseline's with
+/// `percent`), count and verdict, or that it is the baseline.
+fn bar_label(s: &Summary, percent: bool) -> String {
     let mut label = format_value(s.mean);
+    if percent {
+        label.push('%');
+    }
     if s.count > 1 {
         label.push_str(&format!("  n={}", s.count));
     }

@@ -52,6 +52,38 @@ fn chart_mark(with_baseline: bool, series: &Series, point: &Point) -> (Mark, Opt
     )
 }
 
+/// Redraws every series as % of the baseline series' mean at the same x
+/// (`y=relative`): the baseline becomes a flat 100%, and whiskers scale
+/// with their means. A point where the baseline has none cannot be a %
+/// of it and is left out; returns how many were, for the note to say.
+fn relative_to_baseline(series: &mut [ChartSeries]) -> usize {
+    let Some(baseline) = series.iter().find(|s| s.is_baseline()) else {
+        return 0;
+    };
+    let base: Vec<(f64, f64)> = baseline.points.iter().map(|p| (p.x, p.mean)).collect();
+    let mut left_out = 0;
+    for series in series.iter_mut() {
+        let before = series.points.len();
+        series.points.retain_mut(|point| {
+            let Some(&(_, mean)) = base.iter().find(|(x, _)| *x == point.x) else {
+                return false;
+            };
+            // A zero baseline has no %; nor is a point that cannot be drawn
+            // shown as one that can.
+            if mean == 0.0 {
+                return false;
+            }
+            let percent = |value: f64| 100.0 * value / mean;
+            point.mean = percent(point.mean);
+            point.min = percent(point.min);
+            point.max = percent(point.max);
+            true
+        });
+        left_out += before - series.points.len();
+    }
+    left_out
+}
+
 impl Comparison {
     /// The headline: tool, what is measured, of which item and test.
     pub fn title(&self) -> String {
@@ -168,13 +200,46 @@ impl Comparison {
             })
             .collect();
         // The canonical link holds what the chart is asked to draw.
-        chart.log_scale =
-            super::CompareQuery::from_query_string(&self.query).is_ok_and(|query| query.log_scale);
+        let asked = super::CompareQuery::from_query_string(&self.query).unwrap_or_default();
+        chart.log_scale = asked.log_scale;
+        let mut notes = Vec::new();
         if let Some(method) = self.methods_title() {
-            chart.note = Some(format!(
+            notes.push(format!(
                 "Differences to the baseline: {} confidence, {method}; an interval needs {MIN_RUNS} runs a side.",
                 self.confidence
             ));
+        }
+        if asked.relative {
+            match &self.baseline {
+                Some(baseline) => {
+                    let left_out = relative_to_baseline(&mut chart.series);
+                    chart.percent_of_baseline = true;
+                    // The baseline first: a long name cut at the end
+                    // still says what 100% is.
+                    chart.y_title = format!(
+                        "% of {baseline} ({}), {}",
+                        self.metric_title,
+                        self.direction()
+                    );
+                    if left_out > 0 {
+                        let (points, their) = if left_out == 1 {
+                            ("point", "its")
+                        } else {
+                            ("points", "their")
+                        };
+                        notes.push(format!(
+                            "{left_out} {points} left out: the baseline has no point at {their} x, so no % of it (the table has them)."
+                        ));
+                    }
+                }
+                None => notes.push(
+                    "Drawn in absolute values: y=relative needs the baseline series, and this comparison has none."
+                        .to_owned(),
+                ),
+            }
+        }
+        if !notes.is_empty() {
+            chart.note = Some(notes.join(" "));
         }
         chart
     }
