@@ -162,3 +162,52 @@ async fn y_relative_is_refused_without_a_baseline_or_with_another_value() {
         }
     }
 }
+
+#[tokio::test]
+async fn mixed_points_are_crossed_without_a_baseline_too() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[seed_000()]);
+    // "4BSD / libthr" at 10 clients: ACPI-fast, TSC and TSC with patches.
+    let query = "tool=super-smack&item=select_index&metric=q_per_s&by=scheduler&by=thread_lib";
+    let (_, json) = get(&state, &format!("/compare.json?{query}")).await;
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let mixed = json["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["points"].as_array().unwrap())
+        .filter(|p| !p["mixed"].as_array().unwrap().is_empty())
+        .count();
+    assert!(mixed >= 2, "{json}");
+    let (_, svg) = get(&state, &format!("/compare.svg?{query}")).await;
+    let texts = svg_texts(&svg);
+    assert!(
+        texts.iter().any(|t| t == "Crossed: mixed configurations"),
+        "{texts:?}"
+    );
+    // A cross is two 1-pixel strokes 6 pixels long: two per mixed point,
+    // and two on the key's sample.
+    let crosses = svg
+        .lines()
+        .filter(|line| line.starts_with("<polyline") && line.contains(r#"stroke-width="1""#))
+        .filter(|line| {
+            let points: Vec<(i32, i32)> = line
+                .split(r#"points=""#)
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+                .split_whitespace()
+                .map(|p| {
+                    let (x, y) = p.split_once(',').unwrap();
+                    (x.parse().unwrap(), y.parse().unwrap())
+                })
+                .collect();
+            points.len() == 2
+                && (points[0].0 - points[1].0).abs() == 6
+                && (points[0].1 - points[1].1).abs() == 6
+        })
+        .count();
+    assert_eq!(crosses, 2 * (mixed + 1), "{svg}");
+}

@@ -238,8 +238,8 @@ pub enum Mark {
     NoDifference,
     /// Too few runs on a side for an interval: a pale fill.
     TooFewRuns,
-    /// The point or its baseline point mixes configurations: hollow and
-    /// crossed.
+    /// The point (or, with a baseline, its baseline point) mixes
+    /// configurations: hollow and crossed, with or without a baseline.
     Mixed,
     /// The baseline has no point at this x: a dashed outline.
     NotCompared,

@@ -31,7 +31,14 @@ impl VsBaseline {
 /// How the chart draws a point of `series`, and what it prints beside it.
 fn chart_mark(with_baseline: bool, series: &Series, point: &Point) -> (Mark, Option<String>) {
     if !with_baseline {
-        return (Mark::Plain, None);
+        // Runs of several setups are no repeats, baseline or not: a
+        // reader must not take its whisker for noise.
+        let mark = if point.mixed.is_empty() && point.configurations <= 1 {
+            Mark::Plain
+        } else {
+            Mark::Mixed
+        };
+        return (mark, None);
     }
     if series.is_baseline {
         return (Mark::Baseline, None);
