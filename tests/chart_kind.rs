@@ -211,3 +211,122 @@ async fn mixed_points_are_crossed_without_a_baseline_too() {
         .count();
     assert_eq!(crosses, 2 * (mixed + 1), "{svg}");
 }
+
+const SEED_004: &str = "fixtures/sql-bench/seed-004-linux-2.4-vs-2.2-smp.txt";
+
+/// Every fixture of a folder, as texts.
+fn fixtures_of(folder: &str) -> Vec<String> {
+    let mut paths: Vec<_> = std::fs::read_dir(repo_path(folder))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|path| std::fs::read_to_string(path).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn sql_bench_items_are_panels_each_on_its_own_axis() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[fixture(SEED_004)]);
+    // Seed 004: test-wisconsin takes 11 s, TOTALS 2326 s: on one axis
+    // nearly every bar was a hairline.
+    let query = "tool=sql-bench&metric=wallclock_s&by=os_version";
+    let (_, svg) = get(&state, &format!("/compare.svg?{query}")).await;
+    let texts = svg_texts(&svg);
+    let count = |wanted: &str| texts.iter().filter(|t| *t == wanted).count();
+    let items = [
+        "test-ATIS",
+        "test-alter-table",
+        "test-big-tables",
+        "test-connect",
+        "test-insert",
+        "test-select",
+        "test-wisconsin",
+        "TOTALS",
+    ];
+    for item in items {
+        assert_eq!(count(item), 1, "a panel titled {item}: {texts:?}");
+    }
+    // Each panel its own value axis, and a bar named by its series.
+    assert_eq!(count("wall-clock time (s), lower is better"), items.len());
+    for series in ["2.2.16-22smp", "2.4.0"] {
+        // A bar in each panel, and the legend.
+        assert_eq!(count(series), items.len() + 1, "{series}: {texts:?}");
+    }
+    // Test-wisconsin's axis ends near its 11 s, TOTALS' past 2326 s.
+    for value in ["11", "2326", "2124"] {
+        assert!(count(value) >= 1, "{value}: {texts:?}");
+    }
+    assert!(svg.starts_with(r#"<svg width="1200""#), "{}", &svg[..60]);
+
+    // With a baseline, each panel's bars carry their verdict.
+    let (_, svg) = get(
+        &state,
+        &format!("/compare.svg?{query}&baseline=2.2.16-22smp"),
+    )
+    .await;
+    let texts = svg_texts(&svg);
+    let verdicts = texts
+        .iter()
+        .filter(|t| t.contains("% too few runs") || t.ends_with("  baseline"))
+        .count();
+    assert_eq!(verdicts, 2 * items.len(), "{texts:?}");
+}
+
+#[tokio::test]
+async fn twelve_kernels_and_fifty_machines_draw_every_panel() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &fixtures_of("fixtures/sql-bench"));
+    ingest(&db, &fixtures_of("fixtures/bonnie"));
+    for (query, axis) in [
+        (
+            "tool=sql-bench&metric=wallclock_s&by=os_version",
+            "wall-clock time (s), lower is better",
+        ),
+        (
+            "tool=bonnie&metric=kb_per_s&by=machine",
+            "throughput (KB/s), higher is better",
+        ),
+    ] {
+        let (_, json) = get(&state, &format!("/compare.json?{query}")).await;
+        let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let series: Vec<&str> = json["series"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap())
+            .collect();
+        let categories: Vec<&str> = json["categories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        assert!(series.len() > 10, "{query}: {series:?}");
+        let (status, svg) = get(&state, &format!("/compare.svg?{query}")).await;
+        assert_eq!(status, 200);
+        let texts = svg_texts(&svg);
+        // A panel per item, each with its axis; none left out.
+        assert_eq!(
+            texts.iter().filter(|t| *t == axis).count(),
+            categories.len(),
+            "{query}: {texts:?}"
+        );
+        for item in &categories {
+            let item = item.replace('&', "&amp;");
+            assert!(texts.contains(&item), "{query}: panel {item}");
+        }
+        assert!(!svg.contains("panels drawn"), "{query}");
+        // The legend names every series (in full: it wraps, never cuts).
+        let words = texts.join(" ");
+        for name in &series {
+            let name = name.replace('&', "&amp;");
+            assert!(words.contains(&name), "{query}: {name}");
+        }
+        assert!(!svg.contains("more (see table)"), "{query}");
+    }
+}

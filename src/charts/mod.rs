@@ -22,6 +22,7 @@ use plotters::style::{register_font, FontStyle, FontTransform};
 mod format;
 mod glyphs;
 mod layout;
+mod panels;
 
 pub use format::{format_number, format_tick, format_value};
 
@@ -204,9 +205,17 @@ impl Chart {
         }
     }
 
+    /// The width drawn: wider for a grid of panels.
+    fn drawn_width(&self) -> u32 {
+        panels::width(self).unwrap_or(self.width)
+    }
+
     /// The height bars need so that every bar stays at least a few pixels
     /// thick; never less than `height`.
     fn drawn_height(&self) -> u32 {
+        if let Some(height) = panels::height(self) {
+            return height;
+        }
         match &self.categories {
             None => self.height,
             Some(categories) => {
@@ -322,7 +331,7 @@ pub fn render_svg(chart: &Chart) -> Result<String, ChartError> {
     register_fonts();
     let mut svg = String::new();
     {
-        let size = (chart.width, chart.drawn_height());
+        let size = (chart.drawn_width(), chart.drawn_height());
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
         let labels = draw(&root, chart).map_err(|e| ChartError(e.to_string()))?;
         draw_labels_svg(&root, &labels).map_err(|e| ChartError(e.to_string()))?;
@@ -334,7 +343,7 @@ pub fn render_svg(chart: &Chart) -> Result<String, ChartError> {
 /// The chart as a PNG image.
 pub fn render_png(chart: &Chart) -> Result<Vec<u8>, ChartError> {
     register_fonts();
-    let (width, height) = (chart.width, chart.drawn_height());
+    let (width, height) = (chart.drawn_width(), chart.drawn_height());
     let mut rgb = vec![0u8; width as usize * height as usize * 3];
     let labels = {
         let root = BitMapBackend::with_buffer(&mut rgb, (width, height)).into_drawing_area();
@@ -528,11 +537,37 @@ fn draw<DB: DrawingBackend>(
         right: width - legend_width,
         bottom: height,
     };
-    match &chart.categories {
-        None => draw_lines(root, labels, chart, &summaries, frame)?,
-        Some(categories) => draw_bars(root, labels, chart, categories, &summaries, frame)?,
+    let grid = panels::grid(chart, frame);
+    match (&grid, &chart.categories) {
+        (Some(grid), _) => panels::draw(root, labels, chart, &summaries, grid)?,
+        (None, None) => draw_lines(root, labels, chart, &summaries, &summaries, frame)?,
+        (None, Some(categories)) => {
+            let groups = category_groups(categories, &summaries);
+            draw_bars(root, labels, chart, &groups, summaries.len(), frame)?
+        }
     }
-    draw_legend(root, labels, chart, width - legend_width + 8, frame.top + 6)?;
+    // Panels left out for the image's height are named in the note.
+    let with_note;
+    let legend_chart = match grid.as_ref().and_then(panels::Grid::left_out_note) {
+        Some(left_out) => {
+            with_note = Chart {
+                note: Some(match &chart.note {
+                    Some(note) => format!("{left_out} {note}"),
+                    None => left_out,
+                }),
+                ..chart.clone()
+            };
+            &with_note
+        }
+        None => chart,
+    };
+    draw_legend(
+        root,
+        labels,
+        legend_chart,
+        width - legend_width + 8,
+        frame.top + 6,
+    )?;
     Ok(std::mem::take(labels))
 }
 
@@ -658,14 +693,18 @@ impl ValueAxis {
     }
 }
 
+/// Draws the series' `summaries` (an empty slice for a series left out)
+/// on axes spanning every point of `range`: panels of small multiples
+/// share their ranges, so that they compare.
 fn draw_lines<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     labels: &mut Labels,
     chart: &Chart,
     summaries: &[&[Summary]],
+    range: &[&[Summary]],
     frame: Rect,
 ) -> DrawResult<DB> {
-    let axis = ValueAxis::of(summaries, chart.log_scale, chart.percent_of_baseline);
+    let axis = ValueAxis::of(range, chart.log_scale, chart.percent_of_baseline);
     let tick_labels: Vec<String> = axis.ticks.iter().map(|v| axis.tick_label(*v)).collect();
     let tick_width = tick_labels
         .iter()
@@ -681,7 +720,7 @@ fn draw_lines<DB: DrawingBackend>(
 
     // Thread counts usually double (1, 2, 4 ... 64): on a linear axis the
     // small ones would crowd into a corner, so such an axis is logarithmic.
-    let mut xs: Vec<f64> = summaries
+    let mut xs: Vec<f64> = range
         .iter()
         .flat_map(|points| points.iter())
         .map(|s| s.x)
@@ -764,7 +803,7 @@ fn draw_lines<DB: DrawingBackend>(
     // Lines first, then whiskers and markers on top of every line; the
     // baseline last of each, so no other series hides it.
     let order = drawing_order(chart);
-    for &index in &order {
+    for &index in order.iter().filter(|&&i| !summaries[i].is_empty()) {
         let style = series_style(index);
         let points: Vec<(i32, i32)> = summaries[index]
             .iter()
@@ -915,19 +954,57 @@ fn draw_y_title(labels: &mut Labels, title: &str, x: i32, plot: Rect) {
     });
 }
 
+/// One group of bars, named on the category axis: a category's bar per
+/// series, or in a panel of small multiples a series' one bar.
+struct BarGroup<'a> {
+    name: &'a str,
+    /// `(slot in the group, series index, point)`: the slot places the
+    /// bar, the series index gives its style.
+    bars: Vec<(usize, usize, &'a Summary)>,
+}
+
+/// The groups of a chart of grouped bars: a category each, a slot per
+/// series, so that a series sits at the same place in every group.
+fn category_groups<'a>(categories: &'a [String], summaries: &[&'a [Summary]]) -> Vec<BarGroup<'a>> {
+    categories
+        .iter()
+        .enumerate()
+        .map(|(category, name)| BarGroup {
+            name,
+            bars: summaries
+                .iter()
+                .enumerate()
+                .filter_map(|(index, points)| {
+                    let s = points.iter().find(|s| s.x == category as f64)?;
+                    Some((index, index, s))
+                })
+                .collect(),
+        })
+        .collect()
+}
+
 fn draw_bars<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     labels: &mut Labels,
     chart: &Chart,
-    categories: &[String],
-    summaries: &[&[Summary]],
+    groups: &[BarGroup],
+    slots: usize,
     frame: Rect,
 ) -> DrawResult<DB> {
-    let axis = ValueAxis::of(summaries, chart.log_scale, chart.percent_of_baseline);
-    let label_room = (frame.width() / 3).max(80);
-    let category_width = categories
+    let drawn: Vec<Summary> = groups
         .iter()
-        .map(|c| text_width(c, LABEL_SIZE))
+        .flat_map(|g| g.bars.iter().map(|(_, _, s)| (*s).clone()))
+        .collect();
+    let axis = ValueAxis::of(&[&drawn], chart.log_scale, chart.percent_of_baseline);
+    // A panel's names may take more of its width: its bars are one each.
+    let label_room = if slots == 1 && groups.len() > 1 {
+        (frame.width() * 2 / 5).max(80)
+    } else {
+        (frame.width() / 3).max(80)
+    };
+    let category_width = groups
+        .iter()
+        .map(|g| text_width(g.name, LABEL_SIZE))
         .max()
         .unwrap_or(0)
         .min(label_room);
@@ -938,29 +1015,36 @@ fn draw_bars<DB: DrawingBackend>(
         bottom: frame.bottom - 52,
     };
     // Room after the longest bar for its value and verdict.
-    let widest_label = summaries
+    let widest_label = drawn
         .iter()
-        .flat_map(|points| points.iter())
         .map(|s| text_width(&bar_label(s, chart.percent_of_baseline), NOTE_SIZE))
         .max()
         .unwrap_or(0);
     let values_right = plot.right - (widest_label + 8).clamp(plot.width() / 10, plot.width() / 2);
     let values_width = f64::from((values_right - plot.left).max(1));
     let px = |v: f64| plot.left + (axis.fraction(v) * values_width).round() as i32;
+    // Every tick gets its grid line; its label only where it touches no
+    // other (a narrow panel's axis).
+    let mut last_right = i32::MIN;
     for value in &axis.ticks {
         let x = px(*value);
         root.draw(&PathElement::new(
             vec![(x, plot.top), (x, plot.bottom)],
             GRID.stroke_width(1),
         ))?;
-        text(
-            labels,
-            &axis.tick_label(*value),
-            (x, plot.bottom + 8),
-            LABEL_SIZE,
-            &TEXT,
-            (HPos::Center, VPos::Top),
-        );
+        let label = axis.tick_label(*value);
+        let half = text_width(&label, LABEL_SIZE) / 2;
+        if x - half > last_right + 6 {
+            text(
+                labels,
+                &label,
+                (x, plot.bottom + 8),
+                LABEL_SIZE,
+                &TEXT,
+                (HPos::Center, VPos::Top),
+            );
+            last_right = x + half;
+        }
     }
     text(
         labels,
@@ -971,14 +1055,13 @@ fn draw_bars<DB: DrawingBackend>(
         (HPos::Center, VPos::Bottom),
     );
 
-    let band = plot.height() as f64 / categories.len().max(1) as f64;
-    let series_count = summaries.len().max(1);
-    let bar = (band * 0.8 / series_count as f64).max(1.0);
-    for (category, name) in categories.iter().enumerate() {
+    let band = plot.height() as f64 / groups.len().max(1) as f64;
+    let bar = (band * 0.8 / slots.max(1) as f64).max(1.0);
+    for (category, group) in groups.iter().enumerate() {
         let band_top = plot.top as f64 + band * category as f64;
         text(
             labels,
-            &fit(name, LABEL_SIZE, category_width),
+            &fit(group.name, LABEL_SIZE, category_width),
             (plot.left - 8, (band_top + band / 2.0).round() as i32),
             LABEL_SIZE,
             &TEXT,
@@ -991,13 +1074,10 @@ fn draw_bars<DB: DrawingBackend>(
                 AXIS.stroke_width(1),
             ))?;
         }
-        for (index, series) in summaries.iter().enumerate() {
-            let Some(s) = series.iter().find(|s| s.x == category as f64) else {
-                continue;
-            };
+        for &(slot, index, s) in &group.bars {
             let style = series_style(index);
-            let top = (band_top + band * 0.1 + bar * index as f64).round() as i32;
-            let bottom = (band_top + band * 0.1 + bar * (index + 1) as f64).round() as i32 - 1;
+            let top = (band_top + band * 0.1 + bar * slot as f64).round() as i32;
+            let bottom = (band_top + band * 0.1 + bar * (slot + 1) as f64).round() as i32 - 1;
             let bottom = bottom.max(top + 1);
             let corners = [(px(axis.base()), top), (px(s.mean), bottom)];
             draw_bar(root, corners, style, s.mark)?;
@@ -1504,19 +1584,22 @@ mod tests {
     #[test]
     fn a_log_scale_spreads_values_of_every_size() {
         let draw = |log_scale: bool| {
-            let mut chart = Chart::bars("sql-bench", "test", "s", vec!["a".into(), "b".into()]);
-            chart.series.push(ChartSeries::from_values(
-                "2.4.0",
-                &[(0.0, 3.0), (1.0, 3000.0)],
-            ));
+            // One item: items far apart get a panel (and axis) each.
+            let mut chart = Chart::bars("sql-bench", "test", "s", vec!["a".into()]);
+            chart.series = vec![
+                ChartSeries::from_values("2.4.0", &[(0.0, 3.0)]),
+                ChartSeries::from_values("2.2.16", &[(0.0, 3000.0)]),
+            ];
             chart.log_scale = log_scale;
             render_svg(&chart).unwrap()
         };
+        // The first bar of the series' colour is the plot's (the legend's
+        // swatch comes after).
         let width_of_bar = |svg: &str, index: usize| -> i32 {
+            let fill = [r##"fill="#0072B2""##, r##"fill="#E69F00""##][index];
             let line = svg
                 .lines()
-                .filter(|l| l.starts_with("<rect") && l.contains(r##"fill="#0072B2""##))
-                .nth(index)
+                .find(|l| l.starts_with("<rect") && l.contains(fill))
                 .unwrap()
                 .to_owned();
             line.split(r#"width=""#)
