@@ -103,8 +103,8 @@ async fn y_relative_draws_each_series_as_a_percent_of_the_baseline() {
     let texts = svg_texts(&svg);
     for wanted in [
         "100%  n=3  baseline",
-        "116.76%  n=3  +16.8% ± 4.3% better",
-        "141.22%  n=3  +41.2% ± 4.0% better",
+        "116.8%  n=3  +16.8% ± 4.3% better",
+        "141.2%  n=3  +41.2% ± 4.0% better",
     ] {
         assert!(texts.iter().any(|t| t == wanted), "{wanted}: {texts:?}");
     }

@@ -1119,10 +1119,12 @@ fn draw_bars<DB: DrawingBackend>(
 /// What a bar says at its end: its mean (a % of the baseline's with
 /// `percent`), count and verdict, or that it is the baseline.
 fn bar_label(s: &Summary, percent: bool) -> String {
-    let mut label = format_value(s.mean);
-    if percent {
-        label.push('%');
-    }
+    // A tenth of a percent is as close as the verdict beside it reads.
+    let mut label = if percent {
+        format!("{}%", format_number((s.mean * 10.0).round() / 10.0))
+    } else {
+        format_value(s.mean)
+    };
     if s.count > 1 {
         label.push_str(&format!("  n={}", s.count));
     }
