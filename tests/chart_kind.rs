@@ -330,3 +330,50 @@ async fn twelve_kernels_and_fifty_machines_draw_every_panel() {
         assert!(!svg.contains("more (see table)"), "{query}");
     }
 }
+
+#[tokio::test]
+async fn without_by_the_legend_names_what_tells_series_apart() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[seed_000()]);
+    // No by: split by eight attributes, mostly (none) or shared.
+    let query = "tool=super-smack&metric=q_per_s";
+    let (_, json) = get(&state, &format!("/compare.json?{query}")).await;
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let names: Vec<&str> = json["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 12, "{names:?}");
+    assert!(
+        names.contains(
+            &"select_index / (none) / libthr / (none) / (none) / (none) / (none) / amd64"
+        ),
+        "the JSON keeps the full names: {names:?}"
+    );
+    let (_, svg) = get(&state, &format!("/compare.svg?{query}")).await;
+    let words = svg_texts(&svg).join(" ");
+    for legend in [
+        "select_index / libthr / amd64",
+        "select_index / 4BSD / libpthread / ACPI-fast / 6.1-PRERELEASE / i386",
+        "context_time.patch, cpu_acct_1.patch, cpu_acct_2.patch",
+        "update_index / update test / 6.1-PRERELEASE / i386",
+    ] {
+        assert!(words.contains(legend), "{legend}: {words}");
+    }
+    assert!(!words.contains("(none)"), "{words}");
+    // Every entry is shown: the image grows for the legend.
+    assert!(!words.contains("more (see table)"), "{words}");
+
+    // A by the user chose keeps its names, value for value.
+    let (_, svg) = get(
+        &state,
+        "/compare.svg?tool=super-smack&item=select_index&metric=q_per_s&by=scheduler&by=thread_lib",
+    )
+    .await;
+    assert!(
+        svg_texts(&svg).iter().any(|t| t == "(none) / libthr"),
+        "{svg}"
+    );
+}

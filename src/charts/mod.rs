@@ -216,12 +216,14 @@ impl Chart {
         if let Some(height) = panels::height(self) {
             return height;
         }
+        // Tall enough for every legend entry, long names wrapped.
+        let legend = legend_height(self, self.width as i32);
         match &self.categories {
-            None => self.height,
+            None => self.height.max(legend.min(4000)),
             Some(categories) => {
                 let bars = categories.len() * self.series.len().max(1);
                 let wanted = 120 + bars as u32 * 14 + categories.len() as u32 * 10;
-                self.height.max(wanted.min(4000))
+                self.height.max(wanted.max(legend).min(4000))
             }
         }
     }
@@ -585,6 +587,22 @@ fn legend_width(chart: &Chart, width: i32) -> i32 {
         .max()
         .unwrap_or(0);
     (widest + 52).clamp(110, width / 3)
+}
+
+/// The height the legend needs to show every entry, as
+/// [`draw_legend`] lays them out beside the plot.
+fn legend_height(chart: &Chart, width: i32) -> u32 {
+    let left = width - legend_width(chart, width) + 8;
+    let text_room = width - left - 40;
+    let entries: i32 = chart
+        .series
+        .iter()
+        .map(|s| 22 + (wrap(&s.name, LABEL_SIZE, text_room).len() as i32 - 1) * 16)
+        .sum();
+    let note = if chart.note.is_some() { 96 } else { 0 };
+    let keyed = keyed_marks(chart).len() as i32 * 22;
+    // The frame's top, the entries, a spare row, the bottom margin.
+    (46 + 8 + entries + 22 + 40 + note + keyed).max(0) as u32
 }
 
 /// The marks the chart's points use that the legend's key explains.

@@ -131,13 +131,67 @@ impl Comparison {
         }
     }
 
-    /// Series names as the legend shows them.
-    fn legend_name(series: &Series) -> String {
-        if series.is_baseline {
-            format!("{} (baseline)", series.name)
-        } else {
-            series.name.clone()
+    /// Series names as the legend shows them, in series order.
+    ///
+    /// A query without `by` is split by every attribute that tells the
+    /// runs apart, so its names join up to eight values, most of them
+    /// `(none)` or shared by every series (seed 000: `select_index / 4BSD
+    /// / libpthread / ACPI-fast / (none) / (none) / 6.1-PRERELEASE /
+    /// i386`), and the legend had room for half of them. There the legend
+    /// keeps only the values that tell the series apart, leaves `(none)`
+    /// out and lets lists of patches wrap after their commas; the JSON,
+    /// CSV and table keep the full names. Where the short names would
+    /// not all differ, the full ones stay.
+    fn legend_names(&self) -> Vec<String> {
+        fn value<'a>(series: &'a Series, key: &str) -> Option<&'a str> {
+            series.keys.get(key).map(String::as_str)
         }
+        let asked_by = super::CompareQuery::from_query_string(&self.query)
+            .map(|query| !query.by.is_empty())
+            .unwrap_or(true);
+        let short: Vec<String> = self
+            .series
+            .iter()
+            .map(|series| {
+                let parts: Vec<String> = self
+                    .key_columns
+                    .iter()
+                    .filter(|key| {
+                        let first = self.series.first().and_then(|s| value(s, key));
+                        self.series.iter().any(|s| value(s, key) != first)
+                    })
+                    .filter_map(|key| value(series, key))
+                    .filter(|v| *v != super::NONE)
+                    .map(|v| v.replace(',', ", "))
+                    .collect();
+                if parts.is_empty() {
+                    super::NONE.to_owned()
+                } else {
+                    parts.join(" / ")
+                }
+            })
+            .collect();
+        let distinct = short
+            .iter()
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
+            == short.len();
+        self.series
+            .iter()
+            .zip(short)
+            .map(|(series, short)| {
+                let name = if asked_by || !distinct || self.series.len() < 2 {
+                    series.name.clone()
+                } else {
+                    short
+                };
+                if series.is_baseline {
+                    format!("{name} (baseline)")
+                } else {
+                    name
+                }
+            })
+            .collect()
     }
 
     /// The chart: lines against threads, or bars per item. It draws the
@@ -172,8 +226,9 @@ impl Comparison {
         chart.series = self
             .series
             .iter()
-            .map(|series| ChartSeries {
-                name: Self::legend_name(series),
+            .zip(self.legend_names())
+            .map(|(series, name)| ChartSeries {
+                name,
                 points: series
                     .points
                     .iter()
