@@ -188,9 +188,17 @@ fn panel_min_width(chart: &Chart) -> i32 {
     (name + label + 180).max(PANEL_MIN_WIDTH)
 }
 
-/// The width of a panelled chart; `None` when one chart holds it.
+/// The width of a panelled chart; `None` when one chart holds it. A
+/// chart asked smaller than the default (a page's small chart) keeps its
+/// width, its panels in fewer columns.
 pub fn width(chart: &Chart) -> Option<u32> {
-    contents(chart).map(|_| chart.width.max(GRID_WIDTH))
+    contents(chart).map(|_| {
+        if chart.width < super::WIDTH {
+            chart.width
+        } else {
+            chart.width.max(GRID_WIDTH)
+        }
+    })
 }
 
 /// The height of a panelled chart: its grid's, and at least the
@@ -375,6 +383,23 @@ mod tests {
         assert!(svg.contains(&format!(r#"stroke="{colour}""#)), "{svg}");
         // Verdicts are printed inside the panels.
         assert!(svg.contains("+1900% better"), "{svg}");
+    }
+
+    #[test]
+    fn a_small_chart_keeps_its_width_in_one_column() {
+        let mut chart = lines(19);
+        chart.width = 560;
+        let svg = render_svg(&chart).unwrap();
+        assert!(svg.starts_with(r#"<svg width="560""#), "{}", &svg[..40]);
+        let frame = Rect {
+            left: 0,
+            top: GRID_TOP,
+            right: 560 - legend_width(&chart, 560),
+            bottom: MAX_HEIGHT as i32,
+        };
+        let grid = grid(&chart, frame).unwrap();
+        assert!(grid.panels.iter().all(|p| p.at.left == 0), "{grid:?}");
+        assert_eq!(width(&lines(19)), Some(GRID_WIDTH));
     }
 
     #[test]
