@@ -251,8 +251,13 @@ async fn sql_bench_items_are_panels_each_on_its_own_axis() {
     for item in items {
         assert_eq!(count(item), 1, "a panel titled {item}: {texts:?}");
     }
-    // Each panel its own value axis, and a bar named by its series.
-    assert_eq!(count("wall-clock time (s), lower is better"), items.len());
+    // Each panel its own value axis (its ticks from 0), titled once, and
+    // a bar named by its series.
+    assert_eq!(count("0"), items.len(), "{texts:?}");
+    assert_eq!(
+        count("Each panel on its own axis: wall-clock time (s), lower is better"),
+        1
+    );
     for series in ["2.2.16-22smp", "2.4.0"] {
         // A bar in each panel, and the legend.
         assert_eq!(count(series), items.len() + 1, "{series}: {texts:?}");
@@ -310,12 +315,19 @@ async fn twelve_kernels_and_fifty_machines_draw_every_panel() {
         let (status, svg) = get(&state, &format!("/compare.svg?{query}")).await;
         assert_eq!(status, 200);
         let texts = svg_texts(&svg);
-        // A panel per item, each with its axis; none left out.
-        assert_eq!(
-            texts.iter().filter(|t| *t == axis).count(),
-            categories.len(),
-            "{query}: {texts:?}"
-        );
+        // A panel per item, each with its axis (centred ticks from 0; a
+        // bar's value is set left of its end); none left out.
+        let zero_ticks = svg
+            .split("<text")
+            .filter(|t| t.contains(r#"text-anchor="middle""#))
+            .filter(|t| {
+                t.split_once('>')
+                    .is_some_and(|(_, rest)| rest.trim_start().starts_with("0\n"))
+            })
+            .count();
+        assert_eq!(zero_ticks, categories.len(), "{query}: {texts:?}");
+        let header = format!("Each panel on its own axis: {axis}");
+        assert!(texts.contains(&header), "{query}: {texts:?}");
         for item in &categories {
             let item = item.replace('&', "&amp;");
             assert!(texts.contains(&item), "{query}: panel {item}");
@@ -329,6 +341,15 @@ async fn twelve_kernels_and_fifty_machines_draw_every_panel() {
         }
         assert!(!svg.contains("more (see table)"), "{query}");
     }
+    // A baseline's verdicts widen the bars' labels: the grid widens so
+    // that every panel still fits.
+    let query = "tool=sql-bench&metric=wallclock_s&by=os_version&baseline=2.4.0";
+    let (_, svg) = get(&state, &format!("/compare.svg?{query}")).await;
+    assert!(!svg.contains("panels drawn"), "{svg}");
+    assert!(
+        svg.contains("+17715.9% too few runs"),
+        "test-insert's 2.6.8-3-686"
+    );
 }
 
 #[tokio::test]

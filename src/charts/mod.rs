@@ -545,7 +545,7 @@ fn draw<DB: DrawingBackend>(
         (None, None) => draw_lines(root, labels, chart, &summaries, &summaries, frame)?,
         (None, Some(categories)) => {
             let groups = category_groups(categories, &summaries);
-            draw_bars(root, labels, chart, &groups, summaries.len(), frame)?
+            draw_bars(root, labels, chart, &groups, summaries.len(), frame, true)?
         }
     }
     // Panels left out for the image's height are named in the note.
@@ -1001,6 +1001,8 @@ fn category_groups<'a>(categories: &'a [String], summaries: &[&'a [Summary]]) ->
         .collect()
 }
 
+/// Draws bars in `frame`, their value axis titled under them unless
+/// `axis_title` is false (panels, whose grid says it once).
 fn draw_bars<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     labels: &mut Labels,
@@ -1008,6 +1010,7 @@ fn draw_bars<DB: DrawingBackend>(
     groups: &[BarGroup],
     slots: usize,
     frame: Rect,
+    axis_title: bool,
 ) -> DrawResult<DB> {
     let drawn: Vec<Summary> = groups
         .iter()
@@ -1030,7 +1033,7 @@ fn draw_bars<DB: DrawingBackend>(
         left: frame.left + 10 + category_width + 10,
         top: frame.top + 8,
         right: frame.right - 16,
-        bottom: frame.bottom - 52,
+        bottom: frame.bottom - if axis_title { 52 } else { 30 },
     };
     // Room after the longest bar for its value and verdict.
     let widest_label = drawn
@@ -1064,14 +1067,16 @@ fn draw_bars<DB: DrawingBackend>(
             last_right = x + half;
         }
     }
-    text(
-        labels,
-        &fit(&axis.title(&chart.y_title), AXIS_TITLE_SIZE, plot.width()),
-        ((plot.left + plot.right) / 2, frame.bottom - 8),
-        AXIS_TITLE_SIZE,
-        &TEXT,
-        (HPos::Center, VPos::Bottom),
-    );
+    if axis_title {
+        text(
+            labels,
+            &fit(&axis.title(&chart.y_title), AXIS_TITLE_SIZE, plot.width()),
+            ((plot.left + plot.right) / 2, frame.bottom - 8),
+            AXIS_TITLE_SIZE,
+            &TEXT,
+            (HPos::Center, VPos::Bottom),
+        );
+    }
 
     let band = plot.height() as f64 / groups.len().max(1) as f64;
     let bar = (band * 0.8 / slots.max(1) as f64).max(1.0);

@@ -12,7 +12,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::layout::Rect;
 use super::{
     bar_label, draw_bars, draw_lines, fit, keyed_marks, legend_width, text, text_width, BarGroup,
-    Chart, DrawResult, Labels, Summary, LABEL_SIZE, NOTE_SIZE, TEXT,
+    Chart, DrawResult, Labels, Summary, ValueAxis, LABEL_SIZE, MUTED, NOTE_SIZE, TEXT,
 };
 
 /// The most series one chart draws; past it, panels.
@@ -36,7 +36,11 @@ const GRID_TOP: i32 = 40;
 /// Each panel's title.
 const PANEL_TITLE: i32 = 22;
 /// Each bar of a panel, in pixels: thick enough for its value label.
-const BAR_ROW: i32 = 16;
+const BAR_ROW: i32 = 14;
+/// Above panels of bars: the one line naming their value axes.
+const BARS_HEADER: i32 = 22;
+/// The widest grid drawn, for many panels with long labels.
+const MAX_GRID_WIDTH: u32 = 2000;
 /// A panel of lines.
 const LINE_PANEL_HEIGHT: i32 = 300;
 
@@ -101,7 +105,7 @@ fn contents(chart: &Chart) -> Option<Vec<(String, Content, i32)>> {
                     let rows = (0..chart.series.len())
                         .filter(|&i| points(i).iter().any(|s| s.x == category as f64))
                         .count() as i32;
-                    let height = PANEL_TITLE + 8 + rows.max(1) * BAR_ROW + 52 + 12;
+                    let height = PANEL_TITLE + 8 + rows.max(1) * BAR_ROW + 30 + 12;
                     (name.clone(), Content::Category(category), height)
                 })
                 .collect();
@@ -191,27 +195,39 @@ fn panel_min_width(chart: &Chart) -> i32 {
 /// The width of a panelled chart; `None` when one chart holds it. A
 /// chart asked smaller than the default (a page's small chart) keeps its
 /// width, its panels in fewer columns.
+///
+/// Otherwise the grid is [`GRID_WIDTH`] wide, or wider (in steps, up to
+/// [`MAX_GRID_WIDTH`]) where more columns let every panel fit under
+/// [`MAX_HEIGHT`].
 pub fn width(chart: &Chart) -> Option<u32> {
-    contents(chart).map(|_| {
-        if chart.width < super::WIDTH {
-            chart.width
-        } else {
-            chart.width.max(GRID_WIDTH)
-        }
-    })
+    contents(chart)?;
+    if chart.width < super::WIDTH {
+        return Some(chart.width);
+    }
+    let fits = |width: u32| grid(chart, frame(chart, width)).is_some_and(|grid| grid.left_out == 0);
+    let mut width = chart.width.max(GRID_WIDTH);
+    while width < MAX_GRID_WIDTH && !fits(width) {
+        width += 200;
+    }
+    Some(width.min(MAX_GRID_WIDTH))
+}
+
+/// Where the grid goes in a chart `width` wide: left of the legend,
+/// under the title, down to the tallest image.
+fn frame(chart: &Chart, width: u32) -> Rect {
+    let width = width as i32;
+    Rect {
+        left: 0,
+        top: GRID_TOP,
+        right: width - legend_width(chart, width),
+        bottom: MAX_HEIGHT as i32,
+    }
 }
 
 /// The height of a panelled chart: its grid's, and at least the
 /// legend's and the chart's own; `None` when one chart holds it.
 pub fn height(chart: &Chart) -> Option<u32> {
-    let width = width(chart)? as i32;
-    let frame = Rect {
-        left: 0,
-        top: GRID_TOP,
-        right: width - legend_width(chart, width),
-        bottom: MAX_HEIGHT as i32,
-    };
-    let grid = grid(chart, frame)?;
+    let grid = grid(chart, frame(chart, width(chart)?))?;
     // The legend: an entry a series (a long name takes two lines), the
     // key and the note.
     let legend = GRID_TOP
@@ -231,6 +247,9 @@ pub fn grid(chart: &Chart, frame: Rect) -> Option<Grid> {
     let panel_width = frame.width() / columns;
     let mut panels = Vec::new();
     let mut top = frame.top;
+    if chart.categories.is_some() {
+        top += BARS_HEADER;
+    }
     let mut left_out = 0;
     for row in contents.chunks(columns as usize) {
         let row_height = row.iter().map(|(_, _, h)| *h).max().unwrap_or(0);
@@ -270,6 +289,24 @@ pub fn draw<DB: DrawingBackend>(
     summaries: &[&[Summary]],
     grid: &Grid,
 ) -> DrawResult<DB> {
+    if chart.categories.is_some() {
+        // One line for every panel's value axis rather than one a panel.
+        let title = ValueAxis::of(summaries, chart.log_scale, chart.percent_of_baseline)
+            .title(&chart.y_title);
+        let right = grid.panels.iter().map(|p| p.at.right).max().unwrap_or(0);
+        text(
+            labels,
+            &fit(
+                &format!("Each panel on its own axis: {title}"),
+                LABEL_SIZE,
+                right - 24,
+            ),
+            (12, GRID_TOP + 2),
+            LABEL_SIZE,
+            &MUTED,
+            (HPos::Left, VPos::Top),
+        );
+    }
     for panel in &grid.panels {
         let at = panel.at;
         text(
@@ -299,7 +336,7 @@ pub fn draw<DB: DrawingBackend>(
                         })
                     })
                     .collect();
-                draw_bars(root, labels, chart, &groups, 1, inner)?;
+                draw_bars(root, labels, chart, &groups, 1, inner, false)?;
             }
             Content::Series(shown) => {
                 let empty: &[Summary] = &[];
@@ -391,36 +428,24 @@ mod tests {
         chart.width = 560;
         let svg = render_svg(&chart).unwrap();
         assert!(svg.starts_with(r#"<svg width="560""#), "{}", &svg[..40]);
-        let frame = Rect {
-            left: 0,
-            top: GRID_TOP,
-            right: 560 - legend_width(&chart, 560),
-            bottom: MAX_HEIGHT as i32,
-        };
-        let grid = grid(&chart, frame).unwrap();
+        let grid = grid(&chart, frame(&chart, 560)).unwrap();
         assert!(grid.panels.iter().all(|p| p.at.left == 0), "{grid:?}");
         assert_eq!(width(&lines(19)), Some(GRID_WIDTH));
     }
 
     #[test]
     fn panels_past_the_height_are_named_in_the_note() {
-        // 400 panels of one bar cannot all fit under the cap.
-        let categories: Vec<String> = (0..400).map(|i| format!("item {i}")).collect();
+        // 1000 panels of one bar cannot all fit under the cap.
+        let categories: Vec<String> = (0..1000).map(|i| format!("item {i}")).collect();
         let mut chart = Chart::bars("t", "item", "s", categories);
-        let values: Vec<(f64, f64)> = (0..400).map(|i| (f64::from(i), 1.0)).collect();
+        let values: Vec<(f64, f64)> = (0..1000).map(|i| (f64::from(i), 1.0)).collect();
         chart.series.push(ChartSeries::from_values("a", &values));
         let svg = render_svg(&chart).unwrap();
-        let frame_width = GRID_WIDTH as i32 - legend_width(&chart, GRID_WIDTH as i32);
-        let frame = Rect {
-            left: 0,
-            top: GRID_TOP,
-            right: frame_width,
-            bottom: MAX_HEIGHT as i32,
-        };
-        let grid = grid(&chart, frame).unwrap();
-        assert!(grid.left_out > 0 && grid.panels.len() + grid.left_out == 400);
+        assert_eq!(width(&chart), Some(MAX_GRID_WIDTH), "as wide as it gets");
+        let grid = grid(&chart, frame(&chart, MAX_GRID_WIDTH)).unwrap();
+        assert!(grid.left_out > 0 && grid.panels.len() + grid.left_out == 1000);
         let note = grid.left_out_note().unwrap();
-        assert!(note.starts_with(&format!("{} of 400 panels drawn", grid.panels.len())));
+        assert!(note.starts_with(&format!("{} of 1000 panels drawn", grid.panels.len())));
         let words: Vec<&str> = svg.lines().filter(|l| !l.starts_with('<')).collect();
         assert!(words.join(" ").contains(&note), "{svg}");
         let height: u32 = svg
