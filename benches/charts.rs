@@ -26,6 +26,7 @@ fn chart() -> Chart {
         categories: None,
         note: None,
         log_scale: false,
+        percent_of_baseline: false,
         width: charts::WIDTH,
         height: charts::HEIGHT,
     }

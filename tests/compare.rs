@@ -321,6 +321,8 @@ async fn twelve_colours_for_the_sql_bench_kernels() {
         .lines()
         .filter(|line| line.starts_with("<rect") && line.contains(r#"width="22" height="12""#))
         .filter_map(|line| line.split(r#"fill=""#).nth(1)?.split('"').next())
+        // The key's sample of a mixed bar is hollow.
+        .filter(|fill| *fill != "#FFFFFF")
         .collect();
     assert_eq!(colours.len(), series, "{colours:?}");
 }

@@ -22,6 +22,7 @@ use plotters::style::{register_font, FontStyle, FontTransform};
 mod format;
 mod glyphs;
 mod layout;
+mod panels;
 
 pub use format::{format_number, format_tick, format_value};
 
@@ -154,6 +155,9 @@ pub struct Chart {
     /// A logarithmic value axis (`scale=log`): values from 1 s to
     /// thousands of seconds all stay readable.
     pub log_scale: bool,
+    /// The values are % of the baseline (`y=relative`): ticks and bar
+    /// labels read `100%`.
+    pub percent_of_baseline: bool,
     pub width: u32,
     pub height: u32,
 }
@@ -181,6 +185,7 @@ impl Chart {
             categories: None,
             note: None,
             log_scale: false,
+            percent_of_baseline: false,
             width: WIDTH,
             height: HEIGHT,
         }
@@ -200,15 +205,25 @@ impl Chart {
         }
     }
 
+    /// The width drawn: wider for a grid of panels.
+    fn drawn_width(&self) -> u32 {
+        panels::width(self).unwrap_or(self.width)
+    }
+
     /// The height bars need so that every bar stays at least a few pixels
     /// thick; never less than `height`.
     fn drawn_height(&self) -> u32 {
+        if let Some(height) = panels::height(self) {
+            return height;
+        }
+        // Tall enough for every legend entry, long names wrapped.
+        let legend = legend_height(self, self.width as i32);
         match &self.categories {
-            None => self.height,
+            None => self.height.max(legend.min(4000)),
             Some(categories) => {
                 let bars = categories.len() * self.series.len().max(1);
                 let wanted = 120 + bars as u32 * 14 + categories.len() as u32 * 10;
-                self.height.max(wanted.min(4000))
+                self.height.max(wanted.max(legend).min(4000))
             }
         }
     }
@@ -234,8 +249,8 @@ pub enum Mark {
     NoDifference,
     /// Too few runs on a side for an interval: a pale fill.
     TooFewRuns,
-    /// The point or its baseline point mixes configurations: hollow and
-    /// crossed.
+    /// The point (or, with a baseline, its baseline point) mixes
+    /// configurations: hollow and crossed, with or without a baseline.
     Mixed,
     /// The baseline has no point at this x: a dashed outline.
     NotCompared,
@@ -318,7 +333,7 @@ pub fn render_svg(chart: &Chart) -> Result<String, ChartError> {
     register_fonts();
     let mut svg = String::new();
     {
-        let size = (chart.width, chart.drawn_height());
+        let size = (chart.drawn_width(), chart.drawn_height());
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
         let labels = draw(&root, chart).map_err(|e| ChartError(e.to_string()))?;
         draw_labels_svg(&root, &labels).map_err(|e| ChartError(e.to_string()))?;
@@ -330,7 +345,7 @@ pub fn render_svg(chart: &Chart) -> Result<String, ChartError> {
 /// The chart as a PNG image.
 pub fn render_png(chart: &Chart) -> Result<Vec<u8>, ChartError> {
     register_fonts();
-    let (width, height) = (chart.width, chart.drawn_height());
+    let (width, height) = (chart.drawn_width(), chart.drawn_height());
     let mut rgb = vec![0u8; width as usize * height as usize * 3];
     let labels = {
         let root = BitMapBackend::with_buffer(&mut rgb, (width, height)).into_drawing_area();
@@ -524,11 +539,37 @@ fn draw<DB: DrawingBackend>(
         right: width - legend_width,
         bottom: height,
     };
-    match &chart.categories {
-        None => draw_lines(root, labels, chart, &summaries, frame)?,
-        Some(categories) => draw_bars(root, labels, chart, categories, &summaries, frame)?,
+    let grid = panels::grid(chart, frame);
+    match (&grid, &chart.categories) {
+        (Some(grid), _) => panels::draw(root, labels, chart, &summaries, grid)?,
+        (None, None) => draw_lines(root, labels, chart, &summaries, &summaries, frame)?,
+        (None, Some(categories)) => {
+            let groups = category_groups(categories, &summaries);
+            draw_bars(root, labels, chart, &groups, summaries.len(), frame, true)?
+        }
     }
-    draw_legend(root, labels, chart, width - legend_width + 8, frame.top + 6)?;
+    // Panels left out for the image's height are named in the note.
+    let with_note;
+    let legend_chart = match grid.as_ref().and_then(panels::Grid::left_out_note) {
+        Some(left_out) => {
+            with_note = Chart {
+                note: Some(match &chart.note {
+                    Some(note) => format!("{left_out} {note}"),
+                    None => left_out,
+                }),
+                ..chart.clone()
+            };
+            &with_note
+        }
+        None => chart,
+    };
+    draw_legend(
+        root,
+        labels,
+        legend_chart,
+        width - legend_width + 8,
+        frame.top + 6,
+    )?;
     Ok(std::mem::take(labels))
 }
 
@@ -546,6 +587,22 @@ fn legend_width(chart: &Chart, width: i32) -> i32 {
         .max()
         .unwrap_or(0);
     (widest + 52).clamp(110, width / 3)
+}
+
+/// The height the legend needs to show every entry, as
+/// [`draw_legend`] lays them out beside the plot.
+fn legend_height(chart: &Chart, width: i32) -> u32 {
+    let left = width - legend_width(chart, width) + 8;
+    let text_room = width - left - 40;
+    let entries: i32 = chart
+        .series
+        .iter()
+        .map(|s| 22 + (wrap(&s.name, LABEL_SIZE, text_room).len() as i32 - 1) * 16)
+        .sum();
+    let note = if chart.note.is_some() { 96 } else { 0 };
+    let keyed = keyed_marks(chart).len() as i32 * 22;
+    // The frame's top, the entries, a spare row, the bottom margin.
+    (46 + 8 + entries + 22 + 40 + note + keyed).max(0) as u32
 }
 
 /// The marks the chart's points use that the legend's key explains.
@@ -568,6 +625,8 @@ struct ValueAxis {
     high: f64,
     ticks: Vec<f64>,
     log: bool,
+    /// Its values are % of the baseline.
+    percent: bool,
 }
 
 impl ValueAxis {
@@ -575,7 +634,7 @@ impl ValueAxis {
     /// at zero then: a chart that starts at 18000 makes a 5% difference
     /// look like a doubling. A log axis spans the decades of the positive
     /// values (a value at or under zero sits on its floor).
-    fn of(summaries: &[&[Summary]], log: bool) -> Self {
+    fn of(summaries: &[&[Summary]], log: bool, percent: bool) -> Self {
         let all = summaries.iter().flat_map(|points| points.iter());
         let high = all.clone().map(|s| s.max).fold(f64::NEG_INFINITY, f64::max);
         let positive_low = all
@@ -590,6 +649,7 @@ impl ValueAxis {
                 high: ticks[ticks.len() - 1],
                 ticks,
                 log: true,
+                percent,
             };
         }
         let low = all.map(|s| s.min).fold(f64::INFINITY, f64::min);
@@ -603,6 +663,7 @@ impl ValueAxis {
             high: last,
             ticks,
             log: false,
+            percent,
         }
     }
 
@@ -619,10 +680,15 @@ impl ValueAxis {
     /// A tick's label: on one scale for the whole linear axis (`5k`,
     /// `10k`), each on its own across a log axis' decades (`1`, `1k`).
     fn tick_label(&self, value: f64) -> String {
-        if self.log {
+        let label = if self.log {
             format_tick(value, value)
         } else {
             format_tick(value, self.low.abs().max(self.high.abs()))
+        };
+        if self.percent {
+            format!("{label}%")
+        } else {
+            label
         }
     }
 
@@ -645,14 +711,18 @@ impl ValueAxis {
     }
 }
 
+/// Draws the series' `summaries` (an empty slice for a series left out)
+/// on axes spanning every point of `range`: panels of small multiples
+/// share their ranges, so that they compare.
 fn draw_lines<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     labels: &mut Labels,
     chart: &Chart,
     summaries: &[&[Summary]],
+    range: &[&[Summary]],
     frame: Rect,
 ) -> DrawResult<DB> {
-    let axis = ValueAxis::of(summaries, chart.log_scale);
+    let axis = ValueAxis::of(range, chart.log_scale, chart.percent_of_baseline);
     let tick_labels: Vec<String> = axis.ticks.iter().map(|v| axis.tick_label(*v)).collect();
     let tick_width = tick_labels
         .iter()
@@ -668,7 +738,7 @@ fn draw_lines<DB: DrawingBackend>(
 
     // Thread counts usually double (1, 2, 4 ... 64): on a linear axis the
     // small ones would crowd into a corner, so such an axis is logarithmic.
-    let mut xs: Vec<f64> = summaries
+    let mut xs: Vec<f64> = range
         .iter()
         .flat_map(|points| points.iter())
         .map(|s| s.x)
@@ -751,7 +821,7 @@ fn draw_lines<DB: DrawingBackend>(
     // Lines first, then whiskers and markers on top of every line; the
     // baseline last of each, so no other series hides it.
     let order = drawing_order(chart);
-    for &index in &order {
+    for &index in order.iter().filter(|&&i| !summaries[i].is_empty()) {
         let style = series_style(index);
         let points: Vec<(i32, i32)> = summaries[index]
             .iter()
@@ -902,19 +972,60 @@ fn draw_y_title(labels: &mut Labels, title: &str, x: i32, plot: Rect) {
     });
 }
 
+/// One group of bars, named on the category axis: a category's bar per
+/// series, or in a panel of small multiples a series' one bar.
+struct BarGroup<'a> {
+    name: &'a str,
+    /// `(slot in the group, series index, point)`: the slot places the
+    /// bar, the series index gives its style.
+    bars: Vec<(usize, usize, &'a Summary)>,
+}
+
+/// The groups of a chart of grouped bars: a category each, a slot per
+/// series, so that a series sits at the same place in every group.
+fn category_groups<'a>(categories: &'a [String], summaries: &[&'a [Summary]]) -> Vec<BarGroup<'a>> {
+    categories
+        .iter()
+        .enumerate()
+        .map(|(category, name)| BarGroup {
+            name,
+            bars: summaries
+                .iter()
+                .enumerate()
+                .filter_map(|(index, points)| {
+                    let s = points.iter().find(|s| s.x == category as f64)?;
+                    Some((index, index, s))
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// Draws bars in `frame`, their value axis titled under them unless
+/// `axis_title` is false (panels, whose grid says it once).
 fn draw_bars<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     labels: &mut Labels,
     chart: &Chart,
-    categories: &[String],
-    summaries: &[&[Summary]],
+    groups: &[BarGroup],
+    slots: usize,
     frame: Rect,
+    axis_title: bool,
 ) -> DrawResult<DB> {
-    let axis = ValueAxis::of(summaries, chart.log_scale);
-    let label_room = (frame.width() / 3).max(80);
-    let category_width = categories
+    let drawn: Vec<Summary> = groups
         .iter()
-        .map(|c| text_width(c, LABEL_SIZE))
+        .flat_map(|g| g.bars.iter().map(|(_, _, s)| (*s).clone()))
+        .collect();
+    let axis = ValueAxis::of(&[&drawn], chart.log_scale, chart.percent_of_baseline);
+    // A panel's names may take more of its width: its bars are one each.
+    let label_room = if slots == 1 && groups.len() > 1 {
+        (frame.width() * 2 / 5).max(80)
+    } else {
+        (frame.width() / 3).max(80)
+    };
+    let category_width = groups
+        .iter()
+        .map(|g| text_width(g.name, LABEL_SIZE))
         .max()
         .unwrap_or(0)
         .min(label_room);
@@ -922,52 +1033,60 @@ fn draw_bars<DB: DrawingBackend>(
         left: frame.left + 10 + category_width + 10,
         top: frame.top + 8,
         right: frame.right - 16,
-        bottom: frame.bottom - 52,
+        bottom: frame.bottom - if axis_title { 52 } else { 30 },
     };
     // Room after the longest bar for its value and verdict: up to two
     // thirds of a small chart, or the verdict of its longest bar is lost.
-    let widest_label = summaries
+    let widest_label = drawn
         .iter()
-        .flat_map(|points| points.iter())
-        .map(|s| text_width(&bar_label(s), NOTE_SIZE))
+        .map(|s| text_width(&bar_label(s, chart.percent_of_baseline), NOTE_SIZE))
         .max()
         .unwrap_or(0);
     let values_right =
         plot.right - (widest_label + 8).clamp(plot.width() / 10, plot.width() * 2 / 3);
     let values_width = f64::from((values_right - plot.left).max(1));
     let px = |v: f64| plot.left + (axis.fraction(v) * values_width).round() as i32;
+    // Every tick gets its grid line; its label only where it touches no
+    // other (a narrow panel's axis).
+    let mut last_right = i32::MIN;
     for value in &axis.ticks {
         let x = px(*value);
         root.draw(&PathElement::new(
             vec![(x, plot.top), (x, plot.bottom)],
             GRID.stroke_width(1),
         ))?;
+        let label = axis.tick_label(*value);
+        let half = text_width(&label, LABEL_SIZE) / 2;
+        if x - half > last_right + 6 {
+            text(
+                labels,
+                &label,
+                (x, plot.bottom + 8),
+                LABEL_SIZE,
+                &TEXT,
+                (HPos::Center, VPos::Top),
+            );
+            last_right = x + half;
+        }
+    }
+    if axis_title {
         text(
             labels,
-            &axis.tick_label(*value),
-            (x, plot.bottom + 8),
-            LABEL_SIZE,
+            &fit(&axis.title(&chart.y_title), AXIS_TITLE_SIZE, plot.width()),
+            ((plot.left + plot.right) / 2, frame.bottom - 8),
+            AXIS_TITLE_SIZE,
             &TEXT,
-            (HPos::Center, VPos::Top),
+            (HPos::Center, VPos::Bottom),
         );
     }
-    text(
-        labels,
-        &fit(&axis.title(&chart.y_title), AXIS_TITLE_SIZE, plot.width()),
-        ((plot.left + plot.right) / 2, frame.bottom - 8),
-        AXIS_TITLE_SIZE,
-        &TEXT,
-        (HPos::Center, VPos::Bottom),
-    );
 
-    let band = plot.height() as f64 / categories.len().max(1) as f64;
-    let series_count = summaries.len().max(1);
-    let bar = (band * 0.8 / series_count as f64).max(1.0);
-    for (category, name) in categories.iter().enumerate() {
+    let band = plot.height() as f64 / groups.len().max(1) as f64;
+    let bar = (band * 0.8 / slots.max(1) as f64).max(1.0);
+    for (category, group) in groups.iter().enumerate() {
         let band_top = plot.top as f64 + band * category as f64;
         text(
             labels,
-            &fit(name, LABEL_SIZE, category_width),
+            &fit(group.name, LABEL_SIZE, category_width),
             (plot.left - 8, (band_top + band / 2.0).round() as i32),
             LABEL_SIZE,
             &TEXT,
@@ -980,13 +1099,10 @@ fn draw_bars<DB: DrawingBackend>(
                 AXIS.stroke_width(1),
             ))?;
         }
-        for (index, series) in summaries.iter().enumerate() {
-            let Some(s) = series.iter().find(|s| s.x == category as f64) else {
-                continue;
-            };
+        for &(slot, index, s) in &group.bars {
             let style = series_style(index);
-            let top = (band_top + band * 0.1 + bar * index as f64).round() as i32;
-            let bottom = (band_top + band * 0.1 + bar * (index + 1) as f64).round() as i32 - 1;
+            let top = (band_top + band * 0.1 + bar * slot as f64).round() as i32;
+            let bottom = (band_top + band * 0.1 + bar * (slot + 1) as f64).round() as i32 - 1;
             let bottom = bottom.max(top + 1);
             let corners = [(px(axis.base()), top), (px(s.mean), bottom)];
             draw_bar(root, corners, style, s.mark)?;
@@ -1007,7 +1123,7 @@ fn draw_bars<DB: DrawingBackend>(
             // The value and verdict at the end of the bar when the bar is
             // thick enough to read them.
             if bottom - top + 1 >= 11 {
-                let label = bar_label(s);
+                let label = bar_label(s, chart.percent_of_baseline);
                 let x = px(s.max.max(s.mean)) + 5;
                 if x + text_width(&label, NOTE_SIZE) <= plot.right + 12 {
                     text(
@@ -1025,10 +1141,15 @@ fn draw_bars<DB: DrawingBackend>(
     draw_axes(root, plot)
 }
 
-/// What a bar says at its end: its mean, count and verdict, or that it
-/// is the baseline.
-fn bar_label(s: &Summary) -> String {
-    let mut label = format_value(s.mean);
+/// What a bar says at its end: its mean (a % of the baseline's with
+/// `percent`), count and verdict, or that it is the baseline.
+fn bar_label(s: &Summary, percent: bool) -> String {
+    // A tenth of a percent is as close as the verdict beside it reads.
+    let mut label = if percent {
+        format!("{}%", format_number((s.mean * 10.0).round() / 10.0))
+    } else {
+        format_value(s.mean)
+    };
     if s.count > 1 {
         label.push_str(&format!("  n={}", s.count));
     }
@@ -1490,19 +1611,22 @@ mod tests {
     #[test]
     fn a_log_scale_spreads_values_of_every_size() {
         let draw = |log_scale: bool| {
-            let mut chart = Chart::bars("sql-bench", "test", "s", vec!["a".into(), "b".into()]);
-            chart.series.push(ChartSeries::from_values(
-                "2.4.0",
-                &[(0.0, 3.0), (1.0, 3000.0)],
-            ));
+            // One item: items far apart get a panel (and axis) each.
+            let mut chart = Chart::bars("sql-bench", "test", "s", vec!["a".into()]);
+            chart.series = vec![
+                ChartSeries::from_values("2.4.0", &[(0.0, 3.0)]),
+                ChartSeries::from_values("2.2.16", &[(0.0, 3000.0)]),
+            ];
             chart.log_scale = log_scale;
             render_svg(&chart).unwrap()
         };
+        // The first bar of the series' colour is the plot's (the legend's
+        // swatch comes after).
         let width_of_bar = |svg: &str, index: usize| -> i32 {
+            let fill = [r##"fill="#0072B2""##, r##"fill="#E69F00""##][index];
             let line = svg
                 .lines()
-                .filter(|l| l.starts_with("<rect") && l.contains(r##"fill="#0072B2""##))
-                .nth(index)
+                .find(|l| l.starts_with("<rect") && l.contains(fill))
                 .unwrap()
                 .to_owned();
             line.split(r#"width=""#)

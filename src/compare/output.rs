@@ -31,7 +31,14 @@ impl VsBaseline {
 /// How the chart draws a point of `series`, and what it prints beside it.
 fn chart_mark(with_baseline: bool, series: &Series, point: &Point) -> (Mark, Option<String>) {
     if !with_baseline {
-        return (Mark::Plain, None);
+        // Runs of several setups are no repeats, baseline or not: a
+        // reader must not take its whisker for noise.
+        let mark = if point.mixed.is_empty() && point.configurations <= 1 {
+            Mark::Plain
+        } else {
+            Mark::Mixed
+        };
+        return (mark, None);
     }
     if series.is_baseline {
         return (Mark::Baseline, None);
@@ -50,6 +57,38 @@ fn chart_mark(with_baseline: bool, series: &Series, point: &Point) -> (Mark, Opt
         mark,
         Some(format!("{} {}", vs.percent_text(), vs.verdict_words())),
     )
+}
+
+/// Redraws every series as % of the baseline series' mean at the same x
+/// (`y=relative`): the baseline becomes a flat 100%, and whiskers scale
+/// with their means. A point where the baseline has none cannot be a %
+/// of it and is left out; returns how many were, for the note to say.
+fn relative_to_baseline(series: &mut [ChartSeries]) -> usize {
+    let Some(baseline) = series.iter().find(|s| s.is_baseline()) else {
+        return 0;
+    };
+    let base: Vec<(f64, f64)> = baseline.points.iter().map(|p| (p.x, p.mean)).collect();
+    let mut left_out = 0;
+    for series in series.iter_mut() {
+        let before = series.points.len();
+        series.points.retain_mut(|point| {
+            let Some(&(_, mean)) = base.iter().find(|(x, _)| *x == point.x) else {
+                return false;
+            };
+            // A zero baseline has no %; nor is a point that cannot be drawn
+            // shown as one that can.
+            if mean == 0.0 {
+                return false;
+            }
+            let percent = |value: f64| 100.0 * value / mean;
+            point.mean = percent(point.mean);
+            point.min = percent(point.min);
+            point.max = percent(point.max);
+            true
+        });
+        left_out += before - series.points.len();
+    }
+    left_out
 }
 
 impl Comparison {
@@ -92,13 +131,67 @@ impl Comparison {
         }
     }
 
-    /// Series names as the legend shows them.
-    fn legend_name(series: &Series) -> String {
-        if series.is_baseline {
-            format!("{} (baseline)", series.name)
-        } else {
-            series.name.clone()
+    /// Series names as the legend shows them, in series order.
+    ///
+    /// A query without `by` is split by every attribute that tells the
+    /// runs apart, so its names join up to eight values, most of them
+    /// `(none)` or shared by every series (seed 000: `select_index / 4BSD
+    /// / libpthread / ACPI-fast / (none) / (none) / 6.1-PRERELEASE /
+    /// i386`), and the legend had room for half of them. There the legend
+    /// keeps only the values that tell the series apart, leaves `(none)`
+    /// out and lets lists of patches wrap after their commas; the JSON,
+    /// CSV and table keep the full names. Where the short names would
+    /// not all differ, the full ones stay.
+    fn legend_names(&self) -> Vec<String> {
+        fn value<'a>(series: &'a Series, key: &str) -> Option<&'a str> {
+            series.keys.get(key).map(String::as_str)
         }
+        let asked_by = super::CompareQuery::from_query_string(&self.query)
+            .map(|query| !query.by.is_empty())
+            .unwrap_or(true);
+        let short: Vec<String> = self
+            .series
+            .iter()
+            .map(|series| {
+                let parts: Vec<String> = self
+                    .key_columns
+                    .iter()
+                    .filter(|key| {
+                        let first = self.series.first().and_then(|s| value(s, key));
+                        self.series.iter().any(|s| value(s, key) != first)
+                    })
+                    .filter_map(|key| value(series, key))
+                    .filter(|v| *v != super::NONE)
+                    .map(|v| v.replace(',', ", "))
+                    .collect();
+                if parts.is_empty() {
+                    super::NONE.to_owned()
+                } else {
+                    parts.join(" / ")
+                }
+            })
+            .collect();
+        let distinct = short
+            .iter()
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
+            == short.len();
+        self.series
+            .iter()
+            .zip(short)
+            .map(|(series, short)| {
+                let name = if asked_by || !distinct || self.series.len() < 2 {
+                    series.name.clone()
+                } else {
+                    short
+                };
+                if series.is_baseline {
+                    format!("{name} (baseline)")
+                } else {
+                    name
+                }
+            })
+            .collect()
     }
 
     /// The chart: lines against threads, or bars per item. It draws the
@@ -133,8 +226,9 @@ impl Comparison {
         chart.series = self
             .series
             .iter()
-            .map(|series| ChartSeries {
-                name: Self::legend_name(series),
+            .zip(self.legend_names())
+            .map(|(series, name)| ChartSeries {
+                name,
                 points: series
                     .points
                     .iter()
@@ -168,13 +262,46 @@ impl Comparison {
             })
             .collect();
         // The canonical link holds what the chart is asked to draw.
-        chart.log_scale =
-            super::CompareQuery::from_query_string(&self.query).is_ok_and(|query| query.log_scale);
+        let asked = super::CompareQuery::from_query_string(&self.query).unwrap_or_default();
+        chart.log_scale = asked.log_scale;
+        let mut notes = Vec::new();
         if let Some(method) = self.methods_title() {
-            chart.note = Some(format!(
+            notes.push(format!(
                 "Differences to the baseline: {} confidence, {method}; an interval needs {MIN_RUNS} runs a side.",
                 self.confidence
             ));
+        }
+        if asked.relative {
+            match &self.baseline {
+                Some(baseline) => {
+                    let left_out = relative_to_baseline(&mut chart.series);
+                    chart.percent_of_baseline = true;
+                    // The baseline first: a long name cut at the end
+                    // still says what 100% is.
+                    chart.y_title = format!(
+                        "% of {baseline} ({}), {}",
+                        self.metric_title,
+                        self.direction()
+                    );
+                    if left_out > 0 {
+                        let (points, their) = if left_out == 1 {
+                            ("point", "its")
+                        } else {
+                            ("points", "their")
+                        };
+                        notes.push(format!(
+                            "{left_out} {points} left out: the baseline has no point at {their} x, so no % of it (the table has them)."
+                        ));
+                    }
+                }
+                None => notes.push(
+                    "Drawn in absolute values: y=relative needs the baseline series, and this comparison has none."
+                        .to_owned(),
+                ),
+            }
+        }
+        if !notes.is_empty() {
+            chart.note = Some(notes.join(" "));
         }
         chart
     }

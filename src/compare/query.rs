@@ -28,6 +28,9 @@ pub struct CompareQuery {
     pub asof: Option<i64>,
     /// `scale=log`: the chart's value axis is logarithmic.
     pub log_scale: bool,
+    /// `y=relative`: the chart draws each series as % of the baseline at
+    /// the same x (the numbers of every other form stay absolute).
+    pub relative: bool,
 }
 
 /// The most `by` attributes a comparison groups by. Each is one more
@@ -104,6 +107,17 @@ impl CompareQuery {
                         }
                     }
                 }
+                "y" => {
+                    query.relative = match value.as_str() {
+                        "relative" => true,
+                        "absolute" => false,
+                        _ => {
+                            return fail(format!(
+                                "y={value} is not a value axis; choose y=relative (each series as % of the baseline) or y=absolute"
+                            ))
+                        }
+                    }
+                }
                 "by" => {
                     // A form may send "scheduler, timer" in one box.
                     for key in value.split(',').map(str::trim).filter(|k| !k.is_empty()) {
@@ -129,10 +143,15 @@ impl CompareQuery {
                 }
                 other => {
                     return fail(format!(
-                        "unknown query parameter {other:?}; /compare takes tool, test, item, metric, x, by, where, baseline, conf, asof and scale"
+                        "unknown query parameter {other:?}; /compare takes tool, test, item, metric, x, by, where, baseline, conf, asof, scale and y"
                     ))
                 }
             }
+        }
+        if query.relative && query.baseline.is_none() {
+            return fail(
+                "y=relative draws each series as % of the baseline, so it needs one: add baseline=<series>, or leave y=relative out",
+            );
         }
         Ok(query)
     }
@@ -172,6 +191,9 @@ impl CompareQuery {
         }
         if self.log_scale {
             pairs.push(("scale", "log".to_owned()));
+        }
+        if self.relative {
+            pairs.push(("y", "relative".to_owned()));
         }
         serde_urlencoded::to_string(&pairs).unwrap_or_default()
     }
@@ -429,6 +451,18 @@ mod tests {
     }
 
     #[test]
+    fn a_relative_value_axis_is_part_of_the_link() {
+        let q = query("tool=sysbench&metric=tps&baseline=Original&y=relative&scale=log").unwrap();
+        assert!(q.relative);
+        assert!(q.to_query_string().ends_with("&scale=log&y=relative"));
+        assert_eq!(query(&q.to_query_string()).unwrap(), q);
+        // Absolute is the default, left out of the link.
+        let q = query("tool=sysbench&metric=tps&baseline=Original&y=absolute").unwrap();
+        assert!(!q.relative);
+        assert!(!q.to_query_string().contains("y="));
+    }
+
+    #[test]
     fn explains_mistakes() {
         let cases = [
             ("tool=nope&metric=q_per_s", "unknown tool"),
@@ -444,6 +478,14 @@ mod tests {
             (
                 "scale=logarithmic",
                 "scale=logarithmic is not a scale; choose scale=log",
+            ),
+            (
+                "tool=sysbench&metric=tps&baseline=a&y=percent",
+                "y=percent is not a value axis; choose y=relative",
+            ),
+            (
+                "tool=sysbench&metric=tps&y=relative",
+                "y=relative draws each series as % of the baseline, so it needs one: add baseline=",
             ),
             (
                 "tool=super-smack&metric=q_per_s&asof=x",

@@ -561,6 +561,8 @@ fn split_view(comparison: &Comparison, query: &CompareQuery) -> Option<SplitView
     let split = CompareQuery {
         by,
         baseline: None,
+        // Drawn relative to a baseline the split no longer names.
+        relative: false,
         ..query.clone()
     };
     Some(SplitView {
