@@ -131,11 +131,6 @@ fn items_of(runs: &[&StoredRun]) -> Vec<String> {
     items
 }
 
-/// Where the values of a chart of every item span more than this ratio,
-/// its value axis is logarithmic: sql-bench's tests take from a second
-/// to thousands, and on a linear axis all but TOTALS are hairlines.
-const LOG_SCALE_SPAN: f64 = 100.0;
-
 /// The verdicts that count as a difference shown.
 fn is_proven(verdict: Verdict) -> bool {
     matches!(verdict, Verdict::Better | Verdict::Worse)
@@ -181,14 +176,9 @@ fn ready(
         ..CompareQuery::default()
     };
     let resolved = query.resolve().ok().flatten()?;
+    // Items from a second to thousands (sql-bench's tests) are drawn in
+    // panels, each on its own axis, by the chart itself.
     let plain = compare::compare_runs(&query, resolved, submission_id, all);
-    if item.is_none() {
-        let means = plain.series.iter().flat_map(|s| &s.points).map(|p| p.mean);
-        let (low, high) = means.fold((f64::INFINITY, 0.0_f64), |(low, high), mean| {
-            (low.min(mean), high.max(mean))
-        });
-        query.log_scale = low > 0.0 && high / low > LOG_SCALE_SPAN;
-    }
     let mut proven = 0;
     if plain.series.len() > 1 {
         let first_run = with_item.iter().map(|run| run.id).min();
