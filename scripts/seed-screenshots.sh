@@ -31,10 +31,14 @@ for seed in 000 002 004; do
         --data-urlencode "text@$file" "$base/upload"
 done
 
+index="$out/README.md"
+printf '# Seeds 000, 002 and 004 pasted into a fresh database\n\nMade by `scripts/seed-screenshots.sh`: the home page, then each comparison it offers, as its page and as the PNG its link gives.\n\n' >"$index"
+
 shot() {
     chromium --headless --no-sandbox --hide-scrollbars \
         --window-size="${3:-1280},${4:-2000}" --screenshot="$out/$2" "$base$1" 2>/dev/null
     echo "$out/$2  <- $1"
+    printf -- '- [%s](%s): `%s`\n' "$2" "$2" "$1" >>"$index"
 }
 
 shot / home.png 1280 2400
@@ -43,6 +47,8 @@ curl -sf "$base/" | grep -o 'class="ready-compare" href="[^"]*"' | sed 's/.*href
     awk '!seen[$0]++' | while read -r link; do
         n=$((n + 1))
         shot "$link" "ready-$n-page.png" 1280 2400
-        curl -sf -o "$out/ready-$n.png" "$base${link/\/compare?//compare.png?}"
-        echo "$out/ready-$n.png  <- ${link/\/compare?//compare.png?}"
+        png="${link/\/compare?//compare.png?}"
+        curl -sf -o "$out/ready-$n.png" "$base$png"
+        echo "$out/ready-$n.png  <- $png"
+        printf -- '- [ready-%s.png](ready-%s.png): `%s`\n' "$n" "$n" "$png" >>"$index"
     done

@@ -1362,3 +1362,48 @@ async fn a_wide_matrix_comes_in_blocks_within_a_mail() {
         "{text}"
     );
 }
+
+/// The form offers `y=` and `scale=` and shows the ones the link holds,
+/// so a relative or logarithmic chart can be drawn and changed back
+/// without editing the URL.
+#[tokio::test]
+async fn the_form_offers_relative_values_and_a_log_axis() {
+    let (_dir, db, state) = test_state();
+    ingest(&db, &[SEED_002]);
+    let plain = get(
+        &state,
+        "/compare?tool=sysbench&metric=qps&item=total&by=variant",
+    )
+    .await
+    .text();
+    for selected in [
+        r#"<option value="absolute" selected>as measured</option>"#,
+        r#"<option value="linear" selected>linear</option>"#,
+    ] {
+        assert!(plain.contains(selected), "{selected}");
+    }
+    let page = get(
+        &state,
+        "/compare?tool=sysbench&metric=qps&item=total&by=variant&baseline=Original&y=relative&scale=log",
+    )
+    .await
+    .text();
+    for selected in [
+        r#"<option value="relative" selected>% of the baseline (needs one)</option>"#,
+        r#"<option value="log" selected>logarithmic</option>"#,
+    ] {
+        assert!(page.contains(selected), "{selected}");
+    }
+    // The form's defaults are no part of the link.
+    let page = get(
+        &state,
+        "/compare?tool=sysbench&metric=qps&item=total&by=variant&y=absolute&scale=linear",
+    )
+    .await
+    .text();
+    assert!(page.contains("by=variant"), "{page}");
+    assert!(
+        !page.contains("y=absolute") && !page.contains("scale=linear"),
+        "{page}"
+    );
+}

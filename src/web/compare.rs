@@ -164,6 +164,10 @@ struct FormView {
     where_suggestions: Vec<String>,
     baselines: Vec<Choice>,
     confidences: Vec<Choice>,
+    /// `y=`: the values as measured, or as % of the baseline.
+    ys: Vec<Choice>,
+    /// `scale=`: a linear or a logarithmic value axis.
+    scales: Vec<Choice>,
 }
 
 struct ResultView {
@@ -533,7 +537,29 @@ fn form_view(query: &CompareQuery, choices: &Choices, comparison: Option<&Compar
                 selected: *level == query.conf,
             })
             .collect(),
+        ys: two_choices(
+            ("absolute", "as measured"),
+            ("relative", "% of the baseline (needs one)"),
+            query.relative,
+        ),
+        scales: two_choices(
+            ("linear", "linear"),
+            ("log", "logarithmic"),
+            query.log_scale,
+        ),
     }
+}
+
+/// A choice of two, the second selected when `second` holds.
+fn two_choices(first: (&str, &str), other: (&str, &str), second: bool) -> Vec<Choice> {
+    [(first, !second), (other, second)]
+        .into_iter()
+        .map(|((value, label), selected)| Choice {
+            value: value.to_owned(),
+            label: label.to_owned(),
+            selected,
+        })
+        .collect()
 }
 
 /// The link that adds to `by` every attribute differing inside some
