@@ -143,7 +143,15 @@ fn tidy(value: f64) -> f64 {
     }
 }
 
-/// Filters and groups the rows of a resolved query into its comparison.
+/// Series, then points within each: (threads, category index), each
+/// with the indices of its rows.
+type PointKey = (Option<u32>, usize);
+type SeriesRows<Value> = (Vec<Value>, BTreeMap<PointKey, Vec<usize>>);
+
+/// Filters and groups the rows of a resolved query into its comparison:
+/// the rows its `where` and item keep, the attributes it splits by, the
+/// items in print order, the series and their points, and the baseline's
+/// differences, each a step below.
 pub(super) fn comparison(
     query: &CompareQuery,
     resolved: Resolved,
@@ -151,6 +159,92 @@ pub(super) fn comparison(
     mut rows: Vec<MetricRow>,
 ) -> Comparison {
     let mut notices = Vec::new();
+    keep_wanted_rows(query, attr_keys, &mut rows, &mut notices);
+    let x = resolved
+        .x
+        .unwrap_or(if rows.iter().any(|r| r.threads.is_some()) {
+            XAxis::Threads
+        } else {
+            XAxis::None
+        });
+    let (attr_keys, by) = series_keys(query, attr_keys, &mut rows);
+    let attr_keys: &[String] = &attr_keys;
+    let (categories, row_categories) = categories_of(&rows);
+    let mut key_columns: Vec<String> = Vec::new();
+    if x == XAxis::Threads && query.item.is_none() && categories.len() > 1 {
+        key_columns.push("item".to_owned());
+    }
+    for key in &by {
+        if !key_columns.contains(key) {
+            key_columns.push(key.clone());
+        }
+    }
+    let key_fields: Vec<KeyField> = key_columns
+        .iter()
+        .map(|key| KeyField::of(key, attr_keys))
+        .collect();
+    let (grouped, without_threads) = group_rows(&rows, x, &key_fields, &row_categories);
+    let categories: Vec<String> = categories.into_iter().map(str::to_owned).collect();
+    let (mut series, series_attrs) = build_series(grouped, &rows, &key_columns, &categories);
+
+    let baseline = query
+        .baseline
+        .as_ref()
+        .and_then(|wanted| find_baseline(&series, wanted, &mut notices));
+    if let Some(base) = baseline {
+        compare_with_baseline(&mut series, base, resolved.metric, query.conf);
+    }
+    if x == XAxis::Threads {
+        for s in &mut series {
+            add_scaling(s, resolved.metric);
+        }
+    }
+
+    let attributes = attribute_rows(&series, series_attrs);
+    let unit = rows
+        .first()
+        .map(|row| row.unit.to_string())
+        .unwrap_or_else(|| resolved.metric.unit.to_owned());
+    Comparison {
+        query: query.to_query_string(),
+        tool: resolved.tool.name().to_owned(),
+        metric: resolved.metric.name.to_owned(),
+        unit,
+        metric_title: resolved.metric.title.to_owned(),
+        higher_is_better: resolved.metric.higher_is_better,
+        item: query.item.clone(),
+        test: query.test.clone(),
+        x,
+        by,
+        key_columns,
+        wheres: query
+            .wheres
+            .iter()
+            .map(|(k, v)| format!("{k}:{v}"))
+            .collect(),
+        baseline: baseline.map(|index| series[index].name.clone()),
+        confidence: query.conf,
+        categories: if x == XAxis::None {
+            categories
+        } else {
+            Vec::new()
+        },
+        series,
+        without_threads,
+        notices,
+        attributes,
+    }
+}
+
+/// Keeps the rows the query's `where` wants and, when it leaves the item
+/// open, the final reports only (a notice counts the interim values left
+/// out).
+fn keep_wanted_rows(
+    query: &CompareQuery,
+    attr_keys: &[String],
+    rows: &mut Vec<MetricRow>,
+    notices: &mut Vec<String>,
+) {
     let wheres: Vec<(KeyField, Vec<&str>)> = where_groups(&query.wheres)
         .into_iter()
         .map(|(key, wanted)| (KeyField::of(key, attr_keys), wanted))
@@ -173,53 +267,54 @@ pub(super) fn comparison(
             "{interim} interim report values (items t=…) are left out; choose such an item to see them."
         ));
     }
-    let x = resolved
-        .x
-        .unwrap_or(if rows.iter().any(|r| r.threads.is_some()) {
-            XAxis::Threads
-        } else {
-            XAxis::None
-        });
+}
 
-    // Without `by`, the series are the configurations: split by every
-    // attribute that tells the runs apart, read from their configuration.
+/// The attributes the series split by: the query's `by`, or without one
+/// every attribute that tells the runs apart, read from their
+/// configuration and added to each row's values (with the keys read so
+/// extended).
+fn series_keys<'k>(
+    query: &CompareQuery,
+    attr_keys: &'k [String],
+    rows: &mut [MetricRow],
+) -> (Cow<'k, [String]>, Vec<String>) {
     let mut attr_keys: Cow<[String]> = Cow::Borrowed(attr_keys);
-    let by: Vec<String> = if query.by.is_empty() {
-        let all: Vec<usize> = (0..rows.len()).collect();
-        let (_, mut telling) = configurations(&rows, &all);
-        telling.sort_by(|a, b| super::interest(a).cmp(&super::interest(b)));
-        let first_new = attr_keys.len();
-        let new: Vec<String> = telling
-            .iter()
-            .filter(|k| !attr_keys.contains(k))
-            .cloned()
-            .collect();
-        attr_keys.to_mut().extend(new);
-        let added = &attr_keys[first_new..];
-        for row in &mut rows {
-            for key in added {
-                let value = row
-                    .config
-                    .binary_search_by(|(k, _)| (**k).cmp(key.as_str()))
-                    .ok()
-                    .map(|index| Rc::clone(&row.config[index].1));
-                row.attrs.push(value);
-            }
+    if !query.by.is_empty() {
+        return (attr_keys, query.by.clone());
+    }
+    let all: Vec<usize> = (0..rows.len()).collect();
+    let (_, mut telling) = configurations(rows, &all);
+    telling.sort_by(|a, b| super::interest(a).cmp(&super::interest(b)));
+    let first_new = attr_keys.len();
+    let new: Vec<String> = telling
+        .iter()
+        .filter(|k| !attr_keys.contains(k))
+        .cloned()
+        .collect();
+    attr_keys.to_mut().extend(new);
+    let added = &attr_keys[first_new..];
+    for row in rows.iter_mut() {
+        for key in added {
+            let value = row
+                .config
+                .binary_search_by(|(k, _)| (**k).cmp(key.as_str()))
+                .ok()
+                .map(|index| Rc::clone(&row.config[index].1));
+            row.attrs.push(value);
         }
-        telling
-    } else {
-        query.by.clone()
-    };
-    let attr_keys: &[String] = &attr_keys;
+    }
+    (attr_keys, telling)
+}
 
-    // Items in the order the tool printed them (storage order). Rows come
-    // in run order, and a run's results one after the other, so the row
-    // before has the same item most often (always when one is chosen),
-    // which spares hashing it again.
+/// The items in the order the tool printed them (storage order), and the
+/// index of each row's. Rows come in run order, and a run's results one
+/// after the other, so the row before has the same item most often
+/// (always when one is chosen), which spares hashing it again.
+fn categories_of(rows: &[MetricRow]) -> (Vec<&str>, Vec<usize>) {
     let mut categories: Vec<&str> = Vec::new();
     let mut category_index: HashMap<&str, usize> = HashMap::new();
     let mut row_categories: Vec<usize> = Vec::with_capacity(rows.len());
-    for row in &rows {
+    for row in rows {
         let category = match row_categories.last() {
             Some(&last) if categories[last] == &*row.item => last,
             _ => *category_index.entry(&row.item).or_insert_with(|| {
@@ -229,25 +324,19 @@ pub(super) fn comparison(
         };
         row_categories.push(category);
     }
-    let mut key_columns: Vec<String> = Vec::new();
-    if x == XAxis::Threads && query.item.is_none() && categories.len() > 1 {
-        key_columns.push("item".to_owned());
-    }
-    for key in &by {
-        if !key_columns.contains(key) {
-            key_columns.push(key.clone());
-        }
-    }
-    let key_fields: Vec<KeyField> = key_columns
-        .iter()
-        .map(|key| KeyField::of(key, attr_keys))
-        .collect();
+    (categories, row_categories)
+}
 
-    // Series, then points within each: (threads, category index), each
-    // with the indices of its rows. Values are borrowed from the rows
-    // until the series are known.
-    type PointKey = (Option<u32>, usize);
-    type SeriesRows<Value> = (Vec<Value>, BTreeMap<PointKey, Vec<usize>>);
+/// The rows' indices by series (their values of `key_fields`, in natural
+/// order) and point; and how many rows have no thread count to be
+/// placed on a thread axis. Values are borrowed from the rows until the
+/// series are known.
+fn group_rows(
+    rows: &[MetricRow],
+    x: XAxis,
+    key_fields: &[KeyField],
+    row_categories: &[usize],
+) -> (Vec<SeriesRows<String>>, usize) {
     let mut index_of: HashMap<Vec<Cow<str>>, usize> = HashMap::new();
     let mut grouped: Vec<SeriesRows<Cow<str>>> = Vec::new();
     let mut values: Vec<Cow<str>> = Vec::with_capacity(key_fields.len());
@@ -298,21 +387,30 @@ pub(super) fn comparison(
             .find(|o| o.is_ne())
             .unwrap_or(Ordering::Equal)
     });
-    let grouped: Vec<SeriesRows<String>> = grouped
+    let grouped = grouped
         .into_iter()
         .map(|(values, points)| (values.into_iter().map(Cow::into_owned).collect(), points))
         .collect();
-    let categories: Vec<String> = categories.into_iter().map(str::to_owned).collect();
+    (grouped, without_threads)
+}
 
+/// The series with their points' statistics, and each series' attribute
+/// values (for the table of what they were run with).
+fn build_series(
+    grouped: Vec<SeriesRows<String>>,
+    rows: &[MetricRow],
+    key_columns: &[String],
+    categories: &[String],
+) -> (Vec<Series>, Vec<BTreeMap<String, String>>) {
     let mut series_attrs: Vec<BTreeMap<String, String>> = Vec::with_capacity(grouped.len());
-    let mut series: Vec<Series> = grouped
+    let series = grouped
         .into_iter()
         .map(|(values, points)| {
-            series_attrs.push(series_attributes(&rows, points.values().flatten()));
+            series_attrs.push(series_attributes(rows, points.values().flatten()));
             let points = points
                 .into_iter()
                 .map(|((threads, category), indices)| {
-                    point(threads, &categories[category], &rows, indices)
+                    point(threads, &categories[category], rows, indices)
                 })
                 .collect();
             let name = if values.is_empty() {
@@ -329,54 +427,7 @@ pub(super) fn comparison(
             }
         })
         .collect();
-
-    let baseline = query
-        .baseline
-        .as_ref()
-        .and_then(|wanted| find_baseline(&series, wanted, &mut notices));
-    if let Some(base) = baseline {
-        compare_with_baseline(&mut series, base, resolved.metric, query.conf);
-    }
-    if x == XAxis::Threads {
-        for s in &mut series {
-            add_scaling(s, resolved.metric);
-        }
-    }
-
-    let attributes = attribute_rows(&series, series_attrs);
-    let unit = rows
-        .first()
-        .map(|row| row.unit.to_string())
-        .unwrap_or_else(|| resolved.metric.unit.to_owned());
-    Comparison {
-        query: query.to_query_string(),
-        tool: resolved.tool.name().to_owned(),
-        metric: resolved.metric.name.to_owned(),
-        unit,
-        metric_title: resolved.metric.title.to_owned(),
-        higher_is_better: resolved.metric.higher_is_better,
-        item: query.item.clone(),
-        test: query.test.clone(),
-        x,
-        by,
-        key_columns,
-        wheres: query
-            .wheres
-            .iter()
-            .map(|(k, v)| format!("{k}:{v}"))
-            .collect(),
-        baseline: baseline.map(|index| series[index].name.clone()),
-        confidence: query.conf,
-        categories: if x == XAxis::None {
-            categories
-        } else {
-            Vec::new()
-        },
-        series,
-        without_threads,
-        notices,
-        attributes,
-    }
+    (series, series_attrs)
 }
 
 /// A series' value of each attribute its runs have (provenance aside):

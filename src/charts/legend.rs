@@ -1,0 +1,163 @@
+//! The legend beside the plot: each series' colour, marker and name, the
+//! key to the marks used, and the note.
+
+use super::*;
+
+pub(super) fn legend_width(chart: &Chart, width: i32) -> i32 {
+    let widest = chart
+        .series
+        .iter()
+        .map(|s| text_width(&s.name, LABEL_SIZE))
+        .chain(
+            keyed_marks(chart)
+                .iter()
+                .filter_map(|m| m.key())
+                .map(|key| text_width(key, NOTE_SIZE)),
+        )
+        .max()
+        .unwrap_or(0);
+    (widest + 52).clamp(110, width / 3)
+}
+
+/// The height the legend needs to show every entry, as
+/// [`draw_legend`] lays them out beside the plot.
+pub(super) fn legend_height(chart: &Chart, width: i32) -> u32 {
+    let left = width - legend_width(chart, width) + 8;
+    let text_room = width - left - 40;
+    let entries: i32 = chart
+        .series
+        .iter()
+        .map(|s| 22 + (wrap(&s.name, LABEL_SIZE, text_room).len() as i32 - 1) * 16)
+        .sum();
+    let note = if chart.note.is_some() { 96 } else { 0 };
+    let keyed = keyed_marks(chart).len() as i32 * 22;
+    // The frame's top, the entries, a spare row, the bottom margin.
+    (46 + 8 + entries + 22 + 40 + note + keyed).max(0) as u32
+}
+
+/// The marks the chart's points use that the legend's key explains.
+pub(super) fn keyed_marks(chart: &Chart) -> Vec<Mark> {
+    Mark::KEYED
+        .into_iter()
+        .filter(|mark| {
+            chart
+                .series
+                .iter()
+                .flat_map(|s| &s.points)
+                .any(|p| p.mark == *mark)
+        })
+        .collect()
+}
+
+/// The legend sits beside the plot so it never hides a line.
+pub(super) fn draw_legend<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    labels: &mut Labels,
+    chart: &Chart,
+    left: i32,
+    top: i32,
+) -> DrawResult<DB> {
+    let (width, height) = root.dim_in_pixel();
+    let row_height = 22;
+    let line_height = 16;
+    let keyed = keyed_marks(chart);
+    // Room for the key and the note's lines under the entries.
+    let reserved = if chart.note.is_some() { 96 } else { 0 } + keyed.len() as i32 * row_height;
+    let bottom = height as i32 - 40 - reserved;
+    let text_room = width as i32 - left - 40;
+    let bars = chart.categories.is_some();
+    // Names wrap at spaces rather than being cut; an entry that no longer
+    // fits leaves room for the line that says how many more the table has.
+    let mut y = top + 8;
+    let mut shown = 0;
+    for (index, series) in chart.series.iter().enumerate() {
+        let lines = wrap(&series.name, LABEL_SIZE, text_room);
+        let needed = row_height + (lines.len() as i32 - 1) * line_height;
+        let last = index + 1 == chart.series.len();
+        let reserve = if last { 0 } else { row_height };
+        if shown > 0 && y + needed + reserve > bottom {
+            break;
+        }
+        let style = series_style(index);
+        let mark = if series.is_baseline() {
+            Mark::Baseline
+        } else {
+            Mark::Plain
+        };
+        if bars {
+            draw_bar(root, [(left + 4, y - 6), (left + 26, y + 6)], style, mark)?;
+        } else {
+            let line = vec![(left, y), (left + 28, y)];
+            draw_line(root, line, style, series.dashed)?;
+            draw_marker(root, style.shape, (left + 14, y), style.colour, mark)?;
+        }
+        for (number, line) in lines.iter().enumerate() {
+            text(
+                labels,
+                line,
+                (left + 36, y + number as i32 * line_height),
+                LABEL_SIZE,
+                &TEXT,
+                (HPos::Left, VPos::Center),
+            );
+        }
+        y += needed;
+        shown += 1;
+    }
+    if shown < chart.series.len() {
+        let more = format!("+ {} more (see table)", chart.series.len() - shown);
+        text(
+            labels,
+            &more,
+            (left + 36, y),
+            LABEL_SIZE,
+            &MUTED,
+            (HPos::Left, VPos::Center),
+        );
+        y += row_height;
+    }
+    // The key to the marks used, drawn in grey.
+    if !keyed.is_empty() {
+        y += 4;
+    }
+    for mark in keyed {
+        let style = SeriesStyle {
+            colour: MUTED,
+            shape: Shape::Circle,
+            second_round: false,
+        };
+        if bars {
+            draw_bar(root, [(left + 4, y - 6), (left + 26, y + 6)], style, mark)?;
+        } else {
+            draw_marker(root, style.shape, (left + 14, y), style.colour, mark)?;
+        }
+        let lines = wrap(mark.key().unwrap_or_default(), NOTE_SIZE, text_room);
+        for (number, line) in lines.iter().enumerate() {
+            text(
+                labels,
+                line,
+                (left + 36, y + number as i32 * (NOTE_SIZE as i32 + 3)),
+                NOTE_SIZE,
+                &TEXT,
+                (HPos::Left, VPos::Center),
+            );
+        }
+        y += row_height + (lines.len() as i32 - 1) * (NOTE_SIZE as i32 + 3);
+    }
+    if let Some(note) = &chart.note {
+        let room = width as i32 - left - 8;
+        let mut y = y + 6;
+        for line in wrap(note, NOTE_SIZE, room).into_iter().take(6) {
+            text(
+                labels,
+                &line,
+                (left, y),
+                NOTE_SIZE,
+                &MUTED,
+                (HPos::Left, VPos::Center),
+            );
+            y += NOTE_SIZE as i32 + 4;
+        }
+    }
+    Ok(())
+}
