@@ -78,31 +78,12 @@ pub(super) fn draw_bars<DB: DrawingBackend>(
         .unwrap_or(0);
     let values_right =
         plot.right - (widest_label + 8).clamp(plot.width() / 10, plot.width() * 2 / 3);
-    let values_width = f64::from((values_right - plot.left).max(1));
-    let px = |v: f64| plot.left + (axis.fraction(v) * values_width).round() as i32;
-    // Every tick gets its grid line; its label only where it touches no
-    // other (a narrow panel's axis).
-    let mut last_right = i32::MIN;
-    for value in &axis.ticks {
-        let x = px(*value);
-        root.draw(&PathElement::new(
-            vec![(x, plot.top), (x, plot.bottom)],
-            GRID.stroke_width(1),
-        ))?;
-        let label = axis.tick_label(*value);
-        let half = text_width(&label, LABEL_SIZE) / 2;
-        if x - half > last_right + 6 {
-            text(
-                labels,
-                &label,
-                (x, plot.bottom + 8),
-                LABEL_SIZE,
-                &TEXT,
-                (HPos::Center, VPos::Top),
-            );
-            last_right = x + half;
-        }
-    }
+    let scale = BarScale {
+        axis: &axis,
+        plot,
+        values_width: f64::from((values_right - plot.left).max(1)),
+    };
+    draw_value_ticks(root, labels, &scale)?;
     if axis_title {
         text(
             labels,
@@ -113,7 +94,6 @@ pub(super) fn draw_bars<DB: DrawingBackend>(
             (HPos::Center, VPos::Bottom),
         );
     }
-
     let band = plot.height() as f64 / groups.len().max(1) as f64;
     let bar = (band * 0.8 / slots.max(1) as f64).max(1.0);
     for (category, group) in groups.iter().enumerate() {
@@ -134,45 +114,111 @@ pub(super) fn draw_bars<DB: DrawingBackend>(
             ))?;
         }
         for &(slot, index, s) in &group.bars {
-            let style = series_style(index);
             let top = (band_top + band * 0.1 + bar * slot as f64).round() as i32;
             let bottom = (band_top + band * 0.1 + bar * (slot + 1) as f64).round() as i32 - 1;
             let bottom = bottom.max(top + 1);
-            let corners = [(px(axis.base()), top), (px(s.mean), bottom)];
-            draw_bar(root, corners, style, s.mark)?;
-            let middle = (top + bottom) / 2;
-            if s.max > s.min {
-                root.draw(&PathElement::new(
-                    vec![(px(s.min), middle), (px(s.max), middle)],
-                    TEXT.stroke_width(1),
-                ))?;
-                for end in [s.min, s.max] {
-                    let half = ((bottom - top) / 3).clamp(1, 4);
-                    root.draw(&PathElement::new(
-                        vec![(px(end), middle - half), (px(end), middle + half)],
-                        TEXT.stroke_width(1),
-                    ))?;
-                }
-            }
-            // The value and verdict at the end of the bar when the bar is
-            // thick enough to read them.
-            if bottom - top + 1 >= 11 {
-                let label = bar_label(s, chart.percent_of_baseline);
-                let x = px(s.max.max(s.mean)) + 5;
-                if x + text_width(&label, NOTE_SIZE) <= plot.right + 12 {
-                    text(
-                        labels,
-                        &label,
-                        (x, middle),
-                        NOTE_SIZE,
-                        &TEXT,
-                        (HPos::Left, VPos::Center),
-                    );
-                }
-            }
+            draw_one_bar(root, labels, chart, &scale, (index, s), (top, bottom))?;
         }
     }
     draw_axes(root, plot)
+}
+
+/// Where values fall along the bars.
+struct BarScale<'a> {
+    axis: &'a ValueAxis,
+    plot: Rect,
+    /// The width the values span, short of the room kept for labels.
+    values_width: f64,
+}
+
+impl BarScale<'_> {
+    /// The pixel column of value `v`.
+    fn px(&self, v: f64) -> i32 {
+        self.plot.left + (self.axis.fraction(v) * self.values_width).round() as i32
+    }
+}
+
+/// Every tick gets its grid line; its label only where it touches no
+/// other (a narrow panel's axis).
+fn draw_value_ticks<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    labels: &mut Labels,
+    scale: &BarScale,
+) -> DrawResult<DB> {
+    let plot = scale.plot;
+    let mut last_right = i32::MIN;
+    for value in &scale.axis.ticks {
+        let x = scale.px(*value);
+        root.draw(&PathElement::new(
+            vec![(x, plot.top), (x, plot.bottom)],
+            GRID.stroke_width(1),
+        ))?;
+        let label = scale.axis.tick_label(*value);
+        let half = text_width(&label, LABEL_SIZE) / 2;
+        if x - half > last_right + 6 {
+            text(
+                labels,
+                &label,
+                (x, plot.bottom + 8),
+                LABEL_SIZE,
+                &TEXT,
+                (HPos::Center, VPos::Top),
+            );
+            last_right = x + half;
+        }
+    }
+    Ok(())
+}
+
+/// One bar of series `index` between rows `top` and `bottom`: the bar,
+/// its whisker, and its value and verdict at its end when the bar is
+/// thick enough to read them.
+fn draw_one_bar<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    labels: &mut Labels,
+    chart: &Chart,
+    scale: &BarScale,
+    (index, s): (usize, &Summary),
+    (top, bottom): (i32, i32),
+) -> DrawResult<DB> {
+    let style = series_style(index);
+    let corners = [
+        (scale.px(scale.axis.base()), top),
+        (scale.px(s.mean), bottom),
+    ];
+    draw_bar(root, corners, style, s.mark)?;
+    let middle = (top + bottom) / 2;
+    if s.max > s.min {
+        root.draw(&PathElement::new(
+            vec![(scale.px(s.min), middle), (scale.px(s.max), middle)],
+            TEXT.stroke_width(1),
+        ))?;
+        for end in [s.min, s.max] {
+            let half = ((bottom - top) / 3).clamp(1, 4);
+            root.draw(&PathElement::new(
+                vec![
+                    (scale.px(end), middle - half),
+                    (scale.px(end), middle + half),
+                ],
+                TEXT.stroke_width(1),
+            ))?;
+        }
+    }
+    if bottom - top + 1 >= 11 {
+        let label = bar_label(s, chart.percent_of_baseline);
+        let x = scale.px(s.max.max(s.mean)) + 5;
+        if x + text_width(&label, NOTE_SIZE) <= scale.plot.right + 12 {
+            text(
+                labels,
+                &label,
+                (x, middle),
+                NOTE_SIZE,
+                &TEXT,
+                (HPos::Left, VPos::Center),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// What a bar says at its end: its mean (a % of the baseline's with
