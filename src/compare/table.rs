@@ -15,33 +15,7 @@ pub const WIDTH: usize = 72;
 /// items' means and differences, then the differences to the baseline as
 /// ministat prints them.
 pub fn to_text(comparison: &Comparison) -> String {
-    let mut lines: Vec<String> = Vec::new();
-    lines.push(comparison.title());
-    lines.push(comparison.value_title());
-    let mut scope = Vec::new();
-    if !comparison.by.is_empty() {
-        scope.push(format!("by {}", comparison.by.join(", ")));
-    }
-    if !comparison.wheres.is_empty() {
-        scope.push(format!("where {}", comparison.wheres.join(", ")));
-    }
-    if let Some(baseline) = &comparison.baseline {
-        scope.push(format!(
-            "baseline {baseline} ({} confidence)",
-            comparison.confidence
-        ));
-    }
-    if !scope.is_empty() {
-        lines.extend(wrap(&scope.join("; "), WIDTH));
-    }
-    for notice in &comparison.notices {
-        lines.extend(wrap(notice, WIDTH));
-    }
-    if comparison.series.is_empty() {
-        lines.push(String::new());
-        lines.push("No stored run matches this choice.".to_owned());
-    }
-
+    let mut lines = heading(comparison);
     let threads = comparison.x == XAxis::Threads;
     let with_efficiency = comparison
         .series
@@ -71,53 +45,15 @@ pub fn to_text(comparison: &Comparison) -> String {
         ));
     }
     // The long form: a block per series, where there is no matrix.
-    for series in comparison.series.iter().filter(|_| matrix.is_none()) {
-        lines.push(String::new());
-        let mut head = series.name.clone();
-        if series.is_baseline {
-            head.push_str(" (baseline)");
-        }
-        lines.extend(wrap(&head, WIDTH));
-        let mut header = format!(
-            "  {:<first_width$} {:>10} {:>10} {:>10} {:>3}",
-            first_title, "mean", "min", "max", "n"
-        );
-        if with_baseline {
-            header.push_str(&format!(" {:>BASELINE_WIDTH$}", "vs baseline"));
-        }
-        if with_efficiency {
-            header.push_str(&format!(" {:>5}", "eff."));
-        }
-        lines.push(header);
-        for point in &series.points {
-            lines.push(row(point, first_width, with_baseline, with_efficiency));
-        }
-        // n counts runs, not repeats, where they are several setups.
-        for point in series.points.iter().filter(|p| !p.mixed.is_empty()) {
-            let at = match point.threads {
-                Some(threads) => format!("{threads} threads"),
-                None => point.item.clone(),
-            };
-            lines.extend(wrap(
-                &format!("  {at}: {}", runs_of_configurations(point)),
-                WIDTH,
-            ));
-        }
-        if let Some(peak) = &series.peak {
-            let at = peak
-                .threads
-                .map(|t| format!(" at {t} threads"))
-                .unwrap_or_default();
-            let word = if comparison.higher_is_better {
-                "peak"
-            } else {
-                "best (lowest)"
-            };
-            lines.push(format!(
-                "  {word} {} {}{at}",
-                format_value(peak.mean),
-                comparison.unit
-            ));
+    if matrix.is_none() {
+        let layout = LongForm {
+            first_title,
+            first_width,
+            with_baseline,
+            with_efficiency,
+        };
+        for series in &comparison.series {
+            series_block(comparison, series, &layout, &mut lines);
         }
     }
     if with_efficiency {
@@ -145,6 +81,110 @@ pub fn to_text(comparison: &Comparison) -> String {
         text.push('\n');
     }
     text
+}
+
+/// The title, the value axis, what the comparison is by, where and
+/// against, its notices, and that nothing matched when nothing did.
+fn heading(comparison: &Comparison) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    lines.push(comparison.title());
+    lines.push(comparison.value_title());
+    let mut scope = Vec::new();
+    if !comparison.by.is_empty() {
+        scope.push(format!("by {}", comparison.by.join(", ")));
+    }
+    if !comparison.wheres.is_empty() {
+        scope.push(format!("where {}", comparison.wheres.join(", ")));
+    }
+    if let Some(baseline) = &comparison.baseline {
+        scope.push(format!(
+            "baseline {baseline} ({} confidence)",
+            comparison.confidence
+        ));
+    }
+    if !scope.is_empty() {
+        lines.extend(wrap(&scope.join("; "), WIDTH));
+    }
+    for notice in &comparison.notices {
+        lines.extend(wrap(notice, WIDTH));
+    }
+    if comparison.series.is_empty() {
+        lines.push(String::new());
+        lines.push("No stored run matches this choice.".to_owned());
+    }
+
+    lines
+}
+
+/// The columns of the long form's rows.
+struct LongForm {
+    first_title: &'static str,
+    first_width: usize,
+    with_baseline: bool,
+    with_efficiency: bool,
+}
+
+/// A series in the long form: a row per point, what a mixed point
+/// gathers, and its peak.
+fn series_block(
+    comparison: &Comparison,
+    series: &Series,
+    layout: &LongForm,
+    lines: &mut Vec<String>,
+) {
+    let LongForm {
+        first_title,
+        first_width,
+        with_baseline,
+        with_efficiency,
+    } = *layout;
+    lines.push(String::new());
+    let mut head = series.name.clone();
+    if series.is_baseline {
+        head.push_str(" (baseline)");
+    }
+    lines.extend(wrap(&head, WIDTH));
+    let mut header = format!(
+        "  {:<first_width$} {:>10} {:>10} {:>10} {:>3}",
+        first_title, "mean", "min", "max", "n"
+    );
+    if with_baseline {
+        header.push_str(&format!(" {:>BASELINE_WIDTH$}", "vs baseline"));
+    }
+    if with_efficiency {
+        header.push_str(&format!(" {:>5}", "eff."));
+    }
+    lines.push(header);
+    for point in &series.points {
+        lines.push(row(point, first_width, with_baseline, with_efficiency));
+    }
+    // n counts runs, not repeats, where they are several setups.
+    for point in series.points.iter().filter(|p| !p.mixed.is_empty()) {
+        let at = match point.threads {
+            Some(threads) => format!("{threads} threads"),
+            None => point.item.clone(),
+        };
+        lines.extend(wrap(
+            &format!("  {at}: {}", runs_of_configurations(point)),
+            WIDTH,
+        ));
+    }
+    if let Some(peak) = &series.peak {
+        let at = peak
+            .threads
+            .map(|t| format!(" at {t} threads"))
+            .unwrap_or_default();
+        let word = if comparison.higher_is_better {
+            "peak"
+        } else {
+            "best (lowest)"
+        };
+        lines.push(format!(
+            "  {word} {} {}{at}",
+            format_value(peak.mean),
+            comparison.unit
+        ));
+    }
 }
 
 fn row(point: &Point, first_width: usize, with_baseline: bool, with_efficiency: bool) -> String {
@@ -422,6 +462,44 @@ const MIXED_MARK: char = '~';
 /// blocks, each with as many as fit and, with a baseline, the baseline's
 /// column again first, so that each block reads on its own.
 fn matrix_lines(comparison: &Comparison, matrix: &Matrix, lines: &mut Vec<String>) {
+    series_heads(matrix, lines);
+    let columns: Vec<MatrixColumn> = (0..matrix.columns.len())
+        .map(|column| MatrixColumn::of(matrix, column, column + 1))
+        .collect();
+    let item_width = matrix
+        .rows
+        .iter()
+        .map(|row| row.item.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp("item".len(), MATRIX_ITEM_WIDTH);
+    let with_baseline = matrix.columns[0].is_baseline;
+    let blocks = column_blocks(&columns, item_width, with_baseline);
+    if blocks.len() > 1 {
+        let again = if with_baseline {
+            ", each beginning with the baseline"
+        } else {
+            ""
+        };
+        lines.push(String::new());
+        lines.extend(wrap(
+            &format!(
+                "The {} series do not fit {WIDTH} columns side by side: they follow in {} blocks{again}.",
+                columns.len(),
+                blocks.len()
+            ),
+            WIDTH,
+        ));
+    }
+    for block in &blocks {
+        block_lines(matrix, &columns, block, item_width, lines);
+    }
+    matrix_legend(comparison, matrix, lines);
+    mixed_notes(matrix, lines);
+}
+
+/// The series, numbered as their columns, each name in full.
+fn series_heads(matrix: &Matrix, lines: &mut Vec<String>) {
     lines.push(String::new());
     for (index, series) in matrix.columns.iter().enumerate() {
         let mut head = series.name.clone();
@@ -439,17 +517,15 @@ fn matrix_lines(comparison: &Comparison, matrix: &Matrix, lines: &mut Vec<String
             lines.push(format!("{number:>2} {line}"));
         }
     }
-    let columns: Vec<MatrixColumn> = (0..matrix.columns.len())
-        .map(|column| MatrixColumn::of(matrix, column, column + 1))
-        .collect();
-    let item_width = matrix
-        .rows
-        .iter()
-        .map(|row| row.item.chars().count())
-        .max()
-        .unwrap_or(0)
-        .clamp("item".len(), MATRIX_ITEM_WIDTH);
-    let with_baseline = matrix.columns[0].is_baseline;
+}
+
+/// The columns in blocks that fit [`WIDTH`] beside the items, each
+/// beginning with the baseline's where there is one.
+fn column_blocks(
+    columns: &[MatrixColumn],
+    item_width: usize,
+    with_baseline: bool,
+) -> Vec<Vec<usize>> {
     let fixed: &[usize] = if with_baseline { &[0] } else { &[] };
     let fixed_width: usize = fixed.iter().map(|&c| columns[c].width + 3).sum();
     let mut blocks: Vec<Vec<usize>> = Vec::new();
@@ -471,52 +547,50 @@ fn matrix_lines(comparison: &Comparison, matrix: &Matrix, lines: &mut Vec<String
         // The baseline alone.
         blocks.push(fixed.to_vec());
     }
-    if blocks.len() > 1 {
-        let again = if with_baseline {
-            ", each beginning with the baseline"
-        } else {
-            ""
-        };
-        lines.push(String::new());
-        lines.extend(wrap(
-            &format!(
-                "The {} series do not fit {WIDTH} columns side by side: they follow in {} blocks{again}.",
-                columns.len(),
-                blocks.len()
-            ),
-            WIDTH,
+    blocks
+}
+
+/// One block of columns: its rules, the column numbers and names, and a
+/// row per item that has a point in it.
+fn block_lines(
+    matrix: &Matrix,
+    columns: &[MatrixColumn],
+    block: &[usize],
+    item_width: usize,
+    lines: &mut Vec<String>,
+) {
+    // As long as the rows, as compare-results draws it.
+    let rule_width = item_width + 2 + block.iter().map(|&c| columns[c].width + 3).sum::<usize>();
+    lines.push(String::new());
+    lines.push("=".repeat(rule_width));
+    let mut numbers = format!("{:<item_width$} |", "item");
+    let mut names = format!("{:<item_width$} |", "");
+    for &column in block {
+        let width = columns[column].width;
+        numbers.push_str(&format!(" {:>width$} |", column + 1));
+        names.push_str(&format!(
+            " {:>width$} |",
+            clip(&matrix.columns[column].name, width)
         ));
     }
-    for block in &blocks {
-        // As long as the rows, as compare-results draws it.
-        let rule_width =
-            item_width + 2 + block.iter().map(|&c| columns[c].width + 3).sum::<usize>();
-        lines.push(String::new());
-        lines.push("=".repeat(rule_width));
-        let mut numbers = format!("{:<item_width$} |", "item");
-        let mut names = format!("{:<item_width$} |", "");
+    lines.push(numbers);
+    lines.push(names);
+    lines.push("-".repeat(rule_width));
+    // A row with no point in the block's columns says nothing there.
+    let in_block = |row: &&MatrixRow| block.iter().any(|&c| row.cells[c].is_some());
+    for row in matrix.rows.iter().filter(in_block) {
+        let mut line = format!("{:<item_width$} |", clip(row.item, item_width));
         for &column in block {
-            let width = columns[column].width;
-            numbers.push_str(&format!(" {:>width$} |", column + 1));
-            names.push_str(&format!(
-                " {:>width$} |",
-                clip(&matrix.columns[column].name, width)
-            ));
+            line.push_str(&format!(" {} |", columns[column].cell(row.cells[column])));
         }
-        lines.push(numbers);
-        lines.push(names);
-        lines.push("-".repeat(rule_width));
-        // A row with no point in the block's columns says nothing there.
-        let in_block = |row: &&MatrixRow| block.iter().any(|&c| row.cells[c].is_some());
-        for row in matrix.rows.iter().filter(in_block) {
-            let mut line = format!("{:<item_width$} |", clip(row.item, item_width));
-            for &column in block {
-                line.push_str(&format!(" {} |", columns[column].cell(row.cells[column])));
-            }
-            lines.push(line);
-        }
-        lines.push("=".repeat(rule_width));
+        lines.push(line);
     }
+    lines.push("=".repeat(rule_width));
+}
+
+/// What the means and marks say, and how many runs each mean is of.
+fn matrix_legend(comparison: &Comparison, matrix: &Matrix, lines: &mut Vec<String>) {
+    let with_baseline = matrix.columns[0].is_baseline;
     let direction = if comparison.higher_is_better {
         "higher is better"
     } else {
@@ -541,6 +615,11 @@ fn matrix_lines(comparison: &Comparison, matrix: &Matrix, lines: &mut Vec<String
     legend.push(' ');
     legend.push_str(&runs_per_mean(matrix));
     lines.extend(wrap(&legend, WIDTH));
+}
+
+/// The runs of several setups behind a mean, once per series and
+/// description, with the items it holds for.
+fn mixed_notes(matrix: &Matrix, lines: &mut Vec<String>) {
     // n counts runs, not repeats, where they are several setups: said
     // once per series and description, with the items it holds for.
     for (column, series) in matrix.columns.iter().enumerate() {
@@ -592,107 +671,153 @@ fn differences(comparison: &Comparison, lines: &mut Vec<String>) {
         ),
         WIDTH,
     ));
+    // A series has one point per x.
+    let base_points: std::collections::HashMap<(Option<u32>, &str), &Point> = base
+        .points
+        .iter()
+        .map(|b| ((b.threads, b.item.as_str()), b))
+        .collect();
     for (series, point, vs) in compared {
-        let Some(base_point) = base
-            .points
-            .iter()
-            .find(|b| b.threads == point.threads && b.item == point.item)
+        let Some(base_point) = base_points
+            .get(&(point.threads, point.item.as_str()))
+            .copied()
         else {
             continue;
         };
-        lines.push(String::new());
-        let at = match point.threads {
-            Some(threads) => format!("{threads} threads"),
-            None => point.item.clone(),
+        let pair = Pair {
+            series,
+            point,
+            base,
+            base_point,
         };
-        lines.extend(wrap(&format!("{}, {at}", series.name), WIDTH));
-        lines.extend(wrap(&format!("x {} (baseline)", base.name), WIDTH));
-        lines.extend(wrap(&format!("+ {}", series.name), WIDTH));
-        lines.push(format!(
-            "    N {:>11} {:>11} {:>11} {:>11} {:>11}",
-            "Min", "Max", "Median", "Avg", "Stddev"
-        ));
-        lines.push(vitals('x', base_point));
-        lines.push(vitals('+', point));
-        let confidence = comparison.confidence.percent();
-        match &vs.interval {
-            None if vs.verdict == Verdict::Mixed => {
-                // The mixed one of the two, the point itself first.
-                let mixed = if point.mixed.is_empty() {
-                    base_point
-                } else {
-                    point
-                };
-                lines.extend(wrap(
-                    &format!(
-                        "Mixed: {}; runs of different configurations are not repeats, and no interval is computed. The means differ by {} ({}%).",
-                        runs_of_configurations(mixed),
-                        g(vs.difference, 6),
-                        g(vs.percent, 6)
-                    ),
-                    WIDTH,
-                ));
-            }
-            None => {
-                lines.extend(wrap(
-                    &format!(
-                        "Too few runs: n = {} and {}, and {MIN_RUNS} a side are needed for an interval. The means differ by {} ({}%).",
-                        vs.baseline_n,
-                        vs.n,
-                        g(vs.difference, 6),
-                        g(vs.percent, 6)
-                    ),
-                    WIDTH,
-                ));
-            }
-            Some(interval) => {
-                // ministat's heading, from Student's interval.
-                if vs.verdict.is_proven() || vs.withdrawn {
-                    lines.push(format!("Difference at {confidence:.1}% confidence"));
-                } else {
-                    lines.push(format!(
-                        "No difference proven at {confidence:.1}% confidence"
-                    ));
-                }
-                lines.push(format!(
-                    "        {} +/- {}",
+        difference_block(comparison, &pair, vs, lines);
+    }
+}
+
+/// A point compared with the baseline's point at its x.
+struct Pair<'a> {
+    series: &'a Series,
+    point: &'a Point,
+    base: &'a Series,
+    base_point: &'a Point,
+}
+
+/// One point against the baseline, as ministat prints it: the two sets'
+/// vitals, then the interval, or why there is none.
+fn difference_block(
+    comparison: &Comparison,
+    pair: &Pair,
+    vs: &VsBaseline,
+    lines: &mut Vec<String>,
+) {
+    let Pair {
+        series,
+        point,
+        base,
+        base_point,
+    } = *pair;
+    lines.push(String::new());
+    let at = match point.threads {
+        Some(threads) => format!("{threads} threads"),
+        None => point.item.clone(),
+    };
+    lines.extend(wrap(&format!("{}, {at}", series.name), WIDTH));
+    lines.extend(wrap(&format!("x {} (baseline)", base.name), WIDTH));
+    lines.extend(wrap(&format!("+ {}", series.name), WIDTH));
+    lines.push(format!(
+        "    N {:>11} {:>11} {:>11} {:>11} {:>11}",
+        "Min", "Max", "Median", "Avg", "Stddev"
+    ));
+    lines.push(vitals('x', base_point));
+    lines.push(vitals('+', point));
+    match &vs.interval {
+        None if vs.verdict == Verdict::Mixed => {
+            // The mixed one of the two, the point itself first.
+            let mixed = if point.mixed.is_empty() {
+                base_point
+            } else {
+                point
+            };
+            lines.extend(wrap(
+                &format!(
+                    "Mixed: {}; runs of different configurations are not repeats, and no interval is computed. The means differ by {} ({}%).",
+                    runs_of_configurations(mixed),
                     g(vs.difference, 6),
-                    g(interval.half_width, 6)
-                ));
-                lines.push(format!(
-                    "        {}% +/- {}%",
-                    g(vs.percent, 6),
-                    g(interval.percent_half_width, 6)
-                ));
-                let how = format!("(Student's t, pooled s = {})", g(interval.s, 6));
-                for line in wrap(&how, WIDTH - 8) {
-                    lines.push(format!("        {line}"));
-                }
-                if let (true, Some(welch)) = (vs.variances_differ, &vs.welch) {
-                    let mut caution = format!(
-                        "The variances differ (F = {}): Welch's t, df = {}, s.e. = {}, gives +/- {} ({}%).",
-                        g(vs.variance_ratio.unwrap_or(f64::NAN), 4),
-                        super::format_df(welch.df),
-                        g(welch.s, 6),
-                        g(welch.half_width, 6),
-                        g(welch.percent_half_width, 6)
-                    );
-                    if vs.withdrawn {
-                        caution.push_str(" It holds zero: the verdict is withdrawn.");
-                    }
-                    for line in wrap(&caution, WIDTH - 8) {
-                        lines.push(format!("        {line}"));
-                    }
-                }
-                let direction = if comparison.higher_is_better {
-                    "higher is better"
-                } else {
-                    "lower is better"
-                };
-                lines.push(format!("Verdict: {} ({direction})", vs.verdict_words()));
-            }
+                    g(vs.percent, 6)
+                ),
+                WIDTH,
+            ));
+        }
+        None => {
+            lines.extend(wrap(
+                &format!(
+                    "Too few runs: n = {} and {}, and {MIN_RUNS} a side are needed for an interval. The means differ by {} ({}%).",
+                    vs.baseline_n,
+                    vs.n,
+                    g(vs.difference, 6),
+                    g(vs.percent, 6)
+                ),
+                WIDTH,
+            ));
+        }
+        Some(interval) => interval_lines(comparison, vs, interval, lines),
+    }
+}
+
+/// ministat's heading, from Student's interval, the difference with its
+/// half-width (absolute and in %), Welch's caution where the variances
+/// differ, and the verdict.
+fn interval_lines(
+    comparison: &Comparison,
+    vs: &VsBaseline,
+    interval: &super::Interval,
+    lines: &mut Vec<String>,
+) {
+    let confidence = comparison.confidence.percent();
+    // ministat's heading, from Student's interval.
+    if vs.verdict.is_proven() || vs.withdrawn {
+        lines.push(format!("Difference at {confidence:.1}% confidence"));
+    } else {
+        lines.push(format!(
+            "No difference proven at {confidence:.1}% confidence"
+        ));
+    }
+    lines.push(format!(
+        "        {} +/- {}",
+        g(vs.difference, 6),
+        g(interval.half_width, 6)
+    ));
+    lines.push(format!(
+        "        {}% +/- {}%",
+        g(vs.percent, 6),
+        g(interval.percent_half_width, 6)
+    ));
+    let how = format!("(Student's t, pooled s = {})", g(interval.s, 6));
+    for line in wrap(&how, WIDTH - 8) {
+        lines.push(format!("        {line}"));
+    }
+    if let (true, Some(welch)) = (vs.variances_differ, &vs.welch) {
+        let mut caution = format!(
+            "The variances differ (F = {}): Welch's t, df = {}, s.e. = {}, gives +/- {} ({}%).",
+            g(vs.variance_ratio.unwrap_or(f64::NAN), 4),
+            super::format_df(welch.df),
+            g(welch.s, 6),
+            g(welch.half_width, 6),
+            g(welch.percent_half_width, 6)
+        );
+        if vs.withdrawn {
+            caution.push_str(" It holds zero: the verdict is withdrawn.");
+        }
+        for line in wrap(&caution, WIDTH - 8) {
+            lines.push(format!("        {line}"));
         }
     }
+    let direction = if comparison.higher_is_better {
+        "higher is better"
+    } else {
+        "lower is better"
+    };
+    lines.push(format!("Verdict: {} ({direction})", vs.verdict_words()));
 }
 
 /// What a point gathers, in words: `3 runs of 3 configurations (timer,
