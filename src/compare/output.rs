@@ -202,7 +202,31 @@ impl Comparison {
     /// grouped bars, a group per thread count.
     pub fn chart(&self) -> Chart {
         let single_threads = self.single_thread_counts();
-        let mut chart = match self.x {
+        let mut chart = self.chart_kind(&single_threads);
+        chart.series = self.chart_series(&single_threads);
+        // The canonical link holds what the chart is asked to draw.
+        let asked = super::CompareQuery::from_query_string(&self.query).unwrap_or_default();
+        chart.log_scale = asked.log_scale;
+        let mut notes = Vec::new();
+        if let Some(method) = self.methods_title() {
+            notes.push(format!(
+                "Differences to the baseline: {} confidence, {method}; an interval needs {MIN_RUNS} runs a side.",
+                self.confidence
+            ));
+        }
+        if asked.relative {
+            self.relative_chart(&mut chart, &mut notes);
+        }
+        if !notes.is_empty() {
+            chart.note = Some(notes.join(" "));
+        }
+        chart
+    }
+
+    /// Lines against threads, or bars: per item, or per thread count where
+    /// every series has a single one.
+    fn chart_kind(&self, single_threads: &[u32]) -> Chart {
+        match self.x {
             XAxis::Threads if !single_threads.is_empty() => {
                 let word = self.x_title().split(' ').next().unwrap_or("threads");
                 Chart::bars(
@@ -222,9 +246,13 @@ impl Comparison {
                 self.value_title(),
                 self.categories.clone(),
             ),
-        };
-        chart.series = self
-            .series
+        }
+    }
+
+    /// The series as the chart draws them: each point's summary, mark and
+    /// verdict, at its x (on bars, the index of its category).
+    fn chart_series(&self, single_threads: &[u32]) -> Vec<ChartSeries> {
+        self.series
             .iter()
             .zip(self.legend_names())
             .map(|(series, name)| ChartSeries {
@@ -260,50 +288,39 @@ impl Comparison {
                         .filter(|p| p.vs_baseline.is_some())
                         .all(is_unproven),
             })
-            .collect();
-        // The canonical link holds what the chart is asked to draw.
-        let asked = super::CompareQuery::from_query_string(&self.query).unwrap_or_default();
-        chart.log_scale = asked.log_scale;
-        let mut notes = Vec::new();
-        if let Some(method) = self.methods_title() {
-            notes.push(format!(
-                "Differences to the baseline: {} confidence, {method}; an interval needs {MIN_RUNS} runs a side.",
-                self.confidence
-            ));
-        }
-        if asked.relative {
-            match &self.baseline {
-                Some(baseline) => {
-                    let left_out = relative_to_baseline(&mut chart.series);
-                    chart.percent_of_baseline = true;
-                    // The baseline first: a long name cut at the end
-                    // still says what 100% is.
-                    chart.y_title = format!(
-                        "% of {baseline} ({}), {}",
-                        self.metric_title,
-                        self.direction()
-                    );
-                    if left_out > 0 {
-                        let (points, their) = if left_out == 1 {
-                            ("point", "its")
-                        } else {
-                            ("points", "their")
-                        };
-                        notes.push(format!(
-                            "{left_out} {points} left out: the baseline has no point at {their} x, so no % of it (the table has them)."
-                        ));
-                    }
+            .collect()
+    }
+
+    /// `y=relative`: each series as % of the baseline at the same x, the
+    /// points with no baseline point left out and counted in a note.
+    fn relative_chart(&self, chart: &mut Chart, notes: &mut Vec<String>) {
+        match &self.baseline {
+            Some(baseline) => {
+                let left_out = relative_to_baseline(&mut chart.series);
+                chart.percent_of_baseline = true;
+                // The baseline first: a long name cut at the end
+                // still says what 100% is.
+                chart.y_title = format!(
+                    "% of {baseline} ({}), {}",
+                    self.metric_title,
+                    self.direction()
+                );
+                if left_out > 0 {
+                    let (points, their) = if left_out == 1 {
+                        ("point", "its")
+                    } else {
+                        ("points", "their")
+                    };
+                    notes.push(format!(
+                        "{left_out} {points} left out: the baseline has no point at {their} x, so no % of it (the table has them)."
+                    ));
                 }
-                None => notes.push(
-                    "Drawn in absolute values: y=relative needs the baseline series, and this comparison has none."
-                        .to_owned(),
-                ),
             }
+            None => notes.push(
+                "Drawn in absolute values: y=relative needs the baseline series, and this comparison has none."
+                    .to_owned(),
+            ),
         }
-        if !notes.is_empty() {
-            chart.note = Some(notes.join(" "));
-        }
-        chart
     }
 
     /// The methods of the intervals the verdicts rest on, in words

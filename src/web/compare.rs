@@ -611,62 +611,7 @@ fn result_view(
         .series
         .iter()
         .enumerate()
-        .map(|(index, series)| SeriesView {
-            name: series.name.clone(),
-            colour_class: format!("s{}", index % charts::PALETTE.len()),
-            is_baseline: series.is_baseline,
-            peak: series.peak.as_ref().map(|peak| {
-                let word = if comparison.higher_is_better {
-                    "peak"
-                } else {
-                    "best"
-                };
-                let at = peak
-                    .threads
-                    .map(|t| format!(" at {t} threads"))
-                    .unwrap_or_default();
-                format!("{word} {} {unit}{at}", format_value(peak.mean))
-            }),
-            rows: series
-                .points
-                .iter()
-                .map(|p| RowView {
-                    x: match p.threads {
-                        Some(threads) => threads.to_string(),
-                        None => p.item.clone(),
-                    },
-                    mean: format_value(p.mean),
-                    min: format_value(p.min),
-                    max: format_value(p.max),
-                    n: p.n,
-                    vs_baseline: p
-                        .vs_baseline
-                        .as_ref()
-                        .map(|vs| DifferenceView::of(vs, &unit)),
-                    efficiency: p.efficiency.map(|e| format!("{e:.2}")).unwrap_or_default(),
-                    runs: p
-                        .runs
-                        .iter()
-                        .take(RUN_LINKS)
-                        .map(|run| RunLink {
-                            value: run.value.to_string(),
-                            link: format!("/submissions/{}#L{}", run.submission_id, run.line),
-                            title: [
-                                run.label.as_deref(),
-                                run.author.as_deref(),
-                                run.test.as_deref(),
-                            ]
-                            .into_iter()
-                            .flatten()
-                            .collect::<Vec<_>>()
-                            .join(" · "),
-                        })
-                        .collect(),
-                    more_runs: p.runs.len().saturating_sub(RUN_LINKS),
-                    mixed: mixed_words(p),
-                })
-                .collect(),
-        })
+        .map(|(index, series)| series_view(&comparison, index, series))
         .collect();
     let split = split_view(&comparison, pinned_query);
     // In the series' order, as the chart's legend and colours.
@@ -706,5 +651,67 @@ fn result_view(
         direction: comparison.direction(),
         notices: comparison.notices,
         unit: comparison.unit,
+    }
+}
+
+/// A series' rows in the table, each point with its runs' links.
+fn series_view(comparison: &Comparison, index: usize, series: &compare::Series) -> SeriesView {
+    let unit = &comparison.unit;
+    SeriesView {
+        name: series.name.clone(),
+        colour_class: format!("s{}", index % charts::PALETTE.len()),
+        is_baseline: series.is_baseline,
+        peak: series.peak.as_ref().map(|peak| {
+            let word = if comparison.higher_is_better {
+                "peak"
+            } else {
+                "best"
+            };
+            let at = peak
+                .threads
+                .map(|t| format!(" at {t} threads"))
+                .unwrap_or_default();
+            format!("{word} {} {unit}{at}", format_value(peak.mean))
+        }),
+        rows: series.points.iter().map(|p| row_view(p, unit)).collect(),
+    }
+}
+
+/// A point's row: its statistics, difference to the baseline and runs.
+fn row_view(p: &compare::Point, unit: &str) -> RowView {
+    RowView {
+        x: match p.threads {
+            Some(threads) => threads.to_string(),
+            None => p.item.clone(),
+        },
+        mean: format_value(p.mean),
+        min: format_value(p.min),
+        max: format_value(p.max),
+        n: p.n,
+        vs_baseline: p
+            .vs_baseline
+            .as_ref()
+            .map(|vs| DifferenceView::of(vs, unit)),
+        efficiency: p.efficiency.map(|e| format!("{e:.2}")).unwrap_or_default(),
+        runs: p
+            .runs
+            .iter()
+            .take(RUN_LINKS)
+            .map(|run| RunLink {
+                value: run.value.to_string(),
+                link: format!("/submissions/{}#L{}", run.submission_id, run.line),
+                title: [
+                    run.label.as_deref(),
+                    run.author.as_deref(),
+                    run.test.as_deref(),
+                ]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" · "),
+            })
+            .collect(),
+        more_runs: p.runs.len().saturating_sub(RUN_LINKS),
+        mixed: mixed_words(p),
     }
 }
