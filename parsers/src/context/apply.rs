@@ -61,7 +61,7 @@ pub(crate) fn apply(
     carry_announcements(runs, &mut announced);
 }
 
-/// The index of the line above a run's first (1-based) line: where its
+/// The index of a run's first line (`Run::lines` are 1-based): where its
 /// message and place are looked up.
 fn first_index(run: &Run) -> usize {
     run.lines[0].saturating_sub(1)
@@ -327,4 +327,129 @@ fn apply_facts(
         run.attrs.entry(key.to_string()).or_insert(value);
     }
     announced
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{mail, text, Measurement, Tool};
+
+    /// A sysbench run on 1-based `lines`, its first value on `value_line`.
+    fn run(lines: [usize; 2], depth: usize, value_line: Option<usize>) -> Run {
+        let results = value_line
+            .map(|line| vec![Measurement::new("oltp", "tps", 1.0, line)])
+            .unwrap_or_default();
+        Run::new(Tool::Sysbench, depth, lines, results)
+    }
+
+    #[test]
+    fn a_run_asks_for_the_label_where_its_first_value_is() {
+        let mut labelled = run([3, 9], 0, Some(7));
+        labelled.label = Some("own".to_string());
+        let runs = [
+            run([3, 9], 0, Some(7)),
+            run([3, 9], 0, None),
+            run([1, 2], 0, Some(2)),
+            run([20, 30], 1, Some(25)),
+            labelled,
+        ];
+        let lines: Vec<usize> = runs.iter().map(label_line).collect();
+        // Indices: of a run's first value, else of its first line.
+        assert_eq!(lines, [6, 2, 1, 24, 6]);
+        // The runs with a label of their own ask nothing; each line once.
+        assert_eq!(asked_lines(&runs), [1, 2, 6, 24]);
+    }
+
+    #[test]
+    fn a_run_takes_the_label_in_force_unless_it_has_its_own() {
+        let lines = text::lines("== ULE + libthr ==\nrun\n");
+        let mut plain = run([2, 2], 0, None);
+        let mut own = run([2, 2], 0, None);
+        own.label = Some("4BSD".to_string());
+        let labels = active_labels(&lines, &[plain.clone()], &[0, 1]);
+        assert_eq!(take_label(&mut plain, &labels), Some(0));
+        assert_eq!(plain.label.as_deref(), Some("ULE + libthr"));
+        assert_eq!(
+            plain.attrs.get("thread_lib").map(String::as_str),
+            Some("libthr")
+        );
+        assert_eq!(take_label(&mut own, &labels), None);
+        assert_eq!(own.label.as_deref(), Some("4BSD"));
+        assert_eq!(own.attrs.get("scheduler").map(String::as_str), Some("4BSD"));
+    }
+
+    #[test]
+    fn places_are_the_message_and_depth_runs_lie_at() {
+        let lines = text::lines("top\nrun\n> quoted\n> run\n> run\nmore\n");
+        let messages = mail::messages(&lines);
+        let runs = [
+            run([2, 2], 0, None),
+            run([4, 4], 1, None),
+            run([5, 5], 1, None),
+        ];
+        let places = Places::new(&messages, &runs);
+        // Two runs at one place make one place.
+        assert_eq!(places.len(), 2);
+        let of = |index: usize| messages.at(index).map(|(m, _)| m).unwrap();
+        let (top, quoted) = (places.at(of(0), 0), places.at(of(3), 1));
+        assert!(top.is_some() && quoted.is_some() && top != quoted);
+        assert_eq!(places.at(of(0), 2), None, "no run at depth 2");
+        assert_eq!(places.at(messages.messages.len(), 0), None, "no message");
+        // Walking the lines gives each line its place, as `at` does.
+        let mut place_of = places.of_lines();
+        let walked: Vec<Option<usize>> = lines
+            .iter()
+            .enumerate()
+            .map(|(i, line)| place_of(i, line.depth))
+            .collect();
+        let looked_up: Vec<Option<usize>> = lines
+            .iter()
+            .enumerate()
+            .map(|(i, line)| places.at(of(i), line.depth))
+            .collect();
+        assert_eq!(walked, looked_up);
+        assert_eq!(walked[0], top);
+        assert_eq!(walked[3], quoted);
+    }
+
+    #[test]
+    fn facts_are_kept_by_place_and_key_in_line_order() {
+        let lines = text::lines(
+            "FreeBSD 6.2-PRERELEASE #1: Thu Oct 19 02:57:52 EDT 2006\n\
+             real memory = 5368709120 (5120 MB)\n\
+             run\n\
+             FreeBSD 7.0-CURRENT #2: Fri Oct 20 02:57:52 EDT 2006\n\
+             > real memory = 1073741824 (1024 MB)\n",
+        );
+        let messages = mail::messages(&lines);
+        let bits = crate::text::ByteBits::new(&[crate::context::MARKERS]);
+        let marks: Vec<u32> = lines
+            .iter()
+            .map(|line| bits.mark_of(line.text.as_bytes()))
+            .collect();
+        let capitals = Capitals::new(&marks, &bits);
+        let runs = [run([3, 3], 0, None)];
+        let places = Places::new(&messages, &runs);
+        let facts = facts_of_places(&lines, &capitals, &places, &runs);
+        // The quoted line lies in no place a run lies in: it is not read.
+        let read: Vec<(usize, &str)> = facts.iter().map(|f| (f.index, f.key)).collect();
+        assert_eq!(
+            read,
+            [
+                (0, "os"),
+                (0, "os_version"),
+                (1, "memory_mb"),
+                (3, "os"),
+                (3, "os_version")
+            ]
+        );
+        let by_place = facts_by_place(&facts, &messages);
+        let m = messages.at(2).map(|(m, _)| m).unwrap();
+        let versions: Vec<&str> = by_place[&(m, 0)]["os_version"]
+            .iter()
+            .map(|f| f.value.as_ref())
+            .collect();
+        assert_eq!(versions, ["6.2-PRERELEASE", "7.0-CURRENT"]);
+        assert!(facts_of_places(&lines, &capitals, &places, &[]).is_empty());
+    }
 }

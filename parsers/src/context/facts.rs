@@ -615,4 +615,76 @@ mod tests {
             .collect();
         assert_eq!(got, want);
     }
+
+    #[test]
+    fn each_kind_of_line_reads_its_own_value() {
+        assert_eq!(
+            dmesg_cpu("AMD Athlon(tm) 64 Processor 3000+ (1809.28-MHz K8-class CPU)"),
+            "AMD Athlon(tm) 64 Processor 3000+"
+        );
+        assert_eq!(
+            dmesg_cpu("Intel Pentium III (no clock)"),
+            "Intel Pentium III (no clock)"
+        );
+        assert_eq!(
+            cpuinfo_model("\t: Intel(R)  Xeon(R) CPU").as_deref(),
+            Some("Intel(R) Xeon(R) CPU")
+        );
+        assert_eq!(cpuinfo_model(" Intel"), None);
+        assert_eq!(meminfo_mb("   2048000 kB"), Some(2000));
+        assert_eq!(meminfo_mb("   2048000 MB"), None);
+        assert_eq!(real_memory_mb(" = 536870912 (512 MB)"), Some("512"));
+        assert_eq!(real_memory_mb(" = 536870912 (0.5 MB)"), None);
+        assert_eq!(
+            smp_cpus("FreeBSD/SMP: Multiprocessor System Detected: 4 CPUs"),
+            Some("4")
+        );
+        assert_eq!(smp_cpus("Multiprocessor System Detected: many CPUs"), None);
+    }
+
+    /// The facts `line_facts` gives for one line, as (key, value, group).
+    fn facts_of_line(text: &str) -> Vec<(&'static str, String, Option<&'static str>)> {
+        let bits = ByteBits::new(&[MARKERS]);
+        let marks = [bits.mark_of(text.as_bytes())];
+        let capitals = Capitals::new(&marks, &bits);
+        let mut got = Vec::new();
+        line_facts(text, marks[0], &capitals, &mut |key, value: &str, group| {
+            got.push((key, value.to_string(), group));
+        });
+        got
+    }
+
+    #[test]
+    fn the_first_kind_a_line_is_read_as_decides() {
+        let mysqld = facts_of_line("mysqld  Ver 10.1.2-MariaDB for Linux on x86_64");
+        assert_eq!(
+            mysqld,
+            [
+                ("db_server", "MariaDB".to_string(), None),
+                ("db_version", "10.1.2".to_string(), None)
+            ]
+        );
+        // The mysql client's banner gives nothing, and is not read again
+        // as prose naming a system.
+        assert!(
+            facts_of_line("mysql  Ver 14.12 Distrib 5.0.51a, for FreeBSD 6.1 (i386)").is_empty()
+        );
+        assert_eq!(facts_of_line("I run FreeBSD 6.1 (i386)").len(), 3);
+        // `Running tests on:` naming one thing gives nothing.
+        assert!(facts_of_line("Running tests on: FreeBSD").is_empty());
+        // A `CPU: ` line is a CPU even when it names a system.
+        assert_eq!(
+            facts_of_line("CPU: Linux 2.6.18 box"),
+            [("cpu", "Linux 2.6.18 box".to_string(), None)]
+        );
+        let sql_bench = facts_of_line("Running tests on: Linux 2.4.0 i686");
+        assert_eq!(
+            sql_bench,
+            [
+                ("os", "Linux".to_string(), Some("Linux")),
+                ("os_version", "2.4.0".to_string(), Some("Linux")),
+                ("arch", "i686".to_string(), None)
+            ]
+        );
+    }
 }

@@ -561,4 +561,84 @@ mod tests {
             assert_eq!(labels.at(i), want, "line {}", i + 1);
         }
     }
+
+    #[test]
+    fn runs_begun_cover_their_lines_at_their_depth() {
+        let run = |lines: [usize; 2], depth: usize| {
+            Run::new(crate::Tool::Sysbench, depth, lines, Vec::new())
+        };
+        // 1-based lines: 0-based spans 2..=4 at depth 0, 3..=3 and 6..=8 at 1.
+        let mut runs = RunsBegun::new(&[run([7, 9], 1), run([3, 5], 0), run([4, 4], 1)]);
+        assert!(runs.starts_at(2, 0) && !runs.starts_at(2, 1) && !runs.starts_at(3, 1));
+        runs.begin_to(1);
+        assert_eq!((runs.covered_until(0), runs.covered_until(1)), (None, None));
+        runs.begin_to(3);
+        assert_eq!(runs.covered_until(0), Some(4));
+        assert_eq!(runs.covered_until(1), Some(3));
+        // A run begun is no longer one starting.
+        assert!(!runs.starts_at(2, 0) && runs.starts_at(6, 1));
+        runs.begin_to(6);
+        assert_eq!(runs.covered_until(1), Some(8));
+        assert_eq!(runs.covered_until(2), None);
+    }
+
+    #[test]
+    fn banners_start_with_their_marks() {
+        let lines = text::lines(
+            "== A ==
+  ** B **
+## C
+D ==
+",
+        );
+        let got: Vec<Option<String>> = (0..5)
+            .map(|i| banner_at(&lines, i).map(|l| l.label))
+            .collect();
+        let some = |s: &str| Some(s.to_string());
+        assert_eq!(got, [some("A"), some("B"), some("C"), None, None]);
+    }
+
+    #[test]
+    fn a_prose_label_waits_for_its_run_and_stays_on_it() {
+        // 0: label, 1: run, 2: rule, 3: run, 4: prose ends it.
+        let lines = text::lines(
+            "Before this change:
+run
+-----
+run
+And then it was slow
+",
+        );
+        let runs = RunsBegun::new(&[]);
+        let mut found = ActiveLabels {
+            labels: Vec::new(),
+            label_lines: Vec::new(),
+            answers: Vec::new(),
+        };
+        let waiting = follow_prose(&lines, 0, &runs, None, &mut found).unwrap();
+        assert_eq!((waiting.label, waiting.attached), (0, false));
+        assert_eq!(
+            (found.labels.as_slice(), found.label_lines.as_slice()),
+            (
+                ["Before this change".to_string()].as_slice(),
+                [0].as_slice()
+            )
+        );
+        // A rule keeps a waiting label and parts an attached one from the
+        // runs after it.
+        assert!(follow_prose(&lines, 2, &runs, Some(waiting), &mut found).is_some());
+        let attached = ProseLabel {
+            attached: true,
+            ..waiting
+        };
+        assert!(follow_prose(&lines, 2, &runs, Some(attached), &mut found).is_none());
+        // Prose ends it; so does a line at another depth.
+        assert!(follow_prose(&lines, 4, &runs, Some(waiting), &mut found).is_none());
+        let deeper = ProseLabel {
+            depth: 1,
+            ..waiting
+        };
+        assert!(follow_prose(&lines, 3, &runs, Some(deeper), &mut found).is_none());
+        assert_eq!(found.labels.len(), 1);
+    }
 }

@@ -32,10 +32,11 @@ pub(super) fn remark_fact(index: usize, line: &Line<'_>, thread_lib: &'static st
 }
 
 /// The remarks a run can take: a run reads only the last remark before it
-/// in its place that is no head summary ([`apply_facts`](crate::context::apply)). So the lines are read from the end, and in each place
-/// a line is looked at for a remark only while a run after it still lacks
-/// one: one line in 13 of a long thread remarks on a thread library, and
-/// most of them are far from any run.
+/// in its place that is no head summary (`apply_facts` in
+/// [`apply`](crate::context::apply)). So the lines are read from the end,
+/// and in each place a line is looked at for a remark only while a run
+/// after it still lacks one: one line in 13 of a long thread remarks on a
+/// thread library, and most of them are far from any run.
 ///
 /// `starts`: each run's first line and its place (an index below
 /// `places`), as `place_of` gives the places of lines.
