@@ -29,7 +29,8 @@ pub(super) struct Fact {
     /// of FreeBSD must not land on a Linux run).
     pub group: Option<&'static str>,
     /// A remark in prose ("without libthr it is slower") rather than what
-    /// the system printed: it announces the runs after it ([`apply`](super::apply::apply)).
+    /// the system printed: it announces the runs after it
+    /// ([`apply`](super::apply::apply)).
     pub remark: bool,
 }
 
@@ -271,8 +272,8 @@ fn mysqld_ver(text: &str, i: usize, push: &mut impl Push) {
 }
 
 /// A line's text from its first visible character when a fact may start
-/// there. Every fact starts with a letter (or a `(` of prose); most prose lines are rejected by
-/// their first byte before any trimming or searching.
+/// there. Every fact starts with a letter (or a `(` of prose); most prose
+/// lines are rejected by their first byte before any trimming or searching.
 fn fact_start<'t>(line: &Line<'t>) -> Option<&'t str> {
     let text = trim_start(line.text);
     // A parenthesis opens prose too: `(single core 3.60GHz) using the
