@@ -397,6 +397,21 @@ mod tests {
             .join("\n")
     }
 
+    /// Every variant of `Tool` is in `Tool::ALL`, once: a tool left out
+    /// compiles, and nothing would list, name or read it. The variants are
+    /// counted through serde's variant index, which knows them all.
+    #[test]
+    fn all_holds_every_tool_once() {
+        use serde::de::value::{Error, U32Deserializer};
+        let variants: Vec<Tool> = (0..)
+            .map_while(|index| Tool::deserialize(U32Deserializer::<Error>::new(index)).ok())
+            .collect();
+        assert_eq!(variants, Tool::ALL);
+        for tool in Tool::ALL {
+            assert_eq!(Tool::from_name(tool.name()), Some(tool));
+        }
+    }
+
     /// Finding the messages on a second thread gives the document found on
     /// one.
     #[test]
