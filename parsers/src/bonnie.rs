@@ -43,8 +43,8 @@ mod table;
 
 use std::collections::BTreeMap;
 
-use crate::dispatch::{Reader, Starts};
 use crate::number::short_decimal_token;
+use crate::reader::{Holds, Reader};
 use crate::text::Line;
 use crate::{Measurement, Run, Tool, Unparsed};
 
@@ -183,18 +183,55 @@ impl Report {
 }
 
 /// How the one walk over the lines finds Bonnie's reports.
-pub const READER: Reader = Reader {
+pub struct BonnieReader;
+
+impl Reader for BonnieReader {
+    const TOOL: Tool = Tool::Bonnie;
     // `%CP`, the `P` of `-Per Chr-`, a CSV record's commas.
-    markers: b"%P,",
-    may_start: |lines, i, holds| {
+    const MARKERS: &'static [u8] = b"%P,";
+    /// Lines below this index belong to a report already read.
+    type State = usize;
+
+    fn may_start(lines: &[Line<'_>], i: usize, holds: Holds<'_>) -> bool {
         let text = lines[i].text;
         // Each test only where the line may hold its marker.
         (holds.byte(b'%') && has_cp_header(text))
             || (holds.byte(b'P') && table::is_phase_decoration(text))
             || (holds.byte(b',') && csv::may_be_record(text))
-    },
-    read: read_runs,
-};
+    }
+
+    /// Reads the Bonnie or bonnie++ report at line `i`. A table or CSV
+    /// line that starts but cannot be read becomes an [`Unparsed`] entry.
+    fn read_at(
+        lines: &[Line<'_>],
+        i: usize,
+        taken_until: &mut usize,
+        runs: &mut Vec<Run>,
+        unparsed: &mut Vec<Unparsed>,
+    ) -> usize {
+        let text = lines[i].text;
+        let found = if starts_table(text) {
+            table::read_block(lines, i, *taken_until)
+                .map(|found| found.map(|block| (block.reports, block.end)))
+        } else if csv::may_be_record(text) {
+            csv::read_record(lines, i).map(|found| found.map(|(report, end)| (vec![report], end)))
+        } else {
+            None
+        };
+        match found {
+            Some(Ok((reports, end))) => {
+                runs.extend(reports.into_iter().filter_map(Report::into_run));
+                *taken_until = end;
+                end
+            }
+            Some(Err(miss)) => {
+                unparsed.push(miss);
+                i + 1
+            }
+            None => i + 1,
+        }
+    }
+}
 
 /// A table starts at its `K/sec %CP` header or at the phase decoration
 /// above it.
@@ -207,57 +244,6 @@ fn starts_table(text: &str) -> bool {
 /// The `%CP` of a table's header.
 fn has_cp_header(text: &str) -> bool {
     text.contains("%CP")
-}
-
-/// Reads every Bonnie and bonnie++ report at the lines [`READER`] picked.
-/// Tables and CSV lines that start but cannot be read become [`Unparsed`]
-/// entries.
-fn read_runs(
-    lines: &[Line<'_>],
-    picked: &[usize],
-    runs: &mut Vec<Run>,
-    unparsed: &mut Vec<Unparsed>,
-) {
-    // Lines below this index belong to a report already read.
-    let mut taken_until = 0;
-    let mut starts = Starts::new(picked);
-    let mut i = 0;
-    while let Some(start) = starts.from(i) {
-        i = start;
-        let text = lines[i].text;
-        if starts_table(text) {
-            if let Some(found) = table::read_block(lines, i, taken_until) {
-                match found {
-                    Ok(block) => {
-                        runs.extend(block.reports.into_iter().filter_map(Report::into_run));
-                        taken_until = block.end;
-                        i = block.end.max(i + 1);
-                    }
-                    Err(miss) => {
-                        unparsed.push(miss);
-                        i += 1;
-                    }
-                }
-                continue;
-            }
-        } else if csv::may_be_record(text) {
-            if let Some(found) = csv::read_record(lines, i) {
-                match found {
-                    Ok((report, end)) => {
-                        runs.extend(report.into_run());
-                        taken_until = end;
-                        i = end.max(i + 1);
-                    }
-                    Err(miss) => {
-                        unparsed.push(miss);
-                        i += 1;
-                    }
-                }
-                continue;
-            }
-        }
-        i += 1;
-    }
 }
 
 /// A rate or CPU figure as bonnie prints it: `110199`, `72.8`, `3261k`,

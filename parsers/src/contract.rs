@@ -302,6 +302,45 @@ impl Tool {
         }
     }
 
+    /// The attribute keys the tool's own output gives a run beside
+    /// Contract 2's ([`ATTRIBUTE_KEYS`]): a disk's geometry, a bonnie
+    /// run's file size, a sql-bench summary's header fields. Kept as the
+    /// runs keep them; a test holds every fixture's runs to these and the
+    /// general keys.
+    pub fn own_attribute_keys(self) -> &'static [&'static str] {
+        match self {
+            Tool::SuperSmack | Tool::Sysbench => &[],
+            Tool::SqlBench => &[
+                "date",
+                "arguments",
+                "comments",
+                "limits_from",
+                "optimization",
+                "hardware",
+                "run_file",
+            ],
+            Tool::Bonnie => &["size", "chunk_size", "files", "concurrency"],
+            Tool::Diskinfo => &[
+                "device",
+                "sectorsize",
+                "mediasize_bytes",
+                "mediasize_sectors",
+                "stripesize",
+                "stripeoffset",
+                "cylinders",
+                "heads",
+                "sectors",
+                "description",
+                "ident",
+                "attachment",
+                "physical_path",
+                "trim",
+                "rotation_rate",
+                "zone_mode",
+            ],
+        }
+    }
+
     /// The title of a comparison's concurrency axis.
     pub fn concurrency_title(self) -> &'static str {
         match self {
@@ -392,6 +431,39 @@ mod tests {
                 "metric {:?} listed twice",
                 m.name
             );
+        }
+    }
+
+    /// `Tool::metrics` is a list of its own beside the table (in an order
+    /// of its own, which messages keep): each name must be the table's, or
+    /// a comparison would be told to accept a metric the table refuses.
+    #[test]
+    fn every_headline_metric_is_in_the_table() {
+        for tool in Tool::ALL {
+            for name in tool.metrics() {
+                assert!(
+                    METRICS.iter().any(|m| m.name == *name),
+                    "{tool}'s headline metric {name:?} is not in METRICS"
+                );
+            }
+            assert!(!tool.metrics().is_empty(), "{tool} has no headline metric");
+        }
+    }
+
+    /// A tool's own key is not a general one, is snake case and is listed
+    /// once, so that each key has one home.
+    #[test]
+    fn tools_own_attribute_keys_are_theirs_alone() {
+        let mut seen: Vec<&str> = ATTRIBUTE_KEYS.to_vec();
+        for tool in Tool::ALL {
+            for key in tool.own_attribute_keys() {
+                assert!(
+                    key.chars().all(|c| c.is_ascii_lowercase() || c == '_'),
+                    "{tool}'s key {key:?} is not snake case"
+                );
+                assert!(!seen.contains(key), "{tool}'s key {key:?} is listed twice");
+                seen.push(key);
+            }
         }
     }
 

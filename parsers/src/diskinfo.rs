@@ -32,8 +32,8 @@ use nom::character::complete::{char, space0, space1};
 use nom::combinator::eof;
 use nom::{IResult, Parser};
 
-use crate::dispatch::{Holds, Reader, Starts};
 use crate::number::short_decimal;
+use crate::reader::{Holds, Reader};
 use crate::text::{self, Line};
 use crate::{Measurement, Run, Tool, Unparsed};
 
@@ -105,13 +105,34 @@ impl Section {
 }
 
 /// How the one walk over the lines finds diskinfo's reports.
-pub const READER: Reader = Reader {
+pub struct DiskinfoReader;
+
+impl Reader for DiskinfoReader {
+    const TOOL: Tool = Tool::Diskinfo;
     // `# sectorsize`, and the colon that ends a section's title and
     // `outside:`.
-    markers: b"#:",
-    may_start: |lines, i, holds| starts_report(&lines[i], holds),
-    read: read_runs,
-};
+    const MARKERS: &'static [u8] = b"#:";
+    /// Lines below this index belong to a report already read.
+    type State = usize;
+
+    fn may_start(lines: &[Line<'_>], i: usize, holds: Holds<'_>) -> bool {
+        starts_report(&lines[i], holds)
+    }
+
+    /// Reads the diskinfo report around line `i`.
+    fn read_at(
+        lines: &[Line<'_>],
+        i: usize,
+        taken_until: &mut usize,
+        runs: &mut Vec<Run>,
+        unparsed: &mut Vec<Unparsed>,
+    ) -> usize {
+        let before = runs.len();
+        *taken_until = read_report(lines, i, *taken_until, runs, unparsed);
+        share_command(runs, before);
+        *taken_until
+    }
+}
 
 /// A report starts at its `# sectorsize` line (`-t`'s header), at a
 /// section's title, or at a transfer rate line whose title was cut off.
@@ -122,26 +143,6 @@ fn starts_report(line: &Line<'_>, holds: Holds<'_>) -> bool {
     (holds.byte(b'#') && text.contains("# sectorsize"))
         || (text::trim_end(text).ends_with(':') && Section::from_title(text).is_some())
         || (holds.byte(b':') && is_untitled_transfer(text, line.number))
-}
-
-/// Reads every diskinfo report at the lines [`READER`] picked.
-fn read_runs(
-    lines: &[Line<'_>],
-    picked: &[usize],
-    runs: &mut Vec<Run>,
-    unparsed: &mut Vec<Unparsed>,
-) {
-    let mut taken_until = 0;
-    let mut starts = Starts::new(picked);
-    let mut i = 0;
-    while let Some(start) = starts.from(i) {
-        i = start;
-        let before = runs.len();
-        let end = read_report(lines, i, taken_until, runs, unparsed);
-        share_command(runs, before);
-        taken_until = end;
-        i = end.max(i + 1);
-    }
 }
 
 /// `diskinfo -ct ada0 ada1` prints one report per disk under one command:
@@ -590,7 +591,7 @@ mod tests {
     use super::*;
 
     fn runs_of(input: &str) -> (Vec<Run>, Vec<Unparsed>) {
-        crate::test_support::runs_of(READER, input)
+        crate::test_support::runs_of::<DiskinfoReader>(input)
     }
 
     #[test]

@@ -1,72 +1,46 @@
 //! The one walk over the lines that finds where each tool's report may
 //! start. Every tool module says, with a cheap test of one line, whether a
 //! report of its own can start there ([`Reader::may_start`]); only the
-//! lines a tool picked are read by that tool ([`Reader::read`]). Most lines
-//! are prose, and each is looked at once for all tools rather than once
-//! per tool.
+//! lines a tool picked are read by that tool ([`Reader::read_at`]), one
+//! report at a time, by the one loop here. Most lines are prose, and each
+//! is looked at once for all tools rather than once per tool.
 
+use crate::reader::{Holds, Reader};
 use crate::text::{ByteBits, Line};
-use crate::{bonnie, diskinfo, sql_bench, super_smack, sysbench, Run, Unparsed};
+use crate::{bonnie, diskinfo, sql_bench, super_smack, sysbench, Run, Tool, Unparsed};
 
-/// A tool's reader: the lines, the indices its [`Reader::may_start`]
-/// picked, and where its runs and near misses go.
-pub type ReadRuns = fn(&[Line<'_>], &[usize], &mut Vec<Run>, &mut Vec<Unparsed>);
+/// A tool's loop over its picked lines: the lines, the indices its
+/// [`Reader::may_start`] picked, and where its runs and near misses go.
+type ReadAll = fn(&[Line<'_>], &[usize], &mut Vec<Run>, &mut Vec<Unparsed>);
 
-/// What the walk needs of one tool.
-pub struct Reader {
-    /// Bytes one of which every line [`Reader::may_start`] says yes to
-    /// holds: the test runs only on lines whose mark shows one.
-    pub markers: &'static [u8],
-    /// Whether a report of the tool can start at `lines[i]`. It may say yes
-    /// to a line the tool then rejects, never no to one it would read; it
-    /// runs on every line, so it must cost little for prose. [`Holds`]
-    /// says which of the tool's markers the line may hold.
-    pub may_start: fn(&[Line<'_>], usize, Holds<'_>) -> bool,
-    /// Reads the tool's runs and near misses, given the indices
-    /// [`Reader::may_start`] picked, in order.
-    pub read: ReadRuns,
+/// What the walk holds of one tool: its [`Reader`], with the loop over the
+/// picked lines made for it.
+struct Registered {
+    tool: Tool,
+    markers: &'static [u8],
+    may_start: fn(&[Line<'_>], usize, Holds<'_>) -> bool,
+    /// [`read_all`] for the tool's reader.
+    read_all: ReadAll,
 }
 
-/// Which bytes a line may hold, read from its mark: a tool's
-/// [`Reader::may_start`] asks this rather than search a line for one of
-/// its markers (a search costs a call per line, more than a short line
-/// takes to read). It may say yes for a byte the line lacks, never no for
-/// one it holds.
-#[derive(Clone, Copy)]
-pub struct Holds<'b> {
-    mark: u32,
-    /// `None`: no mark was taken, and every byte may be there.
-    bits: Option<&'b ByteBits>,
-}
-
-impl Holds<'_> {
-    /// Every byte may be there: for a line read without a mark.
-    pub fn anything() -> Holds<'static> {
-        Holds {
-            mark: 0,
-            bits: None,
-        }
-    }
-
-    /// Whether the line may hold `byte`. A byte the mark has no bit for
-    /// may be there.
-    pub fn byte(&self, byte: u8) -> bool {
-        let Some(bits) = self.bits else {
-            return true;
-        };
-        let bit = bits.mask(&[byte]);
-        bit == 0 || self.mark & bit != 0
+const fn register<R: Reader>() -> Registered {
+    Registered {
+        tool: R::TOOL,
+        markers: R::MARKERS,
+        may_start: R::may_start,
+        read_all: read_all::<R>,
     }
 }
 
 /// The tools in the order their runs are listed before sorting by line
-/// (which decides the order of runs that start on the same line).
-const READERS: [Reader; 5] = [
-    super_smack::READER,
-    sysbench::READER,
-    sql_bench::READER,
-    bonnie::READER,
-    diskinfo::READER,
+/// (which decides the order of runs that start on the same line): that of
+/// [`Tool::ALL`], one reader a tool, which a test holds it to.
+const READERS: [Registered; Tool::ALL.len()] = [
+    register::<super_smack::SuperSmackReader>(),
+    register::<sysbench::SysbenchReader>(),
+    register::<sql_bench::SqlBenchReader>(),
+    register::<bonnie::BonnieReader>(),
+    register::<diskinfo::DiskinfoReader>(),
 ];
 
 /// Every tool's markers, for [`crate::text::Source::marked`] to find.
@@ -94,55 +68,58 @@ pub fn find_runs(
             continue;
         }
         for ((reader, starts), mask) in READERS.iter().zip(starts.iter_mut()).zip(masks) {
-            let holds = Holds {
-                mark,
-                bits: Some(bits),
-            };
-            if mark & mask != 0 && (reader.may_start)(lines, i, holds) {
+            if mark & mask != 0 && (reader.may_start)(lines, i, Holds::marked(mark, bits)) {
                 starts.push(i);
             }
         }
     }
     for (reader, starts) in READERS.iter().zip(&starts) {
-        (reader.read)(lines, starts, runs, unparsed);
+        let before = runs.len();
+        (reader.read_all)(lines, starts, runs, unparsed);
+        debug_assert!(
+            runs[before..].iter().all(|run| run.tool == reader.tool),
+            "{}'s reader gave another tool's run",
+            reader.tool
+        );
     }
 }
 
-/// The picked lines a tool's reader goes through: it asks for the first
-/// one at or after the line it has read up to.
-pub struct Starts<'s> {
-    rest: &'s [usize],
-}
-
-impl<'s> Starts<'s> {
-    /// The lines [`Reader::may_start`] picked, in order.
-    pub fn new(picked: &'s [usize]) -> Starts<'s> {
-        Starts { rest: picked }
-    }
-
-    /// The first picked line at or after `i`.
-    pub fn from(&mut self, i: usize) -> Option<usize> {
-        let skip = self.rest.partition_point(|&start| start < i);
-        self.rest = &self.rest[skip..];
-        self.rest.first().copied()
+/// Reads one tool's reports at the lines its [`Reader::may_start`] picked,
+/// in order: each at the first picked line at or after the end of the
+/// report before it, so that no line is read as part of two reports.
+fn read_all<R: Reader>(
+    lines: &[Line<'_>],
+    picked: &[usize],
+    runs: &mut Vec<Run>,
+    unparsed: &mut Vec<Unparsed>,
+) {
+    let mut state = R::State::default();
+    let mut rest = picked;
+    let mut i = 0;
+    loop {
+        rest = &rest[rest.partition_point(|&start| start < i)..];
+        let Some(&start) = rest.first() else {
+            return;
+        };
+        i = R::read_at(lines, start, &mut state, runs, unparsed).max(start + 1);
     }
 }
 
 /// One tool's runs and near misses in a text, read the way [`find_runs`]
 /// reads them: what the tools' unit tests need.
 #[cfg(test)]
-pub fn read_alone(reader: &Reader, lines: &[Line<'_>]) -> (Vec<Run>, Vec<Unparsed>) {
+pub fn read_alone<R: Reader>(lines: &[Line<'_>]) -> (Vec<Run>, Vec<Unparsed>) {
     // The line's own text, not its mark: a marker a tool forgot fails
     // the tool's tests.
     let picked: Vec<usize> = (0..lines.len())
         .filter(|&i| {
             let text = lines[i].text.as_bytes();
-            reader.markers.iter().any(|marker| text.contains(marker))
-                && (reader.may_start)(lines, i, Holds::anything())
+            R::MARKERS.iter().any(|marker| text.contains(marker))
+                && R::may_start(lines, i, Holds::anything())
         })
         .collect();
     let (mut runs, mut unparsed) = (Vec::new(), Vec::new());
-    (reader.read)(lines, &picked, &mut runs, &mut unparsed);
+    read_all::<R>(lines, &picked, &mut runs, &mut unparsed);
     (runs, unparsed)
 }
 
@@ -150,18 +127,10 @@ pub fn read_alone(reader: &Reader, lines: &[Line<'_>]) -> (Vec<Run>, Vec<Unparse
 mod tests {
     use super::*;
 
+    /// A tool left out of the walk would find nothing, and its unit tests
+    /// (which call its reader alone) would still pass.
     #[test]
-    fn holds_never_denies_a_byte_the_line_has() {
-        let bits = ByteBits::new(&[b"#:,"]);
-        let line = "ad0: 76319MB";
-        let holds = Holds {
-            mark: bits.mark_of(line.as_bytes()),
-            bits: Some(&bits),
-        };
-        assert!(holds.byte(b':'));
-        assert!(!holds.byte(b'#') && !holds.byte(b','));
-        // A byte the table has no bit for may be anywhere.
-        assert!(holds.byte(b'%'));
-        assert!(Holds::anything().byte(b'#'));
+    fn every_tool_has_one_reader_in_the_order_of_all() {
+        assert_eq!(READERS.map(|reader| reader.tool), Tool::ALL);
     }
 }

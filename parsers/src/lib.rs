@@ -35,6 +35,7 @@ mod dispatch;
 mod mail;
 pub mod mbox;
 mod number;
+mod reader;
 mod sql_bench;
 mod super_smack;
 mod sysbench;
@@ -45,18 +46,19 @@ pub use contract::{metric_info, MetricInfo};
 /// What every tool module's unit tests need: run one tool's reader on a text.
 #[cfg(test)]
 pub(crate) mod test_support {
-    use crate::dispatch::{read_alone, Reader};
+    use crate::dispatch::read_alone;
+    use crate::reader::Reader;
     use crate::{text, Run, Unparsed};
 
     /// The runs and near misses one tool's reader finds in `input`.
-    pub(crate) fn runs_of(reader: Reader, input: &str) -> (Vec<Run>, Vec<Unparsed>) {
-        read_alone(&reader, &text::lines(input))
+    pub(crate) fn runs_of<R: Reader>(input: &str) -> (Vec<Run>, Vec<Unparsed>) {
+        read_alone::<R>(&text::lines(input))
     }
 
     /// Each input is exactly one near miss, on line 1, whose `why` says `why`.
-    pub(crate) fn assert_one_near_miss_each(reader: Reader, cases: &[(&str, &str)]) {
+    pub(crate) fn assert_one_near_miss_each<R: Reader>(cases: &[(&str, &str)]) {
         for (i, (input, why)) in cases.iter().enumerate() {
-            let (runs, unparsed) = read_alone(&reader, &text::lines(input));
+            let (runs, unparsed) = read_alone::<R>(&text::lines(input));
             assert!(runs.is_empty(), "case {i}");
             assert_eq!(unparsed.len(), 1, "case {i}");
             assert_eq!(unparsed[0].line, 1, "case {i}");
@@ -393,6 +395,21 @@ mod tests {
             .map(|path| std::fs::read_to_string(path).unwrap())
             .collect::<Vec<_>>()
             .join("\n")
+    }
+
+    /// Every variant of `Tool` is in `Tool::ALL`, once: a tool left out
+    /// compiles, and nothing would list, name or read it. The variants are
+    /// counted through serde's variant index, which knows them all.
+    #[test]
+    fn all_holds_every_tool_once() {
+        use serde::de::value::{Error, U32Deserializer};
+        let variants: Vec<Tool> = (0..)
+            .map_while(|index| Tool::deserialize(U32Deserializer::<Error>::new(index)).ok())
+            .collect();
+        assert_eq!(variants, Tool::ALL);
+        for tool in Tool::ALL {
+            assert_eq!(Tool::from_name(tool.name()), Some(tool));
+        }
     }
 
     /// Finding the messages on a second thread gives the document found on

@@ -42,10 +42,10 @@ use nom::multi::many0;
 use nom::sequence::preceded;
 use nom::{IResult, Parser};
 
-use crate::dispatch::{Holds, Reader, Starts};
 use crate::number::perl_number;
+use crate::reader::{Holds, Reader};
 use crate::text::{Line, LogicalLine};
-use crate::{Measurement, Run, Unparsed};
+use crate::{Measurement, Run, Tool, Unparsed};
 
 mod summary;
 mod test_log;
@@ -106,45 +106,45 @@ impl Times {
 }
 
 /// How the one walk over the lines finds sql-bench's reports.
-pub const READER: Reader = Reader {
+pub struct SqlBenchReader;
+
+impl Reader for SqlBenchReader {
+    const TOOL: Tool = Tool::SqlBench;
     // The colon of the summary's heads and entries, the `(` of a test
     // log's times, `Testing server '`, `Benchmark DBD suite`, and the `c`
     // of `seconds usr sys cpu tests`.
-    markers: b":('Dc",
-    may_start: |lines, i, holds| anchor(lines[i].text, holds).is_some(),
-    read: read_runs,
-};
+    const MARKERS: &'static [u8] = b":('Dc";
+    /// Each report is read on its own.
+    type State = ();
 
-/// Reads every sql-bench report at the lines [`READER`] picked; reports
-/// that start but break off become [`Unparsed`] entries.
-fn read_runs(
-    lines: &[Line<'_>],
-    picked: &[usize],
-    runs: &mut Vec<Run>,
-    unparsed: &mut Vec<Unparsed>,
-) {
-    let mut starts = Starts::new(picked);
-    let mut i = 0;
-    while let Some(start) = starts.from(i) {
-        i = start;
+    fn may_start(lines: &[Line<'_>], i: usize, holds: Holds<'_>) -> bool {
+        anchor(lines[i].text, holds).is_some()
+    }
+
+    /// Reads the sql-bench report at line `i`; a report that starts but
+    /// breaks off becomes an [`Unparsed`] entry.
+    fn read_at(
+        lines: &[Line<'_>],
+        i: usize,
+        _: &mut (),
+        runs: &mut Vec<Run>,
+        unparsed: &mut Vec<Unparsed>,
+    ) -> usize {
         let outcome = match anchor(lines[i].text, Holds::anything()) {
-            None => {
-                i += 1;
-                continue;
-            }
+            None => return i + 1,
             Some(Anchor::Summary) => read_summary(lines, i),
             Some(Anchor::TestLog) => read_test_log(lines, i),
         };
         match outcome {
             Outcome::Run(run, next) => {
                 runs.push(*run);
-                i = next.max(i + 1);
+                next
             }
             Outcome::Broken(miss, next) => {
                 unparsed.push(miss);
-                i = next.max(i + 1);
+                next
             }
-            Outcome::NotAReport => i += 1,
+            Outcome::NotAReport => i + 1,
         }
     }
 }
@@ -453,7 +453,7 @@ mod tests {
     use super::*;
 
     fn runs_of(input: &str) -> (Vec<Run>, Vec<Unparsed>) {
-        crate::test_support::runs_of(READER, input)
+        crate::test_support::runs_of::<SqlBenchReader>(input)
     }
 
     #[test]

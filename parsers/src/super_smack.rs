@@ -23,8 +23,8 @@ use nom::multi::many1;
 use nom::sequence::preceded;
 use nom::{IResult, Parser};
 
-use crate::dispatch::{Holds, Reader, Starts};
 use crate::number::decimal;
+use crate::reader::{Holds, Reader};
 use crate::text::{Line, LogicalLine};
 use crate::{Measurement, Run, Tool, Unparsed};
 
@@ -81,49 +81,48 @@ pub struct SuperSmackCommand {
 }
 
 /// How the one walk over the lines finds super-smack's reports.
-pub const READER: Reader = Reader {
-    // `Q` starts both `Query Barrel Report` and `Query_type`.
-    markers: b"Q",
-    may_start,
-    read: read_runs,
-};
+pub struct SuperSmackReader;
 
-/// A report starts on its `Query Barrel Report` line, or on a header
-/// whose first line was cut off; a line set in bold is read without its
-/// marks, as [`read_runs`] reads it.
-fn may_start(lines: &[Line<'_>], i: usize, _: Holds<'_>) -> bool {
-    let text = lines[i].text;
-    let text = bold_text(text).unwrap_or(text);
-    // `Q` starts both; prose seldom holds one.
-    memchr::memchr(b'Q', text.as_bytes()).is_some()
-        && (report_start_finder().find(text.as_bytes()).is_some()
-            || text.trim_start().starts_with("Query_type"))
+/// What super-smack's reader carries from one report to the next.
+#[derive(Default)]
+pub struct SmackState {
+    /// Reports and commands above this index belong to earlier runs.
+    taken_until: usize,
+    /// The command of a shell loop whose reports follow one another.
+    loop_reports: Option<(SuperSmackCommand, String, usize)>,
 }
 
-/// Reads every Query Barrel Report at the lines [`may_start`] picked. A
-/// report that starts but cannot be read becomes an [`Unparsed`] entry
-/// saying what was missing.
-fn read_runs(
-    lines: &[Line<'_>],
-    picked: &[usize],
-    runs: &mut Vec<Run>,
-    unparsed: &mut Vec<Unparsed>,
-) {
-    if picked.is_empty() {
-        return;
+impl Reader for SuperSmackReader {
+    const TOOL: Tool = Tool::SuperSmack;
+    // `Q` starts both `Query Barrel Report` and `Query_type`.
+    const MARKERS: &'static [u8] = b"Q";
+    type State = SmackState;
+
+    /// A report starts on its `Query Barrel Report` line, or on a header
+    /// whose first line was cut off; a line set in bold is read without its
+    /// marks, as [`SuperSmackReader::read_at`] reads it.
+    fn may_start(lines: &[Line<'_>], i: usize, _: Holds<'_>) -> bool {
+        let text = lines[i].text;
+        let text = bold_text(text).unwrap_or(text);
+        // `Q` starts both; prose seldom holds one.
+        memchr::memchr(b'Q', text.as_bytes()).is_some()
+            && (report_start_finder().find(text.as_bytes()).is_some()
+                || text.trim_start().starts_with("Query_type"))
     }
-    // A blog converted to Markdown bolds each line of a report: `**...**`.
-    // Each line is read without its marks when it is read, so the input's
-    // lines are never copied and indices stay those of the input.
-    let lines = Unbolded(lines);
-    // Reports and commands above this index belong to earlier runs.
-    let mut taken_until = 0;
-    // The command of a shell loop whose reports follow one another.
-    let mut loop_reports: Option<(SuperSmackCommand, String, usize)> = None;
-    let mut starts = Starts::new(picked);
-    let mut i = 0;
-    while let Some(start) = starts.from(i) {
-        i = start;
+
+    /// Reads the Query Barrel Report at line `i`. A report that starts but
+    /// cannot be read becomes an [`Unparsed`] entry saying what was missing.
+    fn read_at(
+        lines: &[Line<'_>],
+        i: usize,
+        state: &mut SmackState,
+        runs: &mut Vec<Run>,
+        unparsed: &mut Vec<Unparsed>,
+    ) -> usize {
+        // A blog converted to Markdown bolds each line of a report: `**...**`.
+        // Each line is read without its marks when it is read, so the input's
+        // lines are never copied and indices stay those of the input.
+        let lines = Unbolded(lines);
         let text = lines.get(i).text;
         // A mail that lost its line breaks glues the report to the command.
         let offset = match report_start_finder().find(text.as_bytes()) {
@@ -133,23 +132,20 @@ fn read_runs(
             {
                 0
             }
-            None => {
-                i += 1;
-                continue;
-            }
+            None => return i + 1,
         };
         let end = report_end(lines, i);
         let block = LogicalLine::join(&lines.range(i..end), "\n");
         match read_report(&block, offset) {
             Ok((report, consumed)) => {
                 let last_line = block.line_at(consumed.saturating_sub(1));
-                let mut command = command_before(lines, i, offset, taken_until);
+                let mut command = command_before(lines, i, offset, state.taken_until);
                 if command.is_none() {
-                    command = loop_command(&loop_reports, lines, i, taken_until);
+                    command = loop_command(&state.loop_reports, lines, i, state.taken_until);
                 }
                 // `for i in 1 4 16; do super-smack ... $i 10000; done` prints
                 // one report per pass under one command line.
-                loop_reports = command
+                state.loop_reports = command
                     .as_ref()
                     .filter(|(c, _, _)| c.test.is_some() && c.clients.is_none())
                     .cloned();
@@ -161,8 +157,8 @@ fn read_runs(
                     i,
                     last_line,
                 ));
-                taken_until = last_line;
-                i = last_line.max(i + 1);
+                state.taken_until = last_line;
+                last_line
             }
             Err(why) => {
                 unparsed.push(Unparsed {
@@ -170,8 +166,8 @@ fn read_runs(
                     text: block.text.lines().take(4).collect::<Vec<_>>().join("\n"),
                     why: why.to_string(),
                 });
-                taken_until = i + 1;
-                i += 1;
+                state.taken_until = i + 1;
+                i + 1
             }
         }
     }
@@ -586,7 +582,7 @@ mod tests {
     use super::*;
 
     fn runs_of(input: &str) -> (Vec<Run>, Vec<Unparsed>) {
-        crate::test_support::runs_of(READER, input)
+        crate::test_support::runs_of::<SuperSmackReader>(input)
     }
 
     #[test]
@@ -712,7 +708,7 @@ mod tests {
                 "query row",
             ),
         ];
-        crate::test_support::assert_one_near_miss_each(READER, &cases);
+        crate::test_support::assert_one_near_miss_each::<SuperSmackReader>(&cases);
     }
 
     #[test]

@@ -44,7 +44,7 @@ use std::collections::BTreeMap;
 
 use nom::IResult;
 
-use crate::dispatch::{Holds, Reader, Starts};
+use crate::reader::{Holds, Reader};
 use crate::text::{self, Line, LogicalLine};
 use crate::{Measurement, Run, Tool, Unparsed};
 
@@ -101,50 +101,45 @@ const BEFORE_COLON: [bool; 256] = {
 };
 
 /// How the one walk over the lines finds sysbench's reports.
-pub const READER: Reader = Reader {
+pub struct SysbenchReader;
+
+impl Reader for SysbenchReader {
+    const TOOL: Tool = Tool::Sysbench;
     // An interval line's `[`, the histogram heading's `(`, the colon that
     // ends every other anchor.
-    markers: b"[(:",
-    may_start: |lines, i, holds| start_in(lines[i].text, holds).is_some(),
-    read: read_runs,
-};
+    const MARKERS: &'static [u8] = b"[(:";
+    /// Headers above this index belong to earlier runs.
+    type State = usize;
 
-/// Reads every sysbench report and one-line summary at the lines
-/// [`READER`] picked; reports that start but break off become [`Unparsed`]
-/// entries.
-fn read_runs(
-    lines: &[Line<'_>],
-    picked: &[usize],
-    runs: &mut Vec<Run>,
-    unparsed: &mut Vec<Unparsed>,
-) {
-    // Headers above this index belong to earlier runs.
-    let mut taken_until = 0;
-    let mut starts = Starts::new(picked);
-    let mut i = 0;
-    while let Some(start) = starts.from(i) {
-        i = start;
+    fn may_start(lines: &[Line<'_>], i: usize, holds: Holds<'_>) -> bool {
+        start_in(lines[i].text, holds).is_some()
+    }
+
+    /// Reads the sysbench report or one-line summaries at line `i`; a
+    /// report that starts but breaks off becomes an [`Unparsed`] entry.
+    fn read_at(
+        lines: &[Line<'_>],
+        i: usize,
+        taken_until: &mut usize,
+        runs: &mut Vec<Run>,
+        unparsed: &mut Vec<Unparsed>,
+    ) -> usize {
         let text = lines[i].text;
         let offset = match start_in(text, Holds::anything()) {
-            None => {
-                i += 1;
-                continue;
-            }
+            None => return i + 1,
             Some(Start::Summaries) => {
-                i = summaries(lines, i, runs, unparsed);
-                taken_until = i;
-                continue;
+                *taken_until = summaries(lines, i, runs, unparsed);
+                return *taken_until;
             }
             Some(Start::Report(offset)) => offset,
         };
         let alone = text.get(..offset).is_some_and(|t| t.trim().is_empty());
         if let Some(end) = alone
-            .then(|| side_by_side(lines, taken_until, i, runs, unparsed))
+            .then(|| side_by_side(lines, *taken_until, i, runs, unparsed))
             .flatten()
         {
-            i = end;
-            taken_until = i;
-            continue;
+            *taken_until = end;
+            return end;
         }
         let block = report_block(lines, i, offset);
         let (rest, elements) = report_elements(block.text.get(offset..).unwrap_or_default());
@@ -164,7 +159,7 @@ fn read_runs(
         match assemble(elements, rest) {
             Ok(report) => {
                 let glued = text.get(..offset).unwrap_or_default();
-                let header = read_header(lines, taken_until, i, glued);
+                let header = read_header(lines, *taken_until, i, glued);
                 report_overflows(&report, &block, unparsed);
                 runs.push(to_run(
                     &report,
@@ -184,8 +179,8 @@ fn read_runs(
                 why,
             }),
         }
-        i = last_line.max(i + 1);
-        taken_until = i;
+        *taken_until = last_line.max(i + 1);
+        *taken_until
     }
 }
 
@@ -363,7 +358,7 @@ mod tests {
     use super::*;
 
     fn runs_of(input: &str) -> (Vec<Run>, Vec<Unparsed>) {
-        crate::test_support::runs_of(READER, input)
+        crate::test_support::runs_of::<SysbenchReader>(input)
     }
 
     #[test]
@@ -408,7 +403,7 @@ mod tests {
             ("Test execution summary:\n    total time: 60.0033s\n    total number of events: 10\n    per-request statistics:\n         min: 1.70ms\n", "without `latency_avg_ms`"),
             ("CPU speed:\nGeneral statistics:\n    total time: 1.0s\n    total number of events: 10\n", "`CPU speed:` followed by General statistics:"),
         ];
-        crate::test_support::assert_one_near_miss_each(READER, &cases);
+        crate::test_support::assert_one_near_miss_each::<SysbenchReader>(&cases);
     }
 
     #[test]

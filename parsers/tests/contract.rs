@@ -46,3 +46,32 @@ fn every_metric_the_fixtures_give_is_in_the_contract_with_its_unit() {
     );
     assert!(problems.is_empty(), "{problems:#?}");
 }
+
+/// Every attribute key a parser gives a run is one of Contract 2's general
+/// keys or one of its tool's own (`Tool::own_attribute_keys`): a key of
+/// no contract would reach the database and the forms unnamed.
+#[test]
+fn every_attribute_key_the_fixtures_give_is_general_or_the_tools_own() {
+    let cases = fixture_files::fixture_texts();
+    assert!(!cases.is_empty(), "no fixtures found");
+    let mut problems = BTreeSet::new();
+    let mut keys_seen = BTreeSet::new();
+    for case in &cases {
+        let input = std::fs::read_to_string(case).expect("fixture is UTF-8");
+        for run in parsers::parse(&input).runs {
+            for key in run.attrs.keys() {
+                keys_seen.insert(key.clone());
+                let general = parsers::contract::ATTRIBUTE_KEYS.contains(&key.as_str());
+                if !general && !run.tool.own_attribute_keys().contains(&key.as_str()) {
+                    problems.insert(format!(
+                        "{}: {} gives `{key}`, in no contract",
+                        case.display(),
+                        run.tool.name()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(keys_seen.len() > 20, "the fixtures gave only {keys_seen:?}");
+    assert!(problems.is_empty(), "{problems:#?}");
+}

@@ -304,7 +304,7 @@ mod tests {
     fn name_and_size_joined_by_a_colon() {
         // bonnie++ 1.03 lines from a 2007 linux-raid reply (Justin Piszcz).
         let input = "c6300-optimized:4000M,43976,99,167209,29,73109,22,43471,91,208572,40,511.4,1,16:100000:16/64,1109,12,26948,89,2469,14,1051,11,29037,97,2167,16\n";
-        let (runs, unparsed) = crate::test_support::runs_of(super::super::READER, input);
+        let (runs, unparsed) = crate::test_support::runs_of::<super::super::BonnieReader>(input);
         assert!(unparsed.is_empty(), "{unparsed:?}");
         assert_eq!(runs.len(), 1);
         let run = &runs[0];

@@ -309,11 +309,11 @@ fn test_of_log(lines: &[Line<'_>], start: usize, last: usize) -> Option<String> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sql_bench::READER;
+    use crate::sql_bench::SqlBenchReader;
     use crate::Unparsed;
 
     fn runs_of(input: &str) -> (Vec<Run>, Vec<Unparsed>) {
-        crate::test_support::runs_of(READER, input)
+        crate::test_support::runs_of::<SqlBenchReader>(input)
     }
 
     #[test]
