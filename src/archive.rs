@@ -7,6 +7,10 @@
 //! header block; that text is what the submission keeps and what line
 //! numbers point into. The SHA-256 of the raw message bytes (and its
 //! Message-ID) make importing the same archive twice add nothing.
+//!
+//! Files and messages are read by [`crate::intake`]; this module stores
+//! them: one message's rows ([`store_mail`]) and the import's pipeline, a
+//! reading thread and a writer storing in batches ([`import_files`]).
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -490,7 +494,6 @@ fn read_file_steps(file: usize, path: &Path, limit: u64, sender: &Sender) -> Res
     );
     let mut gone = false;
     let policy = Policy::import(limit);
-    // The compressed bytes are dropped once unpacked.
     let read = intake::read_each(&name, Cow::Owned(bytes), &policy, |on_disk, mail| {
         let step = match mail {
             Ok(prepared) => Step::Mail(Box::new(prepared)),

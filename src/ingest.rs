@@ -1,5 +1,6 @@
-//! From input bytes to stored rows: the one place that knows both the
-//! parsers' [`Document`] and the database's rows.
+//! From a parsed text to stored rows: the one place that knows both the
+//! parsers' [`Document`] and the database's rows. Bytes become that text
+//! in [`crate::intake`].
 //!
 //! A submission is written in one transaction, so a failure leaves nothing
 //! behind, and the SHA-256 of its text makes the same text twice one
@@ -14,7 +15,7 @@ use sha2::{Digest, Sha256};
 
 // Read by `intake`; named here too, where their callers found them.
 pub use crate::intake::{
-    check_text, collect_input_files, decode_input, read_file, size_for_people, InputError,
+    collect_input_files, decode_input, read_file, size_for_people, InputError,
 };
 use crate::store;
 

@@ -168,11 +168,19 @@ pub fn read_each(
     mut each: impl FnMut(u64, Result<PreparedMail, MailFailure>) -> ControlFlow<()>,
 ) -> Result<Read, ReadError> {
     let given = bytes.len() as u64;
-    let unpacked = match unpack(&bytes, policy.max_bytes) {
-        Ok(Cow::Owned(out)) => Cow::Owned(out),
-        Ok(Cow::Borrowed(_)) => bytes,
+    let gunzipped = match unpack(&bytes, policy.max_bytes) {
+        Ok(Cow::Owned(out)) => Some(out),
+        Ok(Cow::Borrowed(_)) => None,
         Err(InputError::TooLarge) => return Err(ReadError::TooLarge),
         Err(error) => return Err(ReadError::Input(error)),
+    };
+    let unpacked = match gunzipped {
+        Some(out) => {
+            // The compressed bytes are not needed once unpacked.
+            drop(bytes);
+            Cow::Owned(out)
+        }
+        None => bytes,
     };
     let (kind, raws) = raw_messages(name, &unpacked);
     let raws: RawMessages = match policy.max_messages {

@@ -10,7 +10,7 @@
 //! table for the next writer on the same pooled connection. Dropping a
 //! writer (or a [`Finished`] one) rolls everything back, the stage too.
 //!
-//! ```compile_fail
+//! ```compile_fail,E0599
 //! # fn no_commit(conn: &mut rusqlite::Connection) -> rusqlite::Result<()> {
 //! let writer = benchlog::store::Writer::begin(conn, None)?;
 //! writer.commit() // there is none: `finish` first
