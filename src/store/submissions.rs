@@ -133,7 +133,7 @@ pub fn insert_submission(tx: &Transaction, new: &NewSubmission) -> rusqlite::Res
 
 /// What every writer of submissions does once, after its last
 /// [`store_document`](crate::ingest::store_document) and before it commits:
-/// writes the staged attributes ([`write_staged_attrs`]) and adds the new
+/// writes the staged attributes (`write_staged_attrs`) and adds the new
 /// submissions to the full-text index ([`index_new_submissions`]).
 /// [`Writer::finish`](super::Writer::finish) calls it; a caller with a
 /// transaction of its own must, before its commit.
@@ -263,7 +263,7 @@ pub(super) const CREATE_STAGED_RUN_ATTRS: &str =
          PRIMARY KEY (tool, key, value, run_id)
      ) WITHOUT ROWID";
 
-/// Stores attributes of new runs: staged ([`stage_run_attrs`]), they
+/// Stores attributes of new runs: staged (`stage_run_attrs`), they
 /// reach `run_attrs` when the writes finish ([`finish_writes`], which
 /// [`Writer::finish`](super::Writer::finish) calls); until then no query
 /// sees them.
