@@ -250,7 +250,7 @@ async fn receive_and_store(
         .with_conn(move |conn| {
             let title = title.as_ref().map(|(at, title)| (*at, title.as_str()));
             let checkpointer = Some(&writer.inner.checkpointer);
-            store_upload_within(conn, checkpointer, &texts, title, &|stage| match stage {
+            store_upload_checkpointed(conn, checkpointer, &texts, title, &|stage| match stage {
                 UploadStage::Committing => !fate.commit(),
                 UploadStage::Storing { .. } => fate.is_abandoned(),
             })
@@ -326,12 +326,12 @@ pub fn store_upload(
     title: Option<(usize, &str)>,
     abandoned: &dyn Fn(UploadStage) -> bool,
 ) -> Result<(Vec<i64>, Option<String>), AppError> {
-    store_upload_within(conn, None, texts, title, abandoned)
+    store_upload_checkpointed(conn, None, texts, title, abandoned)
 }
 
 /// [`store_upload`], asking `checkpointer` for a checkpoint after the
 /// commit.
-fn store_upload_within(
+fn store_upload_checkpointed(
     conn: &mut Connection,
     checkpointer: Option<&store::Checkpointer>,
     texts: &[(String, Input)],
