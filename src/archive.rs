@@ -7,192 +7,33 @@
 //! header block; that text is what the submission keeps and what line
 //! numbers point into. The SHA-256 of the raw message bytes (and its
 //! Message-ID) make importing the same archive twice add nothing.
+//!
+//! Files and messages are read by [`crate::intake`]; this module stores
+//! them: one message's rows ([`store_mail`]) and the import's pipeline, a
+//! reading thread and a writer storing in batches ([`import_files`]).
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
-use std::io::Read;
+use std::ops::ControlFlow;
 use std::path::Path;
 
 use anyhow::Context;
-use flate2::read::MultiGzDecoder;
-use parsers::mbox::{self, Kind, MailMessage};
+use parsers::mbox::MailMessage;
 use parsers::Document;
-use rusqlite::{Connection, Transaction, TransactionBehavior};
-use sha2::{Digest, Sha256};
+use rusqlite::{Connection, Transaction};
 
-use crate::ingest::{self, InputError, MAX_INPUT_BYTES};
+use crate::ingest;
+use crate::intake::{self, parts_not_read, Policy, Read, ReadError};
+// Read by `intake`; named here too, where the import's callers found them.
+pub use crate::intake::{prepare_input, prepare_mail, Input, MailFailure, PreparedMail};
 use crate::store;
 
 /// The largest file `benchlog ingest` reads, on disk and unpacked
-/// (uploads keep the smaller [`MAX_INPUT_BYTES`]). A file is held whole
+/// (uploads keep the smaller
+/// [`MAX_INPUT_BYTES`](crate::ingest::MAX_INPUT_BYTES)). A file is held whole
 /// while its messages are read, so this bounds the memory an import takes;
 /// a busy list's month is a few MB, a year of one under 100 MB.
 pub const MAX_ARCHIVE_BYTES: u64 = 256 * 1024 * 1024;
-
-/// Gunzips `.gz` content (by its magic bytes), up to `limit` bytes.
-///
-/// The stream is unpacked twice, first only to count: a gzip bomb is then
-/// refused without holding any of it, and what is kept is allocated once.
-pub fn unpack(bytes: &[u8], limit: u64) -> Result<Cow<'_, [u8]>, InputError> {
-    if !bytes.starts_with(&[0x1f, 0x8b]) {
-        return if bytes.len() as u64 > limit {
-            Err(InputError::TooLarge)
-        } else {
-            Ok(Cow::Borrowed(bytes))
-        };
-    }
-    let bad = |e: std::io::Error| InputError::BadGzip(e.to_string());
-    let size = std::io::copy(
-        &mut MultiGzDecoder::new(bytes).take(limit + 1),
-        &mut std::io::sink(),
-    )
-    .map_err(bad)?;
-    if size > limit {
-        return Err(InputError::TooLarge);
-    }
-    let mut out = Vec::with_capacity(size as usize);
-    MultiGzDecoder::new(bytes)
-        .take(limit + 1)
-        .read_to_end(&mut out)
-        .map_err(bad)?;
-    if out.len() as u64 > limit {
-        return Err(InputError::TooLarge);
-    }
-    Ok(Cow::Owned(out))
-}
-
-/// One message read, decoded and parsed, ready to be stored.
-#[derive(Debug, Clone)]
-pub struct PreparedMail {
-    /// Where it came from, for people: `2006-April.txt.gz, message 12`.
-    pub source_name: String,
-    pub raw_sha256: String,
-    pub raw_len: usize,
-    pub mail: MailMessage,
-    pub document: Document,
-}
-
-/// A message that could not be read, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MailFailure {
-    pub source_name: String,
-    pub why: String,
-}
-
-/// Why a message was not prepared.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-enum Refusal {
-    /// Not mail at all: an upload is then read as text instead.
-    #[error(transparent)]
-    NotMail(#[from] mbox::MailError),
-    /// Mail whose decoded text is refused as a paste would be.
-    #[error(transparent)]
-    Text(#[from] InputError),
-}
-
-/// Decodes and parses one raw message. Pure work, no database: all of it
-/// is done before a transaction takes the write lock.
-pub fn prepare_mail(source_name: String, raw: &[u8]) -> Result<PreparedMail, MailFailure> {
-    prepare(source_name, raw).map_err(|(failure, _)| failure)
-}
-
-/// [`prepare_mail`], telling also why a message was refused.
-fn prepare(source_name: String, raw: &[u8]) -> Result<PreparedMail, (MailFailure, Refusal)> {
-    let decoded =
-        mbox::decode(raw).map_err(Refusal::from).and_then(|mail| {
-            match ingest::check_text(&mail.text) {
-                Ok(()) => Ok(mail),
-                Err(error) => Err(error.into()),
-            }
-        });
-    let mail = match decoded {
-        Ok(mail) => mail,
-        Err(refusal) => {
-            let failure = MailFailure {
-                source_name,
-                why: refusal.to_string(),
-            };
-            return Err((failure, refusal));
-        }
-    };
-    let document = parsers::parse(&mail.text);
-    Ok(PreparedMail {
-        source_name,
-        raw_sha256: hex::encode(Sha256::digest(raw)),
-        raw_len: raw.len(),
-        mail,
-        document,
-    })
-}
-
-/// An upload or file, read: plain text, or the messages of a mail archive.
-#[derive(Debug, Clone)]
-pub enum Input {
-    /// A text and what the parsers found in it.
-    Text(String, Document),
-    Mails(Vec<Result<PreparedMail, MailFailure>>),
-}
-
-/// Turns uploaded bytes into an [`Input`]: gunzipped, then read as an mbox
-/// or a MIME message when it is one (see [`mbox::detect`]), else decoded as
-/// text like any paste. Mail that yields no readable message at all is
-/// kept as text rather than refused; a message whose decoded text a paste
-/// could not have (a NUL, an overlong line) refuses the whole upload, as
-/// the paste would be. An archive of more than `max_messages` messages is
-/// refused before any of them is decoded.
-pub fn prepare_input(
-    file_name: Option<&str>,
-    bytes: &[u8],
-    max_messages: usize,
-) -> Result<Input, InputError> {
-    let unpacked = unpack(bytes, MAX_INPUT_BYTES)?;
-    let name = file_name.unwrap_or("upload");
-    let (kind, raws) = raw_messages(name, &unpacked);
-    let raws: Vec<(String, &[u8])> = raws.take(max_messages + 1).collect();
-    if raws.len() > max_messages {
-        return Err(InputError::TooManyMessages(max_messages));
-    }
-    let mut mails = Vec::with_capacity(raws.len());
-    for (i, (source_name, raw)) in raws.into_iter().enumerate() {
-        match prepare(source_name, raw) {
-            Err((_, Refusal::Text(error))) if kind == Kind::Mbox => {
-                return Err(InputError::InMessage {
-                    message: i + 1,
-                    error: Box::new(error),
-                })
-            }
-            Err((_, Refusal::Text(error))) => return Err(error),
-            prepared => mails.push(prepared.map_err(|(failure, _)| failure)),
-        }
-    }
-    if mails.iter().any(Result::is_ok) {
-        return Ok(Input::Mails(mails));
-    }
-    let text = ingest::decode_input(&unpacked)?;
-    let document = parsers::parse(&text);
-    Ok(Input::Text(text, document))
-}
-
-/// An archive's raw messages, each with the name it is reported under.
-type RawMessages<'a> = Box<dyn Iterator<Item = (String, &'a [u8])> + 'a>;
-
-/// What a file named `name` holds (by [`mbox::detect`], the one rule
-/// uploads and `benchlog ingest` share), and its raw messages, each with
-/// the name it is reported under: `NAME, message N` in an mbox, `NAME`
-/// for a single message; none for text.
-fn raw_messages<'a>(name: &'a str, unpacked: &'a [u8]) -> (Kind, RawMessages<'a>) {
-    let kind = mbox::detect(Some(name), unpacked);
-    let raws: RawMessages<'a> = match kind {
-        Kind::Mbox => Box::new(
-            mbox::split(unpacked)
-                .enumerate()
-                .map(move |(i, raw)| (format!("{name}, message {}", i + 1), raw)),
-        ),
-        Kind::Message => Box::new(std::iter::once((name.to_owned(), unpacked))),
-        Kind::Text => Box::new(std::iter::empty()),
-    };
-    (kind, raws)
-}
 
 /// Stores an [`Input`] in the caller's transaction and returns the
 /// submissions it is (new or already stored), in order; none when none of
@@ -228,50 +69,6 @@ pub fn store_input_each(
             Ok(())
         }
     }
-}
-
-impl Input {
-    /// How many submissions storing it may create: one for a text, one
-    /// per readable message of an archive.
-    pub fn submissions(&self) -> usize {
-        match self {
-            Input::Text(..) => 1,
-            Input::Mails(mails) => mails.iter().flatten().count(),
-        }
-    }
-
-    /// What of it was not read, and why: the messages of an archive that
-    /// could not be, and the parts left out of those that were, as
-    /// `benchlog ingest` reports them.
-    pub fn not_read(&self) -> Vec<MailFailure> {
-        let Input::Mails(mails) = self else {
-            return Vec::new();
-        };
-        let mut not_read = Vec::new();
-        for mail in mails {
-            match mail {
-                Ok(prepared) => not_read.extend(parts_not_read(prepared)),
-                Err(failure) => not_read.push(failure.clone()),
-            }
-        }
-        not_read
-    }
-
-    /// Bytes of decoded text it holds.
-    pub fn text_bytes(&self) -> usize {
-        match self {
-            Input::Text(text, _) => text.len(),
-            Input::Mails(mails) => mails.iter().flatten().map(|m| m.mail.text.len()).sum(),
-        }
-    }
-}
-
-/// The parts of a message that were left out of its text, and why.
-fn parts_not_read(prepared: &PreparedMail) -> impl Iterator<Item = MailFailure> + '_ {
-    prepared.mail.not_read.iter().map(|why| MailFailure {
-        source_name: prepared.source_name.clone(),
-        why: why.clone(),
-    })
 }
 
 /// What storing one message did.
@@ -635,7 +432,8 @@ fn import_files_within(
 }
 
 /// Steps in flight between the reading thread and the writer; each holds
-/// at most one message or one text (up to [`MAX_INPUT_BYTES`]).
+/// at most one message or one text (up to
+/// [`MAX_INPUT_BYTES`](crate::ingest::MAX_INPUT_BYTES)).
 const QUEUE: usize = 64;
 
 /// Texts and messages stored per transaction at most, unless told fewer
@@ -648,7 +446,7 @@ pub const BATCH_BYTES: usize = 64 * 1024 * 1024;
 
 /// The longest a transaction of an import takes texts and messages for,
 /// unless one text alone takes longer. It then stores the batch's staged
-/// attributes and writes its full-text index ([`store::finish_writes`]),
+/// attributes and writes its full-text index ([`store::Writer::finish`]),
 /// work that grows with what the batch took, and commits: 0.81-0.89 s after
 /// 1.18 s of storing 2,000 result-heavy mails, 0.46 s after 0.25 s of
 /// storing 4,096 messages of the prose-heavy archive (scripts/bench-ingest.sh's
@@ -677,69 +475,61 @@ enum Step {
 
 type Sender = std::sync::mpsc::SyncSender<(Step, u64)>;
 
-/// Reads, decodes and parses one file into steps. Errs only when the
-/// writer is gone.
+/// Reads, decodes and parses one file into steps ([`intake::read_each`]
+/// with [`Policy::import`]). Errs only when the writer is gone.
 fn read_file_steps(file: usize, path: &Path, limit: u64, sender: &Sender) -> Result<(), ()> {
     let send = |step: Step, bytes: u64| sender.send((step, bytes)).map_err(|_| ());
     let failed = |error: anyhow::Error| {
         let why = format!("{error:#}");
         send(Step::FileFailed { file, why }, 0)
     };
-    let bytes = match ingest::read_file(path, limit) {
+    let bytes = match intake::read_file(path, limit) {
         Ok(bytes) => bytes,
         Err(error) => return failed(error),
     };
     let on_disk = bytes.len() as u64;
-    let gunzipped = match unpack(&bytes, limit) {
-        Ok(Cow::Owned(out)) => Some(out),
-        Ok(Cow::Borrowed(_)) => None,
-        Err(InputError::TooLarge) => {
-            return failed(anyhow::anyhow!(
-                "{} is larger than {} unpacked, the most benchlog reads from one file; split it",
-                path.display(),
-                ingest::size_for_people(limit)
-            ))
-        }
-        Err(error) => {
-            return failed(anyhow::Error::new(error).context(format!("reading {}", path.display())))
-        }
-    };
-    // The compressed bytes are not needed once unpacked.
-    let unpacked = gunzipped.unwrap_or(bytes);
     let name = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let (kind, raws) = raw_messages(&name, &unpacked);
-    if kind == Kind::Text {
-        return match ingest::decode_input(&unpacked) {
-            Ok(text) => {
-                let document = Box::new(parsers::parse(&text));
-                let step = Step::Text {
-                    file,
-                    name: name.clone(),
-                    text,
-                    document,
-                };
-                send(step, on_disk)
-            }
-            Err(error) => {
-                failed(anyhow::Error::new(error).context(format!("reading {}", path.display())))
-            }
-        };
-    }
-    // On-disk bytes per unpacked byte, so a .gz advances the bar evenly.
-    let scale = on_disk as f64 / unpacked.len().max(1) as f64;
-    let mut messages = 0;
-    for (source_name, raw) in raws {
-        let step = match prepare_mail(source_name, raw) {
+    let mut gone = false;
+    let policy = Policy::import(limit);
+    let read = intake::read_each(&name, Cow::Owned(bytes), &policy, |on_disk, mail| {
+        let step = match mail {
             Ok(prepared) => Step::Mail(Box::new(prepared)),
             Err(failure) => Step::MailFailed(failure),
         };
-        send(step, (raw.len() as f64 * scale) as u64)?;
-        messages += 1;
+        gone = send(step, on_disk).is_err();
+        if gone {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    if gone {
+        return Err(());
     }
-    send(Step::MailFileDone { file, messages }, 0)
+    match read {
+        Ok(Read::Text(text, document)) => {
+            let document = Box::new(document);
+            let step = Step::Text {
+                file,
+                name,
+                text,
+                document,
+            };
+            send(step, on_disk)
+        }
+        Ok(Read::Mails { messages }) => send(Step::MailFileDone { file, messages }, 0),
+        Err(ReadError::TooLarge) => failed(anyhow::anyhow!(
+            "{} is larger than {} unpacked, the most benchlog reads from one file; split it",
+            path.display(),
+            intake::size_for_people(limit)
+        )),
+        Err(ReadError::Input(error)) => {
+            failed(anyhow::Error::new(error).context(format!("reading {}", path.display())))
+        }
+    }
 }
 
 /// The writer's side of an import: stores steps in transactions of many
@@ -770,15 +560,14 @@ fn write_steps(
     store::with_bulk_write(conn, |conn| {
         // Waiting for the first step of a batch holds no lock.
         while let Ok(first) = receiver.recv() {
-            let mut tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
+            let mut writer = store::Writer::begin(conn, checkpointer.as_ref())
                 .context("starting the transaction")?;
             let started = std::time::Instant::now();
             let mut batch = vec![first];
             let mut done = Written::default();
             let (mut items, mut text_bytes, mut failed) = (0, 0, false);
             while let Some((step, on_disk)) = batch.last() {
-                let stored = write_step(&tx, step, false, &mut done)?;
+                let stored = write_step(&writer, step, false, &mut done)?;
                 progress(*on_disk);
                 items += stored.items;
                 text_bytes += stored.text_bytes;
@@ -798,29 +587,26 @@ fn write_steps(
                     None => break,
                 }
             }
-            // The batch's attributes, in one statement (store::stage_run_attrs);
+            // The batch's attributes, in one statement (store::insert_run_attrs);
             // should that fail, the batch is stored again item by item, so
             // that only the text or message at fault is left out.
-            if !failed && store::write_staged_attrs(&tx).is_err() {
+            if !failed && writer.write_staged_attrs().is_err() {
                 failed = true;
             }
             if failed {
-                drop(tx);
-                tx = conn
-                    .transaction_with_behavior(TransactionBehavior::Immediate)
+                drop(writer);
+                writer = store::Writer::begin(conn, checkpointer.as_ref())
                     .context("starting the transaction")?;
                 done = Written::default();
                 for (step, _) in &batch {
-                    write_step(&tx, step, true, &mut done)?;
+                    write_step(&writer, step, true, &mut done)?;
                 }
             }
-            store::finish_writes(&tx)
-                .context("storing the attributes and indexing the new submissions")?;
-            tx.commit()
+            writer
+                .finish()
+                .context("storing the attributes and indexing the new submissions")?
+                .commit()
                 .context("committing a batch of texts and messages")?;
-            if let Some(checkpointer) = &checkpointer {
-                checkpointer.after_commit();
-            }
             summary.add(done.summary);
             for (file, outcome) in done.reports {
                 report(file, outcome);
@@ -845,11 +631,11 @@ struct Stored {
     failed: bool,
 }
 
-/// Stores one step in `tx`, under a savepoint of its own when `alone`,
+/// Stores one step in `writer`, under a savepoint of its own when `alone`,
 /// and records what it did in `done`. The error is the database's; a
 /// text or message that cannot be stored is `Stored::failed`.
 fn write_step(
-    tx: &Transaction,
+    writer: &store::Writer,
     step: &Step,
     alone: bool,
     done: &mut Written,
@@ -867,7 +653,7 @@ fn write_step(
             text,
             document,
         } => {
-            let outcome = in_savepoint(tx, alone, |tx| {
+            let outcome = in_savepoint(writer, alone, |tx| {
                 ingest::store_text(tx, Some(name), text, document)
             })?
             .with_context(|| format!("storing {name}"));
@@ -886,7 +672,7 @@ fn write_step(
             if !prepared.document.runs.is_empty() {
                 summary.messages_with_results += 1;
             }
-            let outcome = in_savepoint(tx, alone, |tx| store_mail(tx, prepared))?;
+            let outcome = in_savepoint(writer, alone, |tx| store_mail(tx, prepared))?;
             match &outcome {
                 Ok(MailOutcome::Stored { runs, quotes, .. }) => {
                     summary.messages_added += 1;
@@ -919,28 +705,16 @@ fn write_step(
     }
 }
 
-/// Runs `store`, under a savepoint when `alone`: kept when it succeeds,
-/// undone when it fails, with the attributes it staged written inside the
-/// savepoint. The outer error is the database failing to keep or undo it.
+/// Runs `store`, under a savepoint when `alone`
+/// ([`store::Writer::in_savepoint`]), else straight in the transaction.
 fn in_savepoint<T>(
-    tx: &Transaction,
+    writer: &store::Writer,
     alone: bool,
     store: impl FnOnce(&Transaction) -> anyhow::Result<T>,
 ) -> anyhow::Result<anyhow::Result<T>> {
-    if !alone {
-        return Ok(store(tx));
-    }
-    tx.execute_batch("SAVEPOINT item")
-        .context("starting a savepoint")?;
-    let outcome = store(tx).and_then(|stored| {
-        store::write_staged_attrs(tx).context("storing the runs' attributes")?;
-        Ok(stored)
-    });
-    let end = if outcome.is_ok() {
-        "RELEASE item"
+    if alone {
+        writer.in_savepoint(store)
     } else {
-        "ROLLBACK TO item; RELEASE item"
-    };
-    tx.execute_batch(end).context("ending a savepoint")?;
-    Ok(outcome)
+        Ok(store(writer.tx()))
+    }
 }

@@ -15,7 +15,7 @@ use crate::config::{
 };
 use crate::store::{self, ExportFilter, ExportRow};
 use crate::web;
-use crate::{archive, csv_cell, ingest};
+use crate::{archive, csv_cell, ingest, intake};
 
 /// Runs one subcommand. Errors carry context for each step; `main` prints
 /// the chain.
@@ -52,7 +52,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
 fn ingest_paths(args: IngestArgs) -> anyhow::Result<ExitCode> {
     let mut conn =
         store::open(&args.db.db).with_context(|| format!("opening {}", args.db.db.display()))?;
-    let mut files = ingest::collect_input_files(&args.paths)?;
+    let mut files = intake::collect_input_files(&args.paths)?;
     // `benchlog ingest --db mails/benchlog.db mails/` would read the
     // database as an input: skipped, never opened.
     let db_file = store::DatabaseFile::of(&args.db.db);
@@ -108,7 +108,7 @@ fn ingest_paths(args: IngestArgs) -> anyhow::Result<ExitCode> {
                 }
                 Err(error) => {
                     bar.suspend(|| eprintln!("error: {error:#}"));
-                    failures.push(archive::MailFailure {
+                    failures.push(intake::MailFailure {
                         source_name: file.display().to_string(),
                         why: format!("{error:#}"),
                     });
@@ -165,14 +165,14 @@ fn read_input(path: &Path) -> anyhow::Result<String> {
         if bytes.len() as u64 > limit {
             anyhow::bail!(
                 "standard input is longer than {}, the most benchlog reads from one input",
-                ingest::size_for_people(limit)
+                intake::size_for_people(limit)
             );
         }
         bytes
     } else {
-        ingest::read_file(path, limit)?
+        intake::read_file(path, limit)?
     };
-    ingest::decode_input(&bytes).with_context(|| format!("reading {}", path.display()))
+    intake::decode_input(&bytes).with_context(|| format!("reading {}", path.display()))
 }
 
 fn parse(args: ParseArgs) -> anyhow::Result<ExitCode> {
@@ -381,7 +381,7 @@ fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let mut conn = store::open(&db).with_context(|| format!("opening {}", db.display()))?;
-    let files: Vec<PathBuf> = ingest::collect_input_files(std::slice::from_ref(&args.fixtures))?
+    let files: Vec<PathBuf> = intake::collect_input_files(std::slice::from_ref(&args.fixtures))?
         .into_iter()
         .filter(|path| path.extension().is_some_and(|ext| ext == "txt"))
         .collect();
@@ -392,7 +392,7 @@ fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
     }
     // The example list archive, for its thread pages.
     let mut summary = archive::ImportSummary::default();
-    let archives = ingest::collect_input_files(std::slice::from_ref(&args.fixtures))?
+    let archives = intake::collect_input_files(std::slice::from_ref(&args.fixtures))?
         .into_iter()
         .filter(|path| path.extension().is_some_and(|ext| ext == "mbox"));
     for file in archives {

@@ -1,114 +1,31 @@
-//! From input bytes to stored rows: the one place that knows both the
-//! parsers' [`Document`] and the database's rows.
+//! From a parsed text to stored rows: the one place that knows both the
+//! parsers' [`Document`] and the database's rows. Bytes become that text
+//! in [`crate::intake`].
 //!
 //! A submission is written in one transaction, so a failure leaves nothing
 //! behind, and the SHA-256 of its text makes the same text twice one
 //! submission.
 
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{bail, Context};
-use flate2::read::MultiGzDecoder;
 use parsers::Document;
-use rusqlite::{Connection, Transaction, TransactionBehavior};
+use rusqlite::{Connection, Transaction};
 use sha2::{Digest, Sha256};
 
+// Read by `intake`; named here too, where their callers found them.
+pub use crate::intake::{
+    collect_input_files, decode_input, read_file, size_for_people, InputError,
+};
 use crate::store;
 
 /// Inputs larger than this (after gunzip) are refused; the largest real
 /// archive month is a few MB.
 pub const MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
 
-/// Why some bytes cannot be a submission. These are the user's to fix.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum InputError {
-    #[error("the input is empty (or only white space)")]
-    Empty,
-    #[error("the input looks binary (it contains NUL bytes); benchlog reads text, or text compressed with gzip")]
-    Binary,
-    #[error("the input looks gzip-compressed but could not be unpacked: {0}")]
-    BadGzip(String),
-    #[error("the input is larger than {} MB", MAX_INPUT_BYTES / 1024 / 1024)]
-    TooLarge,
-    #[error(
-        "the archive holds more than {0} messages; split it, or import it with `benchlog ingest`"
-    )]
-    TooManyMessages(usize),
-    #[error("line {0} is longer than {max} characters; benchlog reads text in lines, as benchmark tools print it", max = MAX_LINE_BYTES)]
-    LongLine(usize),
-    /// One message of a mail archive is refused; its number counts from 1.
-    #[error("message {message} of the archive: {error}")]
-    InMessage {
-        message: usize,
-        error: Box<InputError>,
-    },
-}
-
 /// Lines longer than this are refused: no benchmark prints one, and a
 /// megabyte-long line is some other kind of file.
 pub const MAX_LINE_BYTES: usize = 1024 * 1024;
-
-/// Turns uploaded or read bytes into text: gunzips `.gz` content, takes
-/// UTF-8 when valid and windows-1252 otherwise (the charset of most old
-/// list mail; UTF-16 when it starts with its byte-order mark), drops a
-/// byte-order mark, and refuses empty or binary input and overlong lines.
-pub fn decode_input(bytes: &[u8]) -> Result<String, InputError> {
-    let unpacked;
-    let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
-        MultiGzDecoder::new(bytes)
-            .take(MAX_INPUT_BYTES + 1)
-            .read_to_end(&mut out)
-            .map_err(|e| InputError::BadGzip(e.to_string()))?;
-        unpacked = out;
-        &unpacked[..]
-    } else {
-        bytes
-    };
-    if bytes.len() as u64 > MAX_INPUT_BYTES {
-        return Err(InputError::TooLarge);
-    }
-    // UTF-16 (as some Windows editors save text) says so with its
-    // byte-order mark; without one, its NUL bytes make it binary.
-    let utf16 = match encoding_rs::Encoding::for_bom(bytes) {
-        Some((encoding, _)) if encoding != encoding_rs::UTF_8 => {
-            Some(encoding.decode_with_bom_removal(bytes).0.into_owned())
-        }
-        _ => None,
-    };
-    let text = match utf16 {
-        Some(text) => text,
-        None => match std::str::from_utf8(bytes) {
-            Ok(text) => text.to_owned(),
-            Err(_) => encoding_rs::WINDOWS_1252.decode(bytes).0.into_owned(),
-        },
-    };
-    let text = text
-        .strip_prefix('\u{feff}')
-        .map(str::to_owned)
-        .unwrap_or(text);
-    if text.trim().is_empty() {
-        return Err(InputError::Empty);
-    }
-    check_text(&text)?;
-    Ok(text)
-}
-
-/// What any text must be to be stored, pasted or decoded from mail alike:
-/// no NUL (binary data) and no line over [`MAX_LINE_BYTES`].
-pub fn check_text(text: &str) -> Result<(), InputError> {
-    if text.as_bytes().contains(&0) {
-        return Err(InputError::Binary);
-    }
-    match text
-        .split('\n')
-        .position(|line| line.len() > MAX_LINE_BYTES)
-    {
-        Some(index) => Err(InputError::LongLine(index + 1)),
-        None => Ok(()),
-    }
-}
 
 /// Hex SHA-256 of some text, as it is.
 pub fn sha256_hex(text: &str) -> String {
@@ -197,14 +114,13 @@ pub fn ingest_document(
     text: &str,
     document: &Document,
 ) -> anyhow::Result<Ingested> {
-    // IMMEDIATE takes the write lock now, so two uploads of the same text
-    // cannot both pass the "already stored?" check.
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .context("starting the transaction")?;
-    let ingested = store_text(&tx, source_name, text, document)?;
-    store::finish_writes(&tx).context("storing the attributes and indexing the submission")?;
-    tx.commit().context("committing the submission")?;
+    let writer = store::Writer::begin(conn, None).context("starting the transaction")?;
+    let ingested = store_text(writer.tx(), source_name, text, document)?;
+    writer
+        .finish()
+        .context("storing the attributes and indexing the submission")?
+        .commit()
+        .context("committing the submission")?;
     Ok(ingested)
 }
 
@@ -333,7 +249,7 @@ fn title_line<'t>(text: &'t str, document: &Document) -> Option<&'t str> {
 /// transaction (which decides whether it is already stored), and returns
 /// its id. Each run's fingerprint is kept, so the same run quoted again
 /// later can be recognised. The runs' attributes are staged: the caller's
-/// [`store::finish_writes`] stores them before it commits.
+/// [`store::Writer::finish`] stores them before it commits.
 pub fn store_document(
     tx: &Transaction,
     source_name: Option<&str>,
@@ -440,7 +356,7 @@ pub fn store_document(
             .with_context(|| format!("storing the results of run {idx}"))?;
     }
 
-    store::stage_run_attrs(tx, &attrs).context("storing the runs' attributes")?;
+    store::insert_run_attrs(tx, &attrs).context("storing the runs' attributes")?;
 
     for near_miss in &document.unparsed {
         store::insert_unparsed(
@@ -484,100 +400,4 @@ pub fn ingest_file(conn: &mut Connection, path: &Path) -> anyhow::Result<Ingeste
         .file_name()
         .map(|name| name.to_string_lossy().into_owned());
     ingest_text(conn, name.as_deref(), &text).with_context(|| format!("storing {}", path.display()))
-}
-
-/// Reads a regular file of at most `limit` bytes. Anything else is
-/// refused before it is opened: a FIFO or `/dev/zero` would block or
-/// never end.
-pub fn read_file(path: &Path, limit: u64) -> anyhow::Result<Vec<u8>> {
-    let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
-    refuse_special(path, &meta)?;
-    if meta.is_dir() {
-        bail!("{} is a folder, not a file", path.display());
-    }
-    let too_large = || {
-        anyhow::anyhow!(
-            "{} is larger than {}, the most benchlog reads from one file",
-            path.display(),
-            size_for_people(limit)
-        )
-    };
-    if meta.len() > limit {
-        return Err(too_large());
-    }
-    let file = std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?;
-    // The file may grow after its size was read: read no more than allowed.
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("reading {}", path.display()))?;
-    if bytes.len() as u64 > limit {
-        return Err(too_large());
-    }
-    Ok(bytes)
-}
-
-/// `256 MiB`, or `1000 bytes` for a size that is not whole MiB.
-pub fn size_for_people(bytes: u64) -> String {
-    const MIB: u64 = 1024 * 1024;
-    if bytes >= MIB && bytes.is_multiple_of(MIB) {
-        format!("{} MiB", bytes / MIB)
-    } else {
-        format!("{bytes} bytes")
-    }
-}
-
-/// Refuses what is neither a regular file nor a folder.
-fn refuse_special(path: &Path, meta: &std::fs::Metadata) -> anyhow::Result<()> {
-    if !meta.is_file() && !meta.is_dir() {
-        bail!(
-            "{} is not a regular file (a FIFO, device or socket); benchlog reads files and folders",
-            path.display()
-        );
-    }
-    Ok(())
-}
-
-/// The files to ingest for the given paths: files as given, folders walked
-/// recursively in name order, skipping hidden entries and the parsers'
-/// golden `.json` files that sit next to fixtures. A path given that is
-/// neither a file nor a folder is refused at once; one found in a folder
-/// is listed, and refused when read (see [`read_file`]).
-pub fn collect_input_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for path in paths {
-        let meta =
-            std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
-        refuse_special(path, &meta)?;
-        if meta.is_dir() {
-            walk(path, &mut files)?;
-        } else {
-            files.push(path.clone());
-        }
-    }
-    Ok(files)
-}
-
-fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
-    let mut entries = std::fs::read_dir(dir)
-        .with_context(|| format!("listing {}", dir.display()))?
-        .collect::<Result<Vec<_>, _>>()
-        .with_context(|| format!("listing {}", dir.display()))?;
-    entries.sort_by_key(|entry| entry.file_name());
-    for entry in entries {
-        let path = entry.path();
-        let name = entry.file_name();
-        if name.to_string_lossy().starts_with('.') {
-            continue;
-        }
-        let kind = entry
-            .file_type()
-            .with_context(|| format!("reading {}", path.display()))?;
-        if kind.is_dir() {
-            walk(&path, files)?;
-        } else if path.extension().is_none_or(|ext| ext != "json") {
-            files.push(path);
-        }
-    }
-    Ok(())
 }

@@ -2,9 +2,10 @@
 //! sysbench, sql-bench, bonnie, diskinfo) into a SQLite results database
 //! and a server-rendered dashboard that compares runs.
 //!
-//! The parsing itself is the pure `parsers` crate; this crate stores what
-//! it finds ([`ingest`], [`store`]), draws it ([`charts`]) and serves it
-//! ([`web`]), driven by the command line ([`cli`], [`config`]).
+//! The parsing itself is the pure `parsers` crate; this crate reads its
+//! inputs ([`intake`]), stores what the parsers find in them ([`ingest`],
+//! [`store`]), draws it ([`charts`]) and serves it ([`web`]), driven by
+//! the command line ([`cli`], [`config`]).
 //!
 //! ```no_run
 //! let mut conn = benchlog::store::open(std::path::Path::new("benchlog.db"))?;
@@ -21,5 +22,6 @@ pub mod compare;
 pub mod config;
 pub mod csv_cell;
 pub mod ingest;
+pub mod intake;
 pub mod store;
 pub mod web;

@@ -19,24 +19,47 @@ mod mail;
 mod rows;
 mod submissions;
 mod tokens;
+mod writer;
 
 pub use backup::backup;
-pub use browse::*;
+pub use browse::{
+    attr_keys, fts_query, messages_in_lines, messages_of_submission, ready_groups, search_runs,
+    search_submissions, submission_count, submissions_by_ids, tool_counts, RunGroup, RunListing,
+    RunPage, RunSearch, RunsFrom, StoredMessage, SubmissionSearch, ToolCount,
+};
 pub use checkpoint::{with_bulk_write, Checkpointer, CHECKPOINT_PAGES};
 pub use compare::{
     choices, metric_rows, tool_attr_keys, tool_tests, Choices, Configuration, Configurations,
     MetricFilter, MetricRow,
 };
-pub use edits::*;
+pub use edits::{
+    attr_counts_after, corrected_attr_keys, edits_in_lines, edits_of_submission, has_run_edit,
+    run_places, set_run_field, undo_run_edit, AttrCounts, RunEdit, RunField, RunPlace,
+};
 pub use export::{export_rows, ExportFilter, ExportRow};
 pub use health::{ping, DatabaseFile, PingError, Unavailable};
-pub use mail::*;
+pub use mail::{
+    copy_keys_of_fingerprints, find_mail_by_message_id, find_mail_by_raw_sha256, insert_mail,
+    insert_run_fingerprints, quotes_of_submission, thread, thread_length, thread_of_message_id,
+    thread_of_submission, MailRef, NewMail, StoredQuote, Thread, ThreadMail, ThreadRun,
+    MAX_THREAD_RUNS,
+};
 pub use rows::{
     describe_runs, StoredResult, StoredRun, Submission, SubmissionHead, SubmissionSummary,
     QUOTED_FROM_SHOWN,
 };
-pub use submissions::*;
-pub use tokens::*;
+// Not the stage of the runs' attributes: only a finished write stores it
+// (see `writer`).
+pub use submissions::{
+    deleted_since, find_submission_by_sha256, finish_writes, get_submission, get_submission_head,
+    index_new_submissions, insert_message, insert_result, insert_results, insert_run,
+    insert_run_attr, insert_run_attrs, insert_runs, insert_submission, insert_unparsed,
+    list_submissions, newest_submission_id, runs_in_lines, runs_of_submission, runs_per_message,
+    submission_counts, text_window, unparsed_in_lines, unparsed_of_submission, LineWindow, NewAttr,
+    NewMessage, NewResult, NewRun, NewSubmission, StoredUnparsed, SubmissionCounts, TextWindow,
+};
+pub use tokens::{delete_submission, edit_token_of, insert_edit_token, max_submission_id};
+pub use writer::{Finished, Writer};
 
 /// The migrations, in order. Entry `i` moves a database from
 /// `user_version = i` to `i + 1`. Never edit one that has landed; add a new one.

@@ -133,8 +133,10 @@ pub fn insert_submission(tx: &Transaction, new: &NewSubmission) -> rusqlite::Res
 
 /// What every writer of submissions does once, after its last
 /// [`store_document`](crate::ingest::store_document) and before it commits:
-/// writes the staged attributes ([`write_staged_attrs`]) and adds the new
+/// writes the staged attributes (`write_staged_attrs`) and adds the new
 /// submissions to the full-text index ([`index_new_submissions`]).
+/// [`Writer::finish`](super::Writer::finish) calls it; a caller with a
+/// transaction of its own must, before its commit.
 pub fn finish_writes(tx: &Transaction) -> rusqlite::Result<()> {
     write_staged_attrs(tx)?;
     index_new_submissions(tx)
@@ -255,11 +257,19 @@ pub type NewAttr<'a> = (i64, &'a str, &'a str, &'a str);
 /// a change of schema in the middle of a transaction. Kept in the order
 /// [`write_staged_attrs`] reads it in, so that reading needs no sort (the
 /// sort took 25% of the write; keeping the stage in order costs less).
-pub(crate) const CREATE_STAGED_RUN_ATTRS: &str =
+pub(super) const CREATE_STAGED_RUN_ATTRS: &str =
     "CREATE TEMP TABLE IF NOT EXISTS staged_run_attrs (
          run_id INTEGER, tool TEXT, key TEXT, value TEXT,
          PRIMARY KEY (tool, key, value, run_id)
      ) WITHOUT ROWID";
+
+/// Stores attributes of new runs: staged (`stage_run_attrs`), they
+/// reach `run_attrs` when the writes finish ([`finish_writes`], which
+/// [`Writer::finish`](super::Writer::finish) calls); until then no query
+/// sees them.
+pub fn insert_run_attrs(tx: &Transaction, attrs: &[NewAttr]) -> rusqlite::Result<()> {
+    stage_run_attrs(tx, attrs)
+}
 
 /// Stages attributes of new runs, to be stored in `run_attrs` by
 /// [`write_staged_attrs`] (which [`finish_writes`] calls) before the
@@ -273,7 +283,7 @@ pub(crate) const CREATE_STAGED_RUN_ATTRS: &str =
 /// 2.89 s staged (medians of five, scripts/bench-ingest.sh's folder;
 /// docs/performance.md). A multi-row VALUES list, or rows read from one
 /// JSON array by `json_each`, measured slower still.
-pub fn stage_run_attrs(tx: &Transaction, attrs: &[NewAttr]) -> rusqlite::Result<()> {
+pub(super) fn stage_run_attrs(tx: &Transaction, attrs: &[NewAttr]) -> rusqlite::Result<()> {
     let mut insert = tx.prepare_cached(
         "INSERT INTO temp.staged_run_attrs (run_id, tool, key, value) VALUES (?1, ?2, ?3, ?4)",
     )?;
@@ -286,7 +296,7 @@ pub fn stage_run_attrs(tx: &Transaction, attrs: &[NewAttr]) -> rusqlite::Result<
 /// Stores the attributes [`stage_run_attrs`] staged in this transaction, in
 /// one statement, and empties the stage. A failure (the same key twice for
 /// a run) leaves the transaction as it was before the call.
-pub fn write_staged_attrs(tx: &Transaction) -> rusqlite::Result<()> {
+pub(super) fn write_staged_attrs(tx: &Transaction) -> rusqlite::Result<()> {
     tx.prepare_cached(
         "INSERT INTO run_attrs (run_id, tool, key, value)
          SELECT run_id, tool, key, value FROM temp.staged_run_attrs ORDER BY tool, key, value, run_id",

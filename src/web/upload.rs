@@ -23,11 +23,12 @@ use axum::http::StatusCode;
 use axum::response::{AppendHeaders, Html, IntoResponse, Redirect, Response};
 use axum::routing::post;
 use axum::Router;
-use rusqlite::{Connection, TransactionBehavior};
+use rusqlite::Connection;
 
 use super::{guard, rights, AppError, AppState};
-use crate::archive::{self, Input};
-use crate::ingest::{InputError, MAX_INPUT_BYTES};
+use crate::archive;
+use crate::ingest::MAX_INPUT_BYTES;
+use crate::intake::{self, Input, InputError};
 use crate::store;
 
 /// Most inputs (the pasted text and files) one upload may carry.
@@ -127,7 +128,7 @@ struct StoredPage {
     token: Option<String>,
     /// Messages of an uploaded archive, and parts of them, that were not
     /// read, each with why.
-    not_read: Vec<archive::MailFailure>,
+    not_read: Vec<intake::MailFailure>,
 }
 
 /// `/upload` is not under the router's request timeout ([`super::app`]):
@@ -238,7 +239,7 @@ async fn receive_and_store(
     }
 
     // Told on the answer's page, as `benchlog ingest` reports them.
-    let not_read: Vec<archive::MailFailure> = texts
+    let not_read: Vec<intake::MailFailure> = texts
         .iter()
         .flat_map(|(_, input)| input.not_read())
         .collect();
@@ -248,12 +249,11 @@ async fn receive_and_store(
     let (ids, token) = state
         .with_conn(move |conn| {
             let title = title.as_ref().map(|(at, title)| (*at, title.as_str()));
-            let stored = store_upload(conn, &texts, title, &|stage| match stage {
+            let checkpointer = Some(&writer.inner.checkpointer);
+            store_upload_checkpointed(conn, checkpointer, &texts, title, &|stage| match stage {
                 UploadStage::Committing => !fate.commit(),
                 UploadStage::Storing { .. } => fate.is_abandoned(),
-            })?;
-            writer.inner.checkpointer.after_commit();
-            Ok(stored)
+            })
         })
         .await?;
     drop(abandoned);
@@ -305,7 +305,7 @@ pub enum UploadStage {
     /// Before storing the next submission, `stored` of them stored so far
     /// (0: before any).
     Storing { stored: usize },
-    /// After [`store::finish_writes`], right before the commit: the last
+    /// After [`store::Writer::finish`], right before the commit: the last
     /// moment the upload can still leave nothing behind. Saying "not
     /// abandoned" here is the promise to commit.
     Committing,
@@ -322,6 +322,18 @@ pub enum UploadStage {
 /// before the commit.
 pub fn store_upload(
     conn: &mut Connection,
+    texts: &[(String, Input)],
+    title: Option<(usize, &str)>,
+    abandoned: &dyn Fn(UploadStage) -> bool,
+) -> Result<(Vec<i64>, Option<String>), AppError> {
+    store_upload_checkpointed(conn, None, texts, title, abandoned)
+}
+
+/// [`store_upload`], asking `checkpointer` for a checkpoint after the
+/// commit.
+fn store_upload_checkpointed(
+    conn: &mut Connection,
+    checkpointer: Option<&store::Checkpointer>,
     texts: &[(String, Input)],
     title: Option<(usize, &str)>,
     abandoned: &dyn Fn(UploadStage) -> bool,
@@ -345,9 +357,10 @@ pub fn store_upload(
         // `rights`): submissions numbered above the newest one now.
         let token = rights::new_token()?;
         let token_hash = rights::token_hash(&token);
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let writer = store::Writer::begin(conn, checkpointer)?;
+        let tx = writer.tx();
         gone(UploadStage::Storing { stored: 0 })?;
-        let newest_before = store::max_submission_id(&tx)?;
+        let newest_before = store::max_submission_id(tx)?;
         let mut ids: Vec<i64> = Vec::new();
         let mut created = false;
         let mut seen = std::collections::HashSet::new();
@@ -356,8 +369,8 @@ pub fn store_upload(
             let title = title
                 .filter(|(titled, _)| *titled == at)
                 .map(|(_, title)| title);
-            archive::store_input_each(&tx, name, input, title, |id| {
-                if id > newest_before && store::insert_edit_token(&tx, id, &token_hash)? {
+            archive::store_input_each(tx, name, input, title, |id| {
+                if id > newest_before && store::insert_edit_token(tx, id, &token_hash)? {
                     created = true;
                 }
                 if seen.insert(id) {
@@ -367,9 +380,9 @@ pub fn store_upload(
                 gone(UploadStage::Storing { stored })
             })?;
         }
-        store::finish_writes(&tx)?;
+        let finished = writer.finish()?;
         gone(UploadStage::Committing)?;
-        tx.commit()?;
+        finished.commit()?;
         Ok((ids, created.then_some(token)))
     })
 }
@@ -405,7 +418,7 @@ fn prepare_parts(parts: Vec<Part>) -> Result<Prepared, AppError> {
         }
         // Mail archives (mbox, .eml) become one submission per message.
         let most = MAX_SUBMISSIONS_PER_UPLOAD - submissions;
-        let input = match archive::prepare_input(part.file_name.as_deref(), &part.bytes, most) {
+        let input = match intake::prepare_input(part.file_name.as_deref(), &part.bytes, most) {
             Ok(input) => input,
             // An empty text box next to a chosen file is not a mistake.
             Err(InputError::Empty) => continue,

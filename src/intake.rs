@@ -1,0 +1,594 @@
+//! From bytes to an input, the one way: an upload's parts and the files
+//! of `benchlog ingest` are gunzipped by the one gunzip, which counts
+//! against bombs ([`unpack`]), told apart as mail (an mbox, a MIME
+//! message) or text by one rule ([`mbox::detect`]), and decoded and
+//! parsed ([`read`]). Text that is gzipped again inside is unpacked once
+//! more, by the same [`unpack`] ([`decode_input`]). Where the two read the
+//! same bytes differently, the difference is a named field of their
+//! [`Policy`]: how large, how many messages, what a bad message does and
+//! what mail with no readable message becomes.
+//!
+//! Also the reading of files and folders for `benchlog ingest`.
+
+use std::borrow::Cow;
+use std::io::Read as _;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use flate2::read::MultiGzDecoder;
+use parsers::mbox::{self, Kind, MailMessage};
+use parsers::Document;
+use sha2::{Digest, Sha256};
+
+use crate::ingest::{MAX_INPUT_BYTES, MAX_LINE_BYTES};
+
+/// Why some bytes cannot be a submission. These are the user's to fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InputError {
+    #[error("the input is empty (or only white space)")]
+    Empty,
+    #[error("the input looks binary (it contains NUL bytes); benchlog reads text, or text compressed with gzip")]
+    Binary,
+    #[error("the input looks gzip-compressed but could not be unpacked: {0}")]
+    BadGzip(String),
+    #[error("the input is larger than {} MB", MAX_INPUT_BYTES / 1024 / 1024)]
+    TooLarge,
+    #[error(
+        "the archive holds more than {0} messages; split it, or import it with `benchlog ingest`"
+    )]
+    TooManyMessages(usize),
+    #[error("line {0} is longer than {max} characters; benchlog reads text in lines, as benchmark tools print it", max = MAX_LINE_BYTES)]
+    LongLine(usize),
+    /// One message of a mail archive is refused; its number counts from 1.
+    #[error("message {message} of the archive: {error}")]
+    InMessage {
+        message: usize,
+        error: Box<InputError>,
+    },
+}
+
+/// How an input is read: what an upload and `benchlog ingest` do
+/// differently with the same bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Policy {
+    /// The most bytes the input may hold, gunzipped.
+    pub max_bytes: u64,
+    /// The most messages an archive may hold (more refuse it before any
+    /// is decoded); `None`: any number.
+    pub max_messages: Option<usize>,
+    /// What a message whose decoded text a paste could not have (a NUL,
+    /// an overlong line) does.
+    pub bad_message: BadMessage,
+    /// What mail becomes when none of its messages can be read.
+    pub unreadable_mail: UnreadableMail,
+}
+
+/// What a message whose decoded text a paste could not have does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BadMessage {
+    /// It refuses the whole input, as the paste would be
+    /// ([`InputError::InMessage`] in an mbox).
+    RefusesInput,
+    /// It is recorded as a failure and the others are read.
+    IsSkipped,
+}
+
+/// What mail with no readable message becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnreadableMail {
+    /// Text, decoded like any paste.
+    Text,
+    /// Its messages' failures.
+    Failures,
+}
+
+impl Policy {
+    /// An upload's: at most [`MAX_INPUT_BYTES`] and `max_messages`; a bad
+    /// message refuses the upload; unreadable mail is kept as text.
+    pub fn upload(max_messages: usize) -> Policy {
+        Policy {
+            max_bytes: MAX_INPUT_BYTES,
+            max_messages: Some(max_messages),
+            bad_message: BadMessage::RefusesInput,
+            unreadable_mail: UnreadableMail::Text,
+        }
+    }
+
+    /// `benchlog ingest`'s: at most `max_bytes`, any number of messages,
+    /// each bad one recorded and skipped, unreadable mail a file of
+    /// failures.
+    pub fn import(max_bytes: u64) -> Policy {
+        Policy {
+            max_bytes,
+            max_messages: None,
+            bad_message: BadMessage::IsSkipped,
+            unreadable_mail: UnreadableMail::Failures,
+        }
+    }
+}
+
+/// Reads `bytes`, named `name` (a file name tells an mbox or `.eml`), into
+/// an [`Input`] as `policy` says: gunzipped, then read as an mbox or a
+/// MIME message when it is one, else decoded as text like any paste.
+pub fn read(name: &str, bytes: &[u8], policy: &Policy) -> Result<Input, InputError> {
+    let mut mails = Vec::new();
+    let read = read_each(name, Cow::Borrowed(bytes), policy, |_, mail| {
+        mails.push(mail);
+        ControlFlow::Continue(())
+    });
+    match read {
+        Ok(Read::Text(text, document)) => Ok(Input::Text(text, document)),
+        Ok(Read::Mails { .. }) => Ok(Input::Mails(mails)),
+        Err(ReadError::TooLarge) => Err(InputError::TooLarge),
+        Err(ReadError::Input(error)) => Err(error),
+    }
+}
+
+/// An upload's part read ([`read`] with [`Policy::upload`]); a part with
+/// no file name is named `upload`.
+pub fn prepare_input(
+    file_name: Option<&str>,
+    bytes: &[u8],
+    max_messages: usize,
+) -> Result<Input, InputError> {
+    read(
+        file_name.unwrap_or("upload"),
+        bytes,
+        &Policy::upload(max_messages),
+    )
+}
+
+/// What [`read_each`] read.
+pub enum Read {
+    /// A text and what the parsers found in it.
+    Text(String, Document),
+    /// Mail, whose `messages` were each handed over.
+    Mails { messages: usize },
+}
+
+/// Why [`read_each`] read nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadError {
+    /// Gunzipped, the input holds more than the policy's `max_bytes`.
+    TooLarge,
+    /// The input is refused as it is.
+    Input(InputError),
+}
+
+/// [`read`], handing each message of mail to `each` as soon as it is
+/// prepared, with the bytes of the input as given (gzipped or not) it
+/// accounts for; `each` breaking stops the reading. `bytes` is dropped
+/// once unpacked. Mail that becomes text ([`UnreadableMail::Text`]) has
+/// handed over its messages' failures first.
+pub fn read_each(
+    name: &str,
+    bytes: Cow<'_, [u8]>,
+    policy: &Policy,
+    mut each: impl FnMut(u64, Result<PreparedMail, MailFailure>) -> ControlFlow<()>,
+) -> Result<Read, ReadError> {
+    let given = bytes.len() as u64;
+    let gunzipped = match unpack(&bytes, policy.max_bytes) {
+        Ok(Cow::Owned(out)) => Some(out),
+        Ok(Cow::Borrowed(_)) => None,
+        Err(InputError::TooLarge) => return Err(ReadError::TooLarge),
+        Err(error) => return Err(ReadError::Input(error)),
+    };
+    let unpacked = match gunzipped {
+        Some(out) => {
+            // The compressed bytes are not needed once unpacked.
+            drop(bytes);
+            Cow::Owned(out)
+        }
+        None => bytes,
+    };
+    let (kind, raws) = raw_messages(name, &unpacked);
+    let raws: RawMessages = match policy.max_messages {
+        Some(most) => {
+            let raws: Vec<(String, &[u8])> = raws.take(most + 1).collect();
+            if raws.len() > most {
+                return Err(ReadError::Input(InputError::TooManyMessages(most)));
+            }
+            Box::new(raws.into_iter())
+        }
+        None => raws,
+    };
+    // Input bytes per unpacked byte, so a .gz advances a bar evenly.
+    let scale = given as f64 / unpacked.len().max(1) as f64;
+    let (mut messages, mut readable) = (0, false);
+    if kind != Kind::Text {
+        for (i, (source_name, raw)) in raws.enumerate() {
+            let prepared = match prepare(source_name, raw) {
+                Err((_, Refusal::Text(error)))
+                    if policy.bad_message == BadMessage::RefusesInput =>
+                {
+                    return Err(ReadError::Input(if kind == Kind::Mbox {
+                        InputError::InMessage {
+                            message: i + 1,
+                            error: Box::new(error),
+                        }
+                    } else {
+                        error
+                    }))
+                }
+                prepared => prepared.map_err(|(failure, _)| failure),
+            };
+            readable |= prepared.is_ok();
+            messages += 1;
+            if each((raw.len() as f64 * scale) as u64, prepared).is_break() {
+                return Ok(Read::Mails { messages });
+            }
+        }
+        if readable || policy.unreadable_mail == UnreadableMail::Failures {
+            return Ok(Read::Mails { messages });
+        }
+    }
+    let text = decode_input(&unpacked).map_err(ReadError::Input)?;
+    let document = parsers::parse(&text);
+    Ok(Read::Text(text, document))
+}
+
+/// Gunzips `.gz` content (by its magic bytes), up to `limit` bytes.
+///
+/// The stream is unpacked twice, first only to count: a gzip bomb is then
+/// refused without holding any of it, and what is kept is allocated once.
+pub fn unpack(bytes: &[u8], limit: u64) -> Result<Cow<'_, [u8]>, InputError> {
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return if bytes.len() as u64 > limit {
+            Err(InputError::TooLarge)
+        } else {
+            Ok(Cow::Borrowed(bytes))
+        };
+    }
+    let bad = |e: std::io::Error| InputError::BadGzip(e.to_string());
+    let size = std::io::copy(
+        &mut MultiGzDecoder::new(bytes).take(limit + 1),
+        &mut std::io::sink(),
+    )
+    .map_err(bad)?;
+    if size > limit {
+        return Err(InputError::TooLarge);
+    }
+    let mut out = Vec::with_capacity(size as usize);
+    MultiGzDecoder::new(bytes)
+        .take(limit + 1)
+        .read_to_end(&mut out)
+        .map_err(bad)?;
+    if out.len() as u64 > limit {
+        return Err(InputError::TooLarge);
+    }
+    Ok(Cow::Owned(out))
+}
+
+/// Turns uploaded or read bytes into text: gunzips `.gz` content
+/// ([`unpack`], to [`MAX_INPUT_BYTES`]), takes UTF-8 when valid and
+/// windows-1252 otherwise (the charset of most old list mail; UTF-16 when
+/// it starts with its byte-order mark), drops a byte-order mark, and
+/// refuses empty or binary input and overlong lines.
+pub fn decode_input(bytes: &[u8]) -> Result<String, InputError> {
+    let bytes = &unpack(bytes, MAX_INPUT_BYTES)?[..];
+    // UTF-16 (as some Windows editors save text) says so with its
+    // byte-order mark; without one, its NUL bytes make it binary.
+    let utf16 = match encoding_rs::Encoding::for_bom(bytes) {
+        Some((encoding, _)) if encoding != encoding_rs::UTF_8 => {
+            Some(encoding.decode_with_bom_removal(bytes).0.into_owned())
+        }
+        _ => None,
+    };
+    let text = match utf16 {
+        Some(text) => text,
+        None => match std::str::from_utf8(bytes) {
+            Ok(text) => text.to_owned(),
+            Err(_) => encoding_rs::WINDOWS_1252.decode(bytes).0.into_owned(),
+        },
+    };
+    let text = text
+        .strip_prefix('\u{feff}')
+        .map(str::to_owned)
+        .unwrap_or(text);
+    if text.trim().is_empty() {
+        return Err(InputError::Empty);
+    }
+    check_text(&text)?;
+    Ok(text)
+}
+
+/// What any text must be to be stored, pasted or decoded from mail alike:
+/// no NUL (binary data) and no line over [`MAX_LINE_BYTES`].
+pub fn check_text(text: &str) -> Result<(), InputError> {
+    if text.as_bytes().contains(&0) {
+        return Err(InputError::Binary);
+    }
+    match text
+        .split('\n')
+        .position(|line| line.len() > MAX_LINE_BYTES)
+    {
+        Some(index) => Err(InputError::LongLine(index + 1)),
+        None => Ok(()),
+    }
+}
+/// One message read, decoded and parsed, ready to be stored.
+#[derive(Debug, Clone)]
+pub struct PreparedMail {
+    /// Where it came from, for people: `2006-April.txt.gz, message 12`.
+    pub source_name: String,
+    pub raw_sha256: String,
+    pub raw_len: usize,
+    pub mail: MailMessage,
+    pub document: Document,
+}
+
+/// A message that could not be read, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MailFailure {
+    pub source_name: String,
+    pub why: String,
+}
+
+/// Why a message was not prepared.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum Refusal {
+    /// Not mail at all: recorded as a failure of its message (and the
+    /// input read as text, when its policy says so).
+    #[error(transparent)]
+    NotMail(#[from] mbox::MailError),
+    /// Mail whose decoded text is refused as a paste would be: what it
+    /// does is [`Policy::bad_message`].
+    #[error(transparent)]
+    Text(#[from] InputError),
+}
+
+/// Decodes and parses one raw message. Pure work, no database: all of it
+/// is done before a transaction takes the write lock.
+pub fn prepare_mail(source_name: String, raw: &[u8]) -> Result<PreparedMail, MailFailure> {
+    prepare(source_name, raw).map_err(|(failure, _)| failure)
+}
+
+/// [`prepare_mail`], telling also why a message was refused.
+fn prepare(source_name: String, raw: &[u8]) -> Result<PreparedMail, (MailFailure, Refusal)> {
+    let decoded =
+        mbox::decode(raw)
+            .map_err(Refusal::from)
+            .and_then(|mail| match check_text(&mail.text) {
+                Ok(()) => Ok(mail),
+                Err(error) => Err(error.into()),
+            });
+    let mail = match decoded {
+        Ok(mail) => mail,
+        Err(refusal) => {
+            let failure = MailFailure {
+                source_name,
+                why: refusal.to_string(),
+            };
+            return Err((failure, refusal));
+        }
+    };
+    let document = parsers::parse(&mail.text);
+    Ok(PreparedMail {
+        source_name,
+        raw_sha256: hex::encode(Sha256::digest(raw)),
+        raw_len: raw.len(),
+        mail,
+        document,
+    })
+}
+
+/// An upload or file, read: plain text, or the messages of a mail archive.
+#[derive(Debug, Clone)]
+pub enum Input {
+    /// A text and what the parsers found in it.
+    Text(String, Document),
+    Mails(Vec<Result<PreparedMail, MailFailure>>),
+}
+
+/// An archive's raw messages, each with the name it is reported under.
+type RawMessages<'a> = Box<dyn Iterator<Item = (String, &'a [u8])> + 'a>;
+
+/// What a file named `name` holds (by [`mbox::detect`]), and its raw
+/// messages, each with
+/// the name it is reported under: `NAME, message N` in an mbox, `NAME`
+/// for a single message; none for text.
+fn raw_messages<'a>(name: &'a str, unpacked: &'a [u8]) -> (Kind, RawMessages<'a>) {
+    let kind = mbox::detect(Some(name), unpacked);
+    let raws: RawMessages<'a> = match kind {
+        Kind::Mbox => Box::new(
+            mbox::split(unpacked)
+                .enumerate()
+                .map(move |(i, raw)| (format!("{name}, message {}", i + 1), raw)),
+        ),
+        Kind::Message => Box::new(std::iter::once((name.to_owned(), unpacked))),
+        Kind::Text => Box::new(std::iter::empty()),
+    };
+    (kind, raws)
+}
+
+impl Input {
+    /// How many submissions storing it may create: one for a text, one
+    /// per readable message of an archive.
+    pub fn submissions(&self) -> usize {
+        match self {
+            Input::Text(..) => 1,
+            Input::Mails(mails) => mails.iter().flatten().count(),
+        }
+    }
+
+    /// What of it was not read, and why: the messages of an archive that
+    /// could not be, and the parts left out of those that were, as
+    /// `benchlog ingest` reports them.
+    pub fn not_read(&self) -> Vec<MailFailure> {
+        let Input::Mails(mails) = self else {
+            return Vec::new();
+        };
+        let mut not_read = Vec::new();
+        for mail in mails {
+            match mail {
+                Ok(prepared) => not_read.extend(parts_not_read(prepared)),
+                Err(failure) => not_read.push(failure.clone()),
+            }
+        }
+        not_read
+    }
+
+    /// Bytes of decoded text it holds.
+    pub fn text_bytes(&self) -> usize {
+        match self {
+            Input::Text(text, _) => text.len(),
+            Input::Mails(mails) => mails.iter().flatten().map(|m| m.mail.text.len()).sum(),
+        }
+    }
+}
+
+/// The parts of a message that were left out of its text, and why.
+pub(crate) fn parts_not_read(prepared: &PreparedMail) -> impl Iterator<Item = MailFailure> + '_ {
+    prepared.mail.not_read.iter().map(|why| MailFailure {
+        source_name: prepared.source_name.clone(),
+        why: why.clone(),
+    })
+}
+
+/// Reads a regular file of at most `limit` bytes. Anything else is
+/// refused before it is opened: a FIFO or `/dev/zero` would block or
+/// never end.
+pub fn read_file(path: &Path, limit: u64) -> anyhow::Result<Vec<u8>> {
+    let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
+    refuse_special(path, &meta)?;
+    if meta.is_dir() {
+        bail!("{} is a folder, not a file", path.display());
+    }
+    let too_large = || {
+        anyhow::anyhow!(
+            "{} is larger than {}, the most benchlog reads from one file",
+            path.display(),
+            size_for_people(limit)
+        )
+    };
+    if meta.len() > limit {
+        return Err(too_large());
+    }
+    let file = std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?;
+    // The file may grow after its size was read: read no more than allowed.
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("reading {}", path.display()))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// `256 MiB`, or `1000 bytes` for a size that is not whole MiB.
+pub fn size_for_people(bytes: u64) -> String {
+    const MIB: u64 = 1024 * 1024;
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// Refuses what is neither a regular file nor a folder.
+fn refuse_special(path: &Path, meta: &std::fs::Metadata) -> anyhow::Result<()> {
+    if !meta.is_file() && !meta.is_dir() {
+        bail!(
+            "{} is not a regular file (a FIFO, device or socket); benchlog reads files and folders",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// The files to ingest for the given paths: files as given, folders walked
+/// recursively in name order, skipping hidden entries and the parsers'
+/// golden `.json` files that sit next to fixtures. A path given that is
+/// neither a file nor a folder is refused at once; one found in a folder
+/// is listed, and refused when read (see [`read_file`]).
+pub fn collect_input_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in paths {
+        let meta =
+            std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
+        refuse_special(path, &meta)?;
+        if meta.is_dir() {
+            walk(path, &mut files)?;
+        } else {
+            files.push(path.clone());
+        }
+    }
+    Ok(files)
+}
+
+fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+    let mut entries = std::fs::read_dir(dir)
+        .with_context(|| format!("listing {}", dir.display()))?
+        .collect::<Result<Vec<_>, _>>()
+        .with_context(|| format!("listing {}", dir.display()))?;
+    entries.sort_by_key(|entry| entry.file_name());
+    for entry in entries {
+        let path = entry.path();
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let kind = entry
+            .file_type()
+            .with_context(|| format!("reading {}", path.display()))?;
+        if kind.is_dir() {
+            walk(&path, files)?;
+        } else if path.extension().is_none_or(|ext| ext != "json") {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "From a at b.org  Mon Jan  1 10:00:00 2007\nFrom: A <a@b.org>\nSubject: a\nMessage-ID: <a@b.org>\n\nprose\n";
+
+    /// A message whose base64 body decodes to text with a NUL in it.
+    const NUL: &str = "From a at b.org  Mon Jan  1 10:01:00 2007\nFrom: A <a@b.org>\nSubject: core\nMessage-ID: <nul@b.org>\nMIME-Version: 1.0\nContent-Transfer-Encoding: base64\n\naGVsbG8Ad29ybGQK\n";
+
+    fn failures(input: &Input) -> usize {
+        match input {
+            Input::Mails(mails) => mails.iter().filter(|mail| mail.is_err()).count(),
+            Input::Text(..) => panic!("read as text"),
+        }
+    }
+
+    /// The same bytes, read by an upload's policy and by an import's: the
+    /// two differences the policies name.
+    #[test]
+    fn the_policies_differ_only_where_they_say() {
+        let (upload, import) = (Policy::upload(1_000), Policy::import(MAX_INPUT_BYTES));
+        let mbox = format!("{GOOD}\n{NUL}");
+        assert_eq!(
+            read("a.mbox", mbox.as_bytes(), &upload).unwrap_err(),
+            InputError::InMessage {
+                message: 2,
+                error: Box::new(InputError::Binary)
+            },
+            "a bad message refuses an upload"
+        );
+        let read_in = read("a.mbox", mbox.as_bytes(), &import).unwrap();
+        assert_eq!(failures(&read_in), 1, "and is skipped by an import");
+        assert_eq!(read_in.submissions(), 1);
+
+        // An mbox whose one message has none of the mail headers: no
+        // message is readable.
+        let headless = "From a at b.org  Mon Jan  1 10:00:00 2007\nX-Note: n\n\nprose\n";
+        let as_upload = read("a.mbox", headless.as_bytes(), &upload).unwrap();
+        assert!(matches!(as_upload, Input::Text(..)), "{as_upload:?}");
+        let as_import = read("a.mbox", headless.as_bytes(), &import).unwrap();
+        assert_eq!(failures(&as_import), 1);
+
+        let mut upload_of_one = upload;
+        upload_of_one.max_messages = Some(1);
+        assert_eq!(
+            read("a.mbox", mbox.as_bytes(), &upload_of_one).unwrap_err(),
+            InputError::TooManyMessages(1)
+        );
+    }
+}
