@@ -16,9 +16,7 @@ use sha2::{Digest, Sha256};
 
 use crate::store;
 
-/// Inputs larger than this (after gunzip) are refused; the largest real
-/// archive month is a few MB.
-pub const MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
+pub use crate::limits::MAX_INPUT_BYTES;
 
 /// Why some bytes cannot be a submission. These are the user's to fix.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -45,9 +43,7 @@ pub enum InputError {
     },
 }
 
-/// Lines longer than this are refused: no benchmark prints one, and a
-/// megabyte-long line is some other kind of file.
-pub const MAX_LINE_BYTES: usize = 1024 * 1024;
+pub use crate::limits::MAX_LINE_BYTES;
 
 /// Turns uploaded or read bytes into text: gunzips `.gz` content, takes
 /// UTF-8 when valid and windows-1252 otherwise (the charset of most old
@@ -298,9 +294,7 @@ pub fn copies_of_stored_runs<'d>(
     })
 }
 
-/// The longest title: a first line taken for one, or one given with an
-/// upload.
-pub const MAX_TITLE_CHARS: usize = 100;
+pub use crate::limits::MAX_TITLE_CHARS;
 
 /// The title of a text with no Subject of its own: its first line, when
 /// that reads as one, as a paste copied from a list archive's page starts

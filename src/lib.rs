@@ -21,5 +21,6 @@ pub mod compare;
 pub mod config;
 pub mod csv_cell;
 pub mod ingest;
+pub mod limits;
 pub mod store;
 pub mod web;
