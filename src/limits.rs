@@ -103,7 +103,7 @@ pub const BATCH_BYTES: usize = 64 * 1024 * 1024;
 /// 1.18 s of storing 2,000 result-heavy mails, 0.46 s after 0.25 s of
 /// storing 4,096 messages of the prose-heavy archive (scripts/bench-ingest.sh's
 /// inputs).
-pub const MAX_LOCK_HOLD: std::time::Duration = std::time::Duration::from_secs(2);
+pub const MAX_LOCK_HOLD: Duration = Duration::from_secs(2);
 
 // ---------------------------------------------------------------------
 // Pages and queries
