@@ -28,12 +28,7 @@ use crate::intake::{self, parts_not_read, Policy, Read, ReadError};
 pub use crate::intake::{prepare_input, prepare_mail, Input, MailFailure, PreparedMail};
 use crate::store;
 
-/// The largest file `benchlog ingest` reads, on disk and unpacked
-/// (uploads keep the smaller
-/// [`MAX_INPUT_BYTES`](crate::ingest::MAX_INPUT_BYTES)). A file is held whole
-/// while its messages are read, so this bounds the memory an import takes;
-/// a busy list's month is a few MB, a year of one under 100 MB.
-pub const MAX_ARCHIVE_BYTES: u64 = 256 * 1024 * 1024;
+pub use crate::limits::MAX_ARCHIVE_BYTES;
 
 /// Stores an [`Input`] in the caller's transaction and returns the
 /// submissions it is (new or already stored), in order; none when none of
@@ -94,9 +89,7 @@ impl MailOutcome {
     }
 }
 
-/// Ancestors looked up for a mail: one per quote depth that real threads
-/// reach, and each costs a query under the write lock.
-const MAX_ANCESTORS: usize = 16;
+use crate::limits::MAX_ANCESTORS;
 
 /// The messages a mail answers, nearest first: its In-Reply-To, then its
 /// References from the newest back, at most [`MAX_ANCESTORS`]. The n-th
@@ -431,27 +424,9 @@ fn import_files_within(
     })
 }
 
-/// Steps in flight between the reading thread and the writer; each holds
-/// at most one message or one text (up to
-/// [`MAX_INPUT_BYTES`](crate::ingest::MAX_INPUT_BYTES)).
-const QUEUE: usize = 64;
+use crate::limits::QUEUE;
 
-/// Texts and messages stored per transaction at most, unless told fewer
-/// (`benchlog ingest --batch`): one commit per message would cost more
-/// than the parsing.
-pub const BATCH_ITEMS: usize = 4096;
-
-/// Bytes of text stored per transaction at most.
-pub const BATCH_BYTES: usize = 64 * 1024 * 1024;
-
-/// The longest a transaction of an import takes texts and messages for,
-/// unless one text alone takes longer. It then stores the batch's staged
-/// attributes and writes its full-text index ([`store::Writer::finish`]),
-/// work that grows with what the batch took, and commits: 0.81-0.89 s after
-/// 1.18 s of storing 2,000 result-heavy mails, 0.46 s after 0.25 s of
-/// storing 4,096 messages of the prose-heavy archive (scripts/bench-ingest.sh's
-/// inputs).
-pub const MAX_LOCK_HOLD: std::time::Duration = std::time::Duration::from_secs(2);
+pub use crate::limits::{BATCH_BYTES, BATCH_ITEMS, MAX_LOCK_HOLD};
 
 /// What the reading thread hands the writer, in file order, with the
 /// on-disk bytes it accounts for.

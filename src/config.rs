@@ -7,6 +7,8 @@ use std::path::PathBuf;
 use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand};
 
+use crate::limits;
+
 /// benchlog: a results database and comparison dashboard for benchmark
 /// output posted to mailing lists.
 #[derive(Debug, Parser)]
@@ -51,32 +53,32 @@ pub struct WebArgs {
     pub static_dir: PathBuf,
     /// The largest request body accepted (an upload), in bytes; larger ones
     /// are answered with 413.
-    #[arg(long, env = "BENCHLOG_MAX_BODY_BYTES", default_value_t = 16 * 1024 * 1024)]
+    #[arg(long, env = "BENCHLOG_MAX_BODY_BYTES", default_value_t = limits::MAX_BODY_BYTES)]
     pub max_body_bytes: usize,
     /// Uploads one client (IP address) may make per minute, after a burst
     /// of as many; more are answered with 429. 0 turns the limit off.
-    #[arg(long, env = "BENCHLOG_UPLOADS_PER_MINUTE", default_value_t = 30)]
+    #[arg(long, env = "BENCHLOG_UPLOADS_PER_MINUTE", default_value_t = limits::UPLOADS_PER_MINUTE)]
     pub uploads_per_minute: u32,
     /// Submissions one client may store per minute (each message of an
     /// uploaded archive is one), after a burst of as many; an upload that
     /// would pass it is answered with 429 and stores nothing. 0 turns the
     /// limit off.
-    #[arg(long, env = "BENCHLOG_SUBMISSIONS_PER_MINUTE", default_value_t = 2_000)]
+    #[arg(long, env = "BENCHLOG_SUBMISSIONS_PER_MINUTE", default_value_t = limits::SUBMISSIONS_PER_MINUTE)]
     pub submissions_per_minute: u32,
     /// Edits and undos one client may send per minute, and one submission
     /// may take, after a burst of as many; more are answered with 429 and
     /// change nothing. 0 turns the limit off.
-    #[arg(long, env = "BENCHLOG_EDITS_PER_MINUTE", default_value_t = 60)]
+    #[arg(long, env = "BENCHLOG_EDITS_PER_MINUTE", default_value_t = limits::EDITS_PER_MINUTE)]
     pub edits_per_minute: u32,
     /// Fields (runs times fields named) the edits of one client, and of one
     /// submission, may change per minute, after a burst of as many; an
     /// edit that would pass it is answered with 429 and changes nothing.
     /// Below 20000 (the most one edit may change) it refuses the largest
     /// edits for good. 0 turns the limit off.
-    #[arg(long, env = "BENCHLOG_EDIT_CHANGES_PER_MINUTE", default_value_t = crate::web::MAX_CHANGES_PER_EDIT as u32)]
+    #[arg(long, env = "BENCHLOG_EDIT_CHANGES_PER_MINUTE", default_value_t = limits::EDIT_CHANGES_PER_MINUTE)]
     pub edit_changes_per_minute: u32,
     /// Seconds a request may take before it is answered with 408.
-    #[arg(long, env = "BENCHLOG_REQUEST_TIMEOUT", default_value_t = 60)]
+    #[arg(long, env = "BENCHLOG_REQUEST_TIMEOUT", default_value_t = limits::REQUEST_TIMEOUT.as_secs())]
     pub request_timeout_secs: u64,
     /// A token that may change or delete any submission (entered on a
     /// submission's page, or sent as the form field `token`). Without it,
@@ -86,37 +88,40 @@ pub struct WebArgs {
     /// Seconds a connection may take to send a request's headers, counted
     /// from its opening or its last answer; then it is closed. Silent
     /// connections would otherwise be held for ever.
-    #[arg(long, env = "BENCHLOG_HEADER_READ_TIMEOUT", default_value_t = 10,
+    #[arg(long, env = "BENCHLOG_HEADER_READ_TIMEOUT",
+          default_value_t = limits::HEADER_READ_TIMEOUT.as_secs(),
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub header_read_timeout_secs: u64,
     /// Seconds an answer may wait for the client to read any of it; then
     /// the connection is closed, so a client that never reads holds
     /// neither its connection nor the answer's memory.
     #[arg(long, env = "BENCHLOG_WRITE_STALL_TIMEOUT",
-          default_value_t = crate::web::WRITE_STALL_TIMEOUT.as_secs(),
+          default_value_t = limits::WRITE_STALL_TIMEOUT.as_secs(),
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub write_stall_timeout_secs: u64,
     /// Connections open at once; more are answered 503 and closed. Keep it
     /// well under the process's file limit (`ulimit -n`).
-    #[arg(long, env = "BENCHLOG_MAX_CONNECTIONS", default_value_t = 512,
+    #[arg(long, env = "BENCHLOG_MAX_CONNECTIONS", default_value_t = limits::MAX_CONNECTIONS,
           value_parser = RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub max_connections: usize,
     /// Connections open at once from one client (IPv4 address, IPv6 /64
     /// network), so that one client cannot hold them all. Behind a reverse
     /// proxy every client is the proxy: raise it to --max-connections.
-    #[arg(long, env = "BENCHLOG_MAX_CONNECTIONS_PER_IP", default_value_t = 64,
+    #[arg(long, env = "BENCHLOG_MAX_CONNECTIONS_PER_IP",
+          default_value_t = limits::MAX_CONNECTIONS_PER_IP,
           value_parser = RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub max_connections_per_ip: usize,
     /// Seconds requests under way may take to finish after SIGTERM or
     /// Ctrl-C; connections still busy then are closed.
-    #[arg(long, env = "BENCHLOG_SHUTDOWN_GRACE", default_value_t = 10,
+    #[arg(long, env = "BENCHLOG_SHUTDOWN_GRACE",
+          default_value_t = limits::SHUTDOWN_GRACE.as_secs(),
           value_parser = clap::value_parser!(u64).range(0..=3600))]
     pub shutdown_grace_secs: u64,
     /// Megabytes that must stay free on the database's disk: below that,
     /// uploads are answered 503 and /healthz says the disk is full, before
     /// a write fails half-way.
     #[arg(long, env = "BENCHLOG_MIN_FREE_DISK_MB",
-          default_value_t = crate::web::MIN_FREE_DISK_BYTES / (1024 * 1024))]
+          default_value_t = limits::MIN_FREE_DISK_BYTES / (1024 * 1024))]
     pub min_free_disk_mb: u64,
 }
 
@@ -183,8 +188,8 @@ pub struct IngestArgs {
     /// transaction also ends at its bounds of text and of time holding the
     /// write lock (the README lists them). A file is reported once the
     /// transaction holding all of it is committed.
-    #[arg(long, value_name = "N", default_value_t = crate::archive::BATCH_ITEMS as u64,
-          value_parser = clap::value_parser!(u64).range(1..=crate::archive::BATCH_ITEMS as u64))]
+    #[arg(long, value_name = "N", default_value_t = limits::BATCH_ITEMS as u64,
+          value_parser = clap::value_parser!(u64).range(1..=limits::BATCH_ITEMS as u64))]
     pub batch: u64,
 }
 

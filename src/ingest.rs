@@ -19,13 +19,9 @@ pub use crate::intake::{
 };
 use crate::store;
 
-/// Inputs larger than this (after gunzip) are refused; the largest real
-/// archive month is a few MB.
-pub const MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
+pub use crate::limits::MAX_INPUT_BYTES;
 
-/// Lines longer than this are refused: no benchmark prints one, and a
-/// megabyte-long line is some other kind of file.
-pub const MAX_LINE_BYTES: usize = 1024 * 1024;
+pub use crate::limits::MAX_LINE_BYTES;
 
 /// Hex SHA-256 of some text, as it is.
 pub fn sha256_hex(text: &str) -> String {
@@ -214,9 +210,7 @@ pub fn copies_of_stored_runs<'d>(
     })
 }
 
-/// The longest title: a first line taken for one, or one given with an
-/// upload.
-pub const MAX_TITLE_CHARS: usize = 100;
+pub use crate::limits::MAX_TITLE_CHARS;
 
 /// The title of a text with no Subject of its own: its first line, when
 /// that reads as one, as a paste copied from a list archive's page starts

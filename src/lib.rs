@@ -23,5 +23,6 @@ pub mod config;
 pub mod csv_cell;
 pub mod ingest;
 pub mod intake;
+pub mod limits;
 pub mod store;
 pub mod web;

@@ -4,13 +4,10 @@
 use std::path::Path;
 use std::process::Command;
 
-use axum::body::Body;
-use axum::http::{header, Request, StatusCode};
-use benchlog::web::{app, AppState};
-use http_body_util::BodyExt;
+use axum::http::StatusCode;
 use serde_json::Value;
-use tower::ServiceExt;
 
+use crate::http::{fetch, get_ok};
 use crate::support::{repo_path, smack_log, test_state, SEED_000};
 
 const SEED_002: &str = "fixtures/sysbench/seed-002-mariadb-mutexes-lost-line-breaks.txt";
@@ -30,60 +27,6 @@ fn ingest(db: &Path, fixtures: &[&str]) {
     }
 }
 
-struct Answer {
-    status: StatusCode,
-    content_type: String,
-    etag: Option<String>,
-    cache_control: Option<String>,
-    body: Vec<u8>,
-}
-
-impl Answer {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.text()))
-    }
-}
-
-async fn fetch(state: &AppState, uri: &str, if_none_match: Option<&str>) -> Answer {
-    let mut request = Request::get(uri);
-    if let Some(tag) = if_none_match {
-        request = request.header(header::IF_NONE_MATCH, tag);
-    }
-    let response = app(state.clone())
-        .oneshot(request.body(Body::empty()).unwrap())
-        .await
-        .unwrap();
-    let header = |name| {
-        response
-            .headers()
-            .get(name)
-            .map(|v: &header::HeaderValue| v.to_str().unwrap().to_owned())
-    };
-    Answer {
-        status: response.status(),
-        content_type: header(header::CONTENT_TYPE).unwrap_or_default(),
-        etag: header(header::ETAG),
-        cache_control: header(header::CACHE_CONTROL),
-        body: response
-            .into_body()
-            .collect()
-            .await
-            .unwrap()
-            .to_bytes()
-            .to_vec(),
-    }
-}
-
-async fn get(state: &AppState, uri: &str) -> Answer {
-    let answer = fetch(state, uri, None).await;
-    assert_eq!(answer.status, StatusCode::OK, "{uri}: {}", answer.text());
-    answer
-}
-
 fn series<'a>(json: &'a Value, name: &str) -> &'a Value {
     json["series"]
         .as_array()
@@ -98,7 +41,9 @@ async fn repeats_are_one_point_with_whisker_and_count() {
     let (_dir, db, state) = test_state();
     ingest(&db, &[SEED_002]);
     let query = "tool=sysbench&metric=qps&by=label";
-    let json = get(&state, &format!("/compare.json?{query}")).await.json();
+    let json = get_ok(&state, &format!("/compare.json?{query}"))
+        .await
+        .json();
     assert_eq!(json["x"], "threads", "sysbench runs have threads");
     assert_eq!(json["series"].as_array().unwrap().len(), 3, "{json}");
     let original = series(&json, "Original");
@@ -117,15 +62,19 @@ async fn repeats_are_one_point_with_whisker_and_count() {
     assert_eq!(point["runs"].as_array().unwrap().len(), 3);
 
     // The chart draws the count; the table and the CSV show it.
-    let svg = get(&state, &format!("/compare.svg?{query}")).await.text();
+    let svg = get_ok(&state, &format!("/compare.svg?{query}"))
+        .await
+        .text();
     assert!(svg.contains("n=3"), "the chart shows the count");
-    let csv = get(&state, &format!("/compare.csv?{query}")).await.text();
+    let csv = get_ok(&state, &format!("/compare.csv?{query}"))
+        .await
+        .text();
     assert!(
         csv.starts_with("series,label,tool,test,item,metric,threads,mean,min,max,n,"),
         "{csv}"
     );
     assert!(csv.contains(",64,186470.333333,183061,191678,3,"), "{csv}");
-    let page = get(&state, &format!("/compare?{query}")).await.text();
+    let page = get_ok(&state, &format!("/compare?{query}")).await.text();
     assert!(
         page.contains("186470.33") && page.contains(">191678<"),
         "{page}"
@@ -149,10 +98,14 @@ async fn the_table_links_the_first_runs_of_a_point_and_the_json_lists_all() {
     }
     // Bars: the 15 runs are one point.
     let query = "tool=super-smack&item=select_index&metric=q_per_s&x=none";
-    let json = get(&state, &format!("/compare.json?{query}")).await.json();
+    let json = get_ok(&state, &format!("/compare.json?{query}"))
+        .await
+        .json();
     let runs = json["series"][0]["points"][0]["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 15, "the JSON keeps every run");
-    let csv = get(&state, &format!("/compare.csv?{query}")).await.text();
+    let csv = get_ok(&state, &format!("/compare.csv?{query}"))
+        .await
+        .text();
     assert_eq!(
         csv.lines()
             .nth(1)
@@ -166,7 +119,7 @@ async fn the_table_links_the_first_runs_of_a_point_and_the_json_lists_all() {
         "the CSV keeps every run: {csv}"
     );
 
-    let page = get(&state, &format!("/compare?{query}")).await.text();
+    let page = get_ok(&state, &format!("/compare?{query}")).await.text();
     let cells = run_cells(&page);
     assert_eq!(cells.len(), 1, "{page}");
     let cell = cells[0];
@@ -186,8 +139,10 @@ async fn the_table_links_the_first_runs_of_a_point_and_the_json_lists_all() {
 
     // Lines: 2 or 3 runs a point, every one linked.
     let lines = "tool=super-smack&item=select_index&metric=q_per_s&x=threads";
-    let json = get(&state, &format!("/compare.json?{lines}")).await.json();
-    let page = get(&state, &format!("/compare?{lines}")).await.text();
+    let json = get_ok(&state, &format!("/compare.json?{lines}"))
+        .await
+        .json();
+    let page = get_ok(&state, &format!("/compare?{lines}")).await.text();
     let points = json["series"][0]["points"].as_array().unwrap();
     let cells = run_cells(&page);
     assert_eq!(cells.len(), points.len());
@@ -203,7 +158,7 @@ async fn the_table_links_the_first_runs_of_a_point_and_the_json_lists_all() {
 async fn tools_without_threads_get_bars_per_item() {
     let (_dir, db, state) = test_state();
     ingest(&db, &[SEED_004]);
-    let json = get(&state, &format!("/compare.json?{SEED_004_QUERY}"))
+    let json = get_ok(&state, &format!("/compare.json?{SEED_004_QUERY}"))
         .await
         .json();
     assert_eq!(json["x"], "none", "sql-bench has no thread axis");
@@ -238,7 +193,7 @@ async fn tools_without_threads_get_bars_per_item() {
         (Some(143.0), Some(1))
     );
 
-    let svg = get(&state, &format!("/compare.svg?{SEED_004_QUERY}"))
+    let svg = get_ok(&state, &format!("/compare.svg?{SEED_004_QUERY}"))
         .await
         .text();
     for needle in [
@@ -252,7 +207,7 @@ async fn tools_without_threads_get_bars_per_item() {
     }
     assert!(svg.contains("<rect"), "bars are drawn");
     // The same data as lines against threads has nothing to place.
-    let json = get(&state, &format!("/compare.json?{SEED_004_QUERY}&x=threads"))
+    let json = get_ok(&state, &format!("/compare.json?{SEED_004_QUERY}&x=threads"))
         .await
         .json();
     assert!(json["series"].as_array().unwrap().is_empty());
@@ -264,7 +219,9 @@ async fn the_image_carries_each_verdict_and_names_the_baseline() {
     let (_dir, db, state) = test_state();
     ingest(&db, &[SEED_002]);
     let query = "tool=sysbench&metric=qps&by=label&baseline=Original";
-    let svg = get(&state, &format!("/compare.svg?{query}")).await.text();
+    let svg = get_ok(&state, &format!("/compare.svg?{query}"))
+        .await
+        .text();
     for needle in [
         "Original (baseline)",
         "186470.33  n=3  baseline",
@@ -284,7 +241,7 @@ async fn the_image_carries_each_verdict_and_names_the_baseline() {
     // No point is unproven, so the key names only what is drawn.
     assert!(!svg.contains("Hollow") && !svg.contains("Pale"), "{svg}");
     // Without a baseline the image claims no verdict.
-    let plain = get(&state, "/compare.svg?tool=sysbench&metric=qps&by=label")
+    let plain = get_ok(&state, "/compare.svg?tool=sysbench&metric=qps&by=label")
         .await
         .text();
     assert!(
@@ -312,10 +269,14 @@ async fn twelve_colours_for_the_sql_bench_kernels() {
         &fixtures.iter().map(String::as_str).collect::<Vec<_>>(),
     );
     let query = "tool=sql-bench&metric=wallclock_s&by=os_version&item=TOTALS";
-    let json = get(&state, &format!("/compare.json?{query}")).await.json();
+    let json = get_ok(&state, &format!("/compare.json?{query}"))
+        .await
+        .json();
     let series = json["series"].as_array().unwrap().len();
     assert!(series >= 11, "{json}");
-    let svg = get(&state, &format!("/compare.svg?{query}")).await.text();
+    let svg = get_ok(&state, &format!("/compare.svg?{query}"))
+        .await
+        .text();
     // Each series' legend swatch is a filled rectangle of its colour.
     let colours: std::collections::BTreeSet<&str> = svg
         .lines()
@@ -332,14 +293,18 @@ async fn scale_log_draws_the_value_axis_logarithmic() {
     let (_dir, db, state) = test_state();
     ingest(&db, &[SEED_004]);
     let query = format!("{SEED_004_QUERY}&scale=log");
-    let svg = get(&state, &format!("/compare.svg?{query}")).await.text();
+    let svg = get_ok(&state, &format!("/compare.svg?{query}"))
+        .await
+        .text();
     assert!(svg.contains("lower is better, log scale"), "{svg}");
-    let linear = get(&state, &format!("/compare.svg?{SEED_004_QUERY}"))
+    let linear = get_ok(&state, &format!("/compare.svg?{SEED_004_QUERY}"))
         .await
         .text();
     assert!(!linear.contains("log scale"), "{linear}");
     // The permalink keeps it.
-    let json = get(&state, &format!("/compare.json?{query}")).await.json();
+    let json = get_ok(&state, &format!("/compare.json?{query}"))
+        .await
+        .json();
     assert!(
         json["query"].as_str().unwrap().ends_with("&scale=log"),
         "{json}"
@@ -361,7 +326,7 @@ async fn baseline_differences_follow_the_metrics_direction() {
     let (_dir, db, state) = test_state();
     ingest(&db, &[SEED_004, SEED_000]);
     // wallclock_s: lower is better, so the faster kernel is "better" with a minus sign.
-    let json = get(
+    let json = get_ok(
         &state,
         &format!("/compare.json?{SEED_004_QUERY}&baseline=2.2.16-22smp"),
     )
@@ -380,7 +345,7 @@ async fn baseline_differences_follow_the_metrics_direction() {
     assert_eq!(alter["vs_baseline"]["percent"], -18.75);
     assert_eq!(alter["vs_baseline"]["difference"], -33.0);
     assert_eq!(alter["vs_baseline"]["verdict"], "too_few_runs");
-    let text = get(
+    let text = get_ok(
         &state,
         &format!("/compare.txt?{SEED_004_QUERY}&baseline=2.2.16-22smp"),
     )
@@ -391,7 +356,7 @@ async fn baseline_differences_follow_the_metrics_direction() {
 
     // q_per_s: higher is better, so slower schedulers are below zero
     // (three runs against two, each of several setups: no verdict).
-    let json = get(
+    let json = get_ok(
         &state,
         &format!("/compare.json?{SEED_000_QUERY}&baseline=ULE+%2F+libthr"),
     )
@@ -400,7 +365,7 @@ async fn baseline_differences_follow_the_metrics_direction() {
     let bsd = &series(&json, "4BSD / libthr")["points"][0];
     assert!(bsd["vs_baseline"]["percent"].as_f64().unwrap() < 0.0);
     assert_eq!(bsd["vs_baseline"]["verdict"], "mixed");
-    let page = get(
+    let page = get_ok(
         &state,
         &format!("/compare?{SEED_000_QUERY}&baseline=ULE+%2F+libthr"),
     )
@@ -412,7 +377,7 @@ async fn baseline_differences_follow_the_metrics_direction() {
     );
 
     // A baseline that names no series is said, not failed.
-    let json = get(
+    let json = get_ok(
         &state,
         &format!("/compare.json?{SEED_000_QUERY}&baseline=Linux"),
     )
@@ -429,7 +394,7 @@ async fn baseline_differences_follow_the_metrics_direction() {
 async fn efficiency_and_peak_where_there_is_a_one_thread_point() {
     let (_dir, db, state) = test_state();
     ingest(&db, &[THREAD_LOOP]);
-    let json = get(&state, "/compare.json?tool=sysbench&metric=qps&item=total")
+    let json = get_ok(&state, "/compare.json?tool=sysbench&metric=qps&item=total")
         .await
         .json();
     let points = json["series"][0]["points"].as_array().unwrap();
@@ -451,7 +416,7 @@ async fn efficiency_and_peak_where_there_is_a_one_thread_point() {
         Some(threads[best])
     );
     // Latency is not a rate: no efficiency, and its best is the lowest.
-    let json = get(
+    let json = get_ok(
         &state,
         "/compare.json?tool=sysbench&metric=latency_avg_ms&item=total",
     )
@@ -480,7 +445,7 @@ async fn the_text_view_fits_a_mail() {
         "tool=sysbench&metric=qps&item=total".to_owned(),
         "tool=super-smack&metric=q_per_s&by=label&x=none".to_owned(),
     ] {
-        let answer = get(&state, &format!("/compare.txt?{query}")).await;
+        let answer = get_ok(&state, &format!("/compare.txt?{query}")).await;
         assert!(answer.content_type.starts_with("text/plain"), "{query}");
         let text = answer.text();
         for line in text.lines() {
@@ -488,7 +453,7 @@ async fn the_text_view_fits_a_mail() {
         }
         assert!(text.lines().count() > 4, "{text}");
     }
-    let text = get(&state, &format!("/compare.txt?{SEED_000_QUERY}"))
+    let text = get_ok(&state, &format!("/compare.txt?{SEED_000_QUERY}"))
         .await
         .text();
     assert!(
@@ -511,7 +476,7 @@ async fn etags_answer_304_until_the_data_changes() {
         "/compare.txt",
     ] {
         let uri = format!("{path}?{SEED_000_QUERY}");
-        let first = get(&state, &uri).await;
+        let first = get_ok(&state, &uri).await;
         let tag = first
             .etag
             .clone()
@@ -524,7 +489,10 @@ async fn etags_answer_304_until_the_data_changes() {
             "{uri}"
         );
         // The same query over the same data: the same tag, and a 304 for it.
-        assert_eq!(get(&state, &uri).await.etag.as_deref(), Some(tag.as_str()));
+        assert_eq!(
+            get_ok(&state, &uri).await.etag.as_deref(),
+            Some(tag.as_str())
+        );
         let again = fetch(&state, &uri, Some(&tag)).await;
         assert_eq!(again.status, StatusCode::NOT_MODIFIED, "{uri}");
         assert!(again.body.is_empty());
@@ -540,13 +508,13 @@ async fn etags_answer_304_until_the_data_changes() {
     }
     // Another query, or new data for the same one, is another tag.
     let uri = format!("/compare.csv?{SEED_000_QUERY}");
-    let before = get(&state, &uri).await.etag.unwrap();
-    let other = get(&state, &format!("{uri}&where=scheduler:ULE"))
+    let before = get_ok(&state, &uri).await.etag.unwrap();
+    let other = get_ok(&state, &format!("{uri}&where=scheduler:ULE"))
         .await
         .etag
         .unwrap();
     assert_ne!(before, other);
-    let svg_tag = get(&state, &format!("/compare.svg?{SEED_000_QUERY}"))
+    let svg_tag = get_ok(&state, &format!("/compare.svg?{SEED_000_QUERY}"))
         .await
         .etag
         .unwrap();
@@ -621,7 +589,7 @@ async fn mistakes_get_400_in_the_form_asked_for() {
 async fn the_form_offers_what_the_data_holds() {
     let (_dir, db, state) = test_state();
     ingest(&db, &[SEED_000, SEED_004]);
-    let page = get(&state, "/compare?tool=sql-bench").await.text();
+    let page = get_ok(&state, "/compare?tool=sql-bench").await.text();
     assert!(
         page.contains(r#"<option value="wallclock_s""#),
         "sql-bench's metrics"
@@ -638,7 +606,7 @@ async fn the_form_offers_what_the_data_holds() {
         !page.contains(r#"value="threads""#),
         "no thread axis for sql-bench"
     );
-    let page = get(&state, &format!("/compare?{SEED_000_QUERY}"))
+    let page = get_ok(&state, &format!("/compare?{SEED_000_QUERY}"))
         .await
         .text();
     assert!(
@@ -674,7 +642,7 @@ async fn export_gives_the_same_csv_as_the_page() {
             .to_owned(),
         "tool=sysbench&metric=qps&by=label&baseline=Original&conf=99".to_owned(),
     ] {
-        let web = get(&state, &format!("/compare.csv?{query}")).await.body;
+        let web = get_ok(&state, &format!("/compare.csv?{query}")).await.body;
         let cli = benchlog(&["export", "--db", db_arg, "--csv", "--query", &query]);
         assert_eq!(
             String::from_utf8_lossy(&cli),
@@ -701,7 +669,7 @@ async fn export_gives_the_same_csv_as_the_page() {
         "--by",
         "thread_lib",
     ]);
-    let web = get(&state, &format!("/compare.csv?{SEED_000_QUERY}"))
+    let web = get_ok(&state, &format!("/compare.csv?{SEED_000_QUERY}"))
         .await
         .body;
     assert_eq!(cli, web);
@@ -723,7 +691,7 @@ async fn export_gives_the_same_csv_as_the_page() {
         "--conf",
         "99",
     ]);
-    let web = get(
+    let web = get_ok(
         &state,
         "/compare.csv?tool=sysbench&metric=qps&by=label&baseline=Original&conf=99",
     )
@@ -770,7 +738,9 @@ async fn the_most_by_and_where_a_query_may_hold_still_make_a_comparison() {
         query.matches("where=").count(),
         benchlog::compare::MAX_WHERE
     );
-    let json = get(&state, &format!("/compare.json?{query}")).await.json();
+    let json = get_ok(&state, &format!("/compare.json?{query}"))
+        .await
+        .json();
     assert_eq!(json["by"].as_array().unwrap().len(), 8, "{json}");
     let series = json["series"].as_array().unwrap();
     assert!(!series.is_empty(), "{json}");
@@ -778,7 +748,7 @@ async fn the_most_by_and_where_a_query_may_hold_still_make_a_comparison() {
         let scheduler = one["keys"]["scheduler"].as_str().unwrap();
         assert!(["ULE", "4BSD"].contains(&scheduler), "{one}");
     }
-    let page = get(&state, &format!("/compare?{query}")).await;
+    let page = get_ok(&state, &format!("/compare?{query}")).await;
     assert!(page.text().contains("<svg"), "{}", page.text());
 
     // One more of either is refused, saying the limit.
@@ -851,7 +821,7 @@ async fn csv_cells_that_a_spreadsheet_would_run_are_neutralised() {
     expected.sort();
 
     let query = "tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=label&by=scheduler";
-    let web = get(&state, &format!("/compare.csv?{query}")).await;
+    let web = get_ok(&state, &format!("/compare.csv?{query}")).await;
     assert_eq!(web.status, StatusCode::OK);
     let compared = read_csv(&web.body);
     assert_eq!(compared.1.len(), hostile.len(), "{}", web.text());
@@ -897,7 +867,7 @@ async fn a_percentile_the_table_does_not_list_is_compared_by_its_own_name() {
     .replace("99th percentile:", "90th percentile:");
     let mut conn = benchlog::store::open(&db).unwrap();
     benchlog::ingest::ingest_text(&mut conn, Some("p90"), &text).unwrap();
-    let json = get(
+    let json = get_ok(
         &state,
         "/compare.json?tool=sysbench&item=total&metric=latency_p90_ms",
     )
@@ -918,7 +888,7 @@ async fn a_percentile_the_table_does_not_list_is_compared_by_its_own_name() {
 async fn a_point_of_several_configurations_says_so() {
     let (_dir, db, state) = test_state();
     ingest(&db, &[SEED_000]);
-    let json = get(&state, &format!("/compare.json?{SEED_000_QUERY}"))
+    let json = get_ok(&state, &format!("/compare.json?{SEED_000_QUERY}"))
         .await
         .json();
     let mixed = &series(&json, "4BSD / libthr")["points"][0];
@@ -932,7 +902,7 @@ async fn a_point_of_several_configurations_says_so() {
     assert_eq!(single["configurations"], 1, "{single}");
     assert_eq!(single["mixed"], serde_json::json!([]));
 
-    let csv = get(&state, &format!("/compare.csv?{SEED_000_QUERY}"))
+    let csv = get_ok(&state, &format!("/compare.csv?{SEED_000_QUERY}"))
         .await
         .text();
     let mut reader = csv::Reader::from_reader(csv.as_bytes());
@@ -965,7 +935,7 @@ async fn ready_comparisons_and_no_by_split_into_configurations() {
         }
         series.len()
     };
-    let json = get(
+    let json = get_ok(
         &state,
         "/compare.json?tool=super-smack&item=select_index&metric=q_per_s&x=threads",
     )
@@ -975,7 +945,7 @@ async fn ready_comparisons_and_no_by_split_into_configurations() {
     let by = json["by"].as_array().unwrap();
     assert_eq!(by[..4], ["scheduler", "thread_lib", "timer", "patches"]);
 
-    let page = get(&state, "/submissions/1").await.text();
+    let page = get_ok(&state, "/submissions/1").await.text();
     let links: Vec<String> = page
         .split(r#"class="ready-compare" href=""#)
         .skip(1)
@@ -985,7 +955,9 @@ async fn ready_comparisons_and_no_by_split_into_configurations() {
     assert_eq!(links.len(), 2, "{links:?}");
     for link in links {
         let query = link.strip_prefix("/compare?").unwrap();
-        let json = get(&state, &format!("/compare.json?{query}")).await.json();
+        let json = get_ok(&state, &format!("/compare.json?{query}"))
+            .await
+            .json();
         no_mixed(&json, &link);
     }
 }
@@ -996,7 +968,7 @@ async fn ready_comparisons_and_no_by_split_into_configurations() {
 async fn the_page_and_text_name_what_a_mixed_point_mixes() {
     let (_dir, db, state) = test_state();
     ingest(&db, &[SEED_000]);
-    let page = get(&state, &format!("/compare?{SEED_000_QUERY}"))
+    let page = get_ok(&state, &format!("/compare?{SEED_000_QUERY}"))
         .await
         .text();
     assert!(
@@ -1017,7 +989,9 @@ async fn the_page_and_text_name_what_a_mixed_point_mixes() {
         "{link}"
     );
     let query = link.strip_prefix("/compare?").unwrap();
-    let json = get(&state, &format!("/compare.json?{query}")).await.json();
+    let json = get_ok(&state, &format!("/compare.json?{query}"))
+        .await
+        .json();
     for point in json["series"]
         .as_array()
         .unwrap()
@@ -1026,7 +1000,7 @@ async fn the_page_and_text_name_what_a_mixed_point_mixes() {
     {
         assert_eq!(point["mixed"], serde_json::json!([]), "{point}");
     }
-    let text = get(&state, &format!("/compare.txt?{SEED_000_QUERY}"))
+    let text = get_ok(&state, &format!("/compare.txt?{SEED_000_QUERY}"))
         .await
         .text();
     assert!(
@@ -1041,7 +1015,7 @@ async fn the_page_and_text_name_what_a_mixed_point_mixes() {
 async fn the_json_tells_what_differs_between_the_series() {
     let (_dir, db, state) = test_state();
     ingest(&db, &[SEED_000]);
-    let json = get(&state, &format!("/compare.json?{SEED_000_QUERY}"))
+    let json = get_ok(&state, &format!("/compare.json?{SEED_000_QUERY}"))
         .await
         .json();
     let rows = json["attributes"].as_array().unwrap();
@@ -1081,7 +1055,7 @@ async fn the_json_tells_what_differs_between_the_series() {
 async fn the_page_highlights_the_attributes_that_differ() {
     let (_dir, db, state) = test_state();
     ingest(&db, &[SEED_000]);
-    let page = get(&state, &format!("/compare?{SEED_000_QUERY}"))
+    let page = get_ok(&state, &format!("/compare?{SEED_000_QUERY}"))
         .await
         .text();
     let table = page
@@ -1129,7 +1103,7 @@ async fn bars_tabulate_an_item_a_row_and_a_series_a_column() {
     let (_dir, db, state) = test_state();
     ingest(&db, &[SEED_004]);
     let query = format!("{SEED_004_QUERY}&x=none&baseline=2.2.16-22smp");
-    let page = get(&state, &format!("/compare?{query}")).await.text();
+    let page = get_ok(&state, &format!("/compare?{query}")).await.text();
     let head = &page[page.find(r#"<table class="list numbers matrix">"#).unwrap()..];
     let head = &head[head.find("<thead>").unwrap()..head.find("</thead>").unwrap()];
     assert!(
@@ -1178,7 +1152,9 @@ async fn bars_tabulate_an_item_a_row_and_a_series_a_column() {
     // The long form stays, folded, with the runs' links.
     assert!(page.contains(r#"<details class="long-form">"#), "{page}");
 
-    let text = get(&state, &format!("/compare.txt?{query}")).await.text();
+    let text = get_ok(&state, &format!("/compare.txt?{query}"))
+        .await
+        .text();
     assert!(
         text.contains(
             "\n 1 2.2.16-22smp (baseline)\n 2 2.4.0\n\n\
@@ -1201,7 +1177,7 @@ async fn bars_tabulate_an_item_a_row_and_a_series_a_column() {
         "TOTALS           |       2326 | 2124 ( -8.7%)? |"
     );
     // Line charts keep a row per point.
-    let lines = get(&state, "/compare?tool=super-smack&metric=q_per_s&x=threads")
+    let lines = get_ok(&state, "/compare?tool=super-smack&metric=q_per_s&x=threads")
         .await
         .text();
     assert!(!lines.contains("matrix"), "{lines}");
@@ -1221,7 +1197,7 @@ async fn an_absent_point_is_an_empty_cell() {
         ],
     );
     let query = format!("{SEED_004_QUERY}&x=none&baseline=2.2.16-22smp");
-    let page = get(&state, &format!("/compare?{query}")).await.text();
+    let page = get_ok(&state, &format!("/compare?{query}")).await.text();
     // Series in order: 2.2.1, 2.2.16-22smp, 2.4.0.
     assert_eq!(
         matrix_row(&page, "alter_table_add"),
@@ -1231,7 +1207,9 @@ async fn an_absent_point_is_an_empty_cell() {
             r#" class="empty"></td>"#
         ]
     );
-    let text = get(&state, &format!("/compare.txt?{query}")).await.text();
+    let text = get_ok(&state, &format!("/compare.txt?{query}"))
+        .await
+        .text();
     // The baseline first: 2.2.16-22smp, 2.2.1, 2.4.0.
     assert!(
         text.contains("\n 1 2.2.16-22smp (baseline)\n 2 2.2.1\n 3 2.4.0\n"),
@@ -1254,14 +1232,16 @@ async fn a_mixed_points_cell_says_so() {
     let (_dir, db, state) = test_state();
     ingest(&db, &[SEED_004]);
     let query = "tool=sql-bench&metric=wallclock_s&by=test&x=none";
-    let page = get(&state, &format!("/compare?{query}")).await.text();
+    let page = get_ok(&state, &format!("/compare?{query}")).await.text();
     assert_eq!(
         matrix_row(&page, "test-alter-table"),
         [
             r#" class="num">159.5 <span class="n">n=2</span><span class="why mixed">2 runs of 2 configurations (os_version differs)</span></td>"#
         ]
     );
-    let text = get(&state, &format!("/compare.txt?{query}")).await.text();
+    let text = get_ok(&state, &format!("/compare.txt?{query}"))
+        .await
+        .text();
     assert_eq!(
         text_row(&text, "test-alter-table"),
         "test-alter-table |     159.5~ |"
@@ -1291,7 +1271,7 @@ async fn a_mixed_points_cell_has_no_verdict() {
         ],
     );
     let query = "tool=sql-bench&metric=wallclock_s&by=db_version&x=none&baseline=3.21.34";
-    let page = get(&state, &format!("/compare?{query}")).await.text();
+    let page = get_ok(&state, &format!("/compare?{query}")).await.text();
     let alter = matrix_row(&page, "test-alter-table");
     assert_eq!(
         alter[0],
@@ -1303,7 +1283,9 @@ async fn a_mixed_points_cell_has_no_verdict() {
         "{}",
         alter[1]
     );
-    let text = get(&state, &format!("/compare.txt?{query}")).await.text();
+    let text = get_ok(&state, &format!("/compare.txt?{query}"))
+        .await
+        .text();
     assert_eq!(
         text_row(&text, "test-alter-table"),
         "test-alter-table    |     815 |  159.5 (-80.4%)~ |"
@@ -1329,10 +1311,14 @@ async fn a_wide_matrix_comes_in_blocks_within_a_mail() {
     let fixtures: Vec<&str> = fixtures.iter().map(String::as_str).collect();
     ingest(&db, &fixtures);
     let query = format!("{SEED_004_QUERY}&x=none&baseline=2.2.16-22smp");
-    let json = get(&state, &format!("/compare.json?{query}")).await.json();
+    let json = get_ok(&state, &format!("/compare.json?{query}"))
+        .await
+        .json();
     let series = json["series"].as_array().unwrap().len();
     assert!(series > 4, "{json}");
-    let text = get(&state, &format!("/compare.txt?{query}")).await.text();
+    let text = get_ok(&state, &format!("/compare.txt?{query}"))
+        .await
+        .text();
     for line in text.lines() {
         assert!(
             line.chars().count() <= 72,
@@ -1370,7 +1356,7 @@ async fn a_wide_matrix_comes_in_blocks_within_a_mail() {
 async fn the_form_offers_relative_values_and_a_log_axis() {
     let (_dir, db, state) = test_state();
     ingest(&db, &[SEED_002]);
-    let plain = get(
+    let plain = get_ok(
         &state,
         "/compare?tool=sysbench&metric=qps&item=total&by=variant",
     )
@@ -1382,7 +1368,7 @@ async fn the_form_offers_relative_values_and_a_log_axis() {
     ] {
         assert!(plain.contains(selected), "{selected}");
     }
-    let page = get(
+    let page = get_ok(
         &state,
         "/compare?tool=sysbench&metric=qps&item=total&by=variant&baseline=Original&y=relative&scale=log",
     )
@@ -1395,7 +1381,7 @@ async fn the_form_offers_relative_values_and_a_log_axis() {
         assert!(page.contains(selected), "{selected}");
     }
     // The form's defaults are no part of the link.
-    let page = get(
+    let page = get_ok(
         &state,
         "/compare?tool=sysbench&metric=qps&item=total&by=variant&y=absolute&scale=linear",
     )

@@ -27,6 +27,119 @@ pub async fn get(state: &AppState, uri: &str) -> (StatusCode, String) {
     read(send(state, get_request(uri)).await).await
 }
 
+/// An answer with the headers the caching tests look at, its body as
+/// bytes.
+pub struct Answer {
+    pub status: StatusCode,
+    pub content_type: String,
+    pub etag: Option<String>,
+    pub cache_control: Option<String>,
+    pub body: Vec<u8>,
+}
+
+impl Answer {
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.text()))
+    }
+}
+
+/// A GET of `uri`, sent with `If-None-Match` when a tag is given.
+pub async fn fetch(state: &AppState, uri: &str, if_none_match: Option<&str>) -> Answer {
+    let mut request = get_request(uri);
+    if let Some(tag) = if_none_match {
+        request
+            .headers_mut()
+            .insert(header::IF_NONE_MATCH, tag.parse().unwrap());
+    }
+    let response = send(state, request).await;
+    let header = |name| {
+        response
+            .headers()
+            .get(name)
+            .map(|v: &header::HeaderValue| v.to_str().unwrap().to_owned())
+    };
+    Answer {
+        status: response.status(),
+        content_type: header(header::CONTENT_TYPE).unwrap_or_default(),
+        etag: header(header::ETAG),
+        cache_control: header(header::CACHE_CONTROL),
+        body: response
+            .into_body()
+            .collect()
+            .await
+            .unwrap()
+            .to_bytes()
+            .to_vec(),
+    }
+}
+
+/// A GET that must answer 200.
+pub async fn get_ok(state: &AppState, uri: &str) -> Answer {
+    let answer = fetch(state, uri, None).await;
+    assert_eq!(answer.status, StatusCode::OK, "{uri}: {}", answer.text());
+    answer
+}
+
+/// Every path `app` routes, as written in its router (`/threads/{id}`),
+/// but the files under `/static`. axum lists them only in its `Debug`
+/// output, so they are read from there: a change of that format fails
+/// here, loudly, rather than listing nothing.
+pub fn routed_paths(state: &AppState) -> Vec<String> {
+    let router = format!("{:?}", app(state.clone()));
+    // The main router's paths; the fallback router's follow it.
+    let start = router
+        .find("paths: {")
+        .expect("axum's Router Debug lists its paths");
+    let end = router[start..]
+        .find("fallback_router")
+        .map_or(router.len(), |end| start + end);
+    let mut paths: Vec<String> = router[start..end]
+        .split("RouteId(")
+        .skip(1)
+        .map(|entry| {
+            let path = &entry[entry.find('"').expect("a quoted path") + 1..];
+            path[..path.find('"').unwrap()].to_owned()
+        })
+        .filter(|path| !path.starts_with("/static"))
+        .collect();
+    paths.sort();
+    assert!(
+        paths.iter().any(|path| path == "/") && paths.iter().any(|path| path == "/healthz"),
+        "no routes read from the router: {paths:?}"
+    );
+    paths
+}
+
+/// The routed paths a GET is answered on (the others answer 405), with
+/// `id` put in for a `{id}` in the path to ask.
+pub async fn get_routes(state: &AppState, id: &str) -> Vec<String> {
+    let mut routes = Vec::new();
+    for path in routed_paths(state) {
+        let (status, _) = get(state, &path.replace("{id}", id)).await;
+        if status != StatusCode::METHOD_NOT_ALLOWED {
+            routes.push(path);
+        }
+    }
+    routes
+}
+
+/// Whether `uri` (its query aside) is a request for the routed `path`,
+/// whose `{...}` segments match any one segment.
+pub fn requests_route(uri: &str, path: &str) -> bool {
+    let uri = uri.split(['?', '#']).next().unwrap();
+    let (asked, routed): (Vec<&str>, Vec<&str>) =
+        (uri.split('/').collect(), path.split('/').collect());
+    asked.len() == routed.len()
+        && asked
+            .iter()
+            .zip(&routed)
+            .all(|(asked, routed)| asked == routed || routed.starts_with('{'))
+}
+
 /// Status, `Content-Type` (empty when there is none) and body of a GET.
 pub async fn get_typed(state: &AppState, uri: &str) -> (StatusCode, String, String) {
     let response = send(state, get_request(uri)).await;

@@ -4,38 +4,14 @@
 
 use std::path::Path;
 
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
+use axum::http::StatusCode;
 use benchlog::store::{self, RunField};
-use benchlog::web::{app, AppState};
-use http_body_util::BodyExt;
 use serde_json::Value;
-use tower::ServiceExt;
 
+use crate::http::{fetch, get_ok, Answer};
 use crate::support::{smack_log, test_state};
 
 const QUERY: &str = "tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=scheduler";
-
-async fn fetch(state: &AppState, uri: &str) -> (StatusCode, Vec<u8>) {
-    let response = app(state.clone())
-        .oneshot(Request::get(uri).body(Body::empty()).unwrap())
-        .await
-        .unwrap();
-    let status = response.status();
-    let body = response.into_body().collect().await.unwrap().to_bytes();
-    (status, body.to_vec())
-}
-
-async fn get_text(state: &AppState, uri: &str) -> String {
-    let (status, body) = fetch(state, uri).await;
-    let text = String::from_utf8(body).unwrap();
-    assert_eq!(status, StatusCode::OK, "{uri}: {text}");
-    text
-}
-
-async fn get_json(state: &AppState, uri: &str) -> Value {
-    serde_json::from_str(&get_text(state, uri).await).unwrap()
-}
 
 fn store_text(db: &Path, name: &str, text: &str) -> i64 {
     let mut conn = store::open(db).unwrap();
@@ -85,7 +61,7 @@ fn series_runs(json: &Value) -> Vec<(String, Vec<i64>)> {
 async fn a_pinned_link_keeps_its_csv_when_new_data_arrives() {
     let (_dir, db, state) = test_state();
     assert_eq!(store_text(&db, "first", &smack_log(1, 7)), 1);
-    let page = get_text(&state, &format!("/compare?{QUERY}")).await;
+    let page = get_ok(&state, &format!("/compare?{QUERY}")).await.text();
     let pinned = share_link(&page);
     assert_eq!(pinned, format!("{QUERY}&asof=1"));
     for format in ["png", "svg", "csv", "json", "txt"] {
@@ -97,15 +73,23 @@ async fn a_pinned_link_keeps_its_csv_when_new_data_arrives() {
             "the {format} link is pinned too"
         );
     }
-    let pinned_csv = get_text(&state, &format!("/compare.csv?{pinned}")).await;
-    let live_csv = get_text(&state, &format!("/compare.csv?{QUERY}")).await;
+    let pinned_csv = get_ok(&state, &format!("/compare.csv?{pinned}"))
+        .await
+        .text();
+    let live_csv = get_ok(&state, &format!("/compare.csv?{QUERY}"))
+        .await
+        .text();
     assert_eq!(pinned_csv, live_csv, "nothing newer yet");
 
     // Another series of the same thread counts moves every live mean.
     assert_eq!(store_text(&db, "second", &smack_log(2, 7)), 2);
-    let live_after = get_text(&state, &format!("/compare.csv?{QUERY}")).await;
+    let live_after = get_ok(&state, &format!("/compare.csv?{QUERY}"))
+        .await
+        .text();
     assert_ne!(live_after, live_csv, "the plain link follows new data");
-    let pinned_after = get_text(&state, &format!("/compare.csv?{pinned}")).await;
+    let pinned_after = get_ok(&state, &format!("/compare.csv?{pinned}"))
+        .await
+        .text();
     assert_eq!(pinned_after.as_bytes(), pinned_csv.as_bytes());
     // Seven points of one run each, and fourteen runs live.
     let n_column = |csv: &str| -> Vec<String> {
@@ -123,19 +107,22 @@ async fn a_pinned_link_keeps_its_csv_when_new_data_arrives() {
 
     // Every format answers pinned, and says so where it can.
     for format in ["png", "svg", "json", "txt"] {
-        let (status, _) = fetch(&state, &format!("/compare.{format}?{pinned}")).await;
+        let Answer { status, .. } =
+            fetch(&state, &format!("/compare.{format}?{pinned}"), None).await;
         assert_eq!(status, StatusCode::OK, "{format}");
     }
-    let json = get_json(&state, &format!("/compare.json?{pinned}")).await;
+    let json = get_ok(&state, &format!("/compare.json?{pinned}"))
+        .await
+        .json();
     assert_eq!(json["query"], format!("{QUERY}&asof=1"));
-    let pinned_page = get_text(&state, &format!("/compare?{pinned}")).await;
+    let pinned_page = get_ok(&state, &format!("/compare?{pinned}")).await.text();
     assert!(pinned_page.contains("pinned to the data as of submission 1"));
     assert!(pinned_page.contains(&format!(
         "<a href=\"/compare?{}\">See the live version</a>",
         QUERY.replace('&', "&#38;")
     )));
     // The live page's link now pins to the newer submission.
-    let live_page = get_text(&state, &format!("/compare?{QUERY}")).await;
+    let live_page = get_ok(&state, &format!("/compare?{QUERY}")).await.text();
     assert_eq!(share_link(&live_page), format!("{QUERY}&asof=2"));
     assert!(!live_page.contains("pinned to the data as of"));
 }
@@ -144,7 +131,9 @@ async fn a_pinned_link_keeps_its_csv_when_new_data_arrives() {
 async fn corrections_count_while_their_submission_is_the_newest() {
     let (_dir, db, state) = test_state();
     store_text(&db, "first", &smack_log(1, 3));
-    let json = get_json(&state, &format!("/compare.json?{QUERY}")).await;
+    let json = get_ok(&state, &format!("/compare.json?{QUERY}"))
+        .await
+        .json();
     let runs = &series_runs(&json)[0].1;
     let [a, b, c] = runs[..] else {
         panic!("three runs: {runs:?}")
@@ -158,7 +147,7 @@ async fn corrections_count_while_their_submission_is_the_newest() {
         ("ULE".to_owned(), vec![a]),
         ("(none)".to_owned(), vec![b, c]),
     ];
-    assert_eq!(series_runs(&get_json(&state, &pinned).await), before);
+    assert_eq!(series_runs(&get_ok(&state, &pinned).await.json()), before);
 
     // Once submission 2 is stored, later corrections are not, whether of a
     // field corrected before (a), or new (b).
@@ -166,14 +155,22 @@ async fn corrections_count_while_their_submission_is_the_newest() {
     set_scheduler(&db, a, "4BSD");
     set_scheduler(&db, b, "4BSD");
     set_scheduler(&db, a, "SCHED_FIFO");
-    assert_eq!(series_runs(&get_json(&state, &pinned).await), before);
-    let live = series_runs(&get_json(&state, &format!("/compare.json?{QUERY}")).await);
+    assert_eq!(series_runs(&get_ok(&state, &pinned).await.json()), before);
+    let live = series_runs(
+        &get_ok(&state, &format!("/compare.json?{QUERY}"))
+            .await
+            .json(),
+    );
     let live_names: Vec<&str> = live.iter().map(|(name, _)| name.as_str()).collect();
     assert_eq!(live_names, ["4BSD", "SCHED_FIFO", "(none)"]);
     assert_eq!(live[0].1, [b]);
     assert_eq!(live[1].1, [a]);
     // A pin to 2 has them all but the newest run's, which is not there yet.
-    let at_two = series_runs(&get_json(&state, &format!("/compare.json?{QUERY}&asof=2")).await);
+    let at_two = series_runs(
+        &get_ok(&state, &format!("/compare.json?{QUERY}&asof=2"))
+            .await
+            .json(),
+    );
     assert_eq!(at_two, live);
 
     // Undoing is a correction like any other: the pin keeps what it had.
@@ -184,8 +181,12 @@ async fn corrections_count_while_their_submission_is_the_newest() {
         assert!(store::undo_run_edit(&tx, a, &field).unwrap());
         tx.commit().unwrap();
     }
-    assert_eq!(series_runs(&get_json(&state, &pinned).await), before);
-    let live = series_runs(&get_json(&state, &format!("/compare.json?{QUERY}")).await);
+    assert_eq!(series_runs(&get_ok(&state, &pinned).await.json()), before);
+    let live = series_runs(
+        &get_ok(&state, &format!("/compare.json?{QUERY}"))
+            .await
+            .json(),
+    );
     assert_eq!(live[0], ("4BSD".to_owned(), vec![b]));
     assert_eq!(live[1].0, "(none)");
 
@@ -205,11 +206,18 @@ async fn corrections_count_while_their_submission_is_the_newest() {
         ("r7".to_owned(), vec![c]),
         ("(none)".to_owned(), vec![a, b, 4]),
     ];
-    assert_eq!(series_runs(&get_json(&state, &pinned_rack).await), want);
+    assert_eq!(
+        series_runs(&get_ok(&state, &pinned_rack).await.json()),
+        want
+    );
     store_text(&db, "third", &smack_log(3, 1));
     set_rack(None);
-    assert_eq!(series_runs(&get_json(&state, &pinned_rack).await), want);
-    let (status, body) = fetch(&state, &format!("/compare.json?{by_rack}")).await;
+    assert_eq!(
+        series_runs(&get_ok(&state, &pinned_rack).await.json()),
+        want
+    );
+    let Answer { status, body, .. } =
+        fetch(&state, &format!("/compare.json?{by_rack}"), None).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     let json: Value = serde_json::from_slice(&body).unwrap();
     let error = json["error"].as_str().unwrap();
@@ -225,10 +233,10 @@ async fn a_deleted_submission_leaves_pinned_links_with_a_notice() {
     store_text(&db, "first", &smack_log(1, 2));
     store_text(&db, "second", &smack_log(2, 2));
     let pinned = format!("/compare.json?{QUERY}&asof=2");
-    let json = get_json(&state, &pinned).await;
+    let json = get_ok(&state, &pinned).await.json();
     assert_eq!(json["notices"], serde_json::json!([]));
     store::delete_submission(&store::open(&db).unwrap(), 1).unwrap();
-    let json = get_json(&state, &pinned).await;
+    let json = get_ok(&state, &pinned).await.json();
     let runs = series_runs(&json);
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].1.len(), 2, "only submission 2's runs: {runs:?}");
@@ -237,7 +245,8 @@ async fn a_deleted_submission_leaves_pinned_links_with_a_notice() {
         "1 submission numbered up to 2 was deleted after submission 2 was stored: their runs are no longer shown."
     );
     // A pin to a submission not stored yet is refused.
-    let (status, body) = fetch(&state, &format!("/compare.csv?{QUERY}&asof=3")).await;
+    let Answer { status, body, .. } =
+        fetch(&state, &format!("/compare.csv?{QUERY}&asof=3"), None).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(
         String::from_utf8(body).unwrap(),
@@ -252,7 +261,7 @@ async fn asof_must_be_a_submission_number_in_every_format() {
     for format in ["", ".svg", ".png", ".csv", ".json", ".txt"] {
         for bad in ["abc", "0", "-1", "1.5", "99999999999999999999"] {
             let uri = format!("/compare{format}?{QUERY}&asof={bad}");
-            let (status, body) = fetch(&state, &uri).await;
+            let Answer { status, body, .. } = fetch(&state, &uri, None).await;
             assert_eq!(status, StatusCode::BAD_REQUEST, "{uri}");
             let body = String::from_utf8(body).unwrap();
             assert!(
@@ -290,13 +299,15 @@ fn flip(db: &Path, run_id: i64, scheduler: Option<&str>, label: &str) {
 async fn many_flips_while_one_submission_is_the_newest_keep_every_pin_and_one_log_row() {
     let (_dir, db, state) = test_state();
     store_text(&db, "first", &smack_log(1, 3));
-    let json = get_json(&state, &format!("/compare.json?{QUERY}")).await;
+    let json = get_ok(&state, &format!("/compare.json?{QUERY}"))
+        .await
+        .json();
     let [a, b, _] = series_runs(&json)[0].1[..] else {
         panic!("three runs")
     };
     let pin = |n: i64| format!("/compare.json?{QUERY}&by=label&asof={n}");
     set_scheduler(&db, a, "ULE");
-    let at_one = get_json(&state, &pin(1)).await;
+    let at_one = get_ok(&state, &pin(1)).await.json();
     assert_eq!(logged(&db, a, "scheduler"), 1);
 
     // Submission 2 is the newest: run a flips many times (set, removed,
@@ -316,9 +327,11 @@ async fn many_flips_while_one_submission_is_the_newest_keep_every_pin_and_one_lo
         assert!(store::undo_run_edit(&tx, b, &field).unwrap());
         tx.commit().unwrap();
     }
-    assert_eq!(get_json(&state, &pin(1)).await, at_one);
-    let at_two = get_json(&state, &pin(2)).await;
-    let live = get_json(&state, &format!("/compare.json?{QUERY}&by=label")).await;
+    assert_eq!(get_ok(&state, &pin(1)).await.json(), at_one);
+    let at_two = get_ok(&state, &pin(2)).await.json();
+    let live = get_ok(&state, &format!("/compare.json?{QUERY}&by=label"))
+        .await
+        .json();
     assert_eq!(series_runs(&at_two), series_runs(&live));
     assert!(
         series_runs(&at_two)
@@ -337,7 +350,7 @@ async fn many_flips_while_one_submission_is_the_newest_keep_every_pin_and_one_lo
     for round in 0..40 {
         flip(&db, a, values[(round + 1) % 4], &format!("later {round}"));
     }
-    assert_eq!(get_json(&state, &pin(1)).await, at_one);
-    assert_eq!(get_json(&state, &pin(2)).await, at_two);
+    assert_eq!(get_ok(&state, &pin(1)).await.json(), at_one);
+    assert_eq!(get_ok(&state, &pin(2)).await.json(), at_two);
     assert_eq!(logged(&db, a, "scheduler"), 3);
 }

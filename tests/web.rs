@@ -5,8 +5,10 @@ use axum::http::{Request, StatusCode};
 use benchlog::store;
 use benchlog::web::AppState;
 
-use crate::http::{get_typed, multipart, post_form, raw_post, read, see_other, send};
-use crate::support::{counts, seed_000, test_state};
+use crate::http::{
+    get_routes, get_typed, multipart, post_form, raw_post, read, requests_route, see_other, send,
+};
+use crate::support::{counts, seed_000, smack_log, test_state};
 
 const COMPARE_QUERY: &str =
     "tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=scheduler&by=thread_lib";
@@ -20,6 +22,22 @@ async fn upload_seed(state: &AppState) -> String {
     see_other(&send(state, form(&seed_000())).await)
 }
 
+/// A mail archive of one message, for a thread to show.
+fn one_mail() -> String {
+    format!(
+        "From someone@example.org  Wed Apr  5 12:41:02 2006\n\
+         From: Steven Hartland <killing@example.org>\n\
+         Date: Wed, 5 Apr 2006 13:41:02 +0100\n\
+         Subject: select-key again\n\
+         Message-ID: <every-page@example.org>\n\
+         \n\
+         {}\n",
+        smack_log(1, 2)
+    )
+}
+
+/// Every GET route of the router is asked here (a new one fails until it
+/// is), first of an empty database, then with data.
 #[tokio::test]
 async fn every_page_answers() {
     let (_dir, _db, state) = test_state();
@@ -29,9 +47,24 @@ async fn every_page_answers() {
         assert_eq!(status, StatusCode::OK, "{uri}: {body}");
     }
     let submission = upload_seed(&state).await;
+    let mail = see_other(
+        &send(
+            &state,
+            multipart(&[("file", Some("2006-April.txt"), one_mail().as_bytes())]),
+        )
+        .await,
+    );
+    let mail_id: String = mail["/submissions/".len()..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    let thread = format!("/threads/{mail_id}");
     let pages = [
         ("/", "text/html"),
+        ("/submissions", "text/html"),
         (submission.as_str(), "text/html"),
+        ("/runs", "text/html"),
+        (thread.as_str(), "text/html"),
         ("/compare", "text/html"),
         (&format!("/compare?{COMPARE_QUERY}"), "text/html"),
         (&format!("/compare.svg?{COMPARE_QUERY}"), "image/svg+xml"),
@@ -41,13 +74,22 @@ async fn every_page_answers() {
             &format!("/compare.json?{COMPARE_QUERY}"),
             "application/json",
         ),
+        (&format!("/compare.txt?{COMPARE_QUERY}"), "text/plain"),
         ("/healthz", "text/plain"),
         ("/static/style.css", "text/css"),
     ];
-    for (uri, content_type) in pages {
+    for (uri, content_type) in &pages {
         let (status, got_type, body) = get_typed(&state, uri).await;
         assert_eq!(status, StatusCode::OK, "{uri}: {body}");
         assert!(got_type.starts_with(content_type), "{uri}: {got_type}");
+    }
+    let routes = get_routes(&state, &mail_id).await;
+    assert!(routes.len() >= 12, "GET routes read: {routes:?}");
+    for route in routes {
+        assert!(
+            pages.iter().any(|(uri, _)| requests_route(uri, &route)),
+            "GET {route} is routed but not asked here: add it to the pages"
+        );
     }
 }
 

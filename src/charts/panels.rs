@@ -15,10 +15,7 @@ use super::{
     Chart, DrawResult, Labels, Summary, ValueAxis, LABEL_SIZE, MUTED, NOTE_SIZE, TEXT,
 };
 
-/// The most series one chart draws; past it, panels.
-pub const MAX_SERIES: usize = 12;
-/// The most bars one chart of bars draws; past it, a panel per category.
-pub const MAX_BARS: usize = 40;
+pub use crate::limits::{MAX_BARS, MAX_SERIES};
 /// Bars whose categories' largest values differ this many times over
 /// share no linear axis readably: a panel (and axis) per category.
 const SPREAD: f64 = 20.0;
@@ -28,9 +25,7 @@ const SERIES_PER_PANEL: usize = 6;
 const PANEL_MIN_WIDTH: i32 = 300;
 /// The width of a grid of panels.
 const GRID_WIDTH: u32 = 1200;
-/// The tallest image drawn; panels past it are left out, and the note
-/// says how many.
-pub const MAX_HEIGHT: u32 = 6000;
+pub use crate::limits::MAX_HEIGHT;
 /// Above the grid: the chart's title.
 const GRID_TOP: i32 = 40;
 /// Each panel's title.
@@ -39,8 +34,7 @@ const PANEL_TITLE: i32 = 22;
 const BAR_ROW: i32 = 14;
 /// Above panels of bars: the one line naming their value axes.
 const BARS_HEADER: i32 = 22;
-/// The widest grid drawn, for many panels with long labels.
-const MAX_GRID_WIDTH: u32 = 2000;
+use crate::limits::MAX_GRID_WIDTH;
 /// A panel of lines.
 const LINE_PANEL_HEIGHT: i32 = 300;
 

@@ -33,24 +33,7 @@ pub struct CompareQuery {
     pub relative: bool,
 }
 
-/// The most `by` attributes a comparison groups by. Each is one more
-/// column and lookup per result row in one SQL statement, whose size
-/// SQLite bounds (2,100 of them made a 500), and multiplies the series
-/// past what a chart can show.
-pub const MAX_BY: usize = 8;
-
-/// The most `where=` filters a comparison or the runs table takes. Each
-/// is a condition or a lookup in one SQL statement, whose size SQLite
-/// bounds (a thousand made a 500).
-pub const MAX_WHERE: usize = 16;
-
-/// The most `key=value` pairs a query string may hold, empty ones
-/// included: room for every field, the `by` and `where` limits and a
-/// form's empty boxes.
-pub const MAX_QUERY_PAIRS: usize = 64;
-
-/// The longest query string read, in bytes (before decoding).
-pub const MAX_QUERY_BYTES: usize = 32 * 1024;
+pub use crate::limits::{MAX_BY, MAX_QUERY_BYTES, MAX_QUERY_PAIRS, MAX_WHERE};
 
 /// A mistake in the query: the message says what to change.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

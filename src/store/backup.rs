@@ -32,8 +32,7 @@ pub fn backup(conn: &Connection, dest: &Path) -> anyhow::Result<i32> {
     Ok(pages)
 }
 
-/// 10 s of 50 ms waits for a lock.
-const MAX_WAITS: u32 = 200;
+use crate::limits::MAX_WAITS;
 
 fn copy_to(conn: &Connection, path: &Path) -> anyhow::Result<i32> {
     let mut copy =

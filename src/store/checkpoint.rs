@@ -23,13 +23,9 @@ use rusqlite::Connection;
 
 use super::StoreError;
 
-/// Pages in the log past which a commit has it checkpointed: SQLite's own
-/// default for `wal_autocheckpoint`.
-pub const CHECKPOINT_PAGES: c_int = 1000;
+pub use crate::limits::CHECKPOINT_PAGES;
 
-/// The page cache of a connection writing many submissions at once, in
-/// KiB (negative, as `PRAGMA cache_size` takes KiB).
-const BULK_CACHE_KIB: i64 = -64 * 1024;
+use crate::limits::BULK_CACHE_KIB;
 
 thread_local! {
     /// Pages in the log after the last commit on this thread by a

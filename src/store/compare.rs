@@ -442,8 +442,7 @@ pub struct Choices {
     pub attr_values: Vec<(String, String)>,
 }
 
-/// How many attribute values the form suggests at most.
-pub const ATTR_VALUE_LIMIT: usize = 500;
+pub use crate::limits::ATTR_VALUE_LIMIT;
 
 /// Whether any run of the tool has a thread count: in runs_tool_threads,
 /// the first entry after the tool's NULLs answers.

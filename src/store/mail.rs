@@ -266,8 +266,7 @@ pub struct Thread {
     pub quotes: Vec<StoredQuote>,
 }
 
-/// Most runs (and most quotes) a thread's page reads.
-pub const MAX_THREAD_RUNS: usize = 2_000;
+pub use crate::limits::MAX_THREAD_RUNS;
 
 /// The submissions of a thread's mails shown (`?1` the thread, `?2` how many).
 const SHOWN: &str = "SELECT submission_id FROM mails WHERE thread_id = ?1

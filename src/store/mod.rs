@@ -173,12 +173,7 @@ pub fn open_as_is(path: &Path) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
-/// Prepared statements kept per connection: every statement of an
-/// ingest and of the pages, with room to spare.
-const STATEMENT_CACHE: usize = 128;
-
-/// How long a connection waits for another one's lock before giving up.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+use crate::limits::{BUSY_TIMEOUT, STATEMENT_CACHE};
 
 /// Settings every connection needs. WAL lets the dashboard read while an
 /// ingest writes; the busy timeout makes concurrent writers wait instead of

@@ -51,8 +51,7 @@ pub(super) const SUMMARY_COLUMNS: &str = concat!(
     "))"
 );
 
-/// How many of the submissions a message quotes runs from a list names.
-pub const QUOTED_FROM_SHOWN: usize = 3;
+pub use crate::limits::QUOTED_FROM_SHOWN;
 
 /// The columns [`run_from_row`] reads, of `runs r`.
 pub(super) const RUN_COLUMNS: &str = "r.id, r.idx, r.message_idx, r.tool, r.test, r.label,
@@ -231,10 +230,7 @@ pub(super) fn run_from_row(row: &Row) -> rusqlite::Result<StoredRun> {
     })
 }
 
-/// How many run ids one statement binds: a page's runs in one query each,
-/// far below SQLite's limit on parameters (32,766), which a whole
-/// submission's runs could pass.
-const IDS_PER_QUERY: usize = 10_000;
+use crate::limits::IDS_PER_QUERY;
 
 /// Loads the attributes and results of the given runs: two queries per
 /// [`IDS_PER_QUERY`] runs.

@@ -1,6 +1,6 @@
 //! What large answers in flight may hold. A page is built whole before it
 //! is sent, and a client that never reads keeps it until the write stall
-//! timeout closes its connection ([`super::server::WRITE_STALL_TIMEOUT`]):
+//! timeout closes its connection ([`crate::limits::WRITE_STALL_TIMEOUT`]):
 //! 50 such clients of a 28 MB page held 1.5 GB. Answers of
 //! [`LARGE_ANSWER_BYTES`] or more take a share of a budget until they are
 //! sent or dropped; one that does not fit is refused at once (429 when
@@ -17,21 +17,11 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::server::{Holding, WRITE_STALL_TIMEOUT};
+use super::server::Holding;
 use super::{guard, AppError, AppState};
-
-/// Answers this large or larger (uncompressed) count against the budget;
-/// smaller ones hold too little to matter, however many wait.
-pub const LARGE_ANSWER_BYTES: u64 = 256 * 1024;
-
-/// Bytes of large answers being sent at once, in all.
-pub const ANSWER_BUDGET_BYTES: u64 = 64 * 1024 * 1024;
-
-/// Bytes of large answers being sent at once to one client
-/// ([`super::server::client_of`]): a quarter of the budget, so that one
-/// client cannot hold it all.
-pub const CLIENT_ANSWER_BYTES: u64 = ANSWER_BUDGET_BYTES / 4;
-
+use crate::limits::{
+    ANSWER_BUDGET_BYTES, CLIENT_ANSWER_BYTES, LARGE_ANSWER_BYTES, WRITE_STALL_TIMEOUT,
+};
 /// The bytes held by large answers in flight, in all and per client.
 pub struct AnswerBudget {
     total: u64,

@@ -17,10 +17,7 @@ use quick_cache::{DefaultHashBuilder, OptionsBuilder, Weighter};
 use sha2::{Digest, Sha256};
 
 use super::AppError;
-
-/// Bytes of answers kept at most (bodies, keys and tags). A comparison page
-/// is 10–100 KB, a chart 5–60 KB: a few hundred answers.
-pub const CACHE_BYTES: u64 = 24 * 1024 * 1024;
+use crate::limits::{CACHE_BYTES, LARGE_CACHE_BYTES};
 
 /// Answers kept, as the cache's first estimate; it grows within
 /// [`CACHE_BYTES`].
@@ -35,10 +32,6 @@ const SHARDS: usize = 8;
 /// Answers heavier than this (a 12,000-run comparison's JSON is 3 MB) are
 /// kept in the large store instead: half a part of the main store.
 const LARGE_ANSWER: u64 = CACHE_BYTES / SHARDS as u64 / 2;
-
-/// Bytes kept for large answers, in one part, so that one answer may take
-/// nearly all of it.
-pub const LARGE_CACHE_BYTES: u64 = 32 * 1024 * 1024;
 
 /// The type of the pages' HTML.
 const HTML: &str = "text/html; charset=utf-8";

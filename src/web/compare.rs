@@ -18,6 +18,7 @@ use rusqlite::Connection;
 use super::{Answer, AppError, AppState};
 use crate::charts::{self, format_value};
 use crate::compare::{self, CompareQuery, Comparison, Confidence, Resolved, VsBaseline, XAxis};
+use crate::limits::RUN_LINKS;
 use crate::store::{self, Choices};
 use parsers::contract::PSEUDO_FIELD_NAMES;
 
@@ -349,10 +350,6 @@ fn signed(value: f64) -> String {
         text
     }
 }
-
-/// Runs linked per table cell: enough to reach a source, few enough that a
-/// point of thousands of repeats stays a line.
-const RUN_LINKS: usize = 8;
 
 struct RunLink {
     value: String,

@@ -15,6 +15,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::AppError;
+use crate::limits::MAX_BUCKETS;
 
 /// Only the site's own files: no inline script, no inline style (so no
 /// `style=` attributes either), images from the site or `data:` URLs, and
@@ -94,10 +95,6 @@ struct Bucket {
     tokens: f64,
     at: Instant,
 }
-
-/// Buckets kept before full ones are forgotten (a full bucket is the same
-/// as none).
-const MAX_BUCKETS: usize = 10_000;
 
 impl RateLimiter {
     /// Buckets per client; 0: no limit.

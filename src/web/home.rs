@@ -13,23 +13,8 @@ use rusqlite::Connection;
 
 use super::{ready, Answer, AppError, AppState};
 use crate::charts;
+use crate::limits::{READY, READY_CANDIDATES, READY_SCAN_RUNS, RECENT};
 use crate::store::{self, SubmissionSummary, ToolCount};
-
-/// Newest submissions listed; the rest are on /submissions.
-const RECENT: usize = 10;
-
-/// Ready comparisons drawn; each submission page links its own.
-const READY: usize = 6;
-
-/// How many groups of runs (a submission's runs of one tool and test) are
-/// weighed for the [`READY`] drawn: those with the most proven
-/// differences are drawn first.
-const READY_CANDIDATES: usize = 24;
-
-/// How many of the newest runs are looked through for ready comparisons:
-/// a home page shows recent ones, and looking costs a read of each run's
-/// attributes.
-const READY_SCAN_RUNS: usize = 3000;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/", get(home))

@@ -19,16 +19,8 @@ use rusqlite::Connection;
 use tokio::sync::{mpsc, oneshot};
 
 use super::{open_counted, AppError, WebOptions, STATEMENTS};
+use crate::limits::{LIGHT_QUEUE, LIGHT_THREADS};
 use crate::store;
-
-/// Threads (each with its own connection) of the light lane: one per core
-/// of the machines benchlog runs on; each piece of work is a few
-/// microseconds of SQLite.
-pub const LIGHT_THREADS: usize = 2;
-
-/// Pieces of light work waiting at most; more wait to be queued, on the
-/// async side, holding nothing but their request.
-const LIGHT_QUEUE: usize = 1024;
 
 type Job = Box<dyn FnOnce(&mut Connection) + Send>;
 

@@ -20,6 +20,7 @@ use tower_http::services::ServeDir;
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
+use crate::limits::{self, BUSY_CONNECTIONS, IDLE_CONNECTIONS, PAGE_CACHE_KIB};
 use crate::store;
 
 mod budget;
@@ -40,21 +41,19 @@ mod submissions;
 mod threads;
 mod upload;
 
-pub use budget::{ANSWER_BUDGET_BYTES, CLIENT_ANSWER_BYTES, LARGE_ANSWER_BYTES};
-pub use cache::{Answer, CACHE_BYTES};
+pub use cache::Answer;
 pub use error::AppError;
 pub use guard::{RateLimiter, CONTENT_SECURITY_POLICY};
-pub use light::LIGHT_THREADS;
-pub use review::{MAX_ATTRS_PER_RUN, MAX_CHANGES_PER_EDIT, MAX_FORM_BYTES};
-pub use server::{
-    MAX_HEADER_BYTES, MAX_HEADER_COUNT, MAX_URI_BYTES, READ_BUFFER_BYTES, WRITE_STALL_TIMEOUT,
-};
 pub use upload::{store_upload, UploadStage};
 
-/// The largest request body accepted by default (uploads). axum's own 2 MB
-/// default is switched off so that [`WebOptions::max_body_bytes`] is the
-/// one limit.
-pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
+// The web layer's limits under the names they had here before
+// `crate::limits` held them.
+pub use crate::limits::{
+    ANSWER_BUDGET_BYTES, BLOCKING_THREADS, CACHE_BYTES, CLIENT_ANSWER_BYTES, LARGE_ANSWER_BYTES,
+    LIGHT_THREADS, MAX_ATTRS_PER_RUN, MAX_BODY_BYTES, MAX_CHANGES_PER_EDIT, MAX_FORM_BYTES,
+    MAX_HEADER_BYTES, MAX_HEADER_COUNT, MAX_URI_BYTES, MIN_FREE_DISK_BYTES, READ_BUFFER_BYTES,
+    WRITE_STALL_TIMEOUT,
+};
 
 /// The limits and rights the server runs with (`benchlog serve` options).
 #[derive(Debug, Clone)]
@@ -97,56 +96,28 @@ pub struct WebOptions {
     pub min_free_disk_bytes: u64,
 }
 
-/// The default of [`WebOptions::min_free_disk_bytes`]: what one upload
-/// may unpack, so that an upload let in finds room for its text.
-pub const MIN_FREE_DISK_BYTES: u64 = crate::ingest::MAX_INPUT_BYTES;
-
+/// The defaults of the `benchlog serve` options, which take theirs from
+/// the same constants.
 impl Default for WebOptions {
     fn default() -> Self {
         WebOptions {
-            max_body_bytes: MAX_BODY_BYTES,
-            uploads_per_minute: 30,
-            submissions_per_minute: 2_000,
-            edits_per_minute: 60,
-            // One edit of the most fields, then a field every 3 ms.
-            edit_changes_per_minute: review::MAX_CHANGES_PER_EDIT as u32,
-            request_timeout: Duration::from_secs(60),
+            max_body_bytes: limits::MAX_BODY_BYTES,
+            uploads_per_minute: limits::UPLOADS_PER_MINUTE,
+            submissions_per_minute: limits::SUBMISSIONS_PER_MINUTE,
+            edits_per_minute: limits::EDITS_PER_MINUTE,
+            edit_changes_per_minute: limits::EDIT_CHANGES_PER_MINUTE,
+            request_timeout: limits::REQUEST_TIMEOUT,
             admin_token: None,
             max_database_pages: None,
-            header_read_timeout: Duration::from_secs(10),
-            write_stall_timeout: server::WRITE_STALL_TIMEOUT,
-            // Well under the usual file limit of 1024, which also has to
-            // hold the database's files.
-            max_connections: 512,
-            max_connections_per_ip: 64,
-            shutdown_grace: Duration::from_secs(10),
-            min_free_disk_bytes: MIN_FREE_DISK_BYTES,
+            header_read_timeout: limits::HEADER_READ_TIMEOUT,
+            write_stall_timeout: limits::WRITE_STALL_TIMEOUT,
+            max_connections: limits::MAX_CONNECTIONS,
+            max_connections_per_ip: limits::MAX_CONNECTIONS_PER_IP,
+            shutdown_grace: limits::SHUTDOWN_GRACE,
+            min_free_disk_bytes: limits::MIN_FREE_DISK_BYTES,
         }
     }
 }
-
-/// Idle connections kept for reuse; more are opened under load and closed
-/// after.
-const IDLE_CONNECTIONS: usize = 8;
-
-/// The page cache of each dashboard connection, in KiB. SQLite's default
-/// (2,000 KiB, 500 pages) is less than the 910 or so pages the form's
-/// choices and one comparison of the 1M-result database read, and a
-/// least-recently-used cache smaller than a scan keeps none of it: every
-/// comparison read all of them from the file again, on the connection
-/// whose cache a change had left valid too. This holds them twice over,
-/// and fills only as far as pages are read.
-const PAGE_CACHE_KIB: i64 = 8 * 1024;
-
-/// Database work (queries, and the charts drawn with their rows) running
-/// at once; the rest waits its turn without holding a connection.
-const BUSY_CONNECTIONS: usize = 4;
-
-/// Threads for the database work (and static files): one per piece of
-/// [`BUSY_CONNECTIONS`]. More did not serve more requests, and each kept a
-/// malloc arena of its own (peak RSS under writes 58 MB with 4, 97 MB
-/// with 8, 128 MB with tokio's default of up to 512).
-pub const BLOCKING_THREADS: usize = BUSY_CONNECTIONS;
 
 /// What every handler shares: where the database is and a few open
 /// connections to it.
@@ -276,8 +247,8 @@ impl AppState {
                 answers: cache::AnswerCache::new(),
                 light,
                 answer_budget: Arc::new(budget::AnswerBudget::new(
-                    budget::ANSWER_BUDGET_BYTES,
-                    budget::CLIENT_ANSWER_BYTES,
+                    limits::ANSWER_BUDGET_BYTES,
+                    limits::CLIENT_ANSWER_BYTES,
                 )),
                 checkpointer,
                 corrupt: AtomicBool::new(false),

@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use crate::charts::LineChart;
 use crate::compare::{self, CompareQuery, Resolved, Verdict, XAxis};
 use crate::compare::{interest, PROVENANCE};
+use crate::limits::{MAX_HEADLINE_SERIES, MAX_ITEMS_PER_TEST};
 use crate::store::{StoredResult, StoredRun};
 use parsers::contract::{is_interim_item, PseudoField};
 
@@ -238,9 +239,6 @@ fn groups(runs: &[StoredRun]) -> Vec<Vec<&StoredRun>> {
     groups
 }
 
-/// Most items a test gets links for; sql-bench prints dozens.
-const MAX_ITEMS_PER_TEST: usize = 12;
-
 /// Whether a group's items read best side by side, as bars of every item
 /// (sql-bench's tests, bonnie's columns): several items and no thread
 /// counts to draw them against.
@@ -264,10 +262,6 @@ pub fn submission_comparisons(submission_id: i64, runs: &[StoredRun]) -> Vec<Rea
     }
     out
 }
-
-/// The most series a small chart on the home page shows: as many as
-/// there are distinct colours; more no longer read at a glance.
-pub const MAX_HEADLINE_SERIES: usize = 12;
 
 /// The one comparison that stands for a group of runs (a submission's runs
 /// of one tool and test): the bars of every item where they have no

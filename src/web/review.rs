@@ -21,6 +21,10 @@ use rusqlite::TransactionBehavior;
 use super::guard::{PeerIp, RateLimiter};
 use super::rights::require_edit_rights;
 use super::{AppError, AppState, WebOptions};
+use crate::limits::{
+    MAX_ATTRS_PER_RUN, MAX_CHANGES_PER_EDIT, MAX_FIELDS_PER_EDIT, MAX_FORM_BYTES, MAX_KEY_CHARS,
+    MAX_VALUE_CHARS,
+};
 use crate::store::{self, RunField, RunPlace};
 use parsers::contract::PseudoField;
 
@@ -30,24 +34,6 @@ pub fn router() -> Router<AppState> {
         .route("/submissions/{id}/undo", post(undo))
         .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
 }
-
-pub const MAX_KEY_CHARS: usize = 40;
-pub const MAX_VALUE_CHARS: usize = 200;
-
-/// The largest edit form: a run's form with [`MAX_ATTRS_PER_RUN`] boxes
-/// full is about 20 KB.
-pub const MAX_FORM_BYTES: usize = 64 * 1024;
-
-/// Most attributes one run may have (parsers give about ten): every
-/// attribute is shown on the run's page and offered in its forms.
-pub const MAX_ATTRS_PER_RUN: usize = 64;
-
-/// Most fields (label and attributes) one edit may set.
-pub const MAX_FIELDS_PER_EDIT: usize = MAX_ATTRS_PER_RUN + 1;
-
-/// Most changes (runs times fields) one edit may write while it holds
-/// the database's write lock.
-pub const MAX_CHANGES_PER_EDIT: usize = 20_000;
 
 /// Whose budget of edits a request draws on: its client's (IP address)
 /// and the submission's, so that neither many edits from one address nor

@@ -24,15 +24,14 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use super::{AppError, AppState, WebOptions};
+use crate::limits::{MAX_FORM_BYTES, MAX_TOKEN_COOKIES};
 use crate::store;
 
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/submissions/{id}/unlock", post(unlock))
         .route("/submissions/{id}/delete", post(delete))
-        .layer(axum::extract::DefaultBodyLimit::max(
-            super::review::MAX_FORM_BYTES,
-        ))
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_FORM_BYTES))
 }
 
 /// A year: how long a browser keeps a submission's edit token.
@@ -57,9 +56,6 @@ pub fn token_hash(token: &str) -> String {
 
 const EDIT_COOKIE_PREFIX: &str = "benchlog_edit_";
 const FRESH_COOKIE: &str = "benchlog_new_token";
-
-/// Most edit-token cookies one request is checked with.
-const MAX_TOKEN_COOKIES: usize = 50;
 
 fn cookie_header(name: &str, value: &str, max_age: u32) -> HeaderValue {
     // Only ours and checked values get here: a valid header value.

@@ -19,10 +19,8 @@ use rusqlite::Connection;
 use super::query::{page_number, query_pairs, tool_name};
 use super::{ready, Answer, AppError, AppState};
 use crate::compare;
+use crate::limits::RUNS_PER_PAGE;
 use crate::store::{self, RunListing, RunSearch, RunsFrom};
-
-/// Runs per page.
-const PAGE_SIZE: usize = 100;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/runs", get(index))
@@ -92,7 +90,7 @@ fn run_anchor(key: &str, value: &str) -> Result<i64, AppError> {
 /// names (none for a link anchored at a run that does not say).
 fn parse_search(raw: Option<&str>) -> Result<(RunSearch, Option<usize>), AppError> {
     let mut search = RunSearch {
-        limit: PAGE_SIZE,
+        limit: RUNS_PER_PAGE,
         ..RunSearch::default()
     };
     let mut page = None;
@@ -142,7 +140,7 @@ fn parse_search(raw: Option<&str>) -> Result<(RunSearch, Option<usize>), AppErro
         None => {
             let number = page.unwrap_or(1);
             if number > 1 {
-                search.from = RunsFrom::Skip((number - 1) * PAGE_SIZE);
+                search.from = RunsFrom::Skip((number - 1) * RUNS_PER_PAGE);
             }
             page = Some(number);
         }

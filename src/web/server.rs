@@ -48,33 +48,10 @@ use tokio::time::Sleep;
 use tower::ServiceExt;
 
 use super::{AppError, WebOptions};
-
-/// The longest request target (path and query) answered; longer ones get
-/// 414. The longest comparison link the pages make is far below this.
-pub const MAX_URI_BYTES: usize = 8 * 1024;
-
-/// The most header bytes (names, values and their separators) a request
-/// may carry; more get 431. Browsers send a few KiB, most of it cookies.
-pub const MAX_HEADER_BYTES: usize = 32 * 1024;
-
-/// The most header fields a request may carry; more get 431. hyper's own
-/// default limit, which it would answer with an empty 431.
-pub const MAX_HEADER_COUNT: usize = 100;
-
-/// What hyper parses before [`refuse_oversized_heads`] sees the request:
-/// twice [`MAX_HEADER_COUNT`], so that a request a little over it is told
-/// why.
-const HYPER_MAX_HEADERS: usize = 2 * MAX_HEADER_COUNT;
-
-/// hyper's read buffer per connection, the most of a request head it holds
-/// while parsing. Heads larger than this get hyper's own empty 431, so it
-/// is kept well above [`MAX_URI_BYTES`] + [`MAX_HEADER_BYTES`] for nearly
-/// every oversized request to reach [`refuse_oversized_heads`]; and it
-/// bounds what silent clients can make the server hold (128 KiB times
-/// [`WebOptions::max_connections`]: 64 MiB by default).
-pub const READ_BUFFER_BYTES: usize = 128 * 1024;
-
-const _: () = assert!(READ_BUFFER_BYTES >= 2 * (MAX_URI_BYTES + MAX_HEADER_BYTES));
+use crate::limits::{
+    ANSWER_CHUNK_BYTES, HYPER_MAX_HEADERS, MAX_HEADER_BYTES, MAX_HEADER_COUNT, MAX_URI_BYTES,
+    MAX_WAITING, READ_BUFFER_BYTES, RECONNECT_GRACE, REFUSAL_LOG_INTERVAL,
+};
 
 /// What a connection over the caps is told before it is closed: a browser
 /// shows this rather than a reset.
@@ -86,30 +63,8 @@ content-length: 57\r\n\
 \r\n\
 Too many open connections; please try again in a moment.\n";
 
-/// How long an answer may wait for its client to read any of it: a client
-/// that asks and never reads would otherwise hold its connection, and the
-/// answer's memory, for as long as it likes (50 such clients of a 28 MB
-/// page held 1.5 GB). [`WebOptions::write_stall_timeout`] is this unless
-/// set.
-pub const WRITE_STALL_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Refused and closed connections are logged at most once this often,
-/// with how many there were: an attack would otherwise write a line per
-/// connection, and a quiet log hid one that refused 99% of requests.
-const REFUSAL_LOG_INTERVAL: Duration = Duration::from_secs(10);
-
-/// How long a connection of a client at its cap whose connections are all
-/// busy waits for one of them to end before it is refused: a client that
-/// closes a connection and opens the next at once was refused when the
-/// server had not seen the close yet (0.7–2.8% of such reconnections).
-const RECONNECT_GRACE: Duration = Duration::from_millis(100);
-
 /// How often a waiting connection asks for a place again.
 const RECONNECT_RETRY: Duration = Duration::from_millis(5);
-
-/// Connections waiting for a place ([`RECONNECT_GRACE`]) at most; more are
-/// refused at once.
-const MAX_WAITING: usize = 128;
 
 /// Serves `app` on `addr` with `options`' connection limits until Ctrl-C
 /// or SIGTERM.
@@ -566,13 +521,6 @@ impl Drop for RequestUnderWay {
         self.0.under_way.fetch_sub(1, Ordering::SeqCst);
     }
 }
-
-/// The most of an answer given to hyper at a time. hyper takes a body's
-/// data whole and drops the body, so what [`Holding`] holds would be let
-/// go before a byte is sent; in pieces, hyper asks for the next only when
-/// it has room to write (its buffer is [`READ_BUFFER_BYTES`]), and the
-/// body lives until its last piece is on its way.
-pub const ANSWER_CHUNK_BYTES: usize = 64 * 1024;
 
 /// A body that holds `held` until it is all handed to hyper (in pieces of
 /// [`ANSWER_CHUNK_BYTES`]), or dropped: what marks a request under way,

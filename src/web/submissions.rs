@@ -21,16 +21,14 @@ use super::ready::{self, ReadyComparison};
 use super::rights::{self, ViewerRights};
 use super::WebOptions;
 use super::{AppError, AppState};
+use crate::limits::{
+    MAX_UPLOADED_SHOWN, PART_LINES, PART_ROWS, PART_RUN_BYTES, PART_TEXT_BYTES, SHOWN_LINE_CHARS,
+    SMALL_PAGE_BYTES, SUBMISSIONS_PER_PAGE,
+};
 use crate::store::{
     self, LineWindow, RunEdit, RunField, StoredMessage, StoredRun, StoredUnparsed,
     SubmissionCounts, SubmissionHead, SubmissionSearch, SubmissionSummary,
 };
-
-/// Submissions per page of the list.
-const PAGE_SIZE: usize = 50;
-
-/// Most submissions one upload's notice lists.
-const MAX_UPLOADED_SHOWN: usize = 100;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -57,7 +55,7 @@ async fn index(
     RawQuery(raw): RawQuery,
 ) -> Result<IndexPage, AppError> {
     let mut search = SubmissionSearch {
-        limit: PAGE_SIZE + 1,
+        limit: SUBMISSIONS_PER_PAGE + 1,
         ..SubmissionSearch::default()
     };
     let mut page = 1;
@@ -74,7 +72,7 @@ async fn index(
             }
         }
     }
-    search.offset = (page - 1) * PAGE_SIZE;
+    search.offset = (page - 1) * SUBMISSIONS_PER_PAGE;
     let for_closure = search.clone();
     let (mut submissions, total) = state
         .with_conn(move |conn| {
@@ -84,8 +82,8 @@ async fn index(
             ))
         })
         .await?;
-    let more = submissions.len() > PAGE_SIZE;
-    submissions.truncate(PAGE_SIZE);
+    let more = submissions.len() > SUBMISSIONS_PER_PAGE;
+    submissions.truncate(SUBMISSIONS_PER_PAGE);
     let url = |page: usize| {
         let mut pairs: Vec<(&str, String)> = Vec::new();
         if let Some(q) = &search.q {
@@ -224,26 +222,6 @@ impl SubmissionPage {
         }
     }
 }
-
-/// Lines of text a page shows.
-const PART_LINES: usize = 2_000;
-
-/// Most runs, messages and near misses a page lists (those touching its
-/// lines); /runs lists every run.
-const PART_ROWS: usize = 500;
-
-/// Characters of one line a page shows: a line may be 1 MiB long.
-const SHOWN_LINE_CHARS: usize = 2_000;
-
-/// Bytes of HTML the text of one page may take (escaped: a `<` is four):
-/// past it, the lines of the part are cut. [`PART_LINES`] lines of
-/// [`SHOWN_LINE_CHARS`] characters would be up to 20 MB.
-const PART_TEXT_BYTES: usize = 2 * 1024 * 1024;
-
-/// Bytes of HTML (about) one page may spend on its runs, their values,
-/// attributes and forms: the rest of the part's runs are listed on further
-/// pages (`runs=N`). 500 runs of 63 attributes made a 28 MB page.
-const PART_RUN_BYTES: usize = 2 * 1024 * 1024;
 
 /// What a run's row and forms take besides its values and attributes.
 const RUN_BYTES: usize = 2_048;
@@ -459,10 +437,6 @@ async fn show(
     let clear = fresh_token.then(|| (SET_COOKIE, rights::clear_fresh_cookie()));
     Ok((AppendHeaders(clear), Html(html)).into_response())
 }
-
-/// Bytes of text a page shows, beyond which it is rendered on a blocking
-/// thread.
-const SMALL_PAGE_BYTES: usize = 256 * 1024;
 
 /// Roughly how much text rendering `page` writes: its lines and values.
 fn page_weight(page: &SubmissionPage) -> usize {

@@ -14,17 +14,12 @@ use axum::Router;
 use rusqlite::Connection;
 
 use super::{AppError, AppState};
+use crate::limits::{MAX_INDENT, MAX_THREAD_MAILS};
 use crate::store::{self, StoredQuote, Thread, ThreadRun};
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/threads/{id}", get(show))
 }
-
-/// Deeper replies are drawn at this depth: the page stays readable.
-const MAX_INDENT: usize = 8;
-
-/// Most messages a thread's page shows (the first, by date).
-const MAX_THREAD_MAILS: usize = 1_000;
 
 #[derive(Template)]
 #[template(path = "threads/show.html")]

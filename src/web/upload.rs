@@ -31,27 +31,11 @@ use crate::ingest::MAX_INPUT_BYTES;
 use crate::intake::{self, Input, InputError};
 use crate::store;
 
-/// Most inputs (the pasted text and files) one upload may carry.
-pub const MAX_UPLOAD_PARTS: usize = 20;
+pub use crate::limits::{
+    BODY_BUDGET_KIB, MAX_SUBMISSIONS_PER_UPLOAD, MAX_UPLOAD_PARTS, WORK_BUDGET_KIB,
+};
 
-/// Most submissions one upload may store (each message of an archive is
-/// one; a busy list's month is a few hundred): more would hold the write
-/// lock for long. `benchlog ingest` takes archives of any count.
-pub const MAX_SUBMISSIONS_PER_UPLOAD: usize = 1_000;
-
-/// Request bodies all uploads in flight may hold at once, in KiB (64 MiB):
-/// each waits for its Content-Length's share (the body limit when it has
-/// none) before it is read.
-pub const BODY_BUDGET_KIB: usize = 64 * 1024;
-
-/// Text all uploads in flight may unpack, decode and parse at once, in KiB
-/// (64 MiB, the most one upload may unpack): a compressed upload takes all
-/// of it, since it may unpack that much; plain text twice its size.
-pub const WORK_BUDGET_KIB: usize = (MAX_INPUT_BYTES / 1024) as usize;
-
-/// Most submissions one upload's notice lists in its redirect; more get a
-/// page of their own.
-const MAX_UPLOADED_IN_URL: usize = 100;
+use crate::limits::MAX_UPLOADED_IN_URL;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/upload", post(upload))

@@ -3,15 +3,7 @@
 
 use super::*;
 
-/// At most this many cells (items × series) make a matrix. Neither the
-/// items (the tool's names found in the data) nor the series (one per
-/// combination of the `by` values found) have a bound of their own, and
-/// a sparse comparison (each series with an item of its own) would
-/// otherwise grow as their product while its points stay few; past this
-/// the table stays one row per point, which grows only with the points.
-/// 2,000 holds sql-bench's ~60 items by 24 series, or bonnie's ~50
-/// machines by its items, with room.
-pub const MAX_MATRIX_CELLS: usize = 2_000;
+pub use crate::limits::MAX_MATRIX_CELLS;
 
 /// A bar comparison as sql-bench's `compare-results` prints it: a row per
 /// item (in the comparison's category order), a column per series, each

@@ -1,0 +1,680 @@
+//! Every resource limit of the app, and the defaults of the `benchlog
+//! serve` options, each with the reason for its value (as SQLite's
+//! `sqliteLimit.h` keeps its own). The code that enforces a limit imports
+//! it from here, so a value is written once; the parsers crate keeps its
+//! own few (`parsers::mbox::MAX_REFERENCES` and its neighbours).
+//!
+//! The README's options and limits tables say these numbers to users: a
+//! test below reads both tables and fails when a number there is not the
+//! one here.
+
+use std::ffi::c_int;
+use std::time::Duration;
+
+// ---------------------------------------------------------------------
+// Uploads (`POST /upload`)
+// ---------------------------------------------------------------------
+
+/// The largest request body accepted by default (uploads), the default of
+/// `--max-body-bytes`. axum's own 2 MB default is switched off so that
+/// [`crate::web::WebOptions::max_body_bytes`] is the one limit.
+pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
+
+/// Inputs larger than this (after gunzip) are refused; the largest real
+/// archive month is a few MB.
+pub const MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Lines longer than this are refused: no benchmark prints one, and a
+/// megabyte-long line is some other kind of file.
+pub const MAX_LINE_BYTES: usize = 1024 * 1024;
+
+/// The longest title: a first line taken for one, or one given with an
+/// upload.
+pub const MAX_TITLE_CHARS: usize = 100;
+
+/// Most inputs (the pasted text and files) one upload may carry.
+pub const MAX_UPLOAD_PARTS: usize = 20;
+
+/// Most submissions one upload may store (each message of an archive is
+/// one; a busy list's month is a few hundred): more would hold the write
+/// lock for long. `benchlog ingest` takes archives of any count.
+pub const MAX_SUBMISSIONS_PER_UPLOAD: usize = 1_000;
+
+/// Request bodies all uploads in flight may hold at once, in KiB (64 MiB):
+/// each waits for its Content-Length's share (the body limit when it has
+/// none) before it is read.
+pub const BODY_BUDGET_KIB: usize = 64 * 1024;
+
+/// Text all uploads in flight may unpack, decode and parse at once, in KiB
+/// (64 MiB, the most one upload may unpack): a compressed upload takes all
+/// of it, since it may unpack that much; plain text twice its size.
+pub const WORK_BUDGET_KIB: usize = (MAX_INPUT_BYTES / 1024) as usize;
+
+/// Most submissions one upload's notice lists in its redirect; more get a
+/// page of their own.
+pub const MAX_UPLOADED_IN_URL: usize = 100;
+
+/// Most submissions one upload's notice lists.
+pub const MAX_UPLOADED_SHOWN: usize = 100;
+
+/// The default of `--uploads-per-minute`: uploads one client may make a
+/// minute, after a burst of as many.
+pub const UPLOADS_PER_MINUTE: u32 = 30;
+
+/// The default of `--submissions-per-minute`: submissions one client may
+/// store a minute (each message of an archive is one), after a burst of
+/// as many: two uploads of the most messages.
+pub const SUBMISSIONS_PER_MINUTE: u32 = 2_000;
+
+/// The default of `--min-free-disk-mb` (in bytes): what one upload may
+/// unpack, so that an upload let in finds room for its text.
+pub const MIN_FREE_DISK_BYTES: u64 = MAX_INPUT_BYTES;
+
+// ---------------------------------------------------------------------
+// Ingest (`benchlog ingest`)
+// ---------------------------------------------------------------------
+
+/// The largest file `benchlog ingest` reads, on disk and unpacked
+/// (uploads keep the smaller [`MAX_INPUT_BYTES`]). A file is held whole
+/// while its messages are read, so this bounds the memory an import takes;
+/// a busy list's month is a few MB, a year of one under 100 MB.
+pub const MAX_ARCHIVE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Ancestors looked up for a mail: one per quote depth that real threads
+/// reach, and each costs a query under the write lock.
+pub const MAX_ANCESTORS: usize = 16;
+
+/// Steps in flight between the reading thread and the writer; each holds
+/// at most one message or one text (up to [`MAX_INPUT_BYTES`]).
+pub const QUEUE: usize = 64;
+
+/// Texts and messages stored per transaction at most, unless told fewer
+/// (`benchlog ingest --batch`): one commit per message would cost more
+/// than the parsing.
+pub const BATCH_ITEMS: usize = 4096;
+
+/// Bytes of text stored per transaction at most.
+pub const BATCH_BYTES: usize = 64 * 1024 * 1024;
+
+/// The longest a transaction of an import takes texts and messages for,
+/// unless one text alone takes longer. It then stores the batch's staged
+/// attributes and writes its full-text index ([`crate::store::Writer::finish`]),
+/// work that grows with what the batch took, and commits: 0.81-0.89 s after
+/// 1.18 s of storing 2,000 result-heavy mails, 0.46 s after 0.25 s of
+/// storing 4,096 messages of the prose-heavy archive (scripts/bench-ingest.sh's
+/// inputs).
+pub const MAX_LOCK_HOLD: Duration = Duration::from_secs(2);
+
+// ---------------------------------------------------------------------
+// Pages and queries
+// ---------------------------------------------------------------------
+
+/// The most `by` attributes a comparison groups by. Each is one more
+/// column and lookup per result row in one SQL statement, whose size
+/// SQLite bounds (2,100 of them made a 500), and multiplies the series
+/// past what a chart can show.
+pub const MAX_BY: usize = 8;
+
+/// The most `where=` filters a comparison or the runs table takes. Each
+/// is a condition or a lookup in one SQL statement, whose size SQLite
+/// bounds (a thousand made a 500).
+pub const MAX_WHERE: usize = 16;
+
+/// The most `key=value` pairs a query string may hold, empty ones
+/// included: room for every field, the `by` and `where` limits and a
+/// form's empty boxes.
+pub const MAX_QUERY_PAIRS: usize = 64;
+
+/// The longest query string read, in bytes (before decoding).
+pub const MAX_QUERY_BYTES: usize = 32 * 1024;
+
+/// How many run ids one statement binds: a page's runs in one query each,
+/// far below SQLite's limit on parameters (32,766), which a whole
+/// submission's runs could pass.
+pub const IDS_PER_QUERY: usize = 10_000;
+
+/// Submissions per page of the list.
+pub const SUBMISSIONS_PER_PAGE: usize = 50;
+
+/// Runs per page of `/runs`.
+pub const RUNS_PER_PAGE: usize = 100;
+
+/// Lines of text a submission's page shows.
+pub const PART_LINES: usize = 2_000;
+
+/// Most runs, messages and near misses a submission's page lists (those
+/// touching its lines); /runs lists every run.
+pub const PART_ROWS: usize = 500;
+
+/// Characters of one line a page shows: a line may be 1 MiB long.
+pub const SHOWN_LINE_CHARS: usize = 2_000;
+
+/// Bytes of HTML the text of one page may take (escaped: a `<` is four):
+/// past it, the lines of the part are cut. [`PART_LINES`] lines of
+/// [`SHOWN_LINE_CHARS`] characters would be up to 20 MB.
+pub const PART_TEXT_BYTES: usize = 2 * 1024 * 1024;
+
+/// Bytes of HTML (about) one page may spend on its runs, their values,
+/// attributes and forms: the rest of the part's runs are listed on further
+/// pages (`runs=N`). 500 runs of 63 attributes made a 28 MB page.
+pub const PART_RUN_BYTES: usize = 2 * 1024 * 1024;
+
+/// Bytes of text a page shows, beyond which it is rendered on a blocking
+/// thread.
+pub const SMALL_PAGE_BYTES: usize = 256 * 1024;
+
+/// Most messages a thread's page shows (the first, by date).
+pub const MAX_THREAD_MAILS: usize = 1_000;
+
+/// Most runs (and most quotes) a thread's page reads.
+pub const MAX_THREAD_RUNS: usize = 2_000;
+
+/// Deeper replies are drawn at this depth: the page stays readable.
+pub const MAX_INDENT: usize = 8;
+
+/// How many of the submissions a message quotes runs from a list names.
+pub const QUOTED_FROM_SHOWN: usize = 3;
+
+/// Newest submissions the home page lists; the rest are on /submissions.
+pub const RECENT: usize = 10;
+
+/// Ready comparisons the home page draws; each submission page links its
+/// own.
+pub const READY: usize = 6;
+
+/// How many groups of runs (a submission's runs of one tool and test) are
+/// weighed for the [`READY`] drawn: those with the most proven
+/// differences are drawn first.
+pub const READY_CANDIDATES: usize = 24;
+
+/// How many of the newest runs are looked through for ready comparisons:
+/// a home page shows recent ones, and looking costs a read of each run's
+/// attributes.
+pub const READY_SCAN_RUNS: usize = 3000;
+
+/// Most items a test gets ready-comparison links for; sql-bench prints
+/// dozens.
+pub const MAX_ITEMS_PER_TEST: usize = 12;
+
+/// The most series a small chart on the home page shows: as many as
+/// there are distinct colours; more no longer read at a glance.
+pub const MAX_HEADLINE_SERIES: usize = 12;
+
+/// Runs linked per table cell: enough to reach a source, few enough that a
+/// point of thousands of repeats stays a line.
+pub const RUN_LINKS: usize = 8;
+
+/// How many attribute values the comparison form suggests at most.
+pub const ATTR_VALUE_LIMIT: usize = 500;
+
+/// At most this many cells (items × series) make a matrix. Neither the
+/// items (the tool's names found in the data) nor the series (one per
+/// combination of the `by` values found) have a bound of their own, and
+/// a sparse comparison (each series with an item of its own) would
+/// otherwise grow as their product while its points stay few; past this
+/// the table stays one row per point, which grows only with the points.
+/// 2,000 holds sql-bench's ~60 items by 24 series, or bonnie's ~50
+/// machines by its items, with room.
+pub const MAX_MATRIX_CELLS: usize = 2_000;
+
+/// The most series one chart draws; past it, panels.
+pub const MAX_SERIES: usize = 12;
+
+/// The most bars one chart of bars draws; past it, a panel per category.
+pub const MAX_BARS: usize = 40;
+
+/// The tallest image drawn; panels past it are left out, and the note
+/// says how many.
+pub const MAX_HEIGHT: u32 = 6000;
+
+/// The widest grid drawn, for many panels with long labels.
+pub const MAX_GRID_WIDTH: u32 = 2000;
+
+// ---------------------------------------------------------------------
+// Edits (`POST /submissions/{id}/edit`, `/undo`)
+// ---------------------------------------------------------------------
+
+/// The longest attribute name an edit may set: a name (like
+/// `os_version`), not a text.
+pub const MAX_KEY_CHARS: usize = 40;
+
+/// The longest label or attribute value an edit may set: a word or a
+/// short phrase, which the run's page shows several times.
+pub const MAX_VALUE_CHARS: usize = 200;
+
+/// The largest edit form: a run's form with [`MAX_ATTRS_PER_RUN`] boxes
+/// full is about 20 KB.
+pub const MAX_FORM_BYTES: usize = 64 * 1024;
+
+/// Most attributes one run may have (parsers give about ten): every
+/// attribute is shown on the run's page and offered in its forms.
+pub const MAX_ATTRS_PER_RUN: usize = 64;
+
+/// Most fields (label and attributes) one edit may set.
+pub const MAX_FIELDS_PER_EDIT: usize = MAX_ATTRS_PER_RUN + 1;
+
+/// Most changes (runs times fields) one edit may write while it holds
+/// the database's write lock.
+pub const MAX_CHANGES_PER_EDIT: usize = 20_000;
+
+/// The default of `--edits-per-minute`: edits and undos one client may
+/// send a minute, and one submission may take, after a burst of as many.
+pub const EDITS_PER_MINUTE: u32 = 60;
+
+/// The default of `--edit-changes-per-minute`: one edit of the most
+/// fields, then a field every 3 ms.
+pub const EDIT_CHANGES_PER_MINUTE: u32 = MAX_CHANGES_PER_EDIT as u32;
+
+/// Most edit-token cookies one request is checked with.
+pub const MAX_TOKEN_COOKIES: usize = 50;
+
+// ---------------------------------------------------------------------
+// Server: requests, connections, answers and memory
+// ---------------------------------------------------------------------
+
+/// The longest request target (path and query) answered; longer ones get
+/// 414. The longest comparison link the pages make is far below this.
+pub const MAX_URI_BYTES: usize = 8 * 1024;
+
+/// The most header bytes (names, values and their separators) a request
+/// may carry; more get 431. Browsers send a few KiB, most of it cookies.
+pub const MAX_HEADER_BYTES: usize = 32 * 1024;
+
+/// The most header fields a request may carry; more get 431. hyper's own
+/// default limit, which it would answer with an empty 431.
+pub const MAX_HEADER_COUNT: usize = 100;
+
+/// What hyper parses before the server's `refuse_oversized_heads` sees
+/// the request: twice [`MAX_HEADER_COUNT`], so that a request a little
+/// over it is told why.
+pub const HYPER_MAX_HEADERS: usize = 2 * MAX_HEADER_COUNT;
+
+/// hyper's read buffer per connection, the most of a request head it holds
+/// while parsing. Heads larger than this get hyper's own empty 431, so it
+/// is kept well above [`MAX_URI_BYTES`] + [`MAX_HEADER_BYTES`] for nearly
+/// every oversized request to reach the server's `refuse_oversized_heads`;
+/// and it bounds what silent clients can make the server hold (128 KiB
+/// times [`MAX_CONNECTIONS`]: 64 MiB by default).
+pub const READ_BUFFER_BYTES: usize = 128 * 1024;
+
+const _: () = assert!(READ_BUFFER_BYTES >= 2 * (MAX_URI_BYTES + MAX_HEADER_BYTES));
+
+/// The default of `--request-timeout-secs`: longer requests are answered
+/// with 408.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The default of `--header-read-timeout-secs`: a connection that has not
+/// sent a whole request head this long after opening (or after its last
+/// answer) is closed; silent connections would otherwise be held for ever.
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long an answer may wait for its client to read any of it: a client
+/// that asks and never reads would otherwise hold its connection, and the
+/// answer's memory, for as long as it likes (50 such clients of a 28 MB
+/// page held 1.5 GB). The default of `--write-stall-timeout-secs`.
+pub const WRITE_STALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The default of `--max-connections`: well under the usual file limit of
+/// 1024, which also has to hold the database's files.
+pub const MAX_CONNECTIONS: usize = 512;
+
+/// The default of `--max-connections-per-ip`: connections open at once
+/// from one client (IPv4 address, IPv6 /64), so that one client cannot
+/// hold them all.
+pub const MAX_CONNECTIONS_PER_IP: usize = 64;
+
+/// The default of `--shutdown-grace-secs`: how long requests under way may
+/// finish after SIGTERM or Ctrl-C.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// Refused and closed connections are logged at most once this often,
+/// with how many there were: an attack would otherwise write a line per
+/// connection, and a quiet log hid one that refused 99% of requests.
+pub const REFUSAL_LOG_INTERVAL: Duration = Duration::from_secs(10);
+
+/// How long a connection of a client at its cap whose connections are all
+/// busy waits for one of them to end before it is refused: a client that
+/// closes a connection and opens the next at once was refused when the
+/// server had not seen the close yet (0.7–2.8% of such reconnections).
+pub const RECONNECT_GRACE: Duration = Duration::from_millis(100);
+
+/// Connections waiting for a place ([`RECONNECT_GRACE`]) at most; more are
+/// refused at once.
+pub const MAX_WAITING: usize = 128;
+
+/// The most of an answer given to hyper at a time. hyper takes a body's
+/// data whole and drops the body, so what the server's `Holding` holds
+/// would be let go before a byte is sent; in pieces, hyper asks for the
+/// next only when it has room to write (its buffer is
+/// [`READ_BUFFER_BYTES`]), and the body lives until its last piece is on
+/// its way.
+pub const ANSWER_CHUNK_BYTES: usize = 64 * 1024;
+
+/// Answers this large or larger (uncompressed) count against the answer
+/// budget; smaller ones hold too little to matter, however many wait.
+pub const LARGE_ANSWER_BYTES: u64 = 256 * 1024;
+
+/// Bytes of large answers being sent at once, in all.
+pub const ANSWER_BUDGET_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Bytes of large answers being sent at once to one client (as the
+/// server counts clients): a quarter of the budget, so that one client
+/// cannot hold it all.
+pub const CLIENT_ANSWER_BYTES: u64 = ANSWER_BUDGET_BYTES / 4;
+
+/// Bytes of answers the answer cache keeps at most (bodies, keys and
+/// tags). A comparison page is 10–100 KB, a chart 5–60 KB: a few hundred
+/// answers.
+pub const CACHE_BYTES: u64 = 24 * 1024 * 1024;
+
+/// Bytes the answer cache keeps for large answers, in one part, so that
+/// one answer may take nearly all of it.
+pub const LARGE_CACHE_BYTES: u64 = 32 * 1024 * 1024;
+
+/// Rate-limit buckets kept before full ones are forgotten (a full bucket
+/// is the same as none).
+pub const MAX_BUCKETS: usize = 10_000;
+
+/// Threads (each with its own connection) of the light lane: one per core
+/// of the machines benchlog runs on; each piece of work is a few
+/// microseconds of SQLite.
+pub const LIGHT_THREADS: usize = 2;
+
+/// Pieces of light work waiting at most; more wait to be queued, on the
+/// async side, holding nothing but their request.
+pub const LIGHT_QUEUE: usize = 1024;
+
+// ---------------------------------------------------------------------
+// Database connections
+// ---------------------------------------------------------------------
+
+/// Idle dashboard connections kept for reuse; more are opened under load
+/// and closed after.
+pub const IDLE_CONNECTIONS: usize = 8;
+
+/// The page cache of each dashboard connection, in KiB. SQLite's default
+/// (2,000 KiB, 500 pages) is less than the 910 or so pages the form's
+/// choices and one comparison of the 1M-result database read, and a
+/// least-recently-used cache smaller than a scan keeps none of it: every
+/// comparison read all of them from the file again, on the connection
+/// whose cache a change had left valid too. This holds them twice over,
+/// and fills only as far as pages are read.
+pub const PAGE_CACHE_KIB: i64 = 8 * 1024;
+
+/// Database work (queries, and the charts drawn with their rows) running
+/// at once; the rest waits its turn without holding a connection.
+pub const BUSY_CONNECTIONS: usize = 4;
+
+/// Threads for the database work (and static files): one per piece of
+/// [`BUSY_CONNECTIONS`]. More did not serve more requests, and each kept a
+/// malloc arena of its own (peak RSS under writes 58 MB with 4, 97 MB
+/// with 8, 128 MB with tokio's default of up to 512).
+pub const BLOCKING_THREADS: usize = BUSY_CONNECTIONS;
+
+/// Prepared statements kept per connection: every statement of an
+/// ingest and of the pages, with room to spare.
+pub const STATEMENT_CACHE: usize = 128;
+
+/// How long a connection waits for another one's lock before giving up.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The page cache of a connection writing many submissions at once, in
+/// KiB (negative, as `PRAGMA cache_size` takes KiB).
+pub const BULK_CACHE_KIB: i64 = -64 * 1024;
+
+/// Pages in the log past which a commit has it checkpointed: SQLite's own
+/// default for `wal_autocheckpoint`.
+pub const CHECKPOINT_PAGES: c_int = 1000;
+
+/// Waits of 50 ms for a lock a backup makes at most: 10 s.
+pub const MAX_WAITS: u32 = 200;
+
+/// The README's two tables of limits read back: every number they give a
+/// user is the one the code runs with.
+#[cfg(test)]
+mod readme {
+    use super::*;
+    use clap::{CommandFactory, Parser};
+
+    const README: &str = include_str!("../README.md");
+
+    /// The body rows of the README's table whose header row starts with
+    /// `header`, split into cells.
+    fn table(header: &str) -> Vec<Vec<&'static str>> {
+        let mut lines = README.lines().skip_while(|line| !line.starts_with(header));
+        assert!(lines.next().is_some(), "the README has no table {header:?}");
+        lines
+            .skip(1) // |---|---|
+            .take_while(|line| line.starts_with('|'))
+            .map(cells)
+            .collect()
+    }
+
+    /// A table row's cells; `\|` inside a cell is a literal bar.
+    fn cells(line: &'static str) -> Vec<&'static str> {
+        let inner = line.trim().trim_start_matches('|').trim_end_matches('|');
+        let bytes = inner.as_bytes();
+        let mut cells = Vec::new();
+        let mut start = 0;
+        for (i, &byte) in bytes.iter().enumerate() {
+            if byte == b'|' && (i == 0 || bytes[i - 1] != b'\\') {
+                cells.push(inner[start..i].trim());
+                start = i + 1;
+            }
+        }
+        cells.push(inner[start..].trim());
+        cells
+    }
+
+    /// The quantities a cell states, in order: "1,000" is 1000, "32 KiB"
+    /// 32768, "2 s" 2000 and "100 ms" 100 (durations in milliseconds).
+    fn quantities(cell: &str) -> Vec<u128> {
+        let mut found = Vec::new();
+        let mut rest = cell;
+        while let Some(start) = rest.find(|c: char| c.is_ascii_digit()) {
+            // A digit inside a word (`rfc822`, `IPv6`) is no quantity.
+            let inside_word = rest[..start]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '/');
+            let digits = rest[start..]
+                .find(|c: char| !(c.is_ascii_digit() || c == ','))
+                .map_or(rest.len(), |end| start + end);
+            let number = rest[start..digits].trim_end_matches(',');
+            let after = &rest[start + number.len()..];
+            rest = &rest[digits..];
+            if inside_word {
+                continue;
+            }
+            let value: u128 = number.replace(',', "").parse().unwrap();
+            let unit = after.trim_start_matches(' ');
+            let word = unit
+                .split(|c: char| !c.is_ascii_alphabetic())
+                .next()
+                .unwrap_or("");
+            let scale = match word {
+                "KiB" => 1 << 10,
+                "MiB" => 1 << 20,
+                "GiB" => 1 << 30,
+                "s" => 1000,
+                _ => 1,
+            };
+            found.push(value * scale);
+        }
+        found
+    }
+
+    fn ms(duration: Duration) -> u128 {
+        duration.as_millis()
+    }
+
+    #[test]
+    fn quantities_are_read_as_written() {
+        assert_eq!(
+            quantities("20 texts and files, 64 MiB unpacked, 1,000 submissions"),
+            [20, 64 << 20, 1000]
+        );
+        assert_eq!(quantities("`message/rfc822` parts read 4 levels"), [4]);
+        assert_eq!(
+            quantities("2 s of the write lock, 32 KiB"),
+            [2000, 32 << 10]
+        );
+    }
+
+    /// Each row of the fixed-limits table, by its first cell, with the
+    /// constants behind the numbers of its "limit" cell in order.
+    #[test]
+    fn the_readme_limits_table_states_the_constants() {
+        let expected: Vec<(&str, Vec<u128>)> = vec![
+            ("address (URI)", vec![MAX_URI_BYTES as u128]),
+            (
+                "request headers",
+                vec![MAX_HEADER_BYTES as u128, MAX_HEADER_COUNT as u128],
+            ),
+            (
+                "query of",
+                vec![
+                    MAX_BY as u128,
+                    MAX_WHERE as u128,
+                    MAX_QUERY_PAIRS as u128,
+                    MAX_QUERY_BYTES as u128,
+                ],
+            ),
+            (
+                "one upload",
+                vec![
+                    MAX_UPLOAD_PARTS as u128,
+                    MAX_INPUT_BYTES as u128,
+                    MAX_SUBMISSIONS_PER_UPLOAD as u128,
+                ],
+            ),
+            (
+                "all uploads in flight",
+                vec![
+                    BODY_BUDGET_KIB as u128 * 1024,
+                    WORK_BUDGET_KIB as u128 * 1024,
+                ],
+            ),
+            ("a line of text", vec![MAX_LINE_BYTES as u128]),
+            (
+                "a mail's headers",
+                vec![
+                    parsers::mbox::MAX_REFERENCES as u128,
+                    parsers::mbox::MAX_ID_BYTES as u128,
+                    parsers::mbox::MAX_HEADER_BYTES as u128,
+                    parsers::mbox::MAX_FORWARD_DEPTH as u128,
+                ],
+            ),
+            (
+                "edits",
+                vec![
+                    MAX_ATTRS_PER_RUN as u128,
+                    // "fields an edit": the attributes, the label besides.
+                    (MAX_FIELDS_PER_EDIT - 1) as u128,
+                    MAX_CHANGES_PER_EDIT as u128,
+                    MAX_FORM_BYTES as u128,
+                ],
+            ),
+            (
+                "pages",
+                vec![
+                    PART_LINES as u128,
+                    PART_ROWS as u128,
+                    PART_RUN_BYTES as u128,
+                    PART_TEXT_BYTES as u128,
+                    MAX_THREAD_MAILS as u128,
+                    MAX_THREAD_RUNS as u128,
+                ],
+            ),
+            (
+                "answers being sent",
+                vec![
+                    LARGE_ANSWER_BYTES as u128,
+                    ANSWER_BUDGET_BYTES as u128,
+                    CLIENT_ANSWER_BYTES as u128,
+                ],
+            ),
+            (
+                "`benchlog ingest`",
+                vec![
+                    MAX_ARCHIVE_BYTES as u128,
+                    BATCH_ITEMS as u128,
+                    BATCH_BYTES as u128,
+                    ms(MAX_LOCK_HOLD),
+                ],
+            ),
+        ];
+        let table = table("| what | limit |");
+        let firsts: Vec<&str> = table.iter().map(|cells| cells[0]).collect();
+        assert_eq!(
+            firsts.len(),
+            expected.len(),
+            "the README's limits table has rows {firsts:?}: check each here"
+        );
+        for ((first, want), cells) in expected.iter().zip(&table) {
+            assert!(
+                cells[0].starts_with(first),
+                "README row {:?}, expected {first:?}",
+                cells[0]
+            );
+            assert_eq!(
+                &quantities(cells[1]),
+                want,
+                "README limits row {first:?} says {:?}",
+                cells[1]
+            );
+        }
+    }
+
+    /// The options table's defaults are clap's, which are
+    /// `WebOptions::default()`'s; and every option of `benchlog serve`
+    /// but where it reads and listens has a row.
+    #[test]
+    fn the_readme_options_table_states_the_defaults() {
+        let command = crate::config::Config::command();
+        let serve = command.find_subcommand("serve").unwrap();
+        let mut documented = Vec::new();
+        for cells in table("| `benchlog serve` option |") {
+            let option = cells[0]
+                .trim_matches('`')
+                .split(' ')
+                .next()
+                .unwrap()
+                .trim_start_matches("--");
+            let arg = serve
+                .get_arguments()
+                .find(|arg| arg.get_long() == Some(option))
+                .unwrap_or_else(|| panic!("README option --{option} is not one of serve's"));
+            let default: Vec<u128> = arg
+                .get_default_values()
+                .iter()
+                .map(|value| value.to_str().unwrap().parse().unwrap())
+                .collect();
+            let readme = if cells[2] == "none" {
+                Vec::new()
+            } else {
+                quantities(cells[2])
+            };
+            assert_eq!(readme, default, "README default of --{option}");
+            documented.push(option);
+        }
+        for arg in serve.get_arguments() {
+            let long = arg.get_long().unwrap_or("");
+            if !["db", "listen", "static-dir", "help"].contains(&long) {
+                assert!(
+                    documented.contains(&long),
+                    "--{long} has no row in the README's options table"
+                );
+            }
+        }
+        let parsed = crate::config::Config::try_parse_from(["benchlog", "serve"]).unwrap();
+        let crate::config::Command::Serve(args) = parsed.command else {
+            unreachable!("serve parses as serve")
+        };
+        assert_eq!(
+            format!("{:?}", args.web.options()),
+            format!("{:?}", crate::web::WebOptions::default()),
+            "`benchlog serve`'s defaults are WebOptions::default()"
+        );
+    }
+}
