@@ -51,7 +51,7 @@ pub use rows::{
 // Not the stage of the runs' attributes: only a finished write stores it
 // (see `writer`).
 pub use submissions::{
-    deleted_since, find_submission_by_sha256, finish_writes, get_submission, get_submission_head,
+    deleted_since, find_submission_by_sha256, get_submission, get_submission_head,
     index_new_submissions, insert_message, insert_result, insert_results, insert_run,
     insert_run_attr, insert_run_attrs, insert_runs, insert_submission, insert_unparsed,
     list_submissions, newest_submission_id, runs_in_lines, runs_of_submission, runs_per_message,

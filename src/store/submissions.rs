@@ -135,9 +135,9 @@ pub fn insert_submission(tx: &Transaction, new: &NewSubmission) -> rusqlite::Res
 /// [`store_document`](crate::ingest::store_document) and before it commits:
 /// writes the staged attributes (`write_staged_attrs`) and adds the new
 /// submissions to the full-text index ([`index_new_submissions`]).
-/// [`Writer::finish`](super::Writer::finish) calls it; a caller with a
-/// transaction of its own must, before its commit.
-pub fn finish_writes(tx: &Transaction) -> rusqlite::Result<()> {
+/// [`Writer::finish`](super::Writer::finish) calls it, the only caller:
+/// a writer outside `store` cannot commit staged rows unwritten.
+pub(super) fn finish_writes(tx: &Transaction) -> rusqlite::Result<()> {
     write_staged_attrs(tx)?;
     index_new_submissions(tx)
 }
