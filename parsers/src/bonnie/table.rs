@@ -22,7 +22,9 @@ use crate::Unparsed;
 
 use super::{cell, csv, split_size, Flavour, Phase, Report, FILE_PHASES};
 pub(super) use header::is_phase_decoration;
-use header::{decoration_above, header_kind, headerless_kind, is_dashed, skip_header_rest};
+use header::{
+    decoration_above, header_kind, headerless_kind, is_dashed, skip_header_rest, Decoration,
+};
 use rows::read_rows;
 
 /// The reports of one table (an I/O table, its file-creation table and the
@@ -62,77 +64,102 @@ pub(super) fn read_block(
     if let ["Concurrency", n, ..] = lines[header].text.split_whitespace().collect::<Vec<_>>()[..] {
         decoration.concurrency = Some(n.to_string());
     }
-    let miss = |why: &str| Unparsed {
-        line: lines[header].number,
-        text: lines[header].text.trim().to_string(),
-        why: why.to_string(),
-    };
-    let depth = lines[header].depth;
-    let mut reports = Vec::new();
-    let mut next = skip_header_rest(lines, header + 1);
-    match kind {
+    let from = skip_header_rest(lines, header + 1);
+    let read = match kind {
         HeaderKind::Io { classic, units } => {
-            let kind = RowKind::Io { classic, units };
-            let (rows, after) = read_rows(lines, next, depth, kind);
-            if rows.is_empty() {
-                let why = if classic {
-                    "Bonnie table header without a complete row: expected `MACHINE MB` and 12 figures"
-                } else {
-                    "bonnie++ table header without a readable row: expected `MACHINE SIZE` and up to 12 figures"
-                };
-                return Some(Err(miss(why)));
-            }
-            let flavour = if classic {
-                Flavour::Classic
-            } else {
-                Flavour::PlusPlus
-            };
-            for row in rows {
-                let mut report = Report::new(flavour, depth, lines[decoration.start].number);
-                report.version = decoration.version.clone();
-                report.concurrency = decoration.concurrency.clone();
-                row.fill(&mut report, 0);
-                reports.push(report);
-            }
-            next = after;
-            if !classic {
-                if let Some((file_rows, after)) = file_table_after(lines, next) {
-                    if file_rows.len() == reports.len() {
-                        for (report, row) in reports.iter_mut().zip(file_rows) {
-                            row.fill(report, FILE_PHASES);
-                        }
-                    } else {
-                        for row in file_rows {
-                            let mut report = Report::new(Flavour::PlusPlus, depth, row.first_line);
-                            report.version = decoration.version.clone();
-                            row.fill(&mut report, FILE_PHASES);
-                            reports.push(report);
-                        }
-                    }
-                    next = after;
-                }
-            }
+            io_reports(lines, from, &decoration, RowKind::Io { classic, units })
         }
-        HeaderKind::Files => {
-            let (rows, after) = read_rows(lines, next, depth, RowKind::Files);
-            if rows.is_empty() {
-                return Some(Err(miss(
-                    "bonnie++ file-creation header without a readable row: expected `FILES` and up to 12 figures",
-                )));
+        HeaderKind::Files => file_reports(lines, from, &decoration),
+    };
+    let (mut reports, next) = match read {
+        Ok(read) => read,
+        Err(why) => {
+            return Some(Err(Unparsed {
+                line: lines[header].number,
+                text: lines[header].text.trim().to_string(),
+                why: why.to_string(),
+            }))
+        }
+    };
+    let end = merge_following_csv(lines, next, &mut reports);
+    Some(Ok(Block { reports, end }))
+}
+
+/// The reports of an I/O table's rows from `lines[from]` on, with those of
+/// the file-creation table bonnie++ prints after it, and the index past
+/// them; why not when the header has no row.
+fn io_reports(
+    lines: &[Line<'_>],
+    from: usize,
+    decoration: &Decoration,
+    kind: RowKind,
+) -> Result<(Vec<Report>, usize), &'static str> {
+    let classic = matches!(kind, RowKind::Io { classic: true, .. });
+    // The decoration stops at the first line not at the header's depth.
+    let depth = lines[decoration.start].depth;
+    let (rows, mut next) = read_rows(lines, from, depth, kind);
+    if rows.is_empty() {
+        return Err(if classic {
+            "Bonnie table header without a complete row: expected `MACHINE MB` and 12 figures"
+        } else {
+            "bonnie++ table header without a readable row: expected `MACHINE SIZE` and up to 12 figures"
+        });
+    }
+    let flavour = if classic {
+        Flavour::Classic
+    } else {
+        Flavour::PlusPlus
+    };
+    let mut reports = Vec::new();
+    for row in rows {
+        let mut report = Report::new(flavour, depth, lines[decoration.start].number);
+        report.version = decoration.version.clone();
+        report.concurrency = decoration.concurrency.clone();
+        row.fill(&mut report, 0);
+        reports.push(report);
+    }
+    if classic {
+        return Ok((reports, next));
+    }
+    if let Some((file_rows, after)) = file_table_after(lines, next) {
+        if file_rows.len() == reports.len() {
+            for (report, row) in reports.iter_mut().zip(file_rows) {
+                row.fill(report, FILE_PHASES);
             }
-            for row in rows {
-                let mut report =
-                    Report::new(Flavour::PlusPlus, depth, lines[decoration.start].number);
+        } else {
+            for row in file_rows {
+                let mut report = Report::new(Flavour::PlusPlus, depth, row.first_line);
                 report.version = decoration.version.clone();
-                report.machine = decoration.machine.clone();
                 row.fill(&mut report, FILE_PHASES);
                 reports.push(report);
             }
-            next = after;
         }
+        next = after;
     }
-    let end = merge_following_csv(lines, next, &mut reports);
-    Some(Ok(Block { reports, end }))
+    Ok((reports, next))
+}
+
+/// The reports of a file-creation table's rows from `lines[from]` on, and
+/// the index past them; why not when the header has no row.
+fn file_reports(
+    lines: &[Line<'_>],
+    from: usize,
+    decoration: &Decoration,
+) -> Result<(Vec<Report>, usize), &'static str> {
+    let depth = lines[decoration.start].depth;
+    let (rows, next) = read_rows(lines, from, depth, RowKind::Files);
+    if rows.is_empty() {
+        return Err("bonnie++ file-creation header without a readable row: expected `FILES` and up to 12 figures");
+    }
+    let mut reports = Vec::new();
+    for row in rows {
+        let mut report = Report::new(Flavour::PlusPlus, depth, lines[decoration.start].number);
+        report.version = decoration.version.clone();
+        report.machine = decoration.machine.clone();
+        row.fill(&mut report, FILE_PHASES);
+        reports.push(report);
+    }
+    Ok((reports, next))
 }
 
 /// The file-creation table bonnie++ prints right after its I/O table.
