@@ -13,17 +13,19 @@
 //! decoration), blank lines between header and rows or between groups, a
 //! quoted table cut by the replier's words. Each is read here.
 
-use crate::text::{self, Line};
+mod header;
+mod row;
+mod rows;
+
+use crate::text::Line;
 use crate::Unparsed;
 
-use super::{cell, csv, is_size, latency_us, split_size, Flavour, Phase, Report, FILE_PHASES};
-
-/// Decoration lines (`Version ...`, `-Per Chr- --Block--`) above a header.
-const MAX_DECORATION_LINES: usize = 8;
-/// Rows one table may hold (bon_csv2txt prints one per CSV line).
-const MAX_ROWS: usize = 64;
-/// The header words a wrapped header may leave on the next line.
-const HEADER_WORDS: [&str; 5] = ["/sec", "%CP", "%CPU", "K/sec", "M/sec"];
+use super::{cell, csv, split_size, Flavour, Phase, Report, FILE_PHASES};
+pub(super) use header::is_phase_decoration;
+use header::{
+    decoration_above, header_kind, headerless_kind, is_dashed, skip_header_rest, Decoration,
+};
+use rows::read_rows;
 
 /// The reports of one table (an I/O table, its file-creation table and the
 /// CSV lines printed after them) and the index past its last line.
@@ -49,153 +51,6 @@ enum HeaderKind {
     Files,
 }
 
-fn header_kind(text: &str) -> Option<HeaderKind> {
-    let text = text.trim_start();
-    // Posts cut the machine column away (`Size K/sec %CP ...`, the rows
-    // starting with the size) or blank out the word `Machine` above the names.
-    // Classic tables lose the column the same way (` MB K/sec %CPU ...`).
-    let nameless = {
-        let mut words = text.split_whitespace();
-        matches!(words.next(), Some("Size" | "MB" | "GB"))
-            && matches!(words.next(), Some("K/sec" | "M/sec"))
-    };
-    let named = text.starts_with("Machine") || text.starts_with("Name:Size");
-    if named || nameless {
-        // bonnie++ 1.00's bon_csv2txt heads its size column `MB` too, but
-        // keeps bonnie++'s `%CP` columns; bonnie64 prints `GB` and `M/sec`.
-        let size_word = text.split_whitespace().nth(usize::from(named));
-        let bare_size = match size_word {
-            Some("MB") => Some('M'),
-            Some("GB") => Some('G'),
-            _ => None,
-        };
-        let classic = bare_size.is_some() && text.contains("%CPU");
-        let units = Units {
-            bare_size,
-            mb_per_s: text.contains("M/sec"),
-        };
-        return Some(HeaderKind::Io { classic, units });
-    }
-    if text.starts_with("files") && text.contains("/sec") {
-        return Some(HeaderKind::Files);
-    }
-    None
-}
-
-/// A whitespace-separated word and the columns it spans.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Token<'a> {
-    start: usize,
-    end: usize,
-    text: &'a str,
-}
-
-fn tokens(text: &str) -> Vec<Token<'_>> {
-    let mut found = Vec::new();
-    let mut start = None;
-    for (i, c) in text.char_indices() {
-        match (c == ' ' || c == '\t', start) {
-            (true, Some(s)) => {
-                found.push(Token {
-                    start: s,
-                    end: i,
-                    text: &text[s..i],
-                });
-                start = None;
-            }
-            (false, None) => start = Some(i),
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        found.push(Token {
-            start: s,
-            end: text.len(),
-            text: &text[s..],
-        });
-    }
-    found
-}
-
-/// What the decoration above a header says.
-#[derive(Debug, Default)]
-struct Decoration {
-    start: usize,
-    version: Option<String>,
-    concurrency: Option<String>,
-    machine: Option<String>,
-}
-
-fn is_dashed(word: &str) -> bool {
-    word.starts_with('-') || word.ends_with('-')
-}
-
-/// Walks up from a header over `Version`, `Concurrency` and dashed lines.
-fn decoration_above(lines: &[Line<'_>], header: usize, taken_until: usize) -> Decoration {
-    let depth = lines[header].depth;
-    let lowest = header.saturating_sub(MAX_DECORATION_LINES).max(taken_until);
-    let mut found = Decoration {
-        start: header,
-        ..Decoration::default()
-    };
-    for j in (lowest..header).rev() {
-        let line = &lines[j];
-        if line.depth != depth || line.is_blank() {
-            break;
-        }
-        let words: Vec<&str> = line.text.split_whitespace().collect();
-        match words.as_slice() {
-            ["Version", version, ..] => {
-                if !version.starts_with('@') && !is_dashed(version) {
-                    found.version = Some(version.to_string());
-                }
-            }
-            ["Concurrency", n, rest @ ..] if rest.iter().all(|w| is_dashed(w)) => {
-                found.concurrency = Some(n.to_string());
-            }
-            [first, rest @ ..]
-                if !rest.is_empty() && !is_dashed(first) && rest.iter().all(|w| is_dashed(w)) =>
-            {
-                found.machine = Some(first.to_string());
-            }
-            words if words.iter().all(|w| is_dashed(w)) => {}
-            _ => break,
-        }
-        found.start = j;
-    }
-    found
-}
-
-/// The dashed line that names the phases (`-Per Chr- --Block-- ...
-/// --Seeks--`, classic Bonnie's `-Per Char- --Block--- ... --Seeks---`).
-pub(super) fn is_phase_decoration(text: &str) -> bool {
-    // Checked on every line: look further only at what starts like one.
-    let start = text::trim_start(text);
-    (start.starts_with("-Per Ch") || start.starts_with("Concurrency"))
-        && (text.contains("-Per Chr-") || text.contains("-Per Char-"))
-        && text.contains("--Seeks")
-}
-
-/// A table whose rows follow its phase decoration with no `Machine Size
-/// K/sec %CP` line between them: posters cut that line away (LKML, 2003).
-fn headerless_kind(lines: &[Line<'_>], at: usize) -> Option<HeaderKind> {
-    let text = lines[at].text;
-    if !is_phase_decoration(text) {
-        return None;
-    }
-    let classic = text.contains("-Per Char-");
-    let next = lines.get(at + 1).filter(|l| l.depth == lines[at].depth)?;
-    if next.text.contains("%CP") {
-        return None;
-    }
-    let units = Units {
-        bare_size: classic.then_some('M'),
-        mb_per_s: false,
-    };
-    read_row(lines, at + 1, RowKind::Io { classic, units })?;
-    Some(HeaderKind::Io { classic, units })
-}
-
 /// Reads the table whose header is `lines[header]`: a line holding `%CP`,
 /// or a phase decoration with rows right under it. `None` when the line
 /// is neither.
@@ -209,87 +64,102 @@ pub(super) fn read_block(
     if let ["Concurrency", n, ..] = lines[header].text.split_whitespace().collect::<Vec<_>>()[..] {
         decoration.concurrency = Some(n.to_string());
     }
-    let miss = |why: &str| Unparsed {
-        line: lines[header].number,
-        text: lines[header].text.trim().to_string(),
-        why: why.to_string(),
-    };
-    let depth = lines[header].depth;
-    let mut reports = Vec::new();
-    let mut next = skip_header_rest(lines, header + 1);
-    match kind {
+    let from = skip_header_rest(lines, header + 1);
+    let read = match kind {
         HeaderKind::Io { classic, units } => {
-            let kind = RowKind::Io { classic, units };
-            let (rows, after) = read_rows(lines, next, depth, kind);
-            if rows.is_empty() {
-                let why = if classic {
-                    "Bonnie table header without a complete row: expected `MACHINE MB` and 12 figures"
-                } else {
-                    "bonnie++ table header without a readable row: expected `MACHINE SIZE` and up to 12 figures"
-                };
-                return Some(Err(miss(why)));
-            }
-            let flavour = if classic {
-                Flavour::Classic
-            } else {
-                Flavour::PlusPlus
-            };
-            for row in rows {
-                let mut report = Report::new(flavour, depth, lines[decoration.start].number);
-                report.version = decoration.version.clone();
-                report.concurrency = decoration.concurrency.clone();
-                row.fill(&mut report, 0);
-                reports.push(report);
-            }
-            next = after;
-            if !classic {
-                if let Some((file_rows, after)) = file_table_after(lines, next) {
-                    if file_rows.len() == reports.len() {
-                        for (report, row) in reports.iter_mut().zip(file_rows) {
-                            row.fill(report, FILE_PHASES);
-                        }
-                    } else {
-                        for row in file_rows {
-                            let mut report = Report::new(Flavour::PlusPlus, depth, row.first_line);
-                            report.version = decoration.version.clone();
-                            row.fill(&mut report, FILE_PHASES);
-                            reports.push(report);
-                        }
-                    }
-                    next = after;
-                }
-            }
+            io_reports(lines, from, &decoration, RowKind::Io { classic, units })
         }
-        HeaderKind::Files => {
-            let (rows, after) = read_rows(lines, next, depth, RowKind::Files);
-            if rows.is_empty() {
-                return Some(Err(miss(
-                    "bonnie++ file-creation header without a readable row: expected `FILES` and up to 12 figures",
-                )));
-            }
-            for row in rows {
-                let mut report =
-                    Report::new(Flavour::PlusPlus, depth, lines[decoration.start].number);
-                report.version = decoration.version.clone();
-                report.machine = decoration.machine.clone();
-                row.fill(&mut report, FILE_PHASES);
-                reports.push(report);
-            }
-            next = after;
+        HeaderKind::Files => file_reports(lines, from, &decoration),
+    };
+    let (mut reports, next) = match read {
+        Ok(read) => read,
+        Err(why) => {
+            return Some(Err(Unparsed {
+                line: lines[header].number,
+                text: lines[header].text.trim().to_string(),
+                why: why.to_string(),
+            }))
         }
-    }
+    };
     let end = merge_following_csv(lines, next, &mut reports);
     Some(Ok(Block { reports, end }))
 }
 
-/// Skips the part of a wrapped header that landed on the next lines.
-fn skip_header_rest(lines: &[Line<'_>], mut i: usize) -> usize {
-    while lines.get(i).is_some_and(|l| {
-        !l.is_blank() && l.text.split_whitespace().all(|w| HEADER_WORDS.contains(&w))
-    }) {
-        i += 1;
+/// The reports of an I/O table's rows from `lines[from]` on, with those of
+/// the file-creation table bonnie++ prints after it, and the index past
+/// them; why not when the header has no row.
+fn io_reports(
+    lines: &[Line<'_>],
+    from: usize,
+    decoration: &Decoration,
+    kind: RowKind,
+) -> Result<(Vec<Report>, usize), &'static str> {
+    let classic = matches!(kind, RowKind::Io { classic: true, .. });
+    // The decoration stops at the first line not at the header's depth.
+    let depth = lines[decoration.start].depth;
+    let (rows, mut next) = read_rows(lines, from, depth, kind);
+    if rows.is_empty() {
+        return Err(if classic {
+            "Bonnie table header without a complete row: expected `MACHINE MB` and 12 figures"
+        } else {
+            "bonnie++ table header without a readable row: expected `MACHINE SIZE` and up to 12 figures"
+        });
     }
-    i
+    let flavour = if classic {
+        Flavour::Classic
+    } else {
+        Flavour::PlusPlus
+    };
+    let mut reports = Vec::new();
+    for row in rows {
+        let mut report = Report::new(flavour, depth, lines[decoration.start].number);
+        report.version = decoration.version.clone();
+        report.concurrency = decoration.concurrency.clone();
+        row.fill(&mut report, 0);
+        reports.push(report);
+    }
+    if classic {
+        return Ok((reports, next));
+    }
+    if let Some((file_rows, after)) = file_table_after(lines, next) {
+        if file_rows.len() == reports.len() {
+            for (report, row) in reports.iter_mut().zip(file_rows) {
+                row.fill(report, FILE_PHASES);
+            }
+        } else {
+            for row in file_rows {
+                let mut report = Report::new(Flavour::PlusPlus, depth, row.first_line);
+                report.version = decoration.version.clone();
+                row.fill(&mut report, FILE_PHASES);
+                reports.push(report);
+            }
+        }
+        next = after;
+    }
+    Ok((reports, next))
+}
+
+/// The reports of a file-creation table's rows from `lines[from]` on, and
+/// the index past them; why not when the header has no row.
+fn file_reports(
+    lines: &[Line<'_>],
+    from: usize,
+    decoration: &Decoration,
+) -> Result<(Vec<Report>, usize), &'static str> {
+    let depth = lines[decoration.start].depth;
+    let (rows, next) = read_rows(lines, from, depth, RowKind::Files);
+    if rows.is_empty() {
+        return Err("bonnie++ file-creation header without a readable row: expected `FILES` and up to 12 figures");
+    }
+    let mut reports = Vec::new();
+    for row in rows {
+        let mut report = Report::new(Flavour::PlusPlus, depth, lines[decoration.start].number);
+        report.version = decoration.version.clone();
+        report.machine = decoration.machine.clone();
+        row.fill(&mut report, FILE_PHASES);
+        reports.push(report);
+    }
+    Ok((reports, next))
 }
 
 /// The file-creation table bonnie++ prints right after its I/O table.
@@ -390,381 +260,6 @@ impl Row {
     }
 }
 
-/// Reads rows (each with its `Latency` line) until a line is not one; also
-/// the index past the last row read. The table goes on after a gap real
-/// posts leave in it: blank lines between the header and its rows or
-/// between groups of rows, a label line naming the nameless rows under it
-/// (classic Bonnie), and in a quoted table the replier's own words.
-fn read_rows(lines: &[Line<'_>], from: usize, depth: usize, kind: RowKind) -> (Vec<Row>, usize) {
-    let mut rows: Vec<Row> = Vec::new();
-    let mut i = from;
-    let mut end = from;
-    let mut label: Option<String> = None;
-    while rows.len() < MAX_ROWS {
-        let Some((mut row, next)) = read_row(lines, i, kind) else {
-            match gap_before_more_rows(lines, i, depth, kind, !rows.is_empty()) {
-                Some((resume, new_label)) => {
-                    label = new_label.or(label);
-                    i = resume;
-                    continue;
-                }
-                None => break,
-            }
-        };
-        i = next;
-        if let Some((latencies, line)) = lines.get(i).and_then(|l| latency_line(l)) {
-            if lines[i].depth == depth {
-                for (slot, value) in row.latencies.iter_mut().zip(latencies) {
-                    *slot = value.map(|v| (v, line));
-                }
-                row.last_line = line;
-                i += 1;
-            }
-        }
-        if row.name.is_none() && row.size.is_none() && is_continuation(&row, kind) {
-            // A continuation row repeats the run of the row above it.
-            if let Some(above) = rows.last() {
-                row.name = above.name.clone();
-                row.size = above.size.clone();
-            }
-        }
-        if row.name.is_none() {
-            row.name = label.clone();
-        }
-        rows.push(row);
-        end = i;
-    }
-    (rows, end)
-}
-
-/// A bonnie++ row that came without a name or a size: `-x N`'s second and
-/// later runs, printed under the first.
-fn is_continuation(row: &Row, kind: RowKind) -> bool {
-    matches!(kind, RowKind::Io { classic: false, .. }) && row.files.is_none()
-}
-
-/// Blank lines a table's rows may go on after.
-const MAX_BLANK_GAP: usize = 2;
-/// Lines of a reply that may cut a quoted table in two.
-const MAX_REPLY_GAP: usize = 40;
-/// Words a label line above nameless classic rows may have.
-const MAX_LABEL_WORDS: usize = 8;
-
-/// Where the table goes on when `lines[at]` is not a row: the index of its
-/// next row, and the label that names the rows from there on.
-fn gap_before_more_rows(
-    lines: &[Line<'_>],
-    at: usize,
-    depth: usize,
-    kind: RowKind,
-    has_rows: bool,
-) -> Option<(usize, Option<String>)> {
-    let line = lines.get(at)?;
-    let is_row_at = |j: usize| {
-        lines.get(j).is_some_and(|l| l.depth == depth) && read_row(lines, j, kind).is_some()
-    };
-    // Blank lines (` `, `>`) under the header or between groups of rows.
-    if line.is_blank() {
-        let mut j = at;
-        while j < at + MAX_BLANK_GAP && lines.get(j).is_some_and(|l| l.is_blank()) {
-            j += 1;
-        }
-        if is_row_at(j) {
-            return Some((j, None));
-        }
-    }
-    // `pblade 1 (reiserfs defaults)` over rows that have no name.
-    if line.depth == depth && matches!(kind, RowKind::Io { classic: true, .. }) {
-        let words = line.text.split_whitespace().count();
-        let nameless_row_next = read_row(lines, at + 1, kind)
-            .is_some_and(|(row, _)| row.name.is_none() && lines[at + 1].depth == depth);
-        if (1..=MAX_LABEL_WORDS).contains(&words) && nameless_row_next && !line.text.contains("%CP")
-        {
-            return Some((at + 1, Some(line.text.trim().to_string())));
-        }
-    }
-    // A quoted table the replier cut with his own words: its rows go on
-    // at the same depth after them.
-    if depth > 0 && has_rows {
-        let mut replied = false;
-        let mut j = at;
-        while j < at + MAX_REPLY_GAP {
-            let l = lines.get(j)?;
-            if l.depth == depth && !l.is_blank() {
-                break;
-            }
-            if l.text.contains("%CP") || is_phase_decoration(l.text) {
-                return None;
-            }
-            replied |= l.depth < depth && !l.is_blank();
-            j += 1;
-        }
-        if replied && is_row_at(j) {
-            return Some((j, None));
-        }
-    }
-    None
-}
-
-/// A size as a bare number (`5000` under `MB`, `1` under `GB`).
-fn is_bare_size(token: &str) -> bool {
-    !token.is_empty() && token.len() <= 9 && token.bytes().all(|b| b.is_ascii_digit())
-}
-
-fn is_files_spec(token: &str) -> bool {
-    token.starts_with(|c: char| c.is_ascii_digit())
-        && token.split([':', '/']).all(|part| {
-            part.is_empty()
-                || part.bytes().all(|b| b.is_ascii_digit())
-                || ["link", "symlink"].contains(&part)
-                || (part.ends_with(['k', 'm'])
-                    && part[..part.len() - 1].bytes().all(|b| b.is_ascii_digit()))
-        })
-}
-
-/// Bonnie 1.2 prints the number of volumes glued to the size: `1* 256`,
-/// `1*1024`. The rest after `N*`.
-fn after_volumes(token: &str) -> Option<&str> {
-    let (volumes, rest) = token.split_once('*')?;
-    (!volumes.is_empty() && volumes.bytes().all(|b| b.is_ascii_digit())).then_some(rest)
-}
-
-/// A classic row's name and size: `amd64SMP 5000`, a nameless `1024`
-/// (the `-m` label left out), Bonnie 1.2's `localh 1* 256` and `1*1024`,
-/// bonnie64's gigabytes (`EBS-1GB 1`; `0` when under one, no size then).
-/// Returns how many words they take.
-fn classic_lead(words: &[Token<'_>], unit: char, row: &mut Row) -> Option<usize> {
-    let first = words.first()?;
-    let mut k = 0;
-    if !is_bare_size(first.text) && after_volumes(first.text).is_none() {
-        if cell(first.text).is_some() {
-            return None;
-        }
-        row.name = Some(first.text.to_string());
-        k = 1;
-    }
-    let word = words.get(k)?.text;
-    let amount = if is_bare_size(word) {
-        k += 1;
-        word
-    } else {
-        match after_volumes(word)? {
-            "" => {
-                let next = words.get(k + 1)?.text;
-                k += 2;
-                next
-            }
-            glued => {
-                k += 1;
-                glued
-            }
-        }
-    };
-    if !is_bare_size(amount) {
-        return None;
-    }
-    row.size = Some(format!("{amount}{unit}")).filter(|_| amount.bytes().any(|b| b != b'0'));
-    Some(k)
-}
-
-/// Words a bonnie++ machine name may have (`compiled in`, `Raid0 (8 disk)`).
-const MAX_NAME_WORDS: usize = 4;
-
-/// Where a size glued to the end of a name starts: `disk)15744M` (bonnie++
-/// gives name and size 19 columns; a longer name runs into the size).
-fn glued_size_at(token: &str) -> Option<usize> {
-    let head = token.split(':').next().unwrap_or_default();
-    let digits = head.trim_end_matches(['K', 'M', 'G', 'T']);
-    if digits.len() == head.len() {
-        return None;
-    }
-    let at = digits.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-    (at > 0 && at < digits.len() && is_size(&token[at..])).then_some(at)
-}
-
-/// A bonnie++ row's name and size: `NPTL 100M`, a nameless `4G`, names
-/// with spaces (`compiled in  15872M`) or glued to the size (`Raid0 (8
-/// disk)15744M`), bon_csv2txt 1.00's `Unknown 512` under an `MB` header.
-/// Returns how many words they take.
-fn plus_lead(
-    text: &str,
-    words: &[Token<'_>],
-    bare_size: Option<char>,
-    row: &mut Row,
-) -> Option<usize> {
-    if let ([name, size, ..], Some(unit)) = (words, bare_size) {
-        if is_bare_size(size.text) && cell(name.text).is_none() {
-            row.name = Some(name.text.to_string());
-            row.size = Some(format!("{}{unit}", size.text));
-            return Some(2);
-        }
-    }
-    for (k, word) in words.iter().enumerate().take(MAX_NAME_WORDS + 1) {
-        let at = if is_size(word.text) {
-            Some(0)
-        } else {
-            glued_size_at(word.text)
-        };
-        // The figures start right after the size; `v4.128M 1G` is a name
-        // that looks like a glued size, then the size.
-        let figures_next = words.get(k + 1).is_none_or(|w| cell(w.text).is_some());
-        if let Some(at) = at.filter(|_| figures_next) {
-            let name = text[words[0].start..word.start + at].trim_end();
-            if name == "Latency" {
-                return None;
-            }
-            row.name = Some(name.to_string()).filter(|n| !n.is_empty());
-            row.size = Some(word.text[at..].to_string());
-            return Some(k + 1);
-        }
-        if cell(word.text).is_some() {
-            break;
-        }
-    }
-    // A continuation row of `-x N`: all twelve figures and no name or size
-    // (the row above gives them).
-    let continuation = words.len() == 12 && words.iter().all(|w| cell(w.text).is_some());
-    continuation.then_some(0)
-}
-
-/// One row at `lines[i]`, re-joined with its wrapped tail if a mailer
-/// broke it; also the index of the line after it.
-fn read_row(lines: &[Line<'_>], i: usize, kind: RowKind) -> Option<(Row, usize)> {
-    let line = lines.get(i)?;
-    let words = tokens(line.text);
-    let mut row = Row {
-        first_line: line.number,
-        last_line: line.number,
-        mb_per_s: matches!(kind, RowKind::Io { units, .. } if units.mb_per_s),
-        ..Row::default()
-    };
-    // The name (and size) in front of the figures.
-    let lead = match kind {
-        RowKind::Io {
-            classic: true,
-            units,
-        } => classic_lead(&words, units.bare_size.unwrap_or('M'), &mut row)?,
-        RowKind::Io {
-            classic: false,
-            units,
-        } => plus_lead(line.text, &words, units.bare_size, &mut row)?,
-        RowKind::Files => match words.as_slice() {
-            [spec, ..] if is_files_spec(spec.text) => {
-                row.files = Some(spec.text.to_string());
-                1
-            }
-            [name, spec, ..]
-                if is_files_spec(spec.text)
-                    && cell(name.text).is_none()
-                    && name.text != "Latency" =>
-            {
-                row.name = Some(name.text.to_string());
-                row.files = Some(spec.text.to_string());
-                2
-            }
-            _ => return None,
-        },
-    };
-    let figures = &words[lead..];
-    if figures.is_empty() || figures.len() > 12 || !figures.iter().all(|t| cell(t.text).is_some()) {
-        return None;
-    }
-    // A row a mailer wrapped: its tail is on the next line.
-    let mut tail: Vec<Token<'_>> = Vec::new();
-    let mut next = i + 1;
-    if figures.len() < 12 {
-        if let Some(more) = lines.get(i + 1).filter(|l| l.depth == line.depth) {
-            let more_words = tokens(more.text);
-            let fits = !more_words.is_empty()
-                && figures.len() + more_words.len() <= 12
-                && more_words.iter().all(|t| cell(t.text).is_some());
-            if fits {
-                tail = more_words;
-                next = i + 2;
-                row.last_line = more.number;
-            }
-        }
-    }
-    if matches!(kind, RowKind::Io { classic: true, .. }) && figures.len() + tail.len() != 12 {
-        return None;
-    }
-    let head_slots = 12 - tail.len();
-    let base = lead.checked_sub(1).map_or(0, |last| words[last].end);
-    let ends: Vec<usize> = (0..head_slots)
-        .map(|j| base + (j / 2) * 10 + if j % 2 == 0 { 6 } else { 10 })
-        .collect();
-    let placed = place(figures, &ends, line.text)?;
-    for (slot, token) in row.cells.iter_mut().zip(placed) {
-        *slot = token.map(|t| (t.text.to_string(), line.number));
-    }
-    for (slot, token) in row.cells[head_slots..].iter_mut().zip(&tail) {
-        *slot = Some((token.text.to_string(), row.last_line));
-    }
-    Some((row, next))
-}
-
-/// Places tokens into columns that end at `ends`. A full set goes in
-/// order; a partial one by the nearest column end, following any shift a
-/// too-wide value caused. Without the original spacing a partial row is
-/// ambiguous.
-fn place<'a, 'b>(
-    tokens: &'b [Token<'a>],
-    ends: &[usize],
-    text: &str,
-) -> Option<Vec<Option<&'b Token<'a>>>> {
-    let mut placed = vec![None; ends.len()];
-    if tokens.len() > ends.len() {
-        return None;
-    }
-    if tokens.len() == ends.len() {
-        for (slot, token) in placed.iter_mut().zip(tokens) {
-            *slot = Some(token);
-        }
-        return Some(placed);
-    }
-    if !text.contains("  ") || text.contains('\t') {
-        return None;
-    }
-    let mut next = 0;
-    let mut shift: isize = 0;
-    for (k, token) in tokens.iter().enumerate() {
-        let end = token.end as isize - shift;
-        // Leave room for the tokens still to come.
-        let last = ends.len() - (tokens.len() - k);
-        if next > last {
-            return None;
-        }
-        let slot = (next..=last).min_by_key(|&j| (ends[j] as isize - end).abs())?;
-        placed[slot] = Some(token);
-        shift = token.end as isize - ends[slot] as isize;
-        next = slot + 1;
-    }
-    Some(placed)
-}
-
-/// A `Latency` line: up to six latencies in ` %9s` columns.
-fn latency_line(line: &Line<'_>) -> Option<([Option<f64>; 6], usize)> {
-    let words = tokens(line.text);
-    let (head, figures) = words.split_first()?;
-    if head.text != "Latency" || figures.is_empty() || figures.len() > 6 {
-        return None;
-    }
-    let values: Vec<f64> = figures
-        .iter()
-        .map(|t| latency_us(t.text))
-        .collect::<Option<_>>()?;
-    let ends: Vec<usize> = (0..6).map(|k| head.start + 27 + 10 * k).collect();
-    let placed = place(figures, &ends, line.text)?;
-    let mut found = [None; 6];
-    let mut values = values.into_iter();
-    for (slot, token) in found.iter_mut().zip(placed) {
-        if token.is_some() {
-            *slot = values.next();
-        }
-    }
-    Some((found, line.number))
-}
-
 /// bonnie++ prints its CSV line right after the tables: that line is the
 /// same run, with exact values. Returns the index past what was used.
 fn merge_following_csv(lines: &[Line<'_>], from: usize, reports: &mut [Report]) -> usize {
@@ -828,6 +323,7 @@ fn compatible_names(table: &Report, csv: &Report) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::row::{glued_size_at, is_files_spec};
     use super::*;
     use crate::text;
 

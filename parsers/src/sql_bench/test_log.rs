@@ -12,7 +12,7 @@ use nom::sequence::preceded;
 use nom::{IResult, Parser};
 
 use crate::text::{Line, LogicalLine};
-use crate::{Run, Tool};
+use crate::{Measurement, Run, Tool};
 
 use super::{
     broken, collapse_spaces, count, first_lines, index_of, line_at_end, measurement, server_attrs,
@@ -94,14 +94,116 @@ struct Operation {
 /// '...' at DATE`, the test's own messages, `Time for/to NAME (N): ...`
 /// lines and the final `Total time: ...`.
 pub(super) fn read_test_log(lines: &[Line<'_>], start: usize) -> Outcome {
-    let depth = lines[start].depth;
     let server = testing_server(lines[start].text.trim());
-    let mut operations: Vec<Operation> = Vec::new();
-    let mut total: Option<(bool, Times, usize)> = None;
-    let mut problem: Option<Problem> = None;
-    let mut last_used = start;
+    let first = if server.is_some() { start + 1 } else { start };
+    let scan = scan_log(lines, start, first);
+    let next = scan.next();
+    if let Some(problem) = scan.problem {
+        return broken(problem, next);
+    }
+    let Some(total) = scan.total else {
+        let count = scan.operations.len();
+        return missing_total(lines, start, scan.last_used, count, server.is_some(), next);
+    };
+    let run = Run {
+        test: test_of_log(lines, start, scan.last_used),
+        attrs: server_run_attrs(server),
+        ..Run::new(
+            Tool::SqlBench,
+            lines[start].depth,
+            [lines[start].number, lines[scan.last_used].number],
+            log_results(&scan.operations, &total),
+        )
+    };
+    Outcome::Run(Box::new(run), next)
+}
+
+/// A test log's final `Total time` line.
+struct Total {
+    estimated: bool,
+    times: Times,
+    /// Its 1-based source line.
+    line: usize,
+}
+
+/// What the lines of one test log held, as [`scan_log`] read them.
+struct LogScan {
+    operations: Vec<Operation>,
+    total: Option<Total>,
+    /// The first time or total line that did not read completely.
+    problem: Option<Problem>,
+    /// The index of the log's last line.
+    last_used: usize,
+    /// The index where reading stopped.
+    stop: usize,
+}
+
+impl LogScan {
+    /// Where the next report may start: a log that reached its total
+    /// ends there; one that did not also holds the lines read past it.
+    fn next(&self) -> usize {
+        (self.last_used + 1).max(if self.total.is_some() { 0 } else { self.stop })
+    }
+
+    /// Reads the (possibly wrapped) `Total time: ...` line at `lines[j]`.
+    fn read_total(&mut self, lines: &[Line<'_>], j: usize, block: &LogicalLine) {
+        match total_line(&block.text) {
+            Ok((rest, (estimated, times))) => {
+                self.last_used = index_of(lines, j, line_at_end(block, rest));
+                self.total = Some(Total {
+                    estimated,
+                    times,
+                    line: lines[j].number,
+                });
+            }
+            Err(_) => {
+                self.problem.get_or_insert(Problem {
+                    line: lines[j].number,
+                    text: block.text.clone(),
+                    why: "sql-bench `Total time:` line without a complete `N wallclock secs ( U usr S sys + CU cusr CS csys = C CPU)` part (truncated or mangled paste?)".to_string(),
+                });
+                self.last_used = j;
+            }
+        }
+    }
+
+    /// Reads the (possibly wrapped) `Time for NAME (N): ...` line at
+    /// `lines[j]`; returns the index of the line after it.
+    fn read_time(&mut self, lines: &[Line<'_>], j: usize, block: &LogicalLine) -> usize {
+        match time_line(&block.text) {
+            Ok((rest, (prefix, times))) => {
+                let last = index_of(lines, j, line_at_end(block, rest));
+                add_operation(&mut self.operations, &prefix, &times, lines[j].number);
+                self.last_used = last;
+                last + 1
+            }
+            Err(_) => {
+                self.problem.get_or_insert(Problem {
+                    line: lines[j].number,
+                    text: block.text.clone(),
+                    why: "sql-bench `Time for NAME (N):` line without a complete `N wallclock secs ( U usr S sys + CU cusr CS csys = C CPU)` part (truncated or mangled paste?)".to_string(),
+                });
+                self.last_used = j;
+                j + 1
+            }
+        }
+    }
+}
+
+/// Reads a test log's lines from `lines[first]` on, at the depth of
+/// `lines[start]`, up to its `Total time` line, the next test's log, a
+/// gap of more than [`MAX_LOG_GAP`] other lines or [`MAX_LOG_LINES`].
+fn scan_log(lines: &[Line<'_>], start: usize, first: usize) -> LogScan {
+    let depth = lines[start].depth;
+    let mut scan = LogScan {
+        operations: Vec::new(),
+        total: None,
+        problem: None,
+        last_used: start,
+        stop: first,
+    };
     let mut gap = 0;
-    let mut j = if server.is_some() { start + 1 } else { start };
+    let mut j = first;
     while j < lines.len() && j - start < MAX_LOG_LINES {
         let line = &lines[j];
         if line.depth != depth {
@@ -112,8 +214,7 @@ pub(super) fn read_test_log(lines: &[Line<'_>], start: usize) -> Outcome {
             break;
         }
         let is_total = is_total_line_start(t);
-        let is_time = !is_total && time_prefix(t).is_ok();
-        if !is_total && !is_time {
+        if !is_total && time_prefix(t).is_err() {
             gap += 1;
             if gap > MAX_LOG_GAP {
                 break;
@@ -127,64 +228,48 @@ pub(super) fn read_test_log(lines: &[Line<'_>], start: usize) -> Outcome {
         });
         let block = LogicalLine::join(&lines[j..end], "\n");
         if is_total {
-            match total_line(&block.text) {
-                Ok((rest, (estimated, times))) => {
-                    last_used = index_of(lines, j, line_at_end(&block, rest));
-                    total = Some((estimated, times, line.number));
-                }
-                Err(_) => {
-                    problem.get_or_insert(Problem {
-                        line: line.number,
-                        text: block.text.clone(),
-                        why: "sql-bench `Total time:` line without a complete `N wallclock secs ( U usr S sys + CU cusr CS csys = C CPU)` part (truncated or mangled paste?)".to_string(),
-                    });
-                    last_used = j;
-                }
-            }
+            scan.read_total(lines, j, &block);
             break;
         }
-        match time_line(&block.text) {
-            Ok((rest, (prefix, times))) => {
-                let last = index_of(lines, j, line_at_end(&block, rest));
-                add_operation(&mut operations, &prefix, &times, line.number);
-                last_used = last;
-                j = last + 1;
-            }
-            Err(_) => {
-                problem.get_or_insert(Problem {
-                    line: line.number,
-                    text: block.text.clone(),
-                    why: "sql-bench `Time for NAME (N):` line without a complete `N wallclock secs ( U usr S sys + CU cusr CS csys = C CPU)` part (truncated or mangled paste?)".to_string(),
-                });
-                last_used = j;
-                j += 1;
-            }
-        }
+        j = scan.read_time(lines, j, &block);
     }
-    let next = (last_used + 1).max(if total.is_some() { 0 } else { j });
-    if let Some(problem) = problem {
-        return broken(problem, next);
-    }
-    let Some((total_estimated, total_times, total_line_number)) = total else {
-        let why = match (operations.is_empty(), server.is_some()) {
-            (true, true) => "sql-bench test log (`Testing server ...`) without any `Time for` line or `Total time:` (truncated paste or failed test?)".to_string(),
-            (true, false) => return Outcome::NotAReport,
-            (false, _) => format!(
-                "sql-bench test log breaks off after {} `Time for` line(s) before its `Total time:` line (truncated paste?)",
-                operations.len()
-            ),
-        };
-        return broken(
-            Problem {
-                line: lines[start].number,
-                text: first_lines(&lines[start..=last_used.max(start)]),
-                why,
-            },
-            next,
-        );
+    scan.stop = j;
+    scan
+}
+
+/// The outcome of a test log that never reached its `Total time` line:
+/// not a report when it holds nothing, broken otherwise.
+fn missing_total(
+    lines: &[Line<'_>],
+    start: usize,
+    last_used: usize,
+    operations: usize,
+    has_server: bool,
+    next: usize,
+) -> Outcome {
+    let why = match (operations == 0, has_server) {
+        (true, true) => "sql-bench test log (`Testing server ...`) without any `Time for` line or `Total time:` (truncated paste or failed test?)".to_string(),
+        (true, false) => return Outcome::NotAReport,
+        (false, _) => format!(
+            "sql-bench test log breaks off after {} `Time for` line(s) before its `Total time:` line (truncated paste?)",
+            operations
+        ),
     };
+    broken(
+        Problem {
+            line: lines[start].number,
+            text: first_lines(&lines[start..=last_used.max(start)]),
+            why,
+        },
+        next,
+    )
+}
+
+/// The measurements of a complete test log: each operation's times and
+/// test count, then the `TOTALS`.
+fn log_results(operations: &[Operation], total: &Total) -> Vec<Measurement> {
     let mut results = Vec::with_capacity(operations.len() * 7 + 6);
-    for op in &operations {
+    for op in operations {
         for (metric, value) in op.times.metrics() {
             results.push(measurement(&op.name, metric, value, op.line, op.estimated));
         }
@@ -196,15 +281,21 @@ pub(super) fn read_test_log(lines: &[Line<'_>], start: usize) -> Outcome {
             op.estimated,
         ));
     }
-    for (metric, value) in total_times.metrics() {
+    for (metric, value) in total.times.metrics() {
         results.push(measurement(
             "TOTALS",
             metric,
             value,
-            total_line_number,
-            total_estimated,
+            total.line,
+            total.estimated,
         ));
     }
+    results
+}
+
+/// The run attributes that a log's `Testing server` line gives: the
+/// server's version parts and the date.
+fn server_run_attrs(server: Option<(String, String)>) -> BTreeMap<String, String> {
     let mut attrs = BTreeMap::new();
     if let Some((version, date)) = server {
         for (k, v) in server_attrs(&version) {
@@ -215,17 +306,7 @@ pub(super) fn read_test_log(lines: &[Line<'_>], start: usize) -> Outcome {
             attrs.insert("date".to_string(), date);
         }
     }
-    let run = Run {
-        test: test_of_log(lines, start, last_used),
-        attrs,
-        ..Run::new(
-            Tool::SqlBench,
-            depth,
-            [lines[start].number, lines[last_used].number],
-            results,
-        )
-    };
-    Outcome::Run(Box::new(run), next)
+    attrs
 }
 
 /// run-all-tests adds up the times of an operation a test runs twice
