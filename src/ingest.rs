@@ -1,6 +1,8 @@
 //! From a parsed text to stored rows: the one place that knows both the
 //! parsers' [`Document`] and the database's rows. Bytes become that text
-//! in [`crate::intake`].
+//! in [`crate::intake`]. A text is stored by [`store_text`], a message
+//! of a mail archive by [`store_mail`] (with its place in its thread),
+//! and either kind of [`Input`] by [`store_input`].
 //!
 //! A submission is written in one transaction, so a failure leaves nothing
 //! behind, and the SHA-256 of its text makes the same text twice one
@@ -9,6 +11,7 @@
 use std::path::Path;
 
 use anyhow::{bail, Context};
+use parsers::mbox::MailMessage;
 use parsers::Document;
 use rusqlite::{Connection, Transaction};
 use sha2::{Digest, Sha256};
@@ -17,6 +20,8 @@ use sha2::{Digest, Sha256};
 pub use crate::intake::{
     collect_input_files, decode_input, read_file, size_for_people, InputError,
 };
+use crate::intake::{Input, PreparedMail};
+use crate::limits::MAX_ANCESTORS;
 use crate::store;
 
 pub use crate::limits::MAX_INPUT_BYTES;
@@ -363,6 +368,150 @@ pub fn store_document(
         .with_context(|| format!("storing the near miss at line {}", near_miss.line))?;
     }
     Ok(submission_id)
+}
+
+/// Stores an [`Input`] in the caller's transaction and returns the
+/// submissions it is (new or already stored), in order; none when none of
+/// its messages could be read.
+pub fn store_input(tx: &Transaction, source_name: &str, input: &Input) -> anyhow::Result<Vec<i64>> {
+    let mut ids = Vec::new();
+    store_input_each(tx, source_name, input, None, |id| {
+        ids.push(id);
+        Ok(())
+    })?;
+    Ok(ids)
+}
+
+/// [`store_input`], telling `stored` each submission (new or already
+/// stored) as soon as it is stored; an error from `stored` stops storing
+/// (an upload whose client has gone, say) and is returned. `title` names a
+/// text; the messages of an archive keep their subjects.
+pub fn store_input_each(
+    tx: &Transaction,
+    source_name: &str,
+    input: &Input,
+    title: Option<&str>,
+    mut stored: impl FnMut(i64) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    match input {
+        Input::Text(text, document) => {
+            stored(store_titled_text(tx, Some(source_name), text, document, title)?.submission_id)
+        }
+        Input::Mails(mails) => {
+            for prepared in mails.iter().flatten() {
+                stored(store_mail(tx, prepared)?.submission_id())?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// What storing one message did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MailOutcome {
+    Stored {
+        submission_id: i64,
+        /// Every run of the message, its copies of earlier runs too.
+        runs: usize,
+        /// Of `runs`, the copies of earlier runs.
+        quotes: usize,
+    },
+    /// The same message (raw bytes, Message-ID or decoded text) is stored.
+    AlreadyStored(i64),
+}
+
+impl MailOutcome {
+    pub fn submission_id(self) -> i64 {
+        match self {
+            MailOutcome::Stored { submission_id, .. }
+            | MailOutcome::AlreadyStored(submission_id) => submission_id,
+        }
+    }
+}
+
+/// The messages a mail answers, nearest first: its In-Reply-To, then its
+/// References from the newest back, at most [`MAX_ANCESTORS`]. The n-th
+/// (0-based) wrote the text this mail quotes at depth n + 1.
+fn ancestors(mail: &MailMessage) -> Vec<&str> {
+    let mut ids: Vec<&str> = Vec::with_capacity(MAX_ANCESTORS);
+    // References are few and distinct once decoded (mbox::MAX_REFERENCES),
+    // so this scan stays small.
+    for id in mail.in_reply_to.iter().chain(mail.references.iter().rev()) {
+        if ids.len() == MAX_ANCESTORS {
+            break;
+        }
+        if !ids.contains(&id.as_str()) {
+            ids.push(id);
+        }
+    }
+    ids
+}
+
+/// Stores one prepared message in the caller's transaction: attributes
+/// quoted text with no attribution line to the message it answers, links
+/// runs already stored (from an earlier mail of the thread, or any earlier
+/// submission) to the copies of them it stores, and records the mail's
+/// place in its thread.
+pub fn store_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<MailOutcome> {
+    let mail = &prepared.mail;
+    if let Some(id) = store::find_mail_by_raw_sha256(tx, &prepared.raw_sha256)? {
+        return Ok(MailOutcome::AlreadyStored(id));
+    }
+    if let Some(message_id) = &mail.message_id {
+        if let Some(found) = store::find_mail_by_message_id(tx, message_id)? {
+            return Ok(MailOutcome::AlreadyStored(found.submission_id));
+        }
+    }
+    if let Some(id) = find_stored_text(tx, &mail.text)? {
+        return Ok(MailOutcome::AlreadyStored(id));
+    }
+
+    let ancestor_ids = ancestors(mail);
+    let mut found_ancestors = Vec::with_capacity(ancestor_ids.len());
+    for id in &ancestor_ids {
+        found_ancestors.push(store::find_mail_by_message_id(tx, id)?);
+    }
+    let mut fresh = copies_of_stored_runs(tx, &prepared.document)?;
+    fresh.quoted_authors = found_ancestors
+        .iter()
+        .map(|ancestor| ancestor.as_ref().and_then(|found| found.author.clone()))
+        .collect();
+    let submission_id = store_document(
+        tx,
+        Some(&prepared.source_name),
+        &mail.text,
+        &text_sha256(&mail.text),
+        &fresh,
+    )
+    .with_context(|| format!("storing {}", prepared.source_name))?;
+
+    let thread_id = found_ancestors
+        .iter()
+        .flatten()
+        .next()
+        .map(|parent| parent.thread_id.clone())
+        .or_else(|| mail.references.first().cloned())
+        .or_else(|| mail.in_reply_to.clone())
+        .or_else(|| mail.message_id.clone())
+        .unwrap_or_else(|| format!("submission-{submission_id}"));
+    store::insert_mail(
+        tx,
+        &store::NewMail {
+            submission_id,
+            raw_sha256: &prepared.raw_sha256,
+            message_id: mail.message_id.as_deref(),
+            in_reply_to: mail.in_reply_to.as_deref(),
+            refs: &mail.references.join(" "),
+            thread_id: &thread_id,
+            sent_at: mail.timestamp,
+        },
+    )
+    .with_context(|| format!("storing the headers of {}", prepared.source_name))?;
+    Ok(MailOutcome::Stored {
+        submission_id,
+        runs: fresh.runs.len(),
+        quotes: fresh.copies(),
+    })
 }
 
 /// What makes two runs the same run, hashed (hex SHA-256): the tool, the

@@ -26,8 +26,7 @@ use axum::Router;
 use rusqlite::Connection;
 
 use super::{guard, rights, AppError, AppState};
-use crate::archive;
-use crate::ingest::MAX_INPUT_BYTES;
+use crate::ingest::{self, MAX_INPUT_BYTES};
 use crate::intake::{self, Input, InputError};
 use crate::store;
 
@@ -353,7 +352,7 @@ fn store_upload_checkpointed(
             let title = title
                 .filter(|(titled, _)| *titled == at)
                 .map(|(_, title)| title);
-            archive::store_input_each(tx, name, input, title, |id| {
+            ingest::store_input_each(tx, name, input, title, |id| {
                 if id > newest_before && store::insert_edit_token(tx, id, &token_hash)? {
                     created = true;
                 }
