@@ -256,7 +256,6 @@ pub fn store_document(
     sha256: &str,
     fresh: &ToStore,
 ) -> anyhow::Result<i64> {
-    let document = fresh.document;
     anyhow::ensure!(
         fresh.fingerprints.len() == fresh.runs.len() && fresh.copy_keys.len() == fresh.runs.len(),
         "{} fingerprints and {} copy keys for {} runs",
@@ -264,8 +263,26 @@ pub fn store_document(
         fresh.copy_keys.len(),
         fresh.runs.len()
     );
-    let first = document.messages.first();
-    let submission_id = store::insert_submission(
+    let submission_id = insert_submission(tx, source_name, text, sha256, fresh)?;
+    insert_messages(tx, submission_id, fresh)?;
+    let first_run_id = insert_runs(tx, submission_id, fresh)?;
+    insert_results_and_attrs(tx, first_run_id, fresh)?;
+    insert_near_misses(tx, submission_id, fresh.document)?;
+    Ok(submission_id)
+}
+
+/// The submission's own row: its author, date and subject are those of
+/// its first message, the subject before that the uploader's title and
+/// after it the text's first line ([`title_line`]).
+fn insert_submission(
+    tx: &Transaction,
+    source_name: Option<&str>,
+    text: &str,
+    sha256: &str,
+    fresh: &ToStore,
+) -> anyhow::Result<i64> {
+    let first = fresh.document.messages.first();
+    store::insert_submission(
         tx,
         &store::NewSubmission {
             text,
@@ -276,12 +293,15 @@ pub fn store_document(
             subject: fresh
                 .title
                 .or_else(|| first.and_then(|m| m.subject.as_deref()))
-                .or_else(|| title_line(text, document)),
+                .or_else(|| title_line(text, fresh.document)),
         },
     )
-    .context("storing the submission")?;
+    .context("storing the submission")
+}
 
-    for (idx, message) in document.messages.iter().enumerate() {
+/// One row per message found in the text, in order.
+fn insert_messages(tx: &Transaction, submission_id: i64, fresh: &ToStore) -> anyhow::Result<()> {
+    for (idx, message) in fresh.document.messages.iter().enumerate() {
         store::insert_message(
             tx,
             submission_id,
@@ -299,7 +319,12 @@ pub fn store_document(
         )
         .with_context(|| format!("storing message {idx}"))?;
     }
+    Ok(())
+}
 
+/// The runs' rows and fingerprints, in one statement each; returns the
+/// first run's id (the others follow it in order).
+fn insert_runs(tx: &Transaction, submission_id: i64, fresh: &ToStore) -> anyhow::Result<i64> {
     let runs: Vec<store::NewRun> = fresh
         .runs
         .iter()
@@ -323,6 +348,16 @@ pub fn store_document(
         .with_context(|| format!("storing the {} runs", runs.len()))?;
     store::insert_run_fingerprints(tx, first_run_id, &fresh.fingerprints)
         .context("storing the runs' fingerprints")?;
+    Ok(first_run_id)
+}
+
+/// Each run's results, run by run, refusing a value that is not a finite
+/// number; then every run's attributes, staged in one call.
+fn insert_results_and_attrs(
+    tx: &Transaction,
+    first_run_id: i64,
+    fresh: &ToStore,
+) -> anyhow::Result<()> {
     let mut attrs: Vec<store::NewAttr> = Vec::new();
     for ((idx, run), run_id) in fresh.runs.iter().enumerate().zip(first_run_id..) {
         attrs.extend(
@@ -330,15 +365,7 @@ pub fn store_document(
                 .iter()
                 .map(|(key, value)| (run_id, run.tool.name(), key.as_str(), value.as_str())),
         );
-        if let Some(result) = run.results.iter().find(|result| !result.value.is_finite()) {
-            bail!(
-                "run {idx} (line {}): {} {} is not a finite number ({})",
-                result.line,
-                result.item,
-                result.metric,
-                result.value
-            );
-        }
+        check_finite(idx, run)?;
         let results: Vec<store::NewResult> = run
             .results
             .iter()
@@ -354,9 +381,31 @@ pub fn store_document(
         store::insert_results(tx, run_id, run.tool.name(), &results)
             .with_context(|| format!("storing the results of run {idx}"))?;
     }
+    store::insert_run_attrs(tx, &attrs).context("storing the runs' attributes")
+}
 
-    store::insert_run_attrs(tx, &attrs).context("storing the runs' attributes")?;
+/// Refuses run `idx` if one of its values is not a finite number, which
+/// no comparison could use.
+fn check_finite(idx: usize, run: &parsers::Run) -> anyhow::Result<()> {
+    if let Some(result) = run.results.iter().find(|result| !result.value.is_finite()) {
+        bail!(
+            "run {idx} (line {}): {} {} is not a finite number ({})",
+            result.line,
+            result.item,
+            result.metric,
+            result.value
+        );
+    }
+    Ok(())
+}
 
+/// One row per near miss, so the submission's page can show what was
+/// not read and why.
+fn insert_near_misses(
+    tx: &Transaction,
+    submission_id: i64,
+    document: &Document,
+) -> anyhow::Result<()> {
     for near_miss in &document.unparsed {
         store::insert_unparsed(
             tx,
@@ -367,7 +416,7 @@ pub fn store_document(
         )
         .with_context(|| format!("storing the near miss at line {}", near_miss.line))?;
     }
-    Ok(submission_id)
+    Ok(())
 }
 
 /// Stores an [`Input`] in the caller's transaction and returns the
