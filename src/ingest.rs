@@ -503,23 +503,13 @@ fn ancestors(mail: &MailMessage) -> Vec<&str> {
 /// place in its thread.
 pub fn store_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<MailOutcome> {
     let mail = &prepared.mail;
-    if let Some(id) = store::find_mail_by_raw_sha256(tx, &prepared.raw_sha256)? {
+    if let Some(id) = stored_mail(tx, prepared)? {
         return Ok(MailOutcome::AlreadyStored(id));
     }
-    if let Some(message_id) = &mail.message_id {
-        if let Some(found) = store::find_mail_by_message_id(tx, message_id)? {
-            return Ok(MailOutcome::AlreadyStored(found.submission_id));
-        }
-    }
-    if let Some(id) = find_stored_text(tx, &mail.text)? {
-        return Ok(MailOutcome::AlreadyStored(id));
-    }
-
-    let ancestor_ids = ancestors(mail);
-    let mut found_ancestors = Vec::with_capacity(ancestor_ids.len());
-    for id in &ancestor_ids {
-        found_ancestors.push(store::find_mail_by_message_id(tx, id)?);
-    }
+    let found_ancestors = ancestors(mail)
+        .into_iter()
+        .map(|id| store::find_mail_by_message_id(tx, id))
+        .collect::<rusqlite::Result<Vec<_>>>()?;
     let mut fresh = copies_of_stored_runs(tx, &prepared.document)?;
     fresh.quoted_authors = found_ancestors
         .iter()
@@ -534,15 +524,7 @@ pub fn store_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<M
     )
     .with_context(|| format!("storing {}", prepared.source_name))?;
 
-    let thread_id = found_ancestors
-        .iter()
-        .flatten()
-        .next()
-        .map(|parent| parent.thread_id.clone())
-        .or_else(|| mail.references.first().cloned())
-        .or_else(|| mail.in_reply_to.clone())
-        .or_else(|| mail.message_id.clone())
-        .unwrap_or_else(|| format!("submission-{submission_id}"));
+    let thread_id = thread_of(mail, &found_ancestors, submission_id);
     store::insert_mail(
         tx,
         &store::NewMail {
@@ -561,6 +543,39 @@ pub fn store_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<M
         runs: fresh.runs.len(),
         quotes: fresh.copies(),
     })
+}
+
+/// The submission a message is stored as already, found by its raw
+/// bytes, then its Message-ID, then its decoded text.
+fn stored_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<Option<i64>> {
+    if let Some(id) = store::find_mail_by_raw_sha256(tx, &prepared.raw_sha256)? {
+        return Ok(Some(id));
+    }
+    if let Some(message_id) = &prepared.mail.message_id {
+        if let Some(found) = store::find_mail_by_message_id(tx, message_id)? {
+            return Ok(Some(found.submission_id));
+        }
+    }
+    find_stored_text(tx, &prepared.mail.text)
+}
+
+/// The thread a mail belongs to: that of the nearest message it answers
+/// that is stored, else named after the first message of its thread it
+/// knows of (its oldest reference, or the one it answers, or itself).
+fn thread_of(
+    mail: &MailMessage,
+    found_ancestors: &[Option<store::MailRef>],
+    submission_id: i64,
+) -> String {
+    found_ancestors
+        .iter()
+        .flatten()
+        .next()
+        .map(|parent| parent.thread_id.clone())
+        .or_else(|| mail.references.first().cloned())
+        .or_else(|| mail.in_reply_to.clone())
+        .or_else(|| mail.message_id.clone())
+        .unwrap_or_else(|| format!("submission-{submission_id}"))
 }
 
 /// What makes two runs the same run, hashed (hex SHA-256): the tool, the
