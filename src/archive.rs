@@ -8,9 +8,10 @@
 //! numbers point into. The SHA-256 of the raw message bytes (and its
 //! Message-ID) make importing the same archive twice add nothing.
 //!
-//! Files and messages are read by [`crate::intake`]; this module stores
-//! them: one message's rows ([`store_mail`]) and the import's pipeline, a
-//! reading thread and a writer storing in batches ([`import_files`]).
+//! Files and messages are read by [`crate::intake`] and each stored as
+//! rows by [`crate::ingest`] ([`ingest::store_mail`]); this module is the
+//! import's pipeline, a reading thread and a writer storing in batches
+//! ([`import_files`]).
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -18,163 +19,18 @@ use std::ops::ControlFlow;
 use std::path::Path;
 
 use anyhow::Context;
-use parsers::mbox::MailMessage;
 use parsers::Document;
 use rusqlite::{Connection, Transaction};
 
-use crate::ingest;
+use crate::ingest::{self, store_mail, MailOutcome};
+// Stored by `ingest`; named here too, where the tests found it.
+pub use crate::ingest::store_input;
 use crate::intake::{self, parts_not_read, Policy, Read, ReadError};
 // Read by `intake`; named here too, where the import's callers found them.
 pub use crate::intake::{prepare_input, prepare_mail, Input, MailFailure, PreparedMail};
 use crate::store;
 
 pub use crate::limits::MAX_ARCHIVE_BYTES;
-
-/// Stores an [`Input`] in the caller's transaction and returns the
-/// submissions it is (new or already stored), in order; none when none of
-/// its messages could be read.
-pub fn store_input(tx: &Transaction, source_name: &str, input: &Input) -> anyhow::Result<Vec<i64>> {
-    let mut ids = Vec::new();
-    store_input_each(tx, source_name, input, None, |id| {
-        ids.push(id);
-        Ok(())
-    })?;
-    Ok(ids)
-}
-
-/// [`store_input`], telling `stored` each submission (new or already
-/// stored) as soon as it is stored; an error from `stored` stops storing
-/// (an upload whose client has gone, say) and is returned. `title` names a
-/// text; the messages of an archive keep their subjects.
-pub fn store_input_each(
-    tx: &Transaction,
-    source_name: &str,
-    input: &Input,
-    title: Option<&str>,
-    mut stored: impl FnMut(i64) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
-    match input {
-        Input::Text(text, document) => stored(
-            ingest::store_titled_text(tx, Some(source_name), text, document, title)?.submission_id,
-        ),
-        Input::Mails(mails) => {
-            for prepared in mails.iter().flatten() {
-                stored(store_mail(tx, prepared)?.submission_id())?;
-            }
-            Ok(())
-        }
-    }
-}
-
-/// What storing one message did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MailOutcome {
-    Stored {
-        submission_id: i64,
-        /// Every run of the message, its copies of earlier runs too.
-        runs: usize,
-        /// Of `runs`, the copies of earlier runs.
-        quotes: usize,
-    },
-    /// The same message (raw bytes, Message-ID or decoded text) is stored.
-    AlreadyStored(i64),
-}
-
-impl MailOutcome {
-    pub fn submission_id(self) -> i64 {
-        match self {
-            MailOutcome::Stored { submission_id, .. }
-            | MailOutcome::AlreadyStored(submission_id) => submission_id,
-        }
-    }
-}
-
-use crate::limits::MAX_ANCESTORS;
-
-/// The messages a mail answers, nearest first: its In-Reply-To, then its
-/// References from the newest back, at most [`MAX_ANCESTORS`]. The n-th
-/// (0-based) wrote the text this mail quotes at depth n + 1.
-fn ancestors(mail: &MailMessage) -> Vec<&str> {
-    let mut ids: Vec<&str> = Vec::with_capacity(MAX_ANCESTORS);
-    // References are few and distinct once decoded (mbox::MAX_REFERENCES),
-    // so this scan stays small.
-    for id in mail.in_reply_to.iter().chain(mail.references.iter().rev()) {
-        if ids.len() == MAX_ANCESTORS {
-            break;
-        }
-        if !ids.contains(&id.as_str()) {
-            ids.push(id);
-        }
-    }
-    ids
-}
-
-/// Stores one prepared message in the caller's transaction: attributes
-/// quoted text with no attribution line to the message it answers, links
-/// runs already stored (from an earlier mail of the thread, or any earlier
-/// submission) to the copies of them it stores, and records the mail's
-/// place in its thread.
-pub fn store_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<MailOutcome> {
-    let mail = &prepared.mail;
-    if let Some(id) = store::find_mail_by_raw_sha256(tx, &prepared.raw_sha256)? {
-        return Ok(MailOutcome::AlreadyStored(id));
-    }
-    if let Some(message_id) = &mail.message_id {
-        if let Some(found) = store::find_mail_by_message_id(tx, message_id)? {
-            return Ok(MailOutcome::AlreadyStored(found.submission_id));
-        }
-    }
-    if let Some(id) = ingest::find_stored_text(tx, &mail.text)? {
-        return Ok(MailOutcome::AlreadyStored(id));
-    }
-
-    let ancestor_ids = ancestors(mail);
-    let mut found_ancestors = Vec::with_capacity(ancestor_ids.len());
-    for id in &ancestor_ids {
-        found_ancestors.push(store::find_mail_by_message_id(tx, id)?);
-    }
-    let mut fresh = ingest::copies_of_stored_runs(tx, &prepared.document)?;
-    fresh.quoted_authors = found_ancestors
-        .iter()
-        .map(|ancestor| ancestor.as_ref().and_then(|found| found.author.clone()))
-        .collect();
-    let submission_id = ingest::store_document(
-        tx,
-        Some(&prepared.source_name),
-        &mail.text,
-        &ingest::text_sha256(&mail.text),
-        &fresh,
-    )
-    .with_context(|| format!("storing {}", prepared.source_name))?;
-
-    let thread_id = found_ancestors
-        .iter()
-        .flatten()
-        .next()
-        .map(|parent| parent.thread_id.clone())
-        .or_else(|| mail.references.first().cloned())
-        .or_else(|| mail.in_reply_to.clone())
-        .or_else(|| mail.message_id.clone())
-        .unwrap_or_else(|| format!("submission-{submission_id}"));
-    store::insert_mail(
-        tx,
-        &store::NewMail {
-            submission_id,
-            raw_sha256: &prepared.raw_sha256,
-            message_id: mail.message_id.as_deref(),
-            in_reply_to: mail.in_reply_to.as_deref(),
-            refs: &mail.references.join(" "),
-            thread_id: &thread_id,
-            sent_at: mail.timestamp,
-        },
-    )
-    .with_context(|| format!("storing the headers of {}", prepared.source_name))?;
-    Ok(MailOutcome::Stored {
-        submission_id,
-        runs: fresh.runs.len(),
-        quotes: fresh.copies(),
-    })
-}
 
 /// What a bulk import did, for its summary.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -52,32 +52,8 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
 fn ingest_paths(args: IngestArgs) -> anyhow::Result<ExitCode> {
     let mut conn =
         store::open(&args.db.db).with_context(|| format!("opening {}", args.db.db.display()))?;
-    let mut files = intake::collect_input_files(&args.paths)?;
-    // `benchlog ingest --db mails/benchlog.db mails/` would read the
-    // database as an input: skipped, never opened.
-    let db_file = store::DatabaseFile::of(&args.db.db);
-    files.retain(|file| {
-        let database = db_file.holds(file);
-        if database {
-            eprintln!("{}: skipped, it is the database itself", file.display());
-        }
-        !database
-    });
-    let total: u64 = files
-        .iter()
-        .filter_map(|file| std::fs::metadata(file).ok())
-        .map(|meta| meta.len())
-        .sum();
-    let bar = if std::io::stderr().is_terminal() {
-        ProgressBar::new(total).with_style(
-            ProgressStyle::with_template(
-                "{bar:40} {bytes}/{total_bytes} {binary_bytes_per_sec} {msg}",
-            )
-            .context("the progress bar's template")?,
-        )
-    } else {
-        ProgressBar::hidden()
-    };
+    let files = files_to_ingest(&args)?;
+    let bar = progress_bar(&files)?;
     let mut summary = archive::ImportSummary::default();
     let mut failures = Vec::new();
     let mut out = std::io::stdout().lock();
@@ -89,34 +65,19 @@ fn ingest_paths(args: IngestArgs) -> anyhow::Result<ExitCode> {
         &files,
         args.batch as usize,
         &mut summary,
-        |file, outcome| {
-            let line = match outcome {
-                Ok(archive::FileOutcome::Text(done)) if done.created => format!(
-                    "{}: submission {} ({} runs, {} near misses)",
-                    file.display(),
-                    done.submission_id,
-                    done.runs,
-                    done.unparsed
-                ),
-                Ok(archive::FileOutcome::Text(done)) => format!(
-                    "{}: already stored as submission {}",
-                    file.display(),
-                    done.submission_id
-                ),
-                Ok(archive::FileOutcome::Mail { messages }) => {
-                    format!("{}: {messages} mail messages", file.display())
+        |file, outcome| match outcome {
+            Ok(outcome) => {
+                if written.is_ok() {
+                    let line = outcome_line(file, &outcome);
+                    written = bar.suspend(|| writeln!(out, "{line}"));
                 }
-                Err(error) => {
-                    bar.suspend(|| eprintln!("error: {error:#}"));
-                    failures.push(intake::MailFailure {
-                        source_name: file.display().to_string(),
-                        why: format!("{error:#}"),
-                    });
-                    return;
-                }
-            };
-            if written.is_ok() {
-                written = bar.suspend(|| writeln!(out, "{line}"));
+            }
+            Err(error) => {
+                bar.suspend(|| eprintln!("error: {error:#}"));
+                failures.push(intake::MailFailure {
+                    source_name: file.display().to_string(),
+                    why: format!("{error:#}"),
+                });
             }
         },
         |bytes| bar.inc(bytes),
@@ -128,27 +89,95 @@ fn ingest_paths(args: IngestArgs) -> anyhow::Result<ExitCode> {
     for line in summary.lines() {
         writeln!(out, "{line}")?;
     }
-    if !summary.failures.is_empty() || !summary.parts_not_read.is_empty() || args.report.is_some() {
-        let report = args.report.clone().unwrap_or_else(|| {
-            args.db
-                .db
-                .parent()
-                .unwrap_or(Path::new(""))
-                .join("benchlog-ingest-report.txt")
-        });
-        std::fs::write(&report, summary.report())
-            .with_context(|| format!("writing {}", report.display()))?;
-        writeln!(
-            out,
-            "report (what could not be read, and why): {}",
-            report.display()
-        )?;
-    }
+    write_report(&args, &summary, &mut out)?;
     Ok(if summary.failures.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// The files named or found under the directories named, less the
+/// database itself: `benchlog ingest --db mails/benchlog.db mails/` would
+/// read it as an input, so it is skipped, never opened.
+fn files_to_ingest(args: &IngestArgs) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = intake::collect_input_files(&args.paths)?;
+    let db_file = store::DatabaseFile::of(&args.db.db);
+    files.retain(|file| {
+        let database = db_file.holds(file);
+        if database {
+            eprintln!("{}: skipped, it is the database itself", file.display());
+        }
+        !database
+    });
+    Ok(files)
+}
+
+/// A bar counting the files' bytes on disk, drawn only on a terminal.
+fn progress_bar(files: &[PathBuf]) -> anyhow::Result<ProgressBar> {
+    let total: u64 = files
+        .iter()
+        .filter_map(|file| std::fs::metadata(file).ok())
+        .map(|meta| meta.len())
+        .sum();
+    Ok(if std::io::stderr().is_terminal() {
+        ProgressBar::new(total).with_style(
+            ProgressStyle::with_template(
+                "{bar:40} {bytes}/{total_bytes} {binary_bytes_per_sec} {msg}",
+            )
+            .context("the progress bar's template")?,
+        )
+    } else {
+        ProgressBar::hidden()
+    })
+}
+
+/// The line printed for a file once it is committed.
+fn outcome_line(file: &Path, outcome: &archive::FileOutcome) -> String {
+    match outcome {
+        archive::FileOutcome::Text(done) if done.created => format!(
+            "{}: submission {} ({} runs, {} near misses)",
+            file.display(),
+            done.submission_id,
+            done.runs,
+            done.unparsed
+        ),
+        archive::FileOutcome::Text(done) => format!(
+            "{}: already stored as submission {}",
+            file.display(),
+            done.submission_id
+        ),
+        archive::FileOutcome::Mail { messages } => {
+            format!("{}: {messages} mail messages", file.display())
+        }
+    }
+}
+
+/// Writes the report file (every failure, and why) when something failed
+/// or `--report` asks for one: by default beside the database.
+fn write_report(
+    args: &IngestArgs,
+    summary: &archive::ImportSummary,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    if summary.failures.is_empty() && summary.parts_not_read.is_empty() && args.report.is_none() {
+        return Ok(());
+    }
+    let report = args.report.clone().unwrap_or_else(|| {
+        args.db
+            .db
+            .parent()
+            .unwrap_or(Path::new(""))
+            .join("benchlog-ingest-report.txt")
+    });
+    std::fs::write(&report, summary.report())
+        .with_context(|| format!("writing {}", report.display()))?;
+    writeln!(
+        out,
+        "report (what could not be read, and why): {}",
+        report.display()
+    )?;
+    Ok(())
 }
 
 /// One input to parse: a bounded regular file, or at most as much of

@@ -1,6 +1,8 @@
 //! From a parsed text to stored rows: the one place that knows both the
 //! parsers' [`Document`] and the database's rows. Bytes become that text
-//! in [`crate::intake`].
+//! in [`crate::intake`]. A text is stored by [`store_text`], a message
+//! of a mail archive by [`store_mail`] (with its place in its thread),
+//! and either kind of [`Input`] by [`store_input`].
 //!
 //! A submission is written in one transaction, so a failure leaves nothing
 //! behind, and the SHA-256 of its text makes the same text twice one
@@ -9,6 +11,7 @@
 use std::path::Path;
 
 use anyhow::{bail, Context};
+use parsers::mbox::MailMessage;
 use parsers::Document;
 use rusqlite::{Connection, Transaction};
 use sha2::{Digest, Sha256};
@@ -17,6 +20,8 @@ use sha2::{Digest, Sha256};
 pub use crate::intake::{
     collect_input_files, decode_input, read_file, size_for_people, InputError,
 };
+use crate::intake::{Input, PreparedMail};
+use crate::limits::MAX_ANCESTORS;
 use crate::store;
 
 pub use crate::limits::MAX_INPUT_BYTES;
@@ -251,7 +256,6 @@ pub fn store_document(
     sha256: &str,
     fresh: &ToStore,
 ) -> anyhow::Result<i64> {
-    let document = fresh.document;
     anyhow::ensure!(
         fresh.fingerprints.len() == fresh.runs.len() && fresh.copy_keys.len() == fresh.runs.len(),
         "{} fingerprints and {} copy keys for {} runs",
@@ -259,8 +263,26 @@ pub fn store_document(
         fresh.copy_keys.len(),
         fresh.runs.len()
     );
-    let first = document.messages.first();
-    let submission_id = store::insert_submission(
+    let submission_id = insert_submission(tx, source_name, text, sha256, fresh)?;
+    insert_messages(tx, submission_id, fresh)?;
+    let first_run_id = insert_runs(tx, submission_id, fresh)?;
+    insert_results_and_attrs(tx, first_run_id, fresh)?;
+    insert_near_misses(tx, submission_id, fresh.document)?;
+    Ok(submission_id)
+}
+
+/// The submission's own row: its author, date and subject are those of
+/// its first message, the subject before that the uploader's title and
+/// after it the text's first line ([`title_line`]).
+fn insert_submission(
+    tx: &Transaction,
+    source_name: Option<&str>,
+    text: &str,
+    sha256: &str,
+    fresh: &ToStore,
+) -> anyhow::Result<i64> {
+    let first = fresh.document.messages.first();
+    store::insert_submission(
         tx,
         &store::NewSubmission {
             text,
@@ -271,12 +293,15 @@ pub fn store_document(
             subject: fresh
                 .title
                 .or_else(|| first.and_then(|m| m.subject.as_deref()))
-                .or_else(|| title_line(text, document)),
+                .or_else(|| title_line(text, fresh.document)),
         },
     )
-    .context("storing the submission")?;
+    .context("storing the submission")
+}
 
-    for (idx, message) in document.messages.iter().enumerate() {
+/// One row per message found in the text, in order.
+fn insert_messages(tx: &Transaction, submission_id: i64, fresh: &ToStore) -> anyhow::Result<()> {
+    for (idx, message) in fresh.document.messages.iter().enumerate() {
         store::insert_message(
             tx,
             submission_id,
@@ -294,7 +319,12 @@ pub fn store_document(
         )
         .with_context(|| format!("storing message {idx}"))?;
     }
+    Ok(())
+}
 
+/// The runs' rows and fingerprints, in one statement each; returns the
+/// first run's id (the others follow it in order).
+fn insert_runs(tx: &Transaction, submission_id: i64, fresh: &ToStore) -> anyhow::Result<i64> {
     let runs: Vec<store::NewRun> = fresh
         .runs
         .iter()
@@ -318,6 +348,16 @@ pub fn store_document(
         .with_context(|| format!("storing the {} runs", runs.len()))?;
     store::insert_run_fingerprints(tx, first_run_id, &fresh.fingerprints)
         .context("storing the runs' fingerprints")?;
+    Ok(first_run_id)
+}
+
+/// Each run's results, run by run, refusing a value that is not a finite
+/// number; then every run's attributes, staged in one call.
+fn insert_results_and_attrs(
+    tx: &Transaction,
+    first_run_id: i64,
+    fresh: &ToStore,
+) -> anyhow::Result<()> {
     let mut attrs: Vec<store::NewAttr> = Vec::new();
     for ((idx, run), run_id) in fresh.runs.iter().enumerate().zip(first_run_id..) {
         attrs.extend(
@@ -325,15 +365,7 @@ pub fn store_document(
                 .iter()
                 .map(|(key, value)| (run_id, run.tool.name(), key.as_str(), value.as_str())),
         );
-        if let Some(result) = run.results.iter().find(|result| !result.value.is_finite()) {
-            bail!(
-                "run {idx} (line {}): {} {} is not a finite number ({})",
-                result.line,
-                result.item,
-                result.metric,
-                result.value
-            );
-        }
+        check_finite(idx, run)?;
         let results: Vec<store::NewResult> = run
             .results
             .iter()
@@ -349,9 +381,31 @@ pub fn store_document(
         store::insert_results(tx, run_id, run.tool.name(), &results)
             .with_context(|| format!("storing the results of run {idx}"))?;
     }
+    store::insert_run_attrs(tx, &attrs).context("storing the runs' attributes")
+}
 
-    store::insert_run_attrs(tx, &attrs).context("storing the runs' attributes")?;
+/// Refuses run `idx` if one of its values is not a finite number, which
+/// no comparison could use.
+fn check_finite(idx: usize, run: &parsers::Run) -> anyhow::Result<()> {
+    if let Some(result) = run.results.iter().find(|result| !result.value.is_finite()) {
+        bail!(
+            "run {idx} (line {}): {} {} is not a finite number ({})",
+            result.line,
+            result.item,
+            result.metric,
+            result.value
+        );
+    }
+    Ok(())
+}
 
+/// One row per near miss, so the submission's page can show what was
+/// not read and why.
+fn insert_near_misses(
+    tx: &Transaction,
+    submission_id: i64,
+    document: &Document,
+) -> anyhow::Result<()> {
     for near_miss in &document.unparsed {
         store::insert_unparsed(
             tx,
@@ -362,7 +416,166 @@ pub fn store_document(
         )
         .with_context(|| format!("storing the near miss at line {}", near_miss.line))?;
     }
-    Ok(submission_id)
+    Ok(())
+}
+
+/// Stores an [`Input`] in the caller's transaction and returns the
+/// submissions it is (new or already stored), in order; none when none of
+/// its messages could be read.
+pub fn store_input(tx: &Transaction, source_name: &str, input: &Input) -> anyhow::Result<Vec<i64>> {
+    let mut ids = Vec::new();
+    store_input_each(tx, source_name, input, None, |id| {
+        ids.push(id);
+        Ok(())
+    })?;
+    Ok(ids)
+}
+
+/// [`store_input`], telling `stored` each submission (new or already
+/// stored) as soon as it is stored; an error from `stored` stops storing
+/// (an upload whose client has gone, say) and is returned. `title` names a
+/// text; the messages of an archive keep their subjects.
+pub fn store_input_each(
+    tx: &Transaction,
+    source_name: &str,
+    input: &Input,
+    title: Option<&str>,
+    mut stored: impl FnMut(i64) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    match input {
+        Input::Text(text, document) => {
+            stored(store_titled_text(tx, Some(source_name), text, document, title)?.submission_id)
+        }
+        Input::Mails(mails) => {
+            for prepared in mails.iter().flatten() {
+                stored(store_mail(tx, prepared)?.submission_id())?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// What storing one message did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MailOutcome {
+    Stored {
+        submission_id: i64,
+        /// Every run of the message, its copies of earlier runs too.
+        runs: usize,
+        /// Of `runs`, the copies of earlier runs.
+        quotes: usize,
+    },
+    /// The same message (raw bytes, Message-ID or decoded text) is stored.
+    AlreadyStored(i64),
+}
+
+impl MailOutcome {
+    pub fn submission_id(self) -> i64 {
+        match self {
+            MailOutcome::Stored { submission_id, .. }
+            | MailOutcome::AlreadyStored(submission_id) => submission_id,
+        }
+    }
+}
+
+/// The messages a mail answers, nearest first: its In-Reply-To, then its
+/// References from the newest back, at most [`MAX_ANCESTORS`]. The n-th
+/// (0-based) wrote the text this mail quotes at depth n + 1.
+fn ancestors(mail: &MailMessage) -> Vec<&str> {
+    let mut ids: Vec<&str> = Vec::with_capacity(MAX_ANCESTORS);
+    // References are few and distinct once decoded (mbox::MAX_REFERENCES),
+    // so this scan stays small.
+    for id in mail.in_reply_to.iter().chain(mail.references.iter().rev()) {
+        if ids.len() == MAX_ANCESTORS {
+            break;
+        }
+        if !ids.contains(&id.as_str()) {
+            ids.push(id);
+        }
+    }
+    ids
+}
+
+/// Stores one prepared message in the caller's transaction: attributes
+/// quoted text with no attribution line to the message it answers, links
+/// runs already stored (from an earlier mail of the thread, or any earlier
+/// submission) to the copies of them it stores, and records the mail's
+/// place in its thread.
+pub fn store_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<MailOutcome> {
+    let mail = &prepared.mail;
+    if let Some(id) = stored_mail(tx, prepared)? {
+        return Ok(MailOutcome::AlreadyStored(id));
+    }
+    let found_ancestors = ancestors(mail)
+        .into_iter()
+        .map(|id| store::find_mail_by_message_id(tx, id))
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut fresh = copies_of_stored_runs(tx, &prepared.document)?;
+    fresh.quoted_authors = found_ancestors
+        .iter()
+        .map(|ancestor| ancestor.as_ref().and_then(|found| found.author.clone()))
+        .collect();
+    let submission_id = store_document(
+        tx,
+        Some(&prepared.source_name),
+        &mail.text,
+        &text_sha256(&mail.text),
+        &fresh,
+    )
+    .with_context(|| format!("storing {}", prepared.source_name))?;
+
+    let thread_id = thread_of(mail, &found_ancestors, submission_id);
+    store::insert_mail(
+        tx,
+        &store::NewMail {
+            submission_id,
+            raw_sha256: &prepared.raw_sha256,
+            message_id: mail.message_id.as_deref(),
+            in_reply_to: mail.in_reply_to.as_deref(),
+            refs: &mail.references.join(" "),
+            thread_id: &thread_id,
+            sent_at: mail.timestamp,
+        },
+    )
+    .with_context(|| format!("storing the headers of {}", prepared.source_name))?;
+    Ok(MailOutcome::Stored {
+        submission_id,
+        runs: fresh.runs.len(),
+        quotes: fresh.copies(),
+    })
+}
+
+/// The submission a message is stored as already, found by its raw
+/// bytes, then its Message-ID, then its decoded text.
+fn stored_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<Option<i64>> {
+    if let Some(id) = store::find_mail_by_raw_sha256(tx, &prepared.raw_sha256)? {
+        return Ok(Some(id));
+    }
+    if let Some(message_id) = &prepared.mail.message_id {
+        if let Some(found) = store::find_mail_by_message_id(tx, message_id)? {
+            return Ok(Some(found.submission_id));
+        }
+    }
+    find_stored_text(tx, &prepared.mail.text)
+}
+
+/// The thread a mail belongs to: that of the nearest message it answers
+/// that is stored, else named after the first message of its thread it
+/// knows of (its oldest reference, or the one it answers, or itself).
+fn thread_of(
+    mail: &MailMessage,
+    found_ancestors: &[Option<store::MailRef>],
+    submission_id: i64,
+) -> String {
+    found_ancestors
+        .iter()
+        .flatten()
+        .next()
+        .map(|parent| parent.thread_id.clone())
+        .or_else(|| mail.references.first().cloned())
+        .or_else(|| mail.in_reply_to.clone())
+        .or_else(|| mail.message_id.clone())
+        .unwrap_or_else(|| format!("submission-{submission_id}"))
 }
 
 /// What makes two runs the same run, hashed (hex SHA-256): the tool, the

@@ -21,7 +21,7 @@ use parsers::mbox::{self, Kind, MailMessage};
 use parsers::Document;
 use sha2::{Digest, Sha256};
 
-use crate::ingest::{MAX_INPUT_BYTES, MAX_LINE_BYTES};
+use crate::limits::{MAX_INPUT_BYTES, MAX_LINE_BYTES};
 
 /// Why some bytes cannot be a submission. These are the user's to fix.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -13,6 +13,7 @@
 //! or, for more than a page of them or when messages of an archive could
 //! not be read, is a page listing them and what was not read, with why.
 
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
@@ -26,8 +27,7 @@ use axum::Router;
 use rusqlite::Connection;
 
 use super::{guard, rights, AppError, AppState};
-use crate::archive;
-use crate::ingest::MAX_INPUT_BYTES;
+use crate::ingest::{self, MAX_INPUT_BYTES};
 use crate::intake::{self, Input, InputError};
 use crate::store;
 
@@ -132,74 +132,19 @@ async fn upload(State(state): State<AppState>, request: Request) -> Result<Respo
     }
 }
 
+/// The upload's steps, in order: each check comes before anything that
+/// costs more than it, and nothing is stored until all have passed.
 async fn receive_and_store(
     state: AppState,
     request: Request,
     fate: Arc<Fate>,
 ) -> Result<Response, AppError> {
     let peer = guard::peer_ip(&request);
-    if let Err(wait) = state.inner.upload_limiter.check(peer) {
-        let retry_after = wait.as_secs().max(1);
-        return Err(AppError::TooManyRequests {
-            message: format!(
-                "Too many uploads from your address in a short time ({} a minute are allowed); please wait {retry_after} s and send it again.",
-                state.options().uploads_per_minute
-            ),
-            retry_after,
-        });
-    }
-    let content_type = request
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    let max_body = state.options().max_body_bytes;
-    let declared = request
-        .headers()
-        .get(CONTENT_LENGTH)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.parse::<usize>().ok())
-        .unwrap_or(max_body)
-        .min(max_body);
-    let _body_permit = state
-        .inner
-        .upload_bodies
-        .acquire_many(kib(declared).min(BODY_BUDGET_KIB) as u32)
-        .await
-        .map_err(|_| AppError::Internal(anyhow::anyhow!("the upload queue is closed")))?;
-    let (parts, title) = if content_type.starts_with("multipart/form-data") {
-        read_multipart(request, &state).await?
-    } else if content_type.starts_with("application/x-www-form-urlencoded") {
-        let body = axum::body::to_bytes(request.into_body(), max_body)
-            .await
-            .map_err(|error| body_error(&error, &state))?;
-        let (text, title) = form_fields(&body);
-        let part = Part {
-            file_name: None,
-            bytes: text.into(),
-        };
-        (vec![part], upload_title(&title)?)
-    } else {
-        return Err(AppError::bad_request(
-            "Send the upload as a form (multipart/form-data or application/x-www-form-urlencoded) with a text field or file parts.",
-        ));
-    };
-
-    let compressed = parts
-        .iter()
-        .any(|part| part.bytes.starts_with(&[0x1f, 0x8b]));
-    let work = if compressed {
-        WORK_BUDGET_KIB
-    } else {
-        kib(parts.iter().map(|part| part.bytes.len()).sum::<usize>() * 2).min(WORK_BUDGET_KIB)
-    };
-    let _work_permit = state
-        .inner
-        .upload_work
-        .acquire_many(work as u32)
-        .await
-        .map_err(|_| AppError::Internal(anyhow::anyhow!("the upload queue is closed")))?;
+    check_upload_rate(&state, peer)?;
+    // Both shares are held until the answer is made.
+    let _body_permit = take_budget(&state.inner.upload_bodies, body_kib(&state, &request)).await?;
+    let (parts, title) = read_form(request, &state).await?;
+    let _work_permit = take_budget(&state.inner.upload_work, work_kib(&parts)).await?;
     let (texts, paste) = tokio::task::spawn_blocking(move || prepare_parts(parts))
         .await
         .map_err(|error| {
@@ -208,29 +153,135 @@ async fn receive_and_store(
     // The title names the pasted text, or the one file sent alone.
     let titled = paste.or((texts.len() == 1).then_some(0));
     let title = title.and_then(|title| Some((titled?, title)));
-
-    let submissions: usize = texts.iter().map(|(_, input)| input.submissions()).sum();
-    let cost = u32::try_from(submissions).unwrap_or(u32::MAX);
-    if let Err(wait) = state.inner.submission_limiter.check_cost(peer, cost) {
-        let retry_after = wait.as_secs().clamp(1, 3600);
-        return Err(AppError::TooManyRequests {
-            message: format!(
-                "This upload holds {submissions} submissions, more than your address may store now ({} a minute are allowed); please wait {retry_after} s and send it again, or split it.",
-                state.inner.submission_limiter.per_minute
-            ),
-            retry_after,
-        });
-    }
+    check_submission_rate(&state, peer, &texts)?;
 
     // Told on the answer's page, as `benchlog ingest` reports them.
     let not_read: Vec<intake::MailFailure> = texts
         .iter()
         .flat_map(|(_, input)| input.not_read())
         .collect();
+    let (ids, token) = store_texts(&state, texts, title, fate).await?;
+    stored_answer(ids, token, not_read)
+}
+
+/// Refuses an upload from a client that sent more than
+/// `uploads_per_minute` of them lately.
+fn check_upload_rate(state: &AppState, peer: Option<IpAddr>) -> Result<(), AppError> {
+    let Err(wait) = state.inner.upload_limiter.check(peer) else {
+        return Ok(());
+    };
+    let retry_after = wait.as_secs().max(1);
+    Err(AppError::TooManyRequests {
+        message: format!(
+            "Too many uploads from your address in a short time ({} a minute are allowed); please wait {retry_after} s and send it again.",
+            state.options().uploads_per_minute
+        ),
+        retry_after,
+    })
+}
+
+/// The body's share of [`BODY_BUDGET_KIB`]: its declared length, or the
+/// most a body may be when it declares none (or more).
+fn body_kib(state: &AppState, request: &Request) -> usize {
+    let max_body = state.options().max_body_bytes;
+    let declared = request
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<usize>().ok())
+        .unwrap_or(max_body)
+        .min(max_body);
+    kib(declared).min(BODY_BUDGET_KIB)
+}
+
+/// The parsing's share of [`WORK_BUDGET_KIB`]: twice the parts' bytes,
+/// or all of it for a gzipped part, whose unpacked size is not known yet.
+fn work_kib(parts: &[Part]) -> usize {
+    let compressed = parts
+        .iter()
+        .any(|part| part.bytes.starts_with(&[0x1f, 0x8b]));
+    if compressed {
+        WORK_BUDGET_KIB
+    } else {
+        kib(parts.iter().map(|part| part.bytes.len()).sum::<usize>() * 2).min(WORK_BUDGET_KIB)
+    }
+}
+
+/// Waits for `kib` of a budget shared by all uploads in flight.
+async fn take_budget(
+    budget: &tokio::sync::Semaphore,
+    kib: usize,
+) -> Result<tokio::sync::SemaphorePermit<'_>, AppError> {
+    budget
+        .acquire_many(kib as u32)
+        .await
+        .map_err(|_| AppError::Internal(anyhow::anyhow!("the upload queue is closed")))
+}
+
+/// The form's parts and its title, multipart or urlencoded.
+async fn read_form(
+    request: Request,
+    state: &AppState,
+) -> Result<(Vec<Part>, Option<String>), AppError> {
+    let content_type = request
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if content_type.starts_with("multipart/form-data") {
+        read_multipart(request, state).await
+    } else if content_type.starts_with("application/x-www-form-urlencoded") {
+        let body = axum::body::to_bytes(request.into_body(), state.options().max_body_bytes)
+            .await
+            .map_err(|error| body_error(&error, state))?;
+        let (text, title) = form_fields(&body);
+        let part = Part {
+            file_name: None,
+            bytes: text.into(),
+        };
+        Ok((vec![part], upload_title(&title)?))
+    } else {
+        Err(AppError::bad_request(
+            "Send the upload as a form (multipart/form-data or application/x-www-form-urlencoded) with a text field or file parts.",
+        ))
+    }
+}
+
+/// Refuses an upload holding more submissions than the client may store
+/// now (`submissions_per_minute`, each submission one token).
+fn check_submission_rate(
+    state: &AppState,
+    peer: Option<IpAddr>,
+    texts: &[(String, Input)],
+) -> Result<(), AppError> {
+    let submissions: usize = texts.iter().map(|(_, input)| input.submissions()).sum();
+    let cost = u32::try_from(submissions).unwrap_or(u32::MAX);
+    let Err(wait) = state.inner.submission_limiter.check_cost(peer, cost) else {
+        return Ok(());
+    };
+    let retry_after = wait.as_secs().clamp(1, 3600);
+    Err(AppError::TooManyRequests {
+        message: format!(
+            "This upload holds {submissions} submissions, more than your address may store now ({} a minute are allowed); please wait {retry_after} s and send it again, or split it.",
+            state.inner.submission_limiter.per_minute
+        ),
+        retry_after,
+    })
+}
+
+/// Stores the texts in one transaction, committed only while `fate` says
+/// the uploader still waits; the ids stored and the edit token.
+async fn store_texts(
+    state: &AppState,
+    texts: Vec<(String, Input)>,
+    title: Option<(usize, String)>,
+    fate: Arc<Fate>,
+) -> Result<(Vec<i64>, Option<String>), AppError> {
     state.check_database_file()?;
     let abandoned = Abandoned(Arc::clone(&fate));
     let writer = state.clone();
-    let (ids, token) = state
+    let stored = state
         .with_conn(move |conn| {
             let title = title.as_ref().map(|(at, title)| (*at, title.as_str()));
             let checkpointer = Some(&writer.inner.checkpointer);
@@ -241,6 +292,18 @@ async fn receive_and_store(
         })
         .await?;
     drop(abandoned);
+    Ok(stored)
+}
+
+/// The answer to a stored upload, with its edit token's cookies: a
+/// redirect to the first submission's review, or, for more than
+/// [`MAX_UPLOADED_IN_URL`] of them or when some messages were not read, a
+/// page listing them.
+fn stored_answer(
+    ids: Vec<i64>,
+    token: Option<String>,
+    not_read: Vec<intake::MailFailure>,
+) -> Result<Response, AppError> {
     let first = *ids
         .first()
         .ok_or_else(|| AppError::bad_request("Nothing to store."))?;
@@ -353,7 +416,7 @@ fn store_upload_checkpointed(
             let title = title
                 .filter(|(titled, _)| *titled == at)
                 .map(|(_, title)| title);
-            archive::store_input_each(tx, name, input, title, |id| {
+            ingest::store_input_each(tx, name, input, title, |id| {
                 if id > newest_before && store::insert_edit_token(tx, id, &token_hash)? {
                     created = true;
                 }
