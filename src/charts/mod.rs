@@ -63,7 +63,7 @@ pub fn register_fonts() {
 /// scheme furthest from them, so that twelve series get twelve colours.
 /// Yellow comes eighth: it is faint on white. Past twelve, series repeat
 /// a colour with another marker shape and dash pattern
-/// ([`series_style`]).
+/// (`series_style`).
 pub const PALETTE: [RGBColor; 12] = [
     RGBColor(0x00, 0x72, 0xB2), // blue
     RGBColor(0xE6, 0x9F, 0x00), // orange

@@ -1,5 +1,5 @@
 //! The forms a comparison is shown in: the chart, the CSV and the text
-//! for a mail (laid out in [`table`](super::table)).
+//! for a mail (laid out in `compare::table`).
 
 use super::{table, Comparison, Method, Point, Series, Verdict, VsBaseline, XAxis, MIN_RUNS};
 use crate::charts::{Chart, ChartSeries, Mark, Summary};

@@ -339,7 +339,7 @@ impl RunSource {
 /// and results: three queries, and a fourth on an anchored page to learn
 /// whether there is a page on its other side.
 ///
-/// Runs are read newest first (see [`RunSource::of`]) and each is checked
+/// Runs are read newest first (see `RunSource::of`) and each is checked
 /// against the other filters, so a page reads about as many runs as it
 /// shows over the share of those read that match, and stops.
 pub fn search_runs(conn: &Connection, search: &RunSearch) -> rusqlite::Result<RunPage> {

@@ -111,7 +111,7 @@ pub fn deleted_since(conn: &Connection, asof: i64) -> rusqlite::Result<i64> {
 }
 
 /// Stores a submission's text and head. It is searchable once
-/// [`finish_writes`] has run, before the transaction commits.
+/// [`Writer::finish`](super::Writer::finish) has run, before the transaction commits.
 pub fn insert_submission(tx: &Transaction, new: &NewSubmission) -> rusqlite::Result<i64> {
     let id = fresh_id(tx, LinkedTable::Submissions)?;
     // Cached: compiling it, with the trigger it fires, cost 2% of an import.
@@ -264,9 +264,9 @@ pub(super) const CREATE_STAGED_RUN_ATTRS: &str =
      ) WITHOUT ROWID";
 
 /// Stores attributes of new runs: staged (`stage_run_attrs`), they
-/// reach `run_attrs` when the writes finish ([`finish_writes`], which
-/// [`Writer::finish`](super::Writer::finish) calls); until then no query
-/// sees them.
+/// reach `run_attrs` when the writes finish
+/// ([`Writer::finish`](super::Writer::finish)); until then no query sees
+/// them.
 pub fn insert_run_attrs(tx: &Transaction, attrs: &[NewAttr]) -> rusqlite::Result<()> {
     stage_run_attrs(tx, attrs)
 }
