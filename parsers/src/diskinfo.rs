@@ -205,6 +205,7 @@ fn read_report(
     let mut section: Option<(Section, Vec<Measurement>, usize)> =
         is_untitled_transfer(lines[anchor].text, lines[anchor].number)
             .then(|| (Section::Transfer, Vec::new(), anchor));
+    let mut measured = section.is_some();
     let mut i = anchor;
     let mut blanks = 0;
     let mut end = anchor + 1;
@@ -225,6 +226,7 @@ fn read_report(
         if let Some(next) = Section::from_title(text) {
             close_section(section.take(), &mut report, unparsed, lines);
             section = Some((next, Vec::new(), i));
+            measured = true;
         } else if let Some((current, found, _)) = section.as_mut() {
             match measurement(*current, text, line.number) {
                 Some(mut got) => found.append(&mut got),
@@ -250,7 +252,7 @@ fn read_report(
         end = i;
     }
     close_section(section, &mut report, unparsed, lines);
-    if !report.results.is_empty() {
+    if !report.results.is_empty() || (!measured && is_disk_header(&report.attrs)) {
         runs.push(Run {
             test: Some("diskinfo".to_string()),
             attrs: report.attrs,
@@ -264,6 +266,15 @@ fn read_report(
         });
     }
     end
+}
+
+/// `diskinfo -v` alone prints only the header: it is a run of its own,
+/// with no results, that describes the disk of the other runs in its post
+/// (DESIGN, Contract 3). A header needs its sector size and at least one
+/// more of its lines, so a lone `512 # sectorsize` in prose is none; a
+/// header whose section broke off stays a near miss, not a run.
+fn is_disk_header(attrs: &BTreeMap<String, String>) -> bool {
+    attrs.contains_key("sectorsize") && attrs.keys().any(|k| k != "sectorsize" && k != "device")
 }
 
 /// `outside: 102400 kbytes in 0.719681 s = 142285 kB/s`: the first line of
@@ -701,11 +712,24 @@ mod tests {
     }
 
     #[test]
-    fn header_only_is_not_a_run_and_a_cut_section_is_a_near_miss() {
+    fn header_alone_is_a_run_and_a_cut_section_is_a_near_miss() {
         let (runs, unparsed) =
             runs_of("ada0\n\t512\t# sectorsize\n\t500107862016\t# mediasize in bytes (466G)\n\n");
-        assert!(runs.is_empty());
         assert!(unparsed.is_empty());
+        assert_eq!(runs.len(), 1);
+        assert!(runs[0].results.is_empty());
+        assert_eq!(runs[0].lines, [1, 3]);
+        assert_eq!(
+            runs[0].attrs.get("device").map(String::as_str),
+            Some("ada0")
+        );
+        assert_eq!(
+            runs[0].attrs.get("mediasize_bytes").map(String::as_str),
+            Some("500107862016")
+        );
+        // A sector size alone is no header.
+        let (runs, _) = runs_of("the disk has\n\t512\t# sectorsize\n");
+        assert!(runs.is_empty());
         let (runs, unparsed) = runs_of(
             "/dev/ada0\n\t512\t# sectorsize\n\nSeek times:\n\tFull stroke:\t  250 iter in   1.4 sec =    5.760 msec\n\tHalf stroke:\t  250 iter in   1.4\n",
         );

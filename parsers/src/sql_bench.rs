@@ -73,24 +73,6 @@ pub struct Times {
 }
 
 impl Times {
-    fn add(&mut self, other: &Times) {
-        fn sum(a: Option<f64>, b: Option<f64>) -> Option<f64> {
-            match (a, b) {
-                (None, None) => None,
-                (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
-            }
-        }
-        self.wallclock += other.wallclock;
-        self.usr = sum(self.usr, other.usr);
-        self.sys = sum(self.sys, other.sys);
-        self.cusr = sum(self.cusr, other.cusr);
-        self.csys = sum(self.csys, other.csys);
-        self.cpu = match (self.cpu, other.cpu) {
-            (Some(a), Some(b)) => Some(a + b),
-            _ => None,
-        };
-    }
-
     fn metrics(&self) -> impl Iterator<Item = (&'static str, f64)> {
         [
             ("wallclock_s", Some(self.wallclock)),

@@ -262,9 +262,12 @@ fn test_insert_log_gives_operations_and_totals() {
     assert_eq!(run.value("insert", "cpu_s"), Some(12.13));
     // `(10:3000000)`: the first number is the test count.
     assert_eq!(run.value("select_big", "tests"), Some(10.0));
-    // Printed twice; run-all-tests adds the two up.
-    assert_eq!(run.value("select_range_prefix", "wallclock_s"), Some(12.0));
-    assert_eq!(run.value("select_range_prefix", "tests"), Some(25010.0));
+    // Printed twice: each line is a measurement, the second `NAME#2`.
+    assert_eq!(run.value("select_range_prefix", "wallclock_s"), Some(7.0));
+    assert_eq!(run.value("select_range_prefix", "tests"), Some(5010.0));
+    assert_eq!(run.value("select_range_prefix#2", "wallclock_s"), Some(5.0));
+    assert_eq!(run.value("select_range_prefix#2", "tests"), Some(20000.0));
+    assert_eq!(run.value("select_range_prefix#2", "cpu_s"), Some(2.5));
     let min_max = run
         .results
         .iter()

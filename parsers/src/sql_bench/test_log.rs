@@ -83,7 +83,10 @@ fn is_total_line_start(t: &str) -> bool {
 }
 
 struct Operation {
+    /// Its item: the operation's name, with a suffix when it repeats.
     name: String,
+    /// The operation's name as the log prints it.
+    operation: String,
     times: Times,
     tests: u64,
     estimated: bool,
@@ -309,27 +312,42 @@ fn server_run_attrs(server: Option<(String, String)>) -> BTreeMap<String, String
     attrs
 }
 
-/// run-all-tests adds up the times of an operation a test runs twice
-/// (test-insert's `select_range_prefix`); so does benchlog.
+/// A test that runs an operation again (test-insert's `select_range_prefix`
+/// and `select_range_key2` before and after its "Test of compares with
+/// simple ranges", `select_in` and `select_join_in` once for each of 10,
+/// 100 and 1000 values) printed each run on a line of its own: each is a
+/// measurement of its own. run-all-tests adds them up in its summary; a
+/// log keeps every one, the first under the operation's name, the n-th
+/// repeat as `NAME#n` ([`repeat_item`]).
 fn add_operation(
     operations: &mut Vec<Operation>,
     prefix: &TimePrefix<'_>,
     times: &Times,
     line: usize,
 ) {
-    if let Some(op) = operations.iter_mut().find(|op| op.name == prefix.operation) {
-        op.times.add(times);
-        op.tests = op.tests.saturating_add(prefix.tests);
-        op.estimated |= prefix.estimated;
-        return;
-    }
+    let seen = operations
+        .iter()
+        .filter(|op| op.operation == prefix.operation)
+        .count();
     operations.push(Operation {
-        name: prefix.operation.to_string(),
+        name: repeat_item(prefix.operation, seen + 1),
+        operation: prefix.operation.to_string(),
         times: *times,
         tests: prefix.tests,
         estimated: prefix.estimated,
         line,
     });
+}
+
+/// The item of the `nth` (1-based) line of one operation in a test log:
+/// its name, then `NAME#2`, `NAME#3`. No sql-bench operation name holds a
+/// `#`, so a repeat never takes another operation's item.
+pub(crate) fn repeat_item(operation: &str, nth: usize) -> String {
+    if nth <= 1 {
+        operation.to_string()
+    } else {
+        format!("{operation}#{nth}")
+    }
 }
 
 /// `Testing server 'MySQL 3.23.37' at 2001-04-13  1:16:40` -> (version, date).
@@ -437,30 +455,44 @@ mod tests {
     }
 
     #[test]
-    fn test_log_sums_repeated_operations() {
+    fn test_log_keeps_every_line_of_a_repeated_operation() {
         let (runs, unparsed) = runs_of(
             "$ perl test-insert --server=mysql\n\
              Testing server 'MySQL 4.0.20 standard log' at 2004-06-01 10:00:00\n\
              Time for select_range_prefix (5010:42084): 13 wallclock secs ( 2.65 usr  0.50 sys +  0.00 cusr  0.00 csys =  3.15 CPU)\n\
              Note: Query took longer then time-limit: 600\n\
              Estimated time for select_range_prefix (20000:43500): 10 wallclock secs ( 3.84 usr  0.60 sys +  0.00 cusr  0.00 csys =  4.44 CPU)\n\
-             Total time: 23 wallclock secs ( 6.49 usr  1.10 sys +  0.00 cusr  0.00 csys =  7.59 CPU)\n",
+             Time for select_range_prefix (20000:43500): 11 wallclock secs ( 3.00 usr  0.60 sys +  0.00 cusr  0.00 csys =  3.60 CPU)\n\
+             Total time: 34 wallclock secs ( 9.49 usr  1.70 sys +  0.00 cusr  0.00 csys = 11.19 CPU)\n",
         );
         assert!(unparsed.is_empty(), "{unparsed:?}");
         let run = &runs[0];
         assert_eq!(run.test.as_deref(), Some("test-insert"));
-        assert_eq!(run.value("select_range_prefix", "wallclock_s"), Some(23.0));
-        assert_eq!(run.value("select_range_prefix", "tests"), Some(25010.0));
-        assert!(run
-            .results
-            .iter()
-            .filter(|r| r.item == "select_range_prefix")
-            .all(|r| r.estimated));
-        assert_eq!(run.value("TOTALS", "cpu_s"), Some(7.59));
+        assert_eq!(run.value("select_range_prefix", "wallclock_s"), Some(13.0));
+        assert_eq!(run.value("select_range_prefix", "tests"), Some(5010.0));
+        assert_eq!(
+            run.value("select_range_prefix#2", "wallclock_s"),
+            Some(10.0)
+        );
+        assert_eq!(run.value("select_range_prefix#2", "tests"), Some(20000.0));
+        assert_eq!(run.value("select_range_prefix#3", "cpu_s"), Some(3.6));
+        // Only the estimated line is flagged.
+        for (item, estimated) in [
+            ("select_range_prefix", false),
+            ("select_range_prefix#2", true),
+            ("select_range_prefix#3", false),
+        ] {
+            assert!(run
+                .results
+                .iter()
+                .filter(|r| r.item == item)
+                .all(|r| r.estimated == estimated));
+        }
+        assert_eq!(run.value("TOTALS", "cpu_s"), Some(11.19));
         assert_eq!(
             run.attrs.get("db_version").map(String::as_str),
             Some("4.0.20")
         );
-        assert_eq!(run.lines, [2, 6]);
+        assert_eq!(run.lines, [2, 7]);
     }
 }
