@@ -355,13 +355,16 @@ fn dedup_runs(runs: &mut Vec<Run>) {
 }
 
 /// What makes two runs the same run: the tool, the test, the threads and
-/// every number with its name, bit for bit.
+/// every number with its name, bit for bit; for a run without numbers (a
+/// `diskinfo -v` header alone) the attributes the tool itself printed,
+/// so two disks' headers in one post stay two runs.
 #[derive(PartialEq, Eq, Hash)]
 struct RunKey<'r> {
     tool: Tool,
     test: Option<&'r str>,
     threads: Option<u32>,
     results: Vec<(&'r str, &'r str, u64)>,
+    own_attrs: Vec<(&'r str, &'r str)>,
 }
 
 impl<'r> RunKey<'r> {
@@ -375,6 +378,16 @@ impl<'r> RunKey<'r> {
                 .iter()
                 .map(|r| (r.item.as_str(), r.metric.as_str(), r.value.to_bits()))
                 .collect(),
+            own_attrs: if run.results.is_empty() {
+                let own = run.tool.own_attribute_keys();
+                run.attrs
+                    .iter()
+                    .filter(|(k, _)| own.contains(&k.as_str()))
+                    .map(|(k, v)| (k.as_str(), v.as_str()))
+                    .collect()
+            } else {
+                Vec::new()
+            },
         }
     }
 }

@@ -377,3 +377,63 @@ fn real_zfs_notes_ctv_with_underscored_physical_path() {
         ]
     );
 }
+
+/// `diskinfo -v` alone is a run of its header and no results (DESIGN,
+/// Contract 3): one per disk, with the header's values as attributes.
+#[test]
+fn diskinfo_v_alone_is_a_run_of_its_header() {
+    let doc = read("diskinfo/real-unixbsdshell-2025-flashdisk-two-diskinfo-v-spaces");
+    let runs = diskinfo_runs(&doc);
+    assert_eq!(runs.len(), 2, "two disks, two runs");
+    for (run, device, ident, bytes) in [
+        (runs[0], "da0", "17TYRSE65DEAAUTI", "15787360256"),
+        (runs[1], "ada0", "WD-WCAYV1684481", "250059350016"),
+    ] {
+        assert!(run.results.is_empty());
+        assert_eq!(attr(run, "device"), Some(device));
+        assert_eq!(attr(run, "ident"), Some(ident));
+        assert_eq!(attr(run, "mediasize_bytes"), Some(bytes));
+        assert_eq!(attr(run, "sectorsize"), Some("512"));
+        assert_eq!(attr(run, "zone_mode"), Some("Not_Zoned"));
+    }
+    assert_eq!(runs[0].lines, [150, 165]);
+    assert_eq!(runs[1].command.as_deref(), Some("diskinfo -v ada0"));
+    assert_eq!(attr(runs[1], "attachment"), Some("ata2"));
+
+    let doc = read("diskinfo/real-zh-freebsd-notes-diskinfo-v-alone-hgst-tabs");
+    let runs = diskinfo_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(attr(runs[0], "description"), Some("HGST HDN726060ALE614"));
+    assert_eq!(attr(runs[0], "stripesize"), Some("4096"));
+    assert_eq!(attr(runs[0], "rotation_rate"), Some("7200"));
+    assert_eq!(attr(runs[0], "mediasize_sectors"), Some("11721045168"));
+}
+
+/// `-c`, `-t`, `-i` and `-S` each give one run per disk that holds both
+/// the header's attributes and the section's results.
+#[test]
+fn each_benchmark_option_is_one_run_with_its_header() {
+    for (fixture, item) in [
+        ("diskinfo/diskinfo-c-command-overhead", "command_overhead"),
+        (
+            "diskinfo/freebsd-13-diskinfo-t-trim-rotation-attachment",
+            "seq_outer",
+        ),
+        (
+            "diskinfo/diskinfo-i-async-random-reads-nvme",
+            "async_random_reads_4k",
+        ),
+        (
+            "diskinfo/diskinfo-wS-sync-random-writes-slog",
+            "sync_random_writes_8192k",
+        ),
+    ] {
+        let doc = read(fixture);
+        let runs = diskinfo_runs(&doc);
+        assert_eq!(runs.len(), 1, "{fixture}");
+        let run = runs[0];
+        assert!(attr(run, "sectorsize").is_some(), "{fixture}");
+        assert!(attr(run, "mediasize_bytes").is_some(), "{fixture}");
+        assert!(run.results.iter().any(|m| m.item == item), "{fixture}");
+    }
+}

@@ -287,6 +287,59 @@ fn test_insert_log_gives_operations_and_totals() {
         .all(|m| m.item != "drop" && m.item != "drop table"));
 }
 
+/// test-insert runs `select_range_prefix` and `select_range_key2` again
+/// after "Test of compares with simple ranges", and `select_in` and
+/// `select_join_in` once for each of 10, 100 and 1000 values: every line
+/// is kept, the n-th repeat as `NAME#n`, in logs of 1999 to 2016.
+#[test]
+fn repeated_operations_keep_every_line() {
+    let doc = parsed("real-arstercz-zh-proxysql-test-insert-repeated-operations");
+    let runs = sql_bench_runs(&doc);
+    assert_eq!(runs.len(), 2);
+    let proxied = runs[0];
+    assert_eq!(proxied.test.as_deref(), Some("test-insert"));
+    assert_eq!(attr(proxied, "db_version"), Some("5.5.36"));
+    assert_eq!(
+        proxied.value("select_range_prefix", "wallclock_s"),
+        Some(9.0)
+    );
+    assert_eq!(proxied.value("select_range_prefix", "tests"), Some(5010.0));
+    assert_eq!(
+        proxied.value("select_range_prefix#2", "wallclock_s"),
+        Some(11.0)
+    );
+    assert_eq!(
+        proxied.value("select_range_prefix#2", "tests"),
+        Some(20000.0)
+    );
+    assert_eq!(proxied.value("select_range_key2#2", "cpu_s"), Some(2.19));
+    assert_eq!(proxied.value("select_in", "wallclock_s"), Some(1.0));
+    assert_eq!(proxied.value("select_in#2", "wallclock_s"), Some(2.0));
+    assert_eq!(proxied.value("select_in#3", "wallclock_s"), Some(9.0));
+    assert_eq!(proxied.value("select_join_in#3", "cpu_s"), Some(0.85));
+    assert_eq!(proxied.value("select_in#4", "wallclock_s"), None);
+    assert_eq!(proxied.value("TOTALS", "wallclock_s"), Some(3385.0));
+    // 54 operation lines of 7 values each, and the 6 of TOTALS.
+    assert_eq!(proxied.results.len(), 54 * 7 + 6);
+    assert_eq!(runs[1].value("select_join_in#2", "usr_s"), Some(0.15));
+
+    let doc = parsed("real-results-insert-mysql-4.0-test-log-repeated-select-in");
+    let run = sql_bench_runs(&doc)[0];
+    assert_eq!(run.value("select_in#3", "wallclock_s"), Some(26.0));
+    assert_eq!(run.value("select_in#3", "tests"), Some(500.0));
+    assert_eq!(run.results.len(), 53 * 7 + 6);
+
+    let doc = parsed("real-results-insert-mysql-3.21-test-log-repeated-ranges-cpu-secs");
+    let run = sql_bench_runs(&doc)[0];
+    assert_eq!(run.value("select_range", "wallclock_s"), Some(15.0));
+    assert_eq!(run.value("select_range#2", "usr_s"), Some(5.8));
+    assert_eq!(run.value("delete_big", "wallclock_s"), Some(72.0));
+    assert_eq!(run.value("delete_big#2", "wallclock_s"), Some(133.0));
+    assert_eq!(run.value("delete_big#2", "tests"), Some(2.0));
+    // Benchmark.pm of 1999 printed 0.00 CPU over non-zero parts.
+    assert_eq!(run.value("select_range#2", "cpu_s"), None);
+}
+
 #[test]
 fn test_log_is_named_by_its_first_message_and_colonless_time_lines_count() {
     let doc = parsed("test-alter-table-log-named-by-first-message");
