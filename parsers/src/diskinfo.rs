@@ -744,6 +744,25 @@ mod tests {
     }
 
     #[test]
+    fn one_v_command_for_two_disks_gives_a_run_per_disk() {
+        let (runs, unparsed) = runs_of(
+            "# diskinfo -v ada0 ada1\nada0\n\t512         \t# sectorsize\n\t500107862016\t# mediasize in bytes (466G)\n\tS1234       \t# Disk ident.\n\nada1\n\t4096        \t# sectorsize\n\t1000204886016\t# mediasize in bytes (932G)\n\tS5678       \t# Disk ident.\n\n",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        assert_eq!(runs.len(), 2);
+        let ident = |r: &Run| r.attrs.get("ident").cloned();
+        assert_eq!(ident(&runs[0]).as_deref(), Some("S1234"));
+        assert_eq!(ident(&runs[1]).as_deref(), Some("S5678"));
+        assert_eq!(
+            runs[1].attrs.get("sectorsize").map(String::as_str),
+            Some("4096")
+        );
+        assert_eq!(runs[1].lines, [7, 10]);
+        // The second disk's header takes the command that names it.
+        assert_eq!(runs[1].command.as_deref(), Some("diskinfo -v ada0 ada1"));
+    }
+
+    #[test]
     fn untitled_abbreviated_transfer_block_is_a_run() {
         // FreeBSD Journal 2016/05-06 (bhyve ATA emulation) printed only the
         // three transfer lines, with `s` and `kB/s`.
