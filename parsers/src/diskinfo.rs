@@ -16,8 +16,10 @@
 //!
 //! Header values are properties of the disk and become attrs (`device`,
 //! `sectorsize`, `mediasize_bytes`, `description`, `ident`, `trim`,
-//! `rotation_rate`, ...); the timed figures are results. A section the
-//! paste cuts short is left out of the run and reported as a near miss.
+//! `rotation_rate`, ...); the timed figures are results. A `-v` header
+//! alone is a run with no results, which describes the disk of the other
+//! runs in its post. A section the paste cuts short is left out of the run
+//! and reported as a near miss.
 //!
 //! Items beyond Contract 2's list: `-i` measures several I/O sizes, kept
 //! as `async_random_reads` (sector size) and `async_random_reads_4k`,
