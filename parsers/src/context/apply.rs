@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use super::facts::{facts_where, remarks_before_runs, Capitals, Fact};
-use super::labels::{active_labels, label_attrs, ActiveLabels};
+use super::labels::{active_labels, label_attrs, ActiveLabels, Markup};
 use super::spelling::os_in_name;
 use crate::mail::Messages;
 use crate::text::Line;
@@ -33,14 +33,16 @@ use crate::Run;
 /// on under his own quote goes on with its announcement
 /// ([`carry_announcements`]).
 ///
-/// `capitals` says which lines may hold the capitals some facts need.
+/// `input` is the text as given, whose markup [`Markup`] reads; `capitals`
+/// says which lines may hold the capitals some facts need.
 pub(crate) fn apply(
+    input: &str,
     lines: &[Line<'_>],
     capitals: &Capitals<'_>,
     messages: &Messages,
     runs: &mut [Run],
 ) {
-    let labels = active_labels(lines, runs, &asked_lines(runs));
+    let labels = active_labels(lines, &Markup::new(input), runs, &asked_lines(runs));
     let places = Places::new(messages, runs);
     let facts = facts_of_places(lines, capitals, &places, runs);
     let facts_by_place = facts_by_place(&facts, messages);
@@ -366,7 +368,7 @@ mod tests {
         let mut plain = run([2, 2], 0, None);
         let mut own = run([2, 2], 0, None);
         own.label = Some("4BSD".to_string());
-        let labels = active_labels(&lines, &[plain.clone()], &[0, 1]);
+        let labels = active_labels(&lines, &Markup::default(), &[plain.clone()], &[0, 1]);
         assert_eq!(take_label(&mut plain, &labels), Some(0));
         assert_eq!(plain.label.as_deref(), Some("ULE + libthr"));
         assert_eq!(
