@@ -153,9 +153,14 @@ fn section_label(lines: &[Line<'_>], start: usize) -> Option<SectionLabel> {
     let mut end = start;
     while !closes(lines[end].text, mark) {
         end += 1;
-        let next = lines.get(end)?;
-        if end - start >= MAX_LABEL_LINES || next.depth != first.depth || next.is_blank() {
-            return None;
+        let next = lines.get(end);
+        let open_ended = next.is_none_or(|next| {
+            end - start >= MAX_LABEL_LINES || next.depth != first.depth || next.is_blank()
+        });
+        if open_ended {
+            return (mark == "==")
+                .then(|| asciidoc_title(lines, start))
+                .flatten();
         }
     }
     let joined = LogicalLine::join(&lines[start..=end], " ");
@@ -201,6 +206,36 @@ fn markdown_heading(text: &str) -> Option<(u8, String)> {
             level,
             inner.split_whitespace().collect::<Vec<_>>().join(" "),
         )
+    })
+}
+
+/// An AsciiDoc section title (`== test.86`, `=== myisam`: two to six
+/// `=`, a space, no closing marks) standing alone between blank lines, its
+/// level the number of `=`. A mail's banner is closed (`== ULE ==`); one
+/// left open is a title only so alone, not `==> log <==` or a wrapped
+/// banner's first line.
+fn asciidoc_title(lines: &[Line<'_>], start: usize) -> Option<SectionLabel> {
+    let first = lines.get(start)?;
+    let open = first.text.trim();
+    let marks = open.bytes().take_while(|&b| b == b'=').count();
+    let inner = open[marks..].strip_prefix(' ')?.trim();
+    let alone = |i: Option<usize>| {
+        i.and_then(|i| lines.get(i))
+            .is_none_or(|l| l.is_blank() || l.depth != first.depth)
+    };
+    let valid = (2..=6).contains(&marks)
+        && !inner.is_empty()
+        && inner.len() <= MAX_LABEL_LEN
+        && !inner.contains('=')
+        && inner.chars().next().is_some_and(char::is_alphanumeric)
+        && alone(start.checked_sub(1))
+        && alone(Some(start + 1))
+        && !prose::is_command_line(inner);
+    valid.then(|| SectionLabel {
+        label: inner.split_whitespace().collect::<Vec<_>>().join(" "),
+        depth: first.depth,
+        end: start,
+        level: u8::try_from(marks).unwrap_or(BANNER_LEVEL),
     })
 }
 
