@@ -534,6 +534,13 @@ fn marked_heading(line: &Line<'_>, i: usize, markup: &Markup<'_>) -> Option<Sect
     let level = markup.heading_level(line)?;
     let text = line.text.trim();
     let text = text.strip_suffix(':').unwrap_or(text).trim();
+    // Undoing markup leaves heading tags (`<h3>…</h3>`) in place.
+    let text = match (text.find('>'), text.rfind("</")) {
+        (Some(open), Some(close)) if text.starts_with('<') && open < close => {
+            text[open + 1..close].trim()
+        }
+        _ => text,
+    };
     let valid = text.len() <= MAX_LABEL_LEN
         && text.chars().any(char::is_alphanumeric)
         && !prose::is_command_line(text);
