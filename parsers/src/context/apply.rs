@@ -16,11 +16,13 @@ use crate::Run;
 /// Gives each run its section label, the label's attributes, and the
 /// author and message of the text it was found in.
 ///
-/// A section banner or heading applies to the runs after it at its own
-/// quote depth, until the next label at that depth or until the quoted
-/// block it is in ends. A label in prose applies only to the run directly
-/// under it (and the runs right after that one), at its own depth; the
-/// [`prose`](super::prose) module states the rule.
+/// The nearest heading above a run at its own quote depth names it: a
+/// heading applies to the runs under it until the next heading of its
+/// level or above, or until the quoted block it is in ends; the
+/// [`labels`](super::labels) module states the rule whole. A label in
+/// prose applies only to the run directly under it (and the runs right
+/// after that one), at its own depth; the [`prose`](super::prose) module
+/// states its rules.
 ///
 /// The facts of the system a run takes are the nearest before it in its
 /// message at its depth, else the nearest after it. A sentence naming one

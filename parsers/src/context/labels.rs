@@ -1,6 +1,42 @@
 //! Section labels: banners such as `== ULE + libthr + TSC ==`, markdown
 //! headings and labels in prose ([`prose`]), the attributes a label names,
 //! and which label is in force on a line.
+//!
+//! # The rule: labels from structure
+//!
+//! **The nearest heading above a report, at the report's own quote depth,
+//! names it.** Line by line:
+//!
+//! 1. *Headings and their levels.* A heading is a markdown `##` to
+//!    `######` line (levels 2-6); a single `#` (level 1) only standing
+//!    alone between blank lines and naming no command, as `#` is also a
+//!    root prompt and a shell comment; an AsciiDoc title `== test.86`,
+//!    `=== myisam` (its count of `=`) alone between blank lines; an HTML
+//!    `<h1>`-`<h6>` line (its digit). Below every level sit a mail's
+//!    banner closed by its marks (`== ULE + libthr + TSC ==`,
+//!    `** update test **`) and a line bold as a whole (`**Laptop**`,
+//!    `__Laptop__`, `<b>`, `<strong>`, a `:` after it allowed). Marks
+//!    that undoing markup took off the line are read from the input as
+//!    written ([`Markup`]).
+//! 2. *Scope.* A heading applies from its line down, at its depth, to
+//!    every report under it — several reports share it — until the next
+//!    heading of its level or above: a heading further up stops applying
+//!    there, and a deeper heading under it takes its place only until
+//!    then. A quoted block ending ends the headings inside it.
+//! 3. *Repeated headings.* Where the same heading text names sections
+//!    under several others (`### CPU` under each machine's `##`), the
+//!    heading above it is put in front, joined by ` / `
+//!    (`AMD 7900 台式机 / CPU`); a heading met once keeps its own text.
+//! 4. *Nearer than a heading: labels in prose*, by the rules of
+//!    [`prose`]: a colon lead-in (`host:`, `- MSI Ghost:`), an underlined
+//!    line, a lone phrase or list item (`* Developer 1`) right above a
+//!    report, and the first line of a `<pre>` block or code fence with a
+//!    report starting after it (its caption). Such a label names the run
+//!    it attaches to and those right after it — within the block, for a
+//!    caption — then the heading in force applies again.
+//! 5. A report takes the label in force where its first value is printed
+//!    (a heading between its command and its output names it); a label's
+//!    own lines and a tool's own headers are never labels.
 
 use std::collections::BTreeMap;
 
