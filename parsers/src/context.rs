@@ -9,7 +9,9 @@
 //! - [`spelling`]: how the text spells a scheduler, thread library, timer,
 //!   OS or architecture, and how Contract 2 spells it (`SCHED_ULE` is `ULE`);
 //! - [`labels`]: section banners, headings and labels in prose, the
-//!   attributes a label names and the label in force on a line;
+//!   attributes a label names and the label in force on a line, by one
+//!   rule written out there: the nearest heading above a report at its
+//!   own depth names it;
 //! - [`facts`]: what lines state about the system (dmesg, `uname -a`,
 //!   banners) and remarks on thread libraries in prose;
 //! - [`apply`]: gives each run its label, author, message and facts.

@@ -293,7 +293,7 @@ fn parse_with(input: &str, parallel_from: usize) -> Document {
         messages
     };
     let capitals = context::Capitals::new(&marks, &bits);
-    context::apply(&lines, &capitals, &messages, &mut runs);
+    context::apply(input, &lines, &capitals, &messages, &mut runs);
     runs.sort_by_key(|run| run.lines[0]);
     dedup_runs(&mut runs);
     unparsed.sort_by_key(|u| u.line);

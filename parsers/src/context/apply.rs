@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use super::facts::{facts_where, remarks_before_runs, Capitals, Fact};
-use super::labels::{active_labels, label_attrs, ActiveLabels};
+use super::labels::{active_labels, label_attrs, ActiveLabels, Markup};
 use super::spelling::os_in_name;
 use crate::mail::Messages;
 use crate::text::Line;
@@ -16,11 +16,13 @@ use crate::Run;
 /// Gives each run its section label, the label's attributes, and the
 /// author and message of the text it was found in.
 ///
-/// A section banner or heading applies to the runs after it at its own
-/// quote depth, until the next label at that depth or until the quoted
-/// block it is in ends. A label in prose applies only to the run directly
-/// under it (and the runs right after that one), at its own depth; the
-/// [`prose`](super::prose) module states the rule.
+/// The nearest heading above a run at its own quote depth names it: a
+/// heading applies to the runs under it until the next heading of its
+/// level or above, or until the quoted block it is in ends; the
+/// [`labels`](super::labels) module states the rule whole. A label in
+/// prose applies only to the run directly under it (and the runs right
+/// after that one), at its own depth; the [`prose`](super::prose) module
+/// states its rules.
 ///
 /// The facts of the system a run takes are the nearest before it in its
 /// message at its depth, else the nearest after it. A sentence naming one
@@ -33,14 +35,16 @@ use crate::Run;
 /// on under his own quote goes on with its announcement
 /// ([`carry_announcements`]).
 ///
-/// `capitals` says which lines may hold the capitals some facts need.
+/// `input` is the text as given, whose markup [`Markup`] reads; `capitals`
+/// says which lines may hold the capitals some facts need.
 pub(crate) fn apply(
+    input: &str,
     lines: &[Line<'_>],
     capitals: &Capitals<'_>,
     messages: &Messages,
     runs: &mut [Run],
 ) {
-    let labels = active_labels(lines, runs, &asked_lines(runs));
+    let labels = active_labels(lines, &Markup::new(input), runs, &asked_lines(runs));
     let places = Places::new(messages, runs);
     let facts = facts_of_places(lines, capitals, &places, runs);
     let facts_by_place = facts_by_place(&facts, messages);
@@ -366,7 +370,7 @@ mod tests {
         let mut plain = run([2, 2], 0, None);
         let mut own = run([2, 2], 0, None);
         own.label = Some("4BSD".to_string());
-        let labels = active_labels(&lines, &[plain.clone()], &[0, 1]);
+        let labels = active_labels(&lines, &Markup::default(), &[plain.clone()], &[0, 1]);
         assert_eq!(take_label(&mut plain, &labels), Some(0));
         assert_eq!(plain.label.as_deref(), Some("ULE + libthr"));
         assert_eq!(

@@ -1,6 +1,42 @@
 //! Section labels: banners such as `== ULE + libthr + TSC ==`, markdown
 //! headings and labels in prose ([`prose`]), the attributes a label names,
 //! and which label is in force on a line.
+//!
+//! # The rule: labels from structure
+//!
+//! **The nearest heading above a report, at the report's own quote depth,
+//! names it.** Line by line:
+//!
+//! 1. *Headings and their levels.* A heading is a markdown `##` to
+//!    `######` line (levels 2-6); a single `#` (level 1) only standing
+//!    alone between blank lines and naming no command, as `#` is also a
+//!    root prompt and a shell comment; an AsciiDoc title `== test.86`,
+//!    `=== myisam` (its count of `=`) alone between blank lines; an HTML
+//!    `<h1>`-`<h6>` line (its digit). Below every level sit a mail's
+//!    banner closed by its marks (`== ULE + libthr + TSC ==`,
+//!    `** update test **`) and a line bold as a whole (`**Laptop**`,
+//!    `__Laptop__`, `<b>`, `<strong>`, a `:` after it allowed). Marks
+//!    that undoing markup took off the line are read from the input as
+//!    written ([`Markup`]).
+//! 2. *Scope.* A heading applies from its line down, at its depth, to
+//!    every report under it — several reports share it — until the next
+//!    heading of its level or above: a heading further up stops applying
+//!    there, and a deeper heading under it takes its place only until
+//!    then. A quoted block ending ends the headings inside it.
+//! 3. *Repeated headings.* Where the same heading text names sections
+//!    under several others (`### CPU` under each machine's `##`), the
+//!    heading above it is put in front, joined by ` / `
+//!    (`AMD 7900 台式机 / CPU`); a heading met once keeps its own text.
+//! 4. *Nearer than a heading: labels in prose*, by the rules of
+//!    [`prose`]: a colon lead-in (`host:`, `- MSI Ghost:`), an underlined
+//!    line, a lone phrase or list item (`* Developer 1`) right above a
+//!    report, and the first line of a `<pre>` block or code fence with a
+//!    report starting after it (its caption). Such a label names the run
+//!    it attaches to and those right after it — within the block, for a
+//!    caption — then the heading in force applies again.
+//! 5. A report takes the label in force where its first value is printed
+//!    (a heading between its command and its output names it); a label's
+//!    own lines and a tool's own headers are never labels.
 
 use std::collections::BTreeMap;
 
@@ -18,6 +54,107 @@ struct SectionLabel {
     depth: usize,
     /// Index of the label's last line.
     end: usize,
+    /// Its level: 1 to 6 for markdown headings (`#` to `######`),
+    /// [`BANNER_LEVEL`] for banners and bold lines, which nest under any
+    /// heading.
+    level: u8,
+}
+
+/// The level of a `== banner ==` or `**bold**` line: below every markdown
+/// heading, so a bold `**Laptop**` under `## Results` is named by both.
+const BANNER_LEVEL: u8 = 7;
+
+/// What joins the headings in force into one label, outermost first
+/// (`MacBook Pro 2019 13 英寸 / CPU`).
+const PATH_JOIN: &str = " / ";
+
+/// The lines as the input wrote them, for the marks that undoing markup
+/// took off (`**Laptop**`, `<h2>Laptop</h2>`, `<pre>`, a code fence) and
+/// that say a line is a heading or opens a block. Kept only for an input
+/// that holds such a mark: a mail seldom does, and then costs nothing.
+#[derive(Debug, Default)]
+pub(super) struct Markup<'a> {
+    raw: Vec<&'a str>,
+}
+
+/// The marks that make [`Markup`] keep the input's lines.
+const MARKUP_SIGNS: &[&str] = &[
+    "**", "__", "```", "~~~", "<pre", "<PRE", "<b>", "<B>", "<strong", "<STRONG", "<h", "<H",
+];
+
+impl<'a> Markup<'a> {
+    /// The input's own lines, if it holds any of [`MARKUP_SIGNS`].
+    pub(super) fn new(input: &'a str) -> Markup<'a> {
+        let raw = if MARKUP_SIGNS.iter().any(|sign| input.contains(sign)) {
+            input.split('\n').collect()
+        } else {
+            Vec::new()
+        };
+        Markup { raw }
+    }
+
+    /// The input's own text of `line`, quote marks and outer white space
+    /// off.
+    fn raw(&self, line: &Line<'_>) -> Option<&'a str> {
+        let raw = self.raw.get(line.number.checked_sub(1)?)?;
+        Some(raw.trim_start_matches(['>', ' ', '\t']).trim_end())
+    }
+
+    /// The level of a line the input marked as a heading whole: `<h2>` to
+    /// `<h6>` by their digit, a bold line (`**Laptop**`, `__Laptop__`,
+    /// `<b>Laptop</b>`, `<strong>…</strong>`, a `:` after it allowed) at
+    /// [`BANNER_LEVEL`].
+    fn heading_level(&self, line: &Line<'_>) -> Option<u8> {
+        let raw = self.raw(line)?;
+        let raw = raw.strip_suffix(':').unwrap_or(raw).trim_end();
+        let lower = raw.get(..raw.len().min(8))?.to_ascii_lowercase();
+        if let Some(digit) = lower.strip_prefix("<h").and_then(|r| r.bytes().next()) {
+            let level = digit.checked_sub(b'0').filter(|l| (1..=6).contains(l))?;
+            let close = format!("</h{level}>");
+            let closed = raw.len() >= close.len()
+                && raw[raw.len() - close.len()..].eq_ignore_ascii_case(&close);
+            return closed.then_some(level);
+        }
+        let wrapped = |open: &str, close: &str| {
+            raw.len() > open.len() + close.len()
+                && raw
+                    .get(..open.len())
+                    .is_some_and(|o| o.eq_ignore_ascii_case(open))
+                && raw
+                    .get(raw.len() - close.len()..)
+                    .is_some_and(|c| c.eq_ignore_ascii_case(close))
+                && !raw[open.len()..raw.len() - close.len()].contains(open)
+        };
+        let bold = wrapped("**", "**")
+            || wrapped("__", "__")
+            || wrapped("<b>", "</b>")
+            || wrapped("<strong>", "</strong>");
+        bold.then_some(BANNER_LEVEL)
+    }
+
+    /// Whether the input's `line` opens a preformatted block: `<pre>` or a
+    /// code fence, which undoing markup left blank.
+    fn opens_block(&self, line: &Line<'_>) -> bool {
+        self.block_mark(line, &["<pre", "```", "~~~"])
+    }
+
+    /// Whether the input's `line` opens or closes a preformatted block.
+    fn bounds_block(&self, line: &Line<'_>) -> bool {
+        self.block_mark(line, &["<pre", "</pre", "```", "~~~"])
+    }
+
+    /// Whether the input's `line` starts with one of `marks` (in any case).
+    fn block_mark(&self, line: &Line<'_>, marks: &[&str]) -> bool {
+        if self.raw.is_empty() {
+            return false;
+        }
+        self.raw(line).is_some_and(|raw| {
+            marks.iter().any(|mark| {
+                raw.get(..mark.len())
+                    .is_some_and(|head| head.eq_ignore_ascii_case(mark))
+            })
+        })
+    }
 }
 
 /// How many lines a wrapped section label may span.
@@ -29,20 +166,37 @@ const MAX_LABEL_LEN: usize = 200;
 fn section_label(lines: &[Line<'_>], start: usize) -> Option<SectionLabel> {
     let first = lines.get(start)?;
     let open = first.text.trim_start();
-    if let Some(label) = markdown_heading(open) {
-        return Some(SectionLabel {
+    if let Some((level, label)) = markdown_heading(open) {
+        let lone = || {
+            let blank_or_none = |i: Option<usize>| {
+                i.and_then(|i| lines.get(i))
+                    .is_none_or(|l| l.is_blank() || l.depth != first.depth)
+            };
+            blank_or_none(start.checked_sub(1)) && blank_or_none(Some(start + 1))
+        };
+        // A single `#` is also a root prompt or a shell comment: it is a
+        // heading only standing alone between blank lines, naming no
+        // command (`# CPU`, not `# sysbench --test=cpu run`).
+        let heading = level > 1 || (lone() && !prose::is_command_line(&label));
+        return heading.then_some(SectionLabel {
             label,
             depth: first.depth,
             end: start,
+            level,
         });
     }
     let mark = ["==", "**"].into_iter().find(|m| open.starts_with(m))?;
     let mut end = start;
     while !closes(lines[end].text, mark) {
         end += 1;
-        let next = lines.get(end)?;
-        if end - start >= MAX_LABEL_LINES || next.depth != first.depth || next.is_blank() {
-            return None;
+        let next = lines.get(end);
+        let open_ended = next.is_none_or(|next| {
+            end - start >= MAX_LABEL_LINES || next.depth != first.depth || next.is_blank()
+        });
+        if open_ended {
+            return (mark == "==")
+                .then(|| asciidoc_title(lines, start))
+                .flatten();
         }
     }
     let joined = LogicalLine::join(&lines[start..=end], " ");
@@ -61,15 +215,17 @@ fn section_label(lines: &[Line<'_>], start: usize) -> Option<SectionLabel> {
         label: inner.split_whitespace().collect::<Vec<_>>().join(" "),
         depth: first.depth,
         end,
+        level: BANNER_LEVEL,
     })
 }
 
-/// A markdown heading of level 2 to 6 (`## Resource Overload w/ Atropos`),
-/// as write-ups on the web title the runs under them. A single `#` is
-/// left alone: it is also a root shell prompt (`# sysbench ... run`).
-fn markdown_heading(text: &str) -> Option<String> {
+/// A markdown heading of level 1 to 6 (`## Resource Overload w/ Atropos`)
+/// and its level, as write-ups on the web title the runs under them. A
+/// single `#` is also a root shell prompt (`# sysbench ... run`): the
+/// caller decides ([`section_label`]).
+fn markdown_heading(text: &str) -> Option<(u8, String)> {
     let hashes = text.bytes().take_while(|&b| b == b'#').count();
-    if !(2..=6).contains(&hashes) {
+    if !(1..=6).contains(&hashes) {
         return None;
     }
     let inner = text[hashes..]
@@ -80,7 +236,43 @@ fn markdown_heading(text: &str) -> Option<String> {
     let valid = !inner.is_empty()
         && inner.len() <= MAX_LABEL_LEN
         && inner.chars().any(char::is_alphanumeric);
-    valid.then(|| inner.split_whitespace().collect::<Vec<_>>().join(" "))
+    let level = u8::try_from(hashes).ok()?;
+    valid.then(|| {
+        (
+            level,
+            inner.split_whitespace().collect::<Vec<_>>().join(" "),
+        )
+    })
+}
+
+/// An AsciiDoc section title (`== test.86`, `=== myisam`: two to six
+/// `=`, a space, no closing marks) standing alone between blank lines, its
+/// level the number of `=`. A mail's banner is closed (`== ULE ==`); one
+/// left open is a title only so alone, not `==> log <==` or a wrapped
+/// banner's first line.
+fn asciidoc_title(lines: &[Line<'_>], start: usize) -> Option<SectionLabel> {
+    let first = lines.get(start)?;
+    let open = first.text.trim();
+    let marks = open.bytes().take_while(|&b| b == b'=').count();
+    let inner = open[marks..].strip_prefix(' ')?.trim();
+    let alone = |i: Option<usize>| {
+        i.and_then(|i| lines.get(i))
+            .is_none_or(|l| l.is_blank() || l.depth != first.depth)
+    };
+    let valid = (2..=6).contains(&marks)
+        && !inner.is_empty()
+        && inner.len() <= MAX_LABEL_LEN
+        && !inner.contains('=')
+        && inner.chars().next().is_some_and(char::is_alphanumeric)
+        && alone(start.checked_sub(1))
+        && alone(Some(start + 1))
+        && !prose::is_command_line(inner);
+    valid.then(|| SectionLabel {
+        label: inner.split_whitespace().collect::<Vec<_>>().join(" "),
+        depth: first.depth,
+        end: start,
+        level: u8::try_from(marks).unwrap_or(BANNER_LEVEL),
+    })
 }
 
 /// Whether `text` ends a label opened with `mark` (`== ... ==`).
@@ -247,15 +439,23 @@ struct ProseLabel {
 /// unless it has a label's shape. Only the lines asked about keep their
 /// answer: a table for every line was 8 bytes a line of fresh memory for
 /// the few lines runs ask about.
-pub(super) fn active_labels(lines: &[Line<'_>], runs: &[Run], asked: &[usize]) -> ActiveLabels {
+pub(super) fn active_labels(
+    lines: &[Line<'_>],
+    markup: &Markup<'_>,
+    runs: &[Run],
+    asked: &[usize],
+) -> ActiveLabels {
     let mut runs = RunsBegun::new(runs);
     let mut found = ActiveLabels {
         labels: Vec::new(),
         label_lines: Vec::new(),
         answers: Vec::with_capacity(asked.len()),
     };
-    // in_force[d]: index into `labels` of the banner in force at depth d.
-    let mut in_force: Vec<Option<u32>> = Vec::new();
+    // in_force[d]: the headings in force at depth d, outermost first, as
+    // (level, index into `labels` of the path they make down to it).
+    let mut in_force: Vec<Vec<(u8, u32)>> = Vec::new();
+    // Each heading met, with the one it is under (see qualify_repeated).
+    let mut headings: Vec<(u32, Option<u32>)> = Vec::new();
     let mut prose: Option<ProseLabel> = None;
     let mut asked = asked.iter().copied().peekable();
     let mut i = 0;
@@ -267,10 +467,17 @@ pub(super) fn active_labels(lines: &[Line<'_>], runs: &[Run], asked: &[usize]) -
             in_force.truncate(line.depth + 1);
         }
         if in_force.len() <= line.depth {
-            in_force.resize(line.depth + 1, None);
+            in_force.resize(line.depth + 1, Vec::new());
         }
-        if let Some(label) = banner_at(lines, i) {
-            in_force[line.depth] = u32::try_from(found.labels.len()).ok();
+        if let Some(label) = banner_at(lines, i, markup) {
+            let stack = &mut in_force[line.depth];
+            // A heading closes the ones of its level and below it.
+            while stack.last().is_some_and(|&(level, _)| level >= label.level) {
+                stack.pop();
+            }
+            let index = u32::try_from(found.labels.len()).unwrap_or(u32::MAX);
+            headings.push((index, stack.last().map(|&(_, outer)| outer)));
+            stack.push((label.level, index));
             found.labels.push(label.label);
             found.label_lines.push(i);
             prose = None;
@@ -281,31 +488,104 @@ pub(super) fn active_labels(lines: &[Line<'_>], runs: &[Run], asked: &[usize]) -
             i = label.end + 1;
             continue;
         }
+        let inside_run = runs.covered_until(line.depth).is_some_and(|end| i <= end);
+        if line.is_blank() && !inside_run && markup.bounds_block(line) {
+            // A block's caption names the runs in that block only: the
+            // block ending between runs ends it.
+            prose = prose.filter(|p| !(p.attached && p.depth == line.depth));
+        }
         if !line.is_blank() {
-            prose = follow_prose(lines, i, &runs, prose, &mut found);
+            prose = follow_prose(lines, markup, i, &runs, prose, &mut found);
         }
         let attached = prose.filter(|p| p.attached && p.depth == line.depth);
-        let label = attached.map(|p| p.label).or(in_force[line.depth]);
+        let in_force_here = in_force[line.depth].last().map(|&(_, index)| index);
+        let label = attached.map(|p| p.label).or(in_force_here);
         while let Some(at) = asked.next_if(|&at| at <= i) {
             found.answers.push((at, label));
         }
         i += 1;
     }
+    qualify_repeated(&mut found.labels, &headings);
     found
+}
+
+/// Puts the heading above in front of a heading whose text names several
+/// sections of the post (`## MacBook Pro 2019 13 英寸`, `### CPU`, ...,
+/// `## AMD 7900 台式机`, `### CPU`): the nearest heading names a report,
+/// but only the one above tells those apart (`AMD 7900 台式机 / CPU`). A
+/// heading met once keeps its own text (`Disk Information`, not the page
+/// title above it). `headings`: (index into `labels`, index of the
+/// heading above), in the order met, so an outer heading is qualified
+/// before the ones under it.
+fn qualify_repeated(labels: &mut [String], headings: &[(u32, Option<u32>)]) {
+    let mut met: BTreeMap<&str, usize> = BTreeMap::new();
+    for &(index, _) in headings {
+        if let Some(text) = labels.get(index as usize) {
+            *met.entry(text.as_str()).or_default() += 1;
+        }
+    }
+    let repeated: Vec<bool> = headings
+        .iter()
+        .map(|&(index, _)| {
+            labels
+                .get(index as usize)
+                .is_some_and(|text| met.get(text.as_str()).is_some_and(|&n| n > 1))
+        })
+        .collect();
+    for (&(index, outer), repeated) in headings.iter().zip(repeated) {
+        let Some(outer) = outer.filter(|_| repeated) else {
+            continue;
+        };
+        if let Some(outer) = labels.get(outer as usize).cloned() {
+            if let Some(label) = labels.get_mut(index as usize) {
+                *label = format!("{outer}{PATH_JOIN}{label}");
+            }
+        }
+    }
 }
 
 /// The section banner or heading starting on line `i`, if one does; most
 /// lines are ruled out by their first visible byte.
-fn banner_at(lines: &[Line<'_>], i: usize) -> Option<SectionLabel> {
+fn banner_at(lines: &[Line<'_>], i: usize, markup: &Markup<'_>) -> Option<SectionLabel> {
+    let line = lines.get(i)?;
     let opens_label = matches!(
-        trim_start(lines.get(i)?.text).as_bytes().first(),
+        trim_start(line.text).as_bytes().first(),
         Some(b'=' | b'*' | b'#')
     );
     if opens_label {
-        section_label(lines, i)
-    } else {
-        None
+        if let Some(label) = section_label(lines, i) {
+            return Some(label);
+        }
     }
+    marked_heading(line, i, markup)
+}
+
+/// A heading the input marked and undoing markup took the marks off:
+/// `<h3>MSI Ghost</h3>`, `**Laptop**`, `<b>Developer 1</b>`, its text as
+/// it reads now.
+fn marked_heading(line: &Line<'_>, i: usize, markup: &Markup<'_>) -> Option<SectionLabel> {
+    if markup.raw.is_empty() || line.is_blank() {
+        return None;
+    }
+    let level = markup.heading_level(line)?;
+    let text = line.text.trim();
+    let text = text.strip_suffix(':').unwrap_or(text).trim();
+    // Undoing markup leaves heading tags (`<h3>…</h3>`) in place.
+    let text = match (text.find('>'), text.rfind("</")) {
+        (Some(open), Some(close)) if text.starts_with('<') && open < close => {
+            text[open + 1..close].trim()
+        }
+        _ => text,
+    };
+    let valid = text.len() <= MAX_LABEL_LEN
+        && text.chars().any(char::is_alphanumeric)
+        && !prose::is_command_line(text);
+    valid.then(|| SectionLabel {
+        label: text.split_whitespace().collect::<Vec<_>>().join(" "),
+        depth: line.depth,
+        end: i,
+        level,
+    })
 }
 
 /// The prose label after line `i`, which is not blank and no banner: the
@@ -313,6 +593,7 @@ fn banner_at(lines: &[Line<'_>], i: usize) -> Option<SectionLabel> {
 /// the one waiting under a heading, or none.
 fn follow_prose(
     lines: &[Line<'_>],
+    markup: &Markup<'_>,
     i: usize,
     runs: &RunsBegun,
     prose: Option<ProseLabel>,
@@ -327,7 +608,7 @@ fn follow_prose(
         }
         return prose;
     }
-    if let Some(label) = prose_label_at(lines, i, runs, covered_until) {
+    if let Some(label) = prose_label_at(lines, markup, i, runs, covered_until) {
         let index = u32::try_from(found.labels.len()).unwrap_or(u32::MAX);
         found.labels.push(label);
         found.label_lines.push(i);
@@ -350,6 +631,7 @@ fn follow_prose(
 /// where the runs begun at its depth end), by the rules of [`prose`].
 fn prose_label_at(
     lines: &[Line<'_>],
+    markup: &Markup<'_>,
     i: usize,
     runs: &RunsBegun,
     covered_until: Option<usize>,
@@ -357,7 +639,7 @@ fn prose_label_at(
     let line = &lines[i];
     // Most lines are prose that cannot be a label: their last byte, and
     // the first bytes of the line below, tell.
-    let run_below = runs.starts_at(i + 1, line.depth);
+    let run_below = runs.starts_at(i + 1, line.depth) || is_block_caption(lines, markup, i, runs);
     let rule_below = lines
         .get(i + 1)
         .is_some_and(|next| next.depth == line.depth && prose::is_rule(next.text));
@@ -374,6 +656,37 @@ fn prose_label_at(
         })
         .filter(|_| !prose::is_command_line(line.text))
         .and_then(|below| prose::label_of(line.text, below))
+}
+
+/// Most blank lines a block's caption may have around it.
+const CAPTION_GAP: usize = 2;
+
+/// Whether line `i` is the caption of a preformatted block: the first line
+/// of text after `<pre>` or a code fence opening, with a run starting on
+/// the next line of text (blank lines allowed either side, as in
+/// `<pre>\nNUC-i7\n\n$ sysbench --test=cpu run`). A page that shows one
+/// machine per block names it so, as a mail would put a lone phrase right
+/// above the report.
+fn is_block_caption(lines: &[Line<'_>], markup: &Markup<'_>, i: usize, runs: &RunsBegun) -> bool {
+    if markup.raw.is_empty() {
+        return false;
+    }
+    let depth = lines[i].depth;
+    let at_depth_not_blank = |j: &usize| lines.get(*j).is_some_and(|l| !l.is_blank());
+    // Undoing markup left the opening `<pre>` or fence a blank line: the
+    // nearest line the input marked so, with only blank lines between.
+    let first_after_open = (i.saturating_sub(CAPTION_GAP + 1)..i)
+        .rev()
+        .take_while(|&j| lines[j].is_blank())
+        .any(|j| lines[j].depth == depth && markup.opens_block(&lines[j]));
+    if !first_after_open {
+        return false;
+    }
+    (i + 1..=i + 1 + CAPTION_GAP)
+        .find(at_depth_not_blank)
+        .is_some_and(|next| {
+            (i + 1..next).all(|j| lines[j].is_blank()) && runs.starts_at(next, depth)
+        })
 }
 
 /// Whether line `i` goes on with a sentence the line above it left open
@@ -545,7 +858,7 @@ mod tests {
         let input = "== A ==\nrun1\n> run2\n> == B ==\n> run3\nrun4\n> run5\n== C ==\nrun6\n";
         let lines = text::lines(input);
         let every_line: Vec<usize> = (0..lines.len()).collect();
-        let labels = active_labels(&lines, &[], &every_line);
+        let labels = active_labels(&lines, &Markup::default(), &[], &every_line);
         let want = [
             None,
             Some("A"),
@@ -592,7 +905,7 @@ D ==
 ",
         );
         let got: Vec<Option<String>> = (0..5)
-            .map(|i| banner_at(&lines, i).map(|l| l.label))
+            .map(|i| banner_at(&lines, i, &Markup::default()).map(|l| l.label))
             .collect();
         let some = |s: &str| Some(s.to_string());
         assert_eq!(got, [some("A"), some("B"), some("C"), None, None]);
@@ -615,7 +928,7 @@ And then it was slow
             label_lines: Vec::new(),
             answers: Vec::new(),
         };
-        let waiting = follow_prose(&lines, 0, &runs, None, &mut found).unwrap();
+        let waiting = follow_prose(&lines, &Markup::default(), 0, &runs, None, &mut found).unwrap();
         assert_eq!((waiting.label, waiting.attached), (0, false));
         assert_eq!(
             (found.labels.as_slice(), found.label_lines.as_slice()),
@@ -626,19 +939,51 @@ And then it was slow
         );
         // A rule keeps a waiting label and parts an attached one from the
         // runs after it.
-        assert!(follow_prose(&lines, 2, &runs, Some(waiting), &mut found).is_some());
+        assert!(follow_prose(
+            &lines,
+            &Markup::default(),
+            2,
+            &runs,
+            Some(waiting),
+            &mut found
+        )
+        .is_some());
         let attached = ProseLabel {
             attached: true,
             ..waiting
         };
-        assert!(follow_prose(&lines, 2, &runs, Some(attached), &mut found).is_none());
+        assert!(follow_prose(
+            &lines,
+            &Markup::default(),
+            2,
+            &runs,
+            Some(attached),
+            &mut found
+        )
+        .is_none());
         // Prose ends it; so does a line at another depth.
-        assert!(follow_prose(&lines, 4, &runs, Some(waiting), &mut found).is_none());
+        assert!(follow_prose(
+            &lines,
+            &Markup::default(),
+            4,
+            &runs,
+            Some(waiting),
+            &mut found
+        )
+        .is_none());
         let deeper = ProseLabel {
             depth: 1,
             ..waiting
         };
-        assert!(follow_prose(&lines, 3, &runs, Some(deeper), &mut found).is_none());
+        assert!(follow_prose(
+            &lines,
+            &Markup::default(),
+            3,
+            &runs,
+            Some(deeper),
+            &mut found
+        )
+        .is_none());
         assert_eq!(found.labels.len(), 1);
     }
 }

@@ -20,7 +20,8 @@
 //!    - *underlined label*: the same bounds without the colon, with a rule
 //!      (`-----` or `=====`) on the next line, as a heading is drawn in mail;
 //!    - *lone phrase*: at most [`MAX_LONE_LEN`] bytes and [`MAX_LONE_WORDS`]
-//!      words, starting with a letter or digit, not ending with `.`, `,`,
+//!      words, starting with a letter or digit (after a list item's `- `,
+//!      `* ` or `• `: `* Developer 1`), not ending with `.`, `,`,
 //!      `;`, `!` or `?`, and the very next line (no blank line between) is
 //!      the first line of a run at the same depth: directly above a report.
 //! 3. **It starts its sentence.** The line above it at the same depth is
@@ -250,9 +251,14 @@ pub fn label_of(text: &str, below: Below) -> Option<String> {
     } else if below.rule {
         (text, MAX_WORDS)
     } else {
+        // A list item's mark (`* Developer 1`) is no part of the phrase.
+        let item = ["- ", "* ", "• "]
+            .iter()
+            .find_map(|mark| text.strip_prefix(mark))
+            .map_or(text, str::trim_start);
         let lone = below.run
-            && text.len() <= MAX_LONE_LEN
-            && text.chars().next().is_some_and(char::is_alphanumeric)
+            && item.len() <= MAX_LONE_LEN
+            && item.chars().next().is_some_and(char::is_alphanumeric)
             && !text.ends_with(['.', ',', ';', '!', '?']);
         if !lone {
             return None;
