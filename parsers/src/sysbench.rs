@@ -54,7 +54,7 @@ mod report;
 mod summary;
 
 use header::{read_header, RunHeader};
-use report::{assemble, is_interval_line, overflow_reason, report_elements, SysbenchReport};
+use report::{assemble, is_interval_line, overflow_reason, report_elements, Item, SysbenchReport};
 use summary::summaries;
 
 /// A report longer than this many lines is not one report (600 interval
@@ -63,9 +63,13 @@ const MAX_REPORT_LINES: usize = 2000;
 /// Lines joined for a first reading of a report.
 const SHORT_BLOCK_LINES: usize = 64;
 /// Text that starts a report, found with a plain substring search.
-const ANCHORS: [&str; 9] = [
+const ANCHORS: [&str; 12] = [
     "OLTP test statistics:",
     "SQL statistics:",
+    // A paste that starts inside the report: its first lines cut off.
+    "queries performed:",
+    "Latency (ms):",
+    "per-request statistics:",
     "General statistics:",
     "Test execution summary:",
     "CPU speed:",
@@ -157,6 +161,10 @@ impl Reader for SysbenchReader {
             .line_at(used.len().saturating_sub(1))
             .max(lines[i].number);
         match assemble(elements, rest) {
+            // Interval lines alone are a run's progress, not its result:
+            // a run needs a final report (they are its items when one
+            // follows them).
+            Ok(report) if !report.fields.iter().any(|f| f.item == Item::Total) => {}
             Ok(report) => {
                 let glued = text.get(..offset).unwrap_or_default();
                 let header = read_header(lines, *taken_until, i, glued);

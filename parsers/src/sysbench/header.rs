@@ -29,14 +29,22 @@ pub(super) fn read_header(
     glued: &str,
 ) -> RunHeader {
     let depth = lines[report_start].depth;
-    let lowest = report_start
-        .saturating_sub(MAX_HEADER_LINES)
-        .max(taken_until);
     let mut header = RunHeader::default();
     let mut window: Vec<(usize, &str)> = Vec::new();
-    for j in (lowest..report_start).rev() {
+    // `--debug` prints two `DEBUG: Worker thread (#N) ...` lines per
+    // thread between the banner and the report: they say nothing and do
+    // not count towards the window.
+    let mut counted = 0;
+    for j in (taken_until..report_start).rev() {
         let line = &lines[j];
         if line.depth != depth && !line.is_blank() {
+            break;
+        }
+        if line.text.trim_start().starts_with("DEBUG:") {
+            continue;
+        }
+        counted += 1;
+        if counted > MAX_HEADER_LINES {
             break;
         }
         window.push((j, line.text));

@@ -178,6 +178,7 @@ pub(super) fn report_elements(mut input: &str) -> (&str, Vec<Element<'_>>) {
 fn element(input: &str) -> Res<'_, Element<'_>> {
     alt((
         heading.map(Element::Heading),
+        passing_line.map(|_| Element::Skipped),
         histogram_row.map(|_| Element::Skipped),
         skipped_field.map(|_| Element::Skipped),
         interval_line.map(|(fields, threads)| Element::Interval(fields, threads)),
@@ -191,6 +192,32 @@ fn element(input: &str) -> Res<'_, Element<'_>> {
         annotation.map(|_| Element::Skipped),
     ))
     .parse(input)
+}
+
+/// sysbench's progress messages, printed between the interval lines and
+/// the final report.
+const PROGRESS_LINES: [&str; 3] = [
+    "Time limit exceeded, exiting...",
+    "Done.",
+    "Threads started!",
+];
+
+/// A whole line a report runs on past: the poster's elision (`...`,
+/// `[snip]`) between interval lines or sections, sysbench's `DEBUG:` log
+/// lines (`--debug`, `--verbosity=5`: per-query and per-thread statistics
+/// whose `min:`/`avg:`/`max:` would otherwise read as the report's own or
+/// end it), its progress messages and `(last message repeated N times)`.
+fn passing_line(input: &str) -> Res<'_, ()> {
+    let end = input.find('\n').unwrap_or(input.len());
+    let line = input.get(..end).unwrap_or_default().trim_end();
+    let passes = line.starts_with("DEBUG:")
+        || crate::text::is_elision(line)
+        || PROGRESS_LINES.contains(&line)
+        || (line.starts_with("(last message repeated ") && line.ends_with(" times)"));
+    if line.is_empty() || !passes {
+        return Err(error(input));
+    }
+    Ok((input.get(end..).unwrap_or_default(), ()))
 }
 
 /// Words of a label, any whitespace between them: `total number of events:`.
