@@ -63,13 +63,13 @@ const MAX_REPORT_LINES: usize = 2000;
 /// Lines joined for a first reading of a report.
 const SHORT_BLOCK_LINES: usize = 64;
 /// Text that starts a report, found with a plain substring search.
-const ANCHORS: [&str; 12] = [
+const ANCHORS: [&str; 13] = [
     "OLTP test statistics:",
     "SQL statistics:",
-    // A paste that starts inside the report: its first lines cut off.
-    "queries performed:",
-    "Latency (ms):",
-    "per-request statistics:",
+    BODY_ANCHORS[0],
+    BODY_ANCHORS[1],
+    BODY_ANCHORS[2],
+    BODY_ANCHORS[3],
     "General statistics:",
     "Test execution summary:",
     "CPU speed:",
@@ -81,6 +81,17 @@ const ANCHORS: [&str; 12] = [
     THROUGHPUT,
 ];
 const THROUGHPUT: &str = "Throughput:";
+/// Lines inside a report that start one when the lines above them are cut
+/// off or mangled (a paste that starts mid-report, a heading a markdown
+/// renderer broke in two). Words common enough in prose, so they start a
+/// report only alone on their line and only if a report's body follows
+/// ([`is_body`]); otherwise they are nothing, not a near miss.
+const BODY_ANCHORS: [&str; 4] = [
+    "queries performed:",
+    "Latency (ms):",
+    "per-request statistics:",
+    "total time:",
+];
 const HISTOGRAM_START: &str = "Latency histogram (values are in milliseconds)";
 const SUMMARY_MARK: &str = "threads, time spent:";
 
@@ -138,6 +149,12 @@ impl Reader for SysbenchReader {
             Some(Start::Report(offset)) => offset,
         };
         let alone = text.get(..offset).is_some_and(|t| t.trim().is_empty());
+        let at_body = text
+            .get(offset..)
+            .is_some_and(|t| BODY_ANCHORS.iter().any(|a| t.starts_with(a)));
+        if at_body && !alone {
+            return i + 1;
+        }
         if let Some(end) = alone
             .then(|| side_by_side(lines, *taken_until, i, runs, unparsed))
             .flatten()
@@ -165,6 +182,7 @@ impl Reader for SysbenchReader {
             // a run needs a final report (they are its items when one
             // follows them).
             Ok(report) if !report.fields.iter().any(|f| f.item == Item::Total) => {}
+            Ok(report) if at_body && !is_body(&report) => {}
             Ok(report) => {
                 let glued = text.get(..offset).unwrap_or_default();
                 let header = read_header(lines, *taken_until, i, glued);
@@ -180,7 +198,7 @@ impl Reader for SysbenchReader {
             }
             // A heading word inside a sentence is not a report.
             Err(_) if !text.get(..offset).unwrap_or_default().trim().is_empty() => {}
-            Err(_) if lone_throughput => {}
+            Err(_) if lone_throughput || at_body => {}
             Err(why) => unparsed.push(Unparsed {
                 line: lines[i].number,
                 text: block.text.lines().take(4).collect::<Vec<_>>().join("\n"),
@@ -190,6 +208,15 @@ impl Reader for SysbenchReader {
         *taken_until = last_line.max(i + 1);
         *taken_until
     }
+}
+
+/// Whether a report that started at one of [`BODY_ANCHORS`] holds a
+/// report's body: a count of events or transactions, or the three
+/// latencies, with at least one more number.
+fn is_body(report: &SysbenchReport<'_>) -> bool {
+    let totals = || report.fields.iter().filter(|f| f.item == Item::Total);
+    let has = |metric: &str| totals().any(|f| f.metric == metric);
+    totals().count() >= 2 && (has("events") || has("transactions") || has("latency_avg_ms"))
 }
 
 /// Reads the report heading at line `start` as a side-by-side report if

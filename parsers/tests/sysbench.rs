@@ -683,3 +683,56 @@ fn hand_made_markdown_tables_of_sysbench_numbers_give_no_run() {
     assert!(doc.runs.is_empty(), "{:?}", doc.runs);
     assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
 }
+
+#[test]
+fn debug_log_lines_inside_a_report_do_not_split_it() {
+    // 1.1 `--verbosity=5 --db-debug=on`: `DEBUG: Query execution
+    // statistics:` with `min:`/`avg:`/`max:` between `SQL statistics:`
+    // and `Throughput:`, and 48 `DEBUG: Worker thread` lines above.
+    let doc = fixture("real-1.1-debug-verbosity-5-query-execution-statistics-pgsql");
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1, "{:?}", doc.runs);
+    let run = runs[0];
+    assert_eq!(run.threads, Some(24));
+    assert_eq!(run.test.as_deref(), Some("oltp_read_write"));
+    assert_eq!(
+        run.attrs.get("tool_version").map(String::as_str),
+        Some("1.1.0")
+    );
+    assert_eq!(total(run, "tps"), Some(1911.28));
+    assert_eq!(total(run, "latency_min_ms"), Some(5.41));
+    assert_eq!(total(run, "events_per_s"), Some(1911.2757));
+}
+
+#[test]
+fn a_report_whose_heading_markup_broke_is_read_from_its_body() {
+    // sysbench issue #231: `General` / ` statistics:` / `--`, then the
+    // fields; the second report's heading is whole but has a `--` rule.
+    let doc = fixture("real-0.4-cpu-markdown-mangled-headings-threads-fairness-issue-231");
+    let runs = sysbench_runs(&doc);
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    assert_eq!(runs.len(), 2, "{:?}", doc.runs);
+    assert_eq!(total(runs[0], "total_time_s"), Some(34.415));
+    assert_eq!(total(runs[0], "latency_p95_ms"), Some(46.81));
+    assert_eq!(total(runs[0], "latency_sum_ms"), Some(412_664.3));
+    assert_eq!(total(runs[1], "latency_sum_ms"), Some(219_787.9));
+    assert_eq!(total(runs[1], "latency_max_ms"), Some(34.45));
+}
+
+#[test]
+fn body_words_in_prose_are_nothing() {
+    for (i, input) in [
+        "total time: about an hour, all told.\n",
+        "The total time: 5s and then some.\n",
+        "total time: 5s\n\nthat is all.\n",
+        "Latency (ms): see the graph.\n",
+        "queries performed: many\n",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let doc = parse(input);
+        assert!(doc.runs.is_empty(), "case {i}: {:?}", doc.runs);
+        assert!(doc.unparsed.is_empty(), "case {i}: {:?}", doc.unparsed);
+    }
+}

@@ -136,6 +136,8 @@ pub(super) enum Element<'a> {
     Interval(Vec<Field<'a>>, Option<u32>),
     /// Read and deliberately not kept (fairness, histogram rows).
     Skipped,
+    /// A rule under a heading: the heading still waits for its numbers.
+    Rule,
 }
 
 /// A report as read: its numbers, the sections it printed, what it says
@@ -166,6 +168,7 @@ pub(super) fn report_elements(mut input: &str) -> (&str, Vec<Element<'_>>) {
             Element::Heading(section) if seen.contains(section) => break,
             Element::Heading(section) => seen.push(*section),
             Element::Interval(..) if seen.iter().any(|s| *s != Section::Histogram) => break,
+            Element::Rule if !matches!(elements.last(), Some(Element::Heading(_))) => break,
             _ => {}
         }
         elements.push(element);
@@ -179,6 +182,7 @@ fn element(input: &str) -> Res<'_, Element<'_>> {
     alt((
         heading.map(Element::Heading),
         passing_line.map(|_| Element::Skipped),
+        rule_line.map(|_| Element::Rule),
         histogram_row.map(|_| Element::Skipped),
         skipped_field.map(|_| Element::Skipped),
         interval_line.map(|(fields, threads)| Element::Interval(fields, threads)),
@@ -215,6 +219,19 @@ fn passing_line(input: &str) -> Res<'_, ()> {
         || PROGRESS_LINES.contains(&line)
         || (line.starts_with("(last message repeated ") && line.ends_with(" times)"));
     if line.is_empty() || !passes {
+        return Err(error(input));
+    }
+    Ok((input.get(end..).unwrap_or_default(), ()))
+}
+
+/// A rule (`--`, `-----`, `=====`) as markup left it under a heading;
+/// anywhere else it ends the report (`-- ` starts a mail's signature).
+fn rule_line(input: &str) -> Res<'_, ()> {
+    let end = input.find('\n').unwrap_or(input.len());
+    let line = input.get(..end).unwrap_or_default().trim_end();
+    let rule =
+        line.len() >= 2 && (line.bytes().all(|b| b == b'-') || line.bytes().all(|b| b == b'='));
+    if !rule {
         return Err(error(input));
     }
     Ok((input.get(end..).unwrap_or_default(), ()))
