@@ -736,3 +736,37 @@ fn body_words_in_prose_are_nothing() {
         assert!(doc.unparsed.is_empty(), "case {i}: {:?}", doc.unparsed);
     }
 }
+
+#[test]
+fn latencies_printed_in_seconds_are_stored_in_ms() {
+    // sysbench v0.4.8 prints `per-request statistics:` in seconds.
+    let doc = fixture("real-0.4.8-oltp-latencies-in-seconds-mha-notes-zh-md");
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1, "{:?}", doc.runs);
+    let run = runs[0];
+    assert_eq!(
+        run.attrs.get("tool_version").map(String::as_str),
+        Some("0.4.8")
+    );
+    assert_eq!(total(run, "latency_min_ms"), Some(3.1));
+    assert_eq!(total(run, "latency_avg_ms"), Some(412.1));
+    assert_eq!(total(run, "latency_max_ms"), Some(2069.8));
+    assert_eq!(total(run, "latency_p95_ms"), Some(1753.9));
+    assert_eq!(total(run, "latency_sum_ms"), Some(2_882_730.2));
+}
+
+#[test]
+fn interval_lines_elided_by_dots_belong_to_the_report_after_them() {
+    let doc = fixture("real-1.0-pgsql-intervals-elided-by-dots-then-report-ru-md");
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1, "{:?}", doc.runs);
+    let run = runs[0];
+    assert_eq!(run.value("t=30s", "tps"), Some(68.29));
+    assert_eq!(run.value("t=600s", "tps"), Some(91.63));
+    assert_eq!(total(run, "tps"), Some(93.32));
+    // The `prepare` command above is not the run's.
+    assert_eq!(run.lines, [54, 96]);
+    assert!(run.command.as_deref().is_some_and(|c| c.ends_with(" run")));
+    let doc = fixture("real-tpcc-interval-lines-alone-elided-ru-md-negative");
+    assert!(sysbench_runs(&doc).is_empty(), "{:?}", doc.runs);
+}

@@ -70,8 +70,7 @@ pub(super) fn read_header(
         if let Some(mode) = mode_line(text) {
             header.mode_test = Some(mode);
         }
-        // `sysbench --version` asks for the banner, it runs nothing.
-        if let Some(command) = command_at(&window[n..]).filter(|c| !c.text.contains("--version")) {
+        if let Some(command) = command_at(&window[n..]).filter(runs_a_benchmark) {
             header.command_threads = command.threads.or(header.command_threads);
             header.test = command.test.or(header.test.take());
             header.command = Some(command.text);
@@ -153,6 +152,21 @@ pub struct SysbenchCommand {
     pub test: Option<String>,
     pub threads: Option<u32>,
     pub text: String,
+}
+
+/// Whether a command runs the benchmark: `--version` and `--help` print
+/// text, `prepare` and `cleanup` make and drop its data. A post often
+/// shows them above the run (a tutorial's steps), and they are not its
+/// header.
+fn runs_a_benchmark(command: &SysbenchCommand) -> bool {
+    let words: Vec<&str> = command.text.split_whitespace().collect();
+    let asks = |flag: &str| {
+        words
+            .iter()
+            .any(|w| *w == flag || w.starts_with(&format!("{flag}=")))
+    };
+    let verb = words.last().copied().unwrap_or_default();
+    !(asks("--version") || asks("--help") || matches!(verb, "prepare" | "cleanup" | "help"))
 }
 
 /// The command starting at the first of `window`'s lines, continued over
