@@ -187,14 +187,17 @@ impl Reader for SysbenchReader {
                 let glued = text.get(..offset).unwrap_or_default();
                 let header = read_header(lines, *taken_until, i, glued);
                 report_overflows(&report, &block, unparsed);
-                runs.push(to_run(
-                    &report,
-                    &block,
-                    header,
-                    lines[i].depth,
-                    i,
-                    last_line,
-                ));
+                let own_header = header.first.is_some();
+                let run = to_run(&report, &block, header, lines[i].depth, i, last_line);
+                match runs.last_mut() {
+                    Some(previous) if !own_header && continues(previous, &run) => {
+                        previous.lines[1] = run.lines[1];
+                        previous.test = previous.test.take().or(run.test);
+                        previous.threads = previous.threads.or(run.threads);
+                        previous.results.extend(run.results);
+                    }
+                    _ => runs.push(run),
+                }
             }
             // A heading word inside a sentence is not a report.
             Err(_) if !text.get(..offset).unwrap_or_default().trim().is_empty() => {}
@@ -210,13 +213,37 @@ impl Reader for SysbenchReader {
     }
 }
 
+/// Lines of prose that may sit between two sections of one report.
+const MAX_SECTION_GAP: usize = 16;
+
+/// Whether `run`, read with no header of its own, is more sections of the
+/// report before it: a tutorial shows a report a section at a time, each
+/// in its own code block with its explanation under it (`CPU speed:`,
+/// then `General statistics:`, then `Latency (ms):`). It is when it
+/// starts a few lines after `previous` ends, at its quote depth, and
+/// prints none of its numbers again (a second report would).
+fn continues(previous: &Run, run: &Run) -> bool {
+    let near =
+        run.lines[0] > previous.lines[1] && run.lines[0] - previous.lines[1] <= MAX_SECTION_GAP;
+    let repeats = run.results.iter().any(|m| {
+        previous
+            .results
+            .iter()
+            .any(|p| p.item == m.item && p.metric == m.metric)
+    });
+    near && run.quote_depth == previous.quote_depth && previous.label == run.label && !repeats
+}
+
 /// Whether a report that started at one of [`BODY_ANCHORS`] holds a
-/// report's body: a count of events or transactions, or the three
-/// latencies, with at least one more number.
+/// report's body: a count of events or transactions with one more
+/// number, or sysbench's latency block whole (`min:`, `avg:`, `max:` and
+/// a percentile or `sum:`; three bare `min`/`avg`/`max` lines under a
+/// `Latency (ms):` heading are common to many tools).
 fn is_body(report: &SysbenchReport<'_>) -> bool {
     let totals = || report.fields.iter().filter(|f| f.item == Item::Total);
     let has = |metric: &str| totals().any(|f| f.metric == metric);
-    totals().count() >= 2 && (has("events") || has("transactions") || has("latency_avg_ms"))
+    let count = totals().count();
+    (count >= 2 && (has("events") || has("transactions"))) || (count >= 4 && has("latency_avg_ms"))
 }
 
 /// Reads the report heading at line `start` as a side-by-side report if

@@ -770,3 +770,19 @@ fn interval_lines_elided_by_dots_belong_to_the_report_after_them() {
     let doc = fixture("real-tpcc-interval-lines-alone-elided-ru-md-negative");
     assert!(sysbench_runs(&doc).is_empty(), "{:?}", doc.runs);
 }
+
+#[test]
+fn a_report_explained_section_by_section_is_one_run() {
+    let doc = fixture("real-1.0-cpu-report-then-explained-block-by-block-openeuler-zh-md");
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1, "{:?}", doc.runs);
+    assert_eq!(total(runs[0], "events_per_s"), Some(351.58));
+    assert_eq!(total(runs[0], "latency_sum_ms"), Some(9985.93));
+    // The sections alone, each in its own block with prose between.
+    let doc = parse(
+        "2) CPU\n\n````\nCPU speed:\n    events per second:   351.58\n````\n\nevents per second is the rate.\n\n3) General\n\n````\nGeneral statistics:\n    total time:                          10.0017s\n    total number of events:              3521\n````\n\ntotal time is the time.\n\n4) Latency\n\n````\nLatency (ms):\n         min:                                    2.78\n         avg:                                    2.84\n         max:                                   17.03\n         95th percentile:                        2.86\n         sum:                                 9985.93\n````\n",
+    );
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1, "{:?}", doc.runs);
+    assert_eq!(runs[0].results.len(), 8);
+}
