@@ -54,7 +54,7 @@ mod report;
 mod summary;
 
 use header::{read_header, RunHeader};
-use report::{assemble, is_interval_line, overflow_reason, report_elements, SysbenchReport};
+use report::{assemble, is_interval_line, overflow_reason, report_elements, Item, SysbenchReport};
 use summary::summaries;
 
 /// A report longer than this many lines is not one report (600 interval
@@ -63,9 +63,13 @@ const MAX_REPORT_LINES: usize = 2000;
 /// Lines joined for a first reading of a report.
 const SHORT_BLOCK_LINES: usize = 64;
 /// Text that starts a report, found with a plain substring search.
-const ANCHORS: [&str; 9] = [
+const ANCHORS: [&str; 13] = [
     "OLTP test statistics:",
     "SQL statistics:",
+    BODY_ANCHORS[0],
+    BODY_ANCHORS[1],
+    BODY_ANCHORS[2],
+    BODY_ANCHORS[3],
     "General statistics:",
     "Test execution summary:",
     "CPU speed:",
@@ -77,6 +81,17 @@ const ANCHORS: [&str; 9] = [
     THROUGHPUT,
 ];
 const THROUGHPUT: &str = "Throughput:";
+/// Lines inside a report that start one when the lines above them are cut
+/// off or mangled (a paste that starts mid-report, a heading a markdown
+/// renderer broke in two). Words common enough in prose, so they start a
+/// report only alone on their line and only if a report's body follows
+/// ([`is_body`]); otherwise they are nothing, not a near miss.
+const BODY_ANCHORS: [&str; 4] = [
+    "queries performed:",
+    "Latency (ms):",
+    "per-request statistics:",
+    "total time:",
+];
 const HISTOGRAM_START: &str = "Latency histogram (values are in milliseconds)";
 const SUMMARY_MARK: &str = "threads, time spent:";
 
@@ -134,6 +149,12 @@ impl Reader for SysbenchReader {
             Some(Start::Report(offset)) => offset,
         };
         let alone = text.get(..offset).is_some_and(|t| t.trim().is_empty());
+        let at_body = text
+            .get(offset..)
+            .is_some_and(|t| BODY_ANCHORS.iter().any(|a| t.starts_with(a)));
+        if at_body && !alone {
+            return i + 1;
+        }
         if let Some(end) = alone
             .then(|| side_by_side(lines, *taken_until, i, runs, unparsed))
             .flatten()
@@ -157,22 +178,30 @@ impl Reader for SysbenchReader {
             .line_at(used.len().saturating_sub(1))
             .max(lines[i].number);
         match assemble(elements, rest) {
+            // Interval lines alone are a run's progress, not its result:
+            // a run needs a final report (they are its items when one
+            // follows them).
+            Ok(report) if !report.fields.iter().any(|f| f.item == Item::Total) => {}
+            Ok(report) if at_body && !is_body(&report) => {}
             Ok(report) => {
                 let glued = text.get(..offset).unwrap_or_default();
                 let header = read_header(lines, *taken_until, i, glued);
                 report_overflows(&report, &block, unparsed);
-                runs.push(to_run(
-                    &report,
-                    &block,
-                    header,
-                    lines[i].depth,
-                    i,
-                    last_line,
-                ));
+                let own_header = header.first.is_some();
+                let run = to_run(&report, &block, header, lines[i].depth, i, last_line);
+                match runs.last_mut() {
+                    Some(previous) if !own_header && continues(previous, &run) => {
+                        previous.lines[1] = run.lines[1];
+                        previous.test = previous.test.take().or(run.test);
+                        previous.threads = previous.threads.or(run.threads);
+                        previous.results.extend(run.results);
+                    }
+                    _ => runs.push(run),
+                }
             }
             // A heading word inside a sentence is not a report.
             Err(_) if !text.get(..offset).unwrap_or_default().trim().is_empty() => {}
-            Err(_) if lone_throughput => {}
+            Err(_) if lone_throughput || at_body => {}
             Err(why) => unparsed.push(Unparsed {
                 line: lines[i].number,
                 text: block.text.lines().take(4).collect::<Vec<_>>().join("\n"),
@@ -182,6 +211,39 @@ impl Reader for SysbenchReader {
         *taken_until = last_line.max(i + 1);
         *taken_until
     }
+}
+
+/// Lines of prose that may sit between two sections of one report.
+const MAX_SECTION_GAP: usize = 16;
+
+/// Whether `run`, read with no header of its own, is more sections of the
+/// report before it: a tutorial shows a report a section at a time, each
+/// in its own code block with its explanation under it (`CPU speed:`,
+/// then `General statistics:`, then `Latency (ms):`). It is when it
+/// starts a few lines after `previous` ends, at its quote depth, and
+/// prints none of its numbers again (a second report would).
+fn continues(previous: &Run, run: &Run) -> bool {
+    let near =
+        run.lines[0] > previous.lines[1] && run.lines[0] - previous.lines[1] <= MAX_SECTION_GAP;
+    let repeats = run.results.iter().any(|m| {
+        previous
+            .results
+            .iter()
+            .any(|p| p.item == m.item && p.metric == m.metric)
+    });
+    near && run.quote_depth == previous.quote_depth && previous.label == run.label && !repeats
+}
+
+/// Whether a report that started at one of [`BODY_ANCHORS`] holds a
+/// report's body: a count of events or transactions with one more
+/// number, or sysbench's latency block whole (`min:`, `avg:`, `max:` and
+/// a percentile or `sum:`; three bare `min`/`avg`/`max` lines under a
+/// `Latency (ms):` heading are common to many tools).
+fn is_body(report: &SysbenchReport<'_>) -> bool {
+    let totals = || report.fields.iter().filter(|f| f.item == Item::Total);
+    let has = |metric: &str| totals().any(|f| f.metric == metric);
+    let count = totals().count();
+    (count >= 2 && (has("events") || has("transactions"))) || (count >= 4 && has("latency_avg_ms"))
 }
 
 /// Reads the report heading at line `start` as a side-by-side report if

@@ -201,11 +201,11 @@ fn pre_tags_with_attributes_and_a_dollar_prompt_around_sysbench_0_5() {
 }
 
 #[test]
-fn appleboy_run_span_today_starts_at_the_prepare_command() {
-    // Reported: the span starts at the `prepare` command of line 50, not
-    // at the `run` command of line 58 that the run's command is read from.
+fn appleboy_run_span_starts_at_the_run_command() {
+    // The span starts at the `run` command of line 58 that the run's
+    // command is read from, not at the `prepare` command of line 50.
     let doc = read(APPLEBOY);
-    assert_eq!(runs(&doc, Tool::Sysbench)[0].lines, [50, 91]);
+    assert_eq!(runs(&doc, Tool::Sysbench)[0].lines, [58, 91]);
 }
 
 const OTUS: &str = "markup/real-otus-homework-md-br-line-ends-blockquote-sysbench-innodb-myisam";

@@ -29,14 +29,22 @@ pub(super) fn read_header(
     glued: &str,
 ) -> RunHeader {
     let depth = lines[report_start].depth;
-    let lowest = report_start
-        .saturating_sub(MAX_HEADER_LINES)
-        .max(taken_until);
     let mut header = RunHeader::default();
     let mut window: Vec<(usize, &str)> = Vec::new();
-    for j in (lowest..report_start).rev() {
+    // `--debug` prints two `DEBUG: Worker thread (#N) ...` lines per
+    // thread between the banner and the report: they say nothing and do
+    // not count towards the window.
+    let mut counted = 0;
+    for j in (taken_until..report_start).rev() {
         let line = &lines[j];
         if line.depth != depth && !line.is_blank() {
+            break;
+        }
+        if line.text.trim_start().starts_with("DEBUG:") {
+            continue;
+        }
+        counted += 1;
+        if counted > MAX_HEADER_LINES {
             break;
         }
         window.push((j, line.text));
@@ -62,8 +70,7 @@ pub(super) fn read_header(
         if let Some(mode) = mode_line(text) {
             header.mode_test = Some(mode);
         }
-        // `sysbench --version` asks for the banner, it runs nothing.
-        if let Some(command) = command_at(&window[n..]).filter(|c| !c.text.contains("--version")) {
+        if let Some(command) = command_at(&window[n..]).filter(runs_a_benchmark) {
             header.command_threads = command.threads.or(header.command_threads);
             header.test = command.test.or(header.test.take());
             header.command = Some(command.text);
@@ -145,6 +152,21 @@ pub struct SysbenchCommand {
     pub test: Option<String>,
     pub threads: Option<u32>,
     pub text: String,
+}
+
+/// Whether a command runs the benchmark: `--version` and `--help` print
+/// text, `prepare` and `cleanup` make and drop its data. A post often
+/// shows them above the run (a tutorial's steps), and they are not its
+/// header.
+fn runs_a_benchmark(command: &SysbenchCommand) -> bool {
+    let words: Vec<&str> = command.text.split_whitespace().collect();
+    let asks = |flag: &str| {
+        words
+            .iter()
+            .any(|w| *w == flag || w.starts_with(&format!("{flag}=")))
+    };
+    let verb = words.last().copied().unwrap_or_default();
+    !(asks("--version") || asks("--help") || matches!(verb, "prepare" | "cleanup" | "help"))
 }
 
 /// The command starting at the first of `window`'s lines, continued over

@@ -136,6 +136,8 @@ pub(super) enum Element<'a> {
     Interval(Vec<Field<'a>>, Option<u32>),
     /// Read and deliberately not kept (fairness, histogram rows).
     Skipped,
+    /// A rule under a heading: the heading still waits for its numbers.
+    Rule,
 }
 
 /// A report as read: its numbers, the sections it printed, what it says
@@ -166,6 +168,7 @@ pub(super) fn report_elements(mut input: &str) -> (&str, Vec<Element<'_>>) {
             Element::Heading(section) if seen.contains(section) => break,
             Element::Heading(section) => seen.push(*section),
             Element::Interval(..) if seen.iter().any(|s| *s != Section::Histogram) => break,
+            Element::Rule if !matches!(elements.last(), Some(Element::Heading(_))) => break,
             _ => {}
         }
         elements.push(element);
@@ -178,6 +181,8 @@ pub(super) fn report_elements(mut input: &str) -> (&str, Vec<Element<'_>>) {
 fn element(input: &str) -> Res<'_, Element<'_>> {
     alt((
         heading.map(Element::Heading),
+        passing_line.map(|_| Element::Skipped),
+        rule_line.map(|_| Element::Rule),
         histogram_row.map(|_| Element::Skipped),
         skipped_field.map(|_| Element::Skipped),
         interval_line.map(|(fields, threads)| Element::Interval(fields, threads)),
@@ -191,6 +196,45 @@ fn element(input: &str) -> Res<'_, Element<'_>> {
         annotation.map(|_| Element::Skipped),
     ))
     .parse(input)
+}
+
+/// sysbench's progress messages, printed between the interval lines and
+/// the final report.
+const PROGRESS_LINES: [&str; 3] = [
+    "Time limit exceeded, exiting...",
+    "Done.",
+    "Threads started!",
+];
+
+/// A whole line a report runs on past: the poster's elision (`...`,
+/// `[snip]`) between interval lines or sections, sysbench's `DEBUG:` log
+/// lines (`--debug`, `--verbosity=5`: per-query and per-thread statistics
+/// whose `min:`/`avg:`/`max:` would otherwise read as the report's own or
+/// end it), its progress messages and `(last message repeated N times)`.
+fn passing_line(input: &str) -> Res<'_, ()> {
+    let end = input.find('\n').unwrap_or(input.len());
+    let line = input.get(..end).unwrap_or_default().trim_end();
+    let passes = line.starts_with("DEBUG:")
+        || crate::text::is_elision(line)
+        || PROGRESS_LINES.contains(&line)
+        || (line.starts_with("(last message repeated ") && line.ends_with(" times)"));
+    if line.is_empty() || !passes {
+        return Err(error(input));
+    }
+    Ok((input.get(end..).unwrap_or_default(), ()))
+}
+
+/// A rule (`--`, `-----`, `=====`) as markup left it under a heading;
+/// anywhere else it ends the report (`-- ` starts a mail's signature).
+fn rule_line(input: &str) -> Res<'_, ()> {
+    let end = input.find('\n').unwrap_or(input.len());
+    let line = input.get(..end).unwrap_or_default().trim_end();
+    let rule =
+        line.len() >= 2 && (line.bytes().all(|b| b == b'-') || line.bytes().all(|b| b == b'='));
+    if !rule {
+        return Err(error(input));
+    }
+    Ok((input.get(end..).unwrap_or_default(), ()))
 }
 
 /// Words of a label, any whitespace between them: `total number of events:`.

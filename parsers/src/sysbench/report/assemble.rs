@@ -62,6 +62,7 @@ impl<'a> Gathered<'a> {
             Element::Fields(fields) => self.fields(fields),
             Element::Interval(fields, threads) => self.interval(fields, threads),
             Element::Skipped => self.empty = None,
+            Element::Rule => {}
         }
         Ok(())
     }

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_while1};
-use nom::character::complete::{char, digit1, multispace0, multispace1, space0};
+use nom::character::complete::{char, digit1, multispace0, multispace1, space0, space1};
 use nom::combinator::{opt, recognize};
 use nom::multi::many1;
 use nom::sequence::{delimited, preceded};
@@ -147,6 +147,8 @@ fn interval_part(input: &str) -> Res<'_, IntervalPart> {
             tag("%)"),
         )
             .map(|(_, _, value, _, _, _, rank, _)| percentile_part(rank, value)),
+        // sysbench-tpcc's own interval line prints `err/s 1.00`, no colon.
+        (tag("err/s"), space1, pointed_decimal).map(|_| IntervalPart::Dropped),
         (
             take_while1(|c: char| c.is_ascii_alphanumeric() || c == '/'),
             char(':'),
