@@ -10,11 +10,24 @@ or a subject). Prints a Markdown table; `--list` prints one line per
 fixture too, `--sources` a Markdown table of every fixture with its
 source as SOURCES.md gives it.
 
-    python3 scripts/fixture-kinds.py [--list | --sources]
+`--recall` measures instead: it runs the parsers (the `parse_file`
+example, built in release unless `--parser PATH` names one) on every real
+fixture and prints, per tool folder, the fixtures read exactly as their
+golden, the mean share of a post's values found, the values found pooled
+(on tool, threads, label, item, metric and value; and on all but the
+label), and the accuracy of the label set, fixtures/labels.tsv. The goldens
+of fixtures/misses.tsv hold what the text says, so this is recall against
+hand-reviewed values; the others' goldens are what tests/golden.rs holds
+the parsers to.
+
+    python3 scripts/fixture-kinds.py [--list | --sources | --recall [--parser PATH]]
 """
 
+import collections
 import json
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -55,7 +68,95 @@ def rows():
         yield m.group(1), kinds or ["-"], cells[1] if len(cells) > 1 else ""
 
 
+def parser_binary():
+    """The parse_file example: --parser PATH, or built here in release."""
+    if "--parser" in sys.argv:
+        return sys.argv[sys.argv.index("--parser") + 1]
+    subprocess.run(
+        ["cargo", "build", "--quiet", "--release", "-p", "parsers", "--example", "parse_file"],
+        cwd=ROOT,
+        check=True,
+    )
+    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    return str(target / "release" / "examples" / "parse_file")
+
+
+def value_keys(runs, with_label):
+    """The multiset of a document's values, keyed as the recall counts them."""
+    keys = collections.Counter()
+    for r in runs:
+        for v in r["results"]:
+            key = (r["tool"], r["threads"], v["item"], v["metric"], v["value"])
+            keys[key + ((r["label"],) if with_label else ())] += 1
+    return keys
+
+
+def recall():
+    binary = parser_binary()
+    paths = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.rglob("real-*.txt"))
+    # per tool: posts, exact, sum of per-post shares, values, found, found loose
+    per_tool = collections.defaultdict(lambda: [0, 0, 0.0, 0, 0, 0])
+    parsed = {}
+    for path in paths:
+        golden_path = FIXTURES / path.replace(".txt", ".expected.json")
+        if not golden_path.exists():
+            continue
+        want = json.loads(golden_path.read_text())
+        out = subprocess.run([binary, "--json", FIXTURES / path], capture_output=True, check=True)
+        got = json.loads(out.stdout)
+        parsed[path[: -len(".txt")]] = got
+        row = per_tool[path.split("/")[0]]
+        row[0] += 1
+        row[1] += int(got["runs"] == want["runs"])
+        total = sum(value_keys(want["runs"], True).values())
+        found = sum((value_keys(want["runs"], True) & value_keys(got["runs"], True)).values())
+        loose = sum((value_keys(want["runs"], False) & value_keys(got["runs"], False)).values())
+        if total:
+            row[2] += found / total
+        else:
+            # A negative, or runs without values (diskinfo -v alone):
+            # right when the same number of runs is found.
+            row[2] += float(len(got["runs"]) == len(want["runs"]))
+        row[3] += total
+        row[4] += found
+        row[5] += loose
+    print("| tool | real fixtures | read exactly | mean per post | values (pooled) | on tool and threads only |")
+    print("|---|---:|---:|---:|---:|---:|")
+    sums = [0, 0, 0.0, 0, 0, 0]
+    for tool, row in sorted(per_tool.items()):
+        sums = [a + b for a, b in zip(sums, row)]
+        print(recall_row(tool, row))
+    print(recall_row("**all**", sums))
+    right = rows_seen = 0
+    for line in (FIXTURES / "labels.tsv").read_text().splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        fixture, run, label = line.split("\t", 2)
+        doc = parsed.get(fixture)
+        if doc is None:
+            out = subprocess.run([binary, "--json", FIXTURES / (fixture + ".txt")], capture_output=True, check=True)
+            doc = parsed[fixture] = json.loads(out.stdout)
+        runs = doc["runs"]
+        got = runs[int(run)]["label"] if int(run) < len(runs) else "(no such run)"
+        rows_seen += 1
+        right += int(got == (None if label == "-" else label))
+    posts = len({l.split("\t")[0] for l in (FIXTURES / "labels.tsv").read_text().splitlines() if l.strip() and not l.startswith("#")})
+    print(f"\nlabel set: {right} of {rows_seen} runs labelled right ({100 * right / max(rows_seen, 1):.1f}%) in {posts} posts")
+    return 0
+
+
+def recall_row(tool, row):
+    posts, exact, shares, values, found, loose = row
+    pct = lambda a, b: f"{100 * a / b:.1f}%" if b else "-"
+    return (
+        f"| {tool} | {posts} | {exact} | {pct(shares, posts)} | "
+        f"{pct(found, values)} ({found} of {values}) | {pct(loose, values)} |"
+    )
+
+
 def main():
+    if "--recall" in sys.argv:
+        return recall()
     listing = "--list" in sys.argv
     with_sources = "--sources" in sys.argv
     seen = {}
