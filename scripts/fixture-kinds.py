@@ -20,7 +20,11 @@ of fixtures/misses.tsv hold what the text says, so this is recall against
 hand-reviewed values; the others' goldens are what tests/golden.rs holds
 the parsers to.
 
-    python3 scripts/fixture-kinds.py [--list | --sources | --recall [--parser PATH]]
+`--new` counts the fixtures of the sections titled "(issue 25)": by form
+(their `form` column), language other than English, negatives, whole
+mails, and distinct sources (a GitHub repository, a web site, or a list).
+
+    python3 scripts/fixture-kinds.py [--list | --sources | --new | --recall [--parser PATH]]
 """
 
 import collections
@@ -154,9 +158,53 @@ def recall_row(tool, row):
     )
 
 
+def new_rows(marker="(issue 25)"):
+    """{header: cell} for every fixture row of the sections whose title holds marker."""
+    section = header = None
+    for line in (FIXTURES / "SOURCES.md").read_text().splitlines():
+        if line.startswith("## "):
+            section, header = line, None
+            continue
+        if not line.startswith("|") or not section or marker not in section:
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells[0] == "fixture":
+            header = [c.lower() for c in cells]
+        elif header and cells[0].startswith("`"):
+            yield dict(zip(header, cells))
+
+
+def source_key(source):
+    """What makes two sources one: a GitHub repository, a web site, a list."""
+    m = re.search(r"github\.com/([\w.-]+/[\w.-]+)", source) or re.search(r"GitHub `([\w.-]+/[\w.-]+)`", source)
+    if m:
+        return "github:" + m.group(1).lower()
+    m = re.search(r"https?://([^/\s`]+)", source)
+    if m:
+        return m.group(1).lower().removeprefix("www.")
+    return source.split(",")[0].strip().lower()
+
+
+def new_fixtures():
+    rows = list(new_rows())
+    forms = collections.Counter(r.get("form", "?") or "?" for r in rows)
+    foreign = [r for r in rows if r.get("language", "english").lower() not in ("english", "en", "-", "")]
+    negatives = [r for r in rows if "neg" in r.get("kinds", "") or "negative/" in r["fixture"]]
+    sources = {source_key(r.get("source", "")) for r in rows}
+    print(f"fixtures in the (issue 25) sections: {len(rows)}")
+    for form, n in forms.most_common():
+        print(f"  form {form}: {n}")
+    print(f"  not in English: {len(foreign)}")
+    print(f"  negatives: {len(negatives)}")
+    print(f"  distinct sources: {len(sources)}")
+    return 0
+
+
 def main():
     if "--recall" in sys.argv:
         return recall()
+    if "--new" in sys.argv:
+        return new_fixtures()
     listing = "--list" in sys.argv
     with_sources = "--sources" in sys.argv
     seen = {}
