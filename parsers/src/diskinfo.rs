@@ -380,9 +380,15 @@ fn is_device(word: &str) -> bool {
                 .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'/'))
 }
 
-/// One `VALUE # WHAT` line of the `-v` header as (attr key, value).
+/// One `VALUE # WHAT` line of the `-v` header as (attr key, value). A
+/// disk that reports an empty string (an ident a virtual disk lacks)
+/// leaves only the padding before `# Disk ident.`: its value is empty,
+/// and the header goes on past it.
 fn header_attr(text: &str) -> Option<(String, String)> {
-    let (value, what) = text.split_once(" # ").or_else(|| text.split_once("\t# "))?;
+    let (value, what) = match text.strip_prefix("# ") {
+        Some(what) => ("", what),
+        None => text.split_once(" # ").or_else(|| text.split_once("\t# "))?,
+    };
     let value = value.trim();
     let what = what.trim();
     let key = match what {
@@ -413,7 +419,7 @@ fn header_attr(text: &str) -> Option<(String, String)> {
             | "rotation_rate"
             | "zone_mode"
     );
-    if numeric && !value.bytes().all(|b| b.is_ascii_digit()) {
+    if numeric && (value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit())) {
         return None;
     }
     Some((key.to_string(), value.to_string()))
@@ -664,6 +670,8 @@ mod tests {
                 "Unknown      \t# Rotation rate in RPM",
                 Some(("rotation_rate", "Unknown")),
             ),
+            ("# Disk ident.", Some(("ident", ""))),
+            ("# sectorsize", None),
             ("abc # sectorsize", None),
             ("1 # favourite number", None),
         ];
