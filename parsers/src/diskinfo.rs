@@ -114,8 +114,9 @@ pub struct DiskinfoReader;
 impl Reader for DiskinfoReader {
     const TOOL: Tool = Tool::Diskinfo;
     // `# sectorsize`, the colon that ends a section's title and
-    // `outside:`, and the `0` of a plain `diskinfo` line's stripe figures.
-    const MARKERS: &'static [u8] = b"#:0";
+    // `outside:`, and for a plain `diskinfo` line the `0` of its stripe
+    // figures or the `/` of its `/dev/` (FreeBSD 5's had no stripes).
+    const MARKERS: &'static [u8] = b"#:0/";
     /// Lines below this index belong to a report already read.
     type State = usize;
 
@@ -147,15 +148,16 @@ fn starts_report(line: &Line<'_>, holds: Holds<'_>) -> bool {
     (holds.byte(b'#') && text.contains("# sectorsize"))
         || (text::trim_end(text).ends_with(':') && Section::from_title(text).is_some())
         || (holds.byte(b':') && is_untitled_transfer(text, line.number))
-        || (holds.byte(b'0') && plain_header(text).is_some())
+        || ((holds.byte(b'0') || holds.byte(b'/')) && plain_header(text).is_some())
 }
 
 /// `diskinfo ada0` without `-v` prints the header on one line: the
 /// device, then sector size, media size in bytes and in sectors, stripe
 /// size and offset, and the firmware's cylinders, heads and sectors when
 /// it gives them (`/dev/da0  512  21474836480  41943040  0  0  2610  255
-/// 63`). Read only when the figures agree (a power-of-two sector size,
-/// the sectors the bytes make), so no other table's row passes.
+/// 63`); FreeBSD 5 printed the first three figures only. Read only when
+/// the figures agree (a power-of-two sector size, the sectors the bytes
+/// make), so no other table's row passes.
 fn plain_header(text: &str) -> Option<BTreeMap<String, String>> {
     const KEYS: [&str; 8] = [
         "sectorsize",
@@ -170,7 +172,7 @@ fn plain_header(text: &str) -> Option<BTreeMap<String, String>> {
     let mut words = text.split_whitespace();
     let device = words.next().filter(|w| is_device(w))?;
     let figures: Vec<&str> = words.collect();
-    if figures.len() != 5 && figures.len() != KEYS.len() {
+    if ![3, 5, KEYS.len()].contains(&figures.len()) {
         return None;
     }
     let numbers: Vec<u64> = figures
@@ -740,10 +742,13 @@ mod tests {
         assert_eq!(got["heads"], "255");
         let six = "ada0\t4096\t1000204886016\t244190646\t0\t0";
         assert_eq!(plain_header(six).expect("six fields")["sectorsize"], "4096");
+        let four = "/dev/md34s1a\t512\t1073741824\t2097152";
+        assert_eq!(plain_header(four).expect("four fields").len(), 4);
         for (i, no) in [
             "ada0 512 21474836480 41943041 0 0",
             "ada0 500 21474836480 42949672 0 0",
             "ada0 512 21474836480 41943040 0",
+            "ada0 512 21474836480",
             "ada0 512 21474836480 41943040 0 0.0",
             "Total 512 21474836480 41943040 0 0",
             "/dev/ada0p2 1234 567 890 12% /",
