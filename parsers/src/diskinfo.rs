@@ -113,9 +113,10 @@ pub struct DiskinfoReader;
 
 impl Reader for DiskinfoReader {
     const TOOL: Tool = Tool::Diskinfo;
-    // `# sectorsize`, and the colon that ends a section's title and
-    // `outside:`.
-    const MARKERS: &'static [u8] = b"#:";
+    // `# sectorsize`, the colon that ends a section's title and
+    // `outside:`, and for a plain `diskinfo` line the `0` of its stripe
+    // figures or the `/` of its `/dev/` (FreeBSD 5's had no stripes).
+    const MARKERS: &'static [u8] = b"#:0/";
     /// Lines below this index belong to a report already read.
     type State = usize;
 
@@ -147,6 +148,56 @@ fn starts_report(line: &Line<'_>, holds: Holds<'_>) -> bool {
     (holds.byte(b'#') && text.contains("# sectorsize"))
         || (text::trim_end(text).ends_with(':') && Section::from_title(text).is_some())
         || (holds.byte(b':') && is_untitled_transfer(text, line.number))
+        || ((holds.byte(b'0') || holds.byte(b'/')) && plain_header(text).is_some())
+}
+
+/// `diskinfo ada0` without `-v` prints the header on one line: the
+/// device, then sector size, media size in bytes and in sectors, stripe
+/// size and offset, and the firmware's cylinders, heads and sectors when
+/// it gives them (`/dev/da0  512  21474836480  41943040  0  0  2610  255
+/// 63`); FreeBSD 5 printed the first three figures only. Read only when
+/// the figures agree (a power-of-two sector size, the sectors the bytes
+/// make), so no other table's row passes.
+fn plain_header(text: &str) -> Option<BTreeMap<String, String>> {
+    const KEYS: [&str; 8] = [
+        "sectorsize",
+        "mediasize_bytes",
+        "mediasize_sectors",
+        "stripesize",
+        "stripeoffset",
+        "cylinders",
+        "heads",
+        "sectors",
+    ];
+    let mut words = text.split_whitespace();
+    let device = words.next().filter(|w| is_device(w))?;
+    let figures: Vec<&str> = words.collect();
+    if ![3, 5, KEYS.len()].contains(&figures.len()) {
+        return None;
+    }
+    let numbers: Vec<u64> = figures
+        .iter()
+        .map(|w| {
+            w.parse::<u64>()
+                .ok()
+                .filter(|_| w.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .collect::<Option<_>>()?;
+    let (sector, bytes, sectors) = (numbers[0], numbers[1], numbers[2]);
+    let agrees = sector.is_power_of_two()
+        && (512..=65536).contains(&sector)
+        && sectors > 0
+        && bytes / sector == sectors;
+    if !agrees {
+        return None;
+    }
+    let mut attrs: BTreeMap<String, String> = KEYS
+        .iter()
+        .zip(&figures)
+        .map(|(key, value)| (key.to_string(), value.to_string()))
+        .collect();
+    attrs.insert("device".to_string(), device.to_string());
+    Some(attrs)
 }
 
 /// `diskinfo -ct ada0 ada1` prints one report per disk under one command:
@@ -202,6 +253,23 @@ fn read_report(
         first_line: lines[anchor].number,
         last_line: lines[anchor].number,
     };
+    if let Some(attrs) = plain_header(lines[anchor].text) {
+        read_lead(lines, anchor, taken_until, &mut report);
+        // The line names its device itself, whatever a line above said.
+        report.attrs.extend(attrs);
+        runs.push(Run {
+            test: Some("diskinfo".to_string()),
+            attrs: report.attrs,
+            command: report.command,
+            ..Run::new(
+                Tool::Diskinfo,
+                depth,
+                [report.first_line, report.last_line],
+                Vec::new(),
+            )
+        });
+        return anchor + 1;
+    }
     read_lead(lines, anchor, taken_until, &mut report);
 
     // A transfer-rate block pasted without its title starts its section
@@ -351,7 +419,10 @@ fn command_in_prose(lines: &[Line<'_>], top: usize, taken_until: usize, report: 
 }
 
 /// `# diskinfo -t /dev/ada0`, `` `diskinfo -t /dev/adaX` ``: the command
-/// from its `diskinfo` word on, and the device it names last.
+/// from its `diskinfo` word on, and the device it names last. A shell
+/// comment after it (`diskinfo -v /dev/da1   # before resizing`) is no
+/// part of the command; a pipe stays in it (`diskinfo -v ada0 | head
+/// -n3`), but the device is named before the pipe.
 fn diskinfo_command(text: &str) -> Option<(String, Option<String>)> {
     let words: Vec<&str> = text
         .split_whitespace()
@@ -361,12 +432,21 @@ fn diskinfo_command(text: &str) -> Option<(String, Option<String>)> {
     let at = words
         .iter()
         .position(|w| w.rsplit('/').next() == Some("diskinfo"))?;
-    let device = words[at + 1..]
+    let words = &words[at..];
+    let words = &words[..words
+        .iter()
+        .position(|w| w.starts_with('#'))
+        .unwrap_or(words.len())];
+    let own = words
+        .iter()
+        .position(|w| matches!(*w, "|" | "||" | "&&" | ";") || w.starts_with(['>', '<']))
+        .unwrap_or(words.len());
+    let device = words[1..own]
         .iter()
         .rev()
         .find(|w| !w.starts_with('-'))
         .map(|w| w.to_string());
-    Some((words[at..].join(" "), device))
+    Some((words.join(" "), device))
 }
 
 /// `/dev/ada0`, `da0s1`, `nvd0p2`, `/tmp/disk.img`.
@@ -380,9 +460,15 @@ fn is_device(word: &str) -> bool {
                 .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'/'))
 }
 
-/// One `VALUE # WHAT` line of the `-v` header as (attr key, value).
+/// One `VALUE # WHAT` line of the `-v` header as (attr key, value). A
+/// disk that reports an empty string (an ident a virtual disk lacks)
+/// leaves only the padding before `# Disk ident.`: its value is empty,
+/// and the header goes on past it.
 fn header_attr(text: &str) -> Option<(String, String)> {
-    let (value, what) = text.split_once(" # ").or_else(|| text.split_once("\t# "))?;
+    let (value, what) = match text.strip_prefix("# ") {
+        Some(what) => ("", what),
+        None => text.split_once(" # ").or_else(|| text.split_once("\t# "))?,
+    };
     let value = value.trim();
     let what = what.trim();
     let key = match what {
@@ -413,7 +499,7 @@ fn header_attr(text: &str) -> Option<(String, String)> {
             | "rotation_rate"
             | "zone_mode"
     );
-    if numeric && !value.bytes().all(|b| b.is_ascii_digit()) {
+    if numeric && (value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit())) {
         return None;
     }
     Some((key.to_string(), value.to_string()))
@@ -648,6 +734,70 @@ mod tests {
     }
 
     #[test]
+    fn plain_headers_on_one_line() {
+        let nine = "/dev/da0        512     21474836480     41943040        0       0       2610    255     63";
+        let got = plain_header(nine).expect("nine fields");
+        assert_eq!(got["device"], "/dev/da0");
+        assert_eq!(got["mediasize_sectors"], "41943040");
+        assert_eq!(got["heads"], "255");
+        let six = "ada0\t4096\t1000204886016\t244190646\t0\t0";
+        assert_eq!(plain_header(six).expect("six fields")["sectorsize"], "4096");
+        let four = "/dev/md34s1a\t512\t1073741824\t2097152";
+        assert_eq!(plain_header(four).expect("four fields").len(), 4);
+        for (i, no) in [
+            "ada0 512 21474836480 41943041 0 0",
+            "ada0 500 21474836480 42949672 0 0",
+            "ada0 512 21474836480 41943040 0",
+            "ada0 512 21474836480",
+            "ada0 512 21474836480 41943040 0 0.0",
+            "Total 512 21474836480 41943040 0 0",
+            "/dev/ada0p2 1234 567 890 12% /",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            assert_eq!(plain_header(no), None, "case {i}: {no:?}");
+        }
+    }
+
+    #[test]
+    fn commands_and_their_devices() {
+        let cases = [
+            (
+                "# diskinfo -t /dev/ada0",
+                "diskinfo -t /dev/ada0",
+                Some("/dev/ada0"),
+            ),
+            (
+                "`diskinfo -t /dev/adaX`",
+                "diskinfo -t /dev/adaX",
+                Some("/dev/adaX"),
+            ),
+            (
+                "`# diskinfo -v /dev/da1        # 実行前の容量確認",
+                "diskinfo -v /dev/da1",
+                Some("/dev/da1"),
+            ),
+            (
+                "# diskinfo -v ada0 | head -n3",
+                "diskinfo -v ada0 | head -n3",
+                Some("ada0"),
+            ),
+            (
+                "$ diskinfo -v ada0 > disk.txt",
+                "diskinfo -v ada0 > disk.txt",
+                Some("ada0"),
+            ),
+            ("# diskinfo -t", "diskinfo -t", None),
+        ];
+        for (i, (input, command, device)) in cases.into_iter().enumerate() {
+            let got = diskinfo_command(input);
+            let got = got.as_ref().map(|(c, d)| (c.as_str(), d.as_deref()));
+            assert_eq!(got, Some((command, device)), "case {i}: {input:?}");
+        }
+    }
+
+    #[test]
     fn header_attrs() {
         let cases = [
             ("512 # sectorsize", Some(("sectorsize", "512"))),
@@ -664,6 +814,8 @@ mod tests {
                 "Unknown      \t# Rotation rate in RPM",
                 Some(("rotation_rate", "Unknown")),
             ),
+            ("# Disk ident.", Some(("ident", ""))),
+            ("# sectorsize", None),
             ("abc # sectorsize", None),
             ("1 # favourite number", None),
         ];

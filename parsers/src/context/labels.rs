@@ -166,7 +166,11 @@ const MAX_LABEL_LEN: usize = 200;
 fn section_label(lines: &[Line<'_>], start: usize) -> Option<SectionLabel> {
     let first = lines.get(start)?;
     let open = first.text.trim_start();
-    if let Some((level, label)) = markdown_heading(open) {
+    // Indented four columns or more, a `#` line is a code block's root
+    // prompt (rst's `.. code:: screen`, markdown's indented code), never
+    // a heading: CommonMark allows a heading three spaces at most.
+    let indented = indent_columns(first.text) >= CODE_INDENT;
+    if let Some((level, label)) = markdown_heading(open).filter(|_| !indented) {
         let lone = || {
             let blank_or_none = |i: Option<usize>| {
                 i.and_then(|i| lines.get(i))
@@ -217,6 +221,23 @@ fn section_label(lines: &[Line<'_>], start: usize) -> Option<SectionLabel> {
         end,
         level: BANNER_LEVEL,
     })
+}
+
+/// Columns of indentation a line must have to be code, not a heading.
+const CODE_INDENT: usize = 4;
+
+/// The columns of white space `text` starts with, a tab to the next stop
+/// of four.
+fn indent_columns(text: &str) -> usize {
+    let mut columns = 0;
+    for b in text.bytes() {
+        match b {
+            b' ' => columns += 1,
+            b'\t' => columns += CODE_INDENT - columns % CODE_INDENT,
+            _ => break,
+        }
+    }
+    columns
 }
 
 /// A markdown heading of level 1 to 6 (`## Resource Overload w/ Atropos`)
@@ -557,7 +578,55 @@ fn banner_at(lines: &[Line<'_>], i: usize, markup: &Markup<'_>) -> Option<Sectio
             return Some(label);
         }
     }
+    if let Some(label) = underlined_title(lines, i) {
+        return Some(label);
+    }
     marked_heading(line, i, markup)
+}
+
+/// The characters that underline a reStructuredText section title below
+/// its top levels, by level (sphinx and the FreeBSD Handbook's rst
+/// export: `~` for a section's subsections, `^` below). A title over
+/// `=====` or `-----` is how a mail draws a heading too, and reads as a
+/// label in prose ([`prose`]) right above its report only: a mail's
+/// `Observations` over dashes names no run further down.
+const UNDERLINES: [u8; 2] = [b'~', b'^'];
+
+/// Level of a title over the first of [`UNDERLINES`]: under `==` and `--`
+/// titles, as in the documents that use them.
+const FIRST_UNDERLINE_LEVEL: usize = 3;
+
+/// A title underlined on the next line as long as the title or longer
+/// (`19.3.3. Creating a Mirror` over `~~~~~~~~~~~~~~~~~~~~~~~~~`),
+/// standing after a blank line: a reStructuredText section title, a
+/// heading whose scope runs down to the next of its level.
+fn underlined_title(lines: &[Line<'_>], i: usize) -> Option<SectionLabel> {
+    let under = lines.get(i + 1)?;
+    let mark = *trim_start(under.text).as_bytes().first()?;
+    let rank = UNDERLINES.iter().position(|&m| m == mark)?;
+    let line = &lines[i];
+    let title = line.text.trim();
+    let rule = under.text.trim();
+    let after_blank = i
+        .checked_sub(1)
+        .and_then(|above| lines.get(above))
+        .is_none_or(|above| above.is_blank() || above.depth != line.depth);
+    let valid = under.depth == line.depth
+        && after_blank
+        && indent_columns(line.text) < CODE_INDENT
+        && rule.len() >= 3
+        && rule.bytes().all(|b| b == mark)
+        && rule.len() >= title.chars().count()
+        && title.len() <= prose::MAX_LINE
+        && title.chars().any(char::is_alphanumeric)
+        && !title.starts_with(char::from(mark))
+        && !prose::is_command_line(title);
+    valid.then(|| SectionLabel {
+        label: title.split_whitespace().collect::<Vec<_>>().join(" "),
+        depth: line.depth,
+        end: i + 1,
+        level: u8::try_from(rank + FIRST_UNDERLINE_LEVEL).unwrap_or(BANNER_LEVEL),
+    })
 }
 
 /// A heading the input marked and undoing markup took the marks off:
@@ -845,11 +914,47 @@ mod tests {
             ("####### seven", None),
             ("##no space", None),
             ("## ##", None),
+            ("   ## three spaces", Some("three spaces")),
+            ("\n    # gmirror load\n", None),
+            ("    ## indented code", None),
+            ("\t# tab-indented prompt", None),
         ];
         for (i, (text, want)) in cases.iter().enumerate() {
             let lines = text::lines(text);
-            let got = section_label(&lines, 0).map(|l| l.label);
+            let at = usize::from(text.starts_with('\n'));
+            let got = section_label(&lines, at).map(|l| l.label);
             assert_eq!(got.as_deref(), *want, "case {i}");
+        }
+    }
+
+    #[test]
+    fn rst_titles_over_tildes_and_carets_are_headings() {
+        let cases = [
+            (
+                "\nCreating a Mirror\n~~~~~~~~~~~~~~~~~\n",
+                1,
+                Some(("Creating a Mirror", 3)),
+            ),
+            (
+                "\nTroubleshooting\n^^^^^^^^^^^^^^^^^^^^\n",
+                1,
+                Some(("Troubleshooting", 4)),
+            ),
+            ("\nToo long a title\n~~~~~\n", 1, None),
+            (
+                "prose above\nCreating a Mirror\n~~~~~~~~~~~~~~~~~\n",
+                1,
+                None,
+            ),
+            ("\n    indented code\n~~~~~~~~~~~~~~~~~\n", 1, None),
+            ("\nObservations\n------------\n", 1, None),
+            ("\n~~~~~~~~\n~~~~~~~~\n", 1, None),
+        ];
+        for (i, (text, at, want)) in cases.iter().enumerate() {
+            let lines = text::lines(text);
+            let got = underlined_title(&lines, *at).map(|l| (l.label, l.level));
+            let want = want.map(|(label, level)| (label.to_string(), level));
+            assert_eq!(got, want, "case {i}");
         }
     }
 
