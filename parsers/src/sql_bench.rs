@@ -219,6 +219,13 @@ pub fn timestr(input: &str) -> IResult<&str, Times> {
     )
         .parse(input)?;
     let (input, _) = (multispace0, char('('), multispace0).parse(input)?;
+    if let Ok((input, _)) = unlabelled_cpu_times(input) {
+        let times = Times {
+            wallclock,
+            ..Times::default()
+        };
+        return Ok((input, times));
+    }
     let (input, first) = cpu_part(input)?;
     let (input, more) = many0(preceded(
         (multispace1, opt((char('+'), multispace1))),
@@ -254,6 +261,20 @@ pub fn timestr(input: &str) -> IResult<&str, Times> {
         times.cpu = None;
     }
     Ok((input, times))
+}
+
+/// `249.00 463.00 713.00)`: the CPU times without their names, as
+/// sql-bench 2.0 (1998) printed an estimated total. Which is which is not
+/// said, so only the wall-clock time beside them is kept.
+fn unlabelled_cpu_times(input: &str) -> IResult<&str, ()> {
+    let (input, _) = (
+        perl_number,
+        many0(preceded(multispace1, perl_number)),
+        multispace0,
+        char(')'),
+    )
+        .parse(input)?;
+    Ok((input, ()))
 }
 
 /// Whether CPU parts printed with two decimals add up to a time: a total
@@ -388,15 +409,22 @@ pub fn server_attrs(value: &str) -> Vec<(&'static str, String)> {
     let Some(first) = words.next() else {
         return Vec::new();
     };
-    let rest: Vec<&str> = words.collect();
     let trim = |w: &str| {
         w.trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
             .to_string()
     };
+    // A server that names no product prints its version alone
+    // (FrontBase: `Server version: 2.1`): the version is no server name.
+    let named = !first.starts_with(|c: char| c.is_ascii_digit());
+    let rest: Vec<&str> = if named {
+        words.collect()
+    } else {
+        std::iter::once(first).chain(words).collect()
+    };
     let versions: Vec<String> = rest
         .iter()
-        .filter(|w| w.starts_with(|c: char| c.is_ascii_digit()))
-        .map(|w| trim(w))
+        .filter_map(|w| version_word(w))
+        .map(trim)
         .filter(|w| !w.is_empty())
         .collect();
     let mariadb = rest
@@ -404,8 +432,10 @@ pub fn server_attrs(value: &str) -> Vec<(&'static str, String)> {
         .any(|w| w.to_ascii_lowercase().starts_with("mariadb"));
     let server = if mariadb {
         "MariaDB".to_string()
-    } else {
+    } else if named {
         trim(first)
+    } else {
+        String::new()
     };
     // MariaDB 10 reports itself as `5.5.5-10.1.22-MariaDB` to old clients.
     let version = match versions.as_slice() {
@@ -421,6 +451,18 @@ pub fn server_attrs(value: &str) -> Vec<(&'static str, String)> {
         attrs.push(("db_version", version));
     }
     attrs
+}
+
+/// A word of a server's version string that is a version number: `7.1.1`,
+/// and SOLID's `v.02.30.0026` or a `v8.1` without its `v`.
+fn version_word(word: &str) -> Option<&str> {
+    let digits = word
+        .strip_prefix("v.")
+        .or_else(|| word.strip_prefix('v'))
+        .unwrap_or(word);
+    digits
+        .starts_with(|c: char| c.is_ascii_digit())
+        .then_some(digits)
 }
 
 fn measurement(item: &str, metric: &str, value: f64, line: usize, estimated: bool) -> Measurement {
@@ -441,7 +483,13 @@ mod tests {
     #[test]
     fn timestr_formats() {
         type Want = Option<(f64, Option<f64>, Option<f64>, Option<f64>, Option<f64>)>;
-        let cases: [(&str, Want); 13] = [
+        let cases: [(&str, Want); 15] = [
+            // sql-bench 2.0's estimated total: CPU times without names.
+            (
+                "11695 secs ( 249.00 463.00 713.00)",
+                Some((11695.0, None, None, None, None)),
+            ),
+            ("11695 secs ( 249.00 463.00 713.00", None),
             (
                 "26 wallclock secs ( 4.84 usr 2.25 sys + 0.00 cusr 0.00 csys = 7.09 CPU)",
                 Some((26.0, Some(4.84), Some(2.25), Some(0.0), Some(7.09))),
@@ -524,6 +572,15 @@ mod tests {
                 vec![("db_server", "PostgreSQL"), ("db_version", "7.1.1")],
             ),
             ("PostgreSQL version ???", vec![("db_server", "PostgreSQL")]),
+            (
+                "SOLID Server - v.02.30.0026 (Linux ix86)",
+                vec![("db_server", "SOLID"), ("db_version", "02.30.0026")],
+            ),
+            ("2.1", vec![("db_version", "2.1")]),
+            (
+                "mSQL server version 2.0.10",
+                vec![("db_server", "mSQL"), ("db_version", "2.0.10")],
+            ),
         ];
         for (i, (value, want)) in servers.into_iter().enumerate() {
             let got = server_attrs(value);

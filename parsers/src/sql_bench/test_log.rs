@@ -106,6 +106,10 @@ pub(super) fn read_test_log(lines: &[Line<'_>], start: usize) -> Outcome {
     }
     let Some(total) = scan.total else {
         let count = scan.operations.len();
+        // A skipped test's whole log is its banner and the reason.
+        if count == 0 && scan.skipped {
+            return Outcome::NotAReport;
+        }
         return missing_total(lines, start, scan.last_used, count, server.is_some(), next);
     };
     let run = Run {
@@ -139,6 +143,9 @@ struct LogScan {
     last_used: usize,
     /// The index where reading stopped.
     stop: usize,
+    /// Whether the log said the test was skipped (`Test skipped because
+    /// the database doesn't support transactions`).
+    skipped: bool,
 }
 
 impl LogScan {
@@ -204,6 +211,7 @@ fn scan_log(lines: &[Line<'_>], start: usize, first: usize) -> LogScan {
         problem: None,
         last_used: start,
         stop: first,
+        skipped: false,
     };
     let mut gap = 0;
     let mut j = first;
@@ -217,6 +225,10 @@ fn scan_log(lines: &[Line<'_>], start: usize, first: usize) -> LogScan {
             break;
         }
         let is_total = is_total_line_start(t);
+        if t.starts_with("Test skipped") {
+            scan.skipped = true;
+            scan.last_used = j;
+        }
         if !is_total && time_prefix(t).is_err() {
             gap += 1;
             if gap > MAX_LOG_GAP {
@@ -413,6 +425,20 @@ mod tests {
 
     fn runs_of(input: &str) -> (Vec<Run>, Vec<Unparsed>) {
         crate::test_support::runs_of::<SqlBenchReader>(input)
+    }
+
+    #[test]
+    fn a_skipped_test_is_no_near_miss() {
+        let (runs, unparsed) = runs_of(
+            "Testing server 'MySQL 4.0.2 alpha' at 2002-05-20 16:27:17\n\n\
+             Test skipped because the database doesn't support transactions\n",
+        );
+        assert!(runs.is_empty(), "{runs:?}");
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        // A log cut before its first time line still is one.
+        let (_, unparsed) =
+            runs_of("Testing server 'MySQL 4.0.2 alpha' at 2002-05-20 16:27:17\n\n");
+        assert_eq!(unparsed.len(), 1);
     }
 
     #[test]
