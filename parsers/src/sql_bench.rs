@@ -44,19 +44,23 @@ use nom::{IResult, Parser};
 
 use crate::number::perl_number;
 use crate::reader::{Holds, Reader};
-use crate::text::{Line, LogicalLine};
+use crate::text::{self, Line, LogicalLine};
 use crate::{Measurement, Run, Tool, Unparsed};
 
 mod summary;
 mod test_log;
 
 use summary::{is_entry_start, is_table_header, looks_like_continuation, read_summary};
-use test_log::{read_test_log, time_prefix};
+use test_log::{is_total_line_start, read_test_log, time_prefix};
 
 /// A wrapped `Total time` line or table row spans at most this many lines.
 const MAX_WRAPPED_LINES: usize = 4;
 /// How far around a report a `RUN-*` file name may be mentioned.
 const RUN_FILE_DISTANCE: usize = 3;
+/// How far into a line a lead-in of prose before a record may reach.
+const MAX_LEAD_IN: usize = 80;
+/// How many `: ` of a line's lead-in are tried as its end.
+const MAX_LEAD_IN_COLONS: usize = 3;
 
 /// Benchmark's `timestr()`: wall-clock and CPU seconds.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -152,6 +156,18 @@ fn anchor(text: &str, holds: Holds<'_>) -> Option<Anchor> {
         .take_while(|b| *b == b' ' || *b == b'\t')
         .count();
     let t = &text[blanks..];
+    anchor_at(t, holds).or_else(|| {
+        // A record after a list item's mark or a lead-in of prose.
+        let led = holds.byte(b':') || t.starts_with(|c: char| LIST_MARKS.contains(c));
+        let rest = if led { record_text(t) } else { t };
+        (rest.len() < t.len())
+            .then(|| anchor_at(rest, holds))
+            .flatten()
+    })
+}
+
+/// [`anchor`] of a line from its first visible character.
+fn anchor_at(t: &str, holds: Holds<'_>) -> Option<Anchor> {
     match t.as_bytes().first()? {
         b'B' if t.starts_with("Benchmark DBD suit") => Some(Anchor::Summary),
         b'D' if t.starts_with("Date of test:") => Some(Anchor::Summary),
@@ -319,6 +335,53 @@ fn broken(problem: Problem, next: usize) -> Outcome {
     )
 }
 
+/// The first characters a markdown list item's mark may have.
+const LIST_MARKS: &str = "-*+0123456789";
+
+/// Whether a record starts here: a test log's `Time for NAME (N):` or
+/// `Total time:` line, or a summary's `NAME: Total time:` line.
+fn starts_record(t: &str) -> bool {
+    ((t.starts_with("Time") || t.starts_with("Estimated")) && time_prefix(t).is_ok())
+        || is_total_line_start(t)
+        || is_entry_start(t)
+}
+
+/// `- `, `* `, `+ `, `1. `, `2) `: a markdown list item's mark, and the
+/// text after it.
+fn after_list_mark(t: &str) -> Option<&str> {
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = if digits > 0 {
+        t[digits..].strip_prefix(['.', ')'])?
+    } else {
+        t.strip_prefix(['-', '*', '+'])?
+    };
+    rest.starts_with([' ', '\t']).then(|| rest.trim_start())
+}
+
+/// Where a record ([`starts_record`]) starts in `text` (a line, or a
+/// wrapped record's lines joined), when more comes before it on its
+/// first line: a markdown list item's mark (`- ATIS: Total time: ...`)
+/// or a lead-in of prose that ends in a colon (`My results: ATIS: Total
+/// time: ...`, `test-insert gave: Time for insert (1000): ...`). Without
+/// such a record, `text` from its first visible character.
+fn record_text(text: &str) -> &str {
+    let t = text::trim_start(text);
+    if starts_record(t) {
+        return t;
+    }
+    if let Some(rest) = after_list_mark(t).filter(|rest| starts_record(rest)) {
+        return rest;
+    }
+    let first_line = t.split('\n').next().unwrap_or(t);
+    first_line
+        .match_indices(": ")
+        .take(MAX_LEAD_IN_COLONS)
+        .take_while(|(at, _)| *at <= MAX_LEAD_IN)
+        .map(|(at, _)| text::trim_start(&t[at + 2..]))
+        .find(|rest| starts_record(rest))
+        .unwrap_or(t)
+}
+
 /// The lines a wrapped line may use: from `start` to before a blank line,
 /// a change of depth, or a line that `starts_another` says begins the next
 /// record. A replier's mailer that re-wraps a quoted line leaves the rest
@@ -335,7 +398,8 @@ fn wrapped_window(
         let line = &lines[end];
         let t = line.text.trim();
         let rewrapped = line.depth < depth && looks_like_continuation(t);
-        if (line.depth != depth && !rewrapped) || line.is_blank() || starts_another(t) {
+        if (line.depth != depth && !rewrapped) || line.is_blank() || starts_another(record_text(t))
+        {
             break;
         }
         end += 1;

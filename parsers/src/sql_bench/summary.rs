@@ -359,8 +359,9 @@ impl<'l, 'a> SummaryReader<'l, 'a> {
         if let Some((key, value)) = header_field(t) {
             return self.header_line(key, value, in_table);
         }
-        if is_entry_start(t) && !in_table {
-            self.entry_line(t);
+        let record = super::record_text(t);
+        if is_entry_start(record) && !in_table {
+            self.entry_line(record);
             return Step::Next;
         }
         if (is_entry_without_times(t) && !in_table) || is_status_line(t) {
@@ -451,7 +452,7 @@ impl<'l, 'a> SummaryReader<'l, 'a> {
         let (lines, j) = (self.lines, self.next);
         let end = wrapped_window(lines, j, |t| is_entry_start(t) || header_field(t).is_some());
         let block = LogicalLine::join(&lines[j..end], "\n");
-        match summary_entry(&block.text) {
+        match summary_entry(super::record_text(&block.text)) {
             Ok((rest, entry)) => {
                 self.entries.push(Entry {
                     test: entry.test.to_string(),
@@ -671,6 +672,21 @@ mod tests {
 
     fn runs_of(input: &str) -> (Vec<Run>, Vec<Unparsed>) {
         crate::test_support::runs_of::<SqlBenchReader>(input)
+    }
+
+    #[test]
+    fn entries_after_list_marks_and_lead_ins() {
+        let (runs, unparsed) = runs_of(
+            "My results: ATIS: Total time: 26 wallclock secs ( 4.84 usr 2.25 sys + 0.00 cusr 0.00 csys = 7.09 CPU)\n\
+             - alter-table: Total time: 143 wallclock secs ( 0.10 usr 0.03 sys + 0.00 cusr 0.00 csys = 0.13 CPU)\n\
+             * insert: Estimated total time: 199360 wallclock secs (879.85 usr 202.59 sys +  0.00 cusr  0.00 csys = 1082.45 CPU)\n",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        assert_eq!(runs.len(), 1, "{runs:?}");
+        assert_eq!(runs[0].value("test-ATIS", "cpu_s"), Some(7.09));
+        assert_eq!(runs[0].value("test-alter-table", "cpu_s"), Some(0.13));
+        assert_eq!(runs[0].value("test-insert", "cpu_s"), Some(1082.45));
+        assert_eq!(runs[0].lines, [1, 3]);
     }
 
     #[test]
