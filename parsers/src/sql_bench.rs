@@ -50,7 +50,10 @@ use crate::{Measurement, Run, Tool, Unparsed};
 mod summary;
 mod test_log;
 
-use summary::{is_entry_start, is_table_header, looks_like_continuation, read_summary};
+use summary::{
+    headless_table_start, is_entry_start, is_table_header, looks_like_continuation,
+    read_headless_table, read_summary,
+};
 use test_log::{is_total_line_start, read_test_log, time_prefix};
 
 /// A wrapped `Total time` line or table row spans at most this many lines.
@@ -97,14 +100,15 @@ pub struct SqlBenchReader;
 impl Reader for SqlBenchReader {
     const TOOL: Tool = Tool::SqlBench;
     // The colon of the summary's heads and entries, the `(` of a test
-    // log's times, `Testing server '`, `Benchmark DBD suite`, and the `c`
-    // of `seconds usr sys cpu tests`.
-    const MARKERS: &'static [u8] = b":('Dc";
+    // log's times, `Testing server '`, `Benchmark DBD suite`, the `c` of
+    // `seconds usr sys cpu tests`, and the `T` of a headless table's
+    // `TOTALS` row.
+    const MARKERS: &'static [u8] = b":('DcT";
     /// Each report is read on its own.
     type State = ();
 
     fn may_start(lines: &[Line<'_>], i: usize, holds: Holds<'_>) -> bool {
-        anchor(lines[i].text, holds).is_some()
+        anchor(lines[i].text, holds).is_some() || headless_table_start(lines, i).is_some()
     }
 
     /// Reads the sql-bench report at line `i`; a report that starts but
@@ -117,7 +121,12 @@ impl Reader for SqlBenchReader {
         unparsed: &mut Vec<Unparsed>,
     ) -> usize {
         let outcome = match anchor(lines[i].text, Holds::anything()) {
-            None => return i + 1,
+            // A table cut to its rows is read from its first row, once its
+            // TOTALS row is met.
+            None => match headless_table_start(lines, i) {
+                Some(first) => read_headless_table(lines, first),
+                None => return i + 1,
+            },
             Some(Anchor::Summary) => read_summary(lines, i),
             Some(Anchor::TestLog) => read_test_log(lines, i),
         };
