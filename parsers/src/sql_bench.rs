@@ -44,19 +44,26 @@ use nom::{IResult, Parser};
 
 use crate::number::perl_number;
 use crate::reader::{Holds, Reader};
-use crate::text::{Line, LogicalLine};
+use crate::text::{self, Line, LogicalLine};
 use crate::{Measurement, Run, Tool, Unparsed};
 
 mod summary;
 mod test_log;
 
-use summary::{is_entry_start, is_table_header, looks_like_continuation, read_summary};
-use test_log::{read_test_log, time_prefix};
+use summary::{
+    headless_table_start, is_entry_start, is_table_header, looks_like_continuation,
+    read_headless_table, read_summary,
+};
+use test_log::{is_total_line_start, read_test_log, time_prefix};
 
 /// A wrapped `Total time` line or table row spans at most this many lines.
 const MAX_WRAPPED_LINES: usize = 4;
 /// How far around a report a `RUN-*` file name may be mentioned.
 const RUN_FILE_DISTANCE: usize = 3;
+/// How far into a line a lead-in of prose before a record may reach.
+const MAX_LEAD_IN: usize = 80;
+/// How many `: ` of a line's lead-in are tried as its end.
+const MAX_LEAD_IN_COLONS: usize = 3;
 
 /// Benchmark's `timestr()`: wall-clock and CPU seconds.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -93,14 +100,15 @@ pub struct SqlBenchReader;
 impl Reader for SqlBenchReader {
     const TOOL: Tool = Tool::SqlBench;
     // The colon of the summary's heads and entries, the `(` of a test
-    // log's times, `Testing server '`, `Benchmark DBD suite`, and the `c`
-    // of `seconds usr sys cpu tests`.
-    const MARKERS: &'static [u8] = b":('Dc";
+    // log's times, `Testing server '`, `Benchmark DBD suite`, the `c` of
+    // `seconds usr sys cpu tests`, and the `T` of a headless table's
+    // `TOTALS` row.
+    const MARKERS: &'static [u8] = b":('DcT";
     /// Each report is read on its own.
     type State = ();
 
     fn may_start(lines: &[Line<'_>], i: usize, holds: Holds<'_>) -> bool {
-        anchor(lines[i].text, holds).is_some()
+        anchor(lines[i].text, holds).is_some() || headless_table_start(lines, i).is_some()
     }
 
     /// Reads the sql-bench report at line `i`; a report that starts but
@@ -113,7 +121,12 @@ impl Reader for SqlBenchReader {
         unparsed: &mut Vec<Unparsed>,
     ) -> usize {
         let outcome = match anchor(lines[i].text, Holds::anything()) {
-            None => return i + 1,
+            // A table cut to its rows is read from its first row, once its
+            // TOTALS row is met.
+            None => match headless_table_start(lines, i) {
+                Some(first) => read_headless_table(lines, first),
+                None => return i + 1,
+            },
             Some(Anchor::Summary) => read_summary(lines, i),
             Some(Anchor::TestLog) => read_test_log(lines, i),
         };
@@ -152,6 +165,18 @@ fn anchor(text: &str, holds: Holds<'_>) -> Option<Anchor> {
         .take_while(|b| *b == b' ' || *b == b'\t')
         .count();
     let t = &text[blanks..];
+    anchor_at(t, holds).or_else(|| {
+        // A record after a list item's mark or a lead-in of prose.
+        let led = holds.byte(b':') || t.starts_with(|c: char| LIST_MARKS.contains(c));
+        let rest = if led { record_text(t) } else { t };
+        (rest.len() < t.len())
+            .then(|| anchor_at(rest, holds))
+            .flatten()
+    })
+}
+
+/// [`anchor`] of a line from its first visible character.
+fn anchor_at(t: &str, holds: Holds<'_>) -> Option<Anchor> {
     match t.as_bytes().first()? {
         b'B' if t.starts_with("Benchmark DBD suit") => Some(Anchor::Summary),
         b'D' if t.starts_with("Date of test:") => Some(Anchor::Summary),
@@ -219,6 +244,13 @@ pub fn timestr(input: &str) -> IResult<&str, Times> {
     )
         .parse(input)?;
     let (input, _) = (multispace0, char('('), multispace0).parse(input)?;
+    if let Ok((input, _)) = unlabelled_cpu_times(input) {
+        let times = Times {
+            wallclock,
+            ..Times::default()
+        };
+        return Ok((input, times));
+    }
     let (input, first) = cpu_part(input)?;
     let (input, more) = many0(preceded(
         (multispace1, opt((char('+'), multispace1))),
@@ -254,6 +286,20 @@ pub fn timestr(input: &str) -> IResult<&str, Times> {
         times.cpu = None;
     }
     Ok((input, times))
+}
+
+/// `249.00 463.00 713.00)`: the CPU times without their names, as
+/// sql-bench 2.0 (1998) printed an estimated total. Which is which is not
+/// said, so only the wall-clock time beside them is kept.
+fn unlabelled_cpu_times(input: &str) -> IResult<&str, ()> {
+    let (input, _) = (
+        perl_number,
+        many0(preceded(multispace1, perl_number)),
+        multispace0,
+        char(')'),
+    )
+        .parse(input)?;
+    Ok((input, ()))
 }
 
 /// Whether CPU parts printed with two decimals add up to a time: a total
@@ -298,6 +344,53 @@ fn broken(problem: Problem, next: usize) -> Outcome {
     )
 }
 
+/// The first characters a markdown list item's mark may have.
+const LIST_MARKS: &str = "-*+0123456789";
+
+/// Whether a record starts here: a test log's `Time for NAME (N):` or
+/// `Total time:` line, or a summary's `NAME: Total time:` line.
+fn starts_record(t: &str) -> bool {
+    ((t.starts_with("Time") || t.starts_with("Estimated")) && time_prefix(t).is_ok())
+        || is_total_line_start(t)
+        || is_entry_start(t)
+}
+
+/// `- `, `* `, `+ `, `1. `, `2) `: a markdown list item's mark, and the
+/// text after it.
+fn after_list_mark(t: &str) -> Option<&str> {
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = if digits > 0 {
+        t[digits..].strip_prefix(['.', ')'])?
+    } else {
+        t.strip_prefix(['-', '*', '+'])?
+    };
+    rest.starts_with([' ', '\t']).then(|| rest.trim_start())
+}
+
+/// Where a record ([`starts_record`]) starts in `text` (a line, or a
+/// wrapped record's lines joined), when more comes before it on its
+/// first line: a markdown list item's mark (`- ATIS: Total time: ...`)
+/// or a lead-in of prose that ends in a colon (`My results: ATIS: Total
+/// time: ...`, `test-insert gave: Time for insert (1000): ...`). Without
+/// such a record, `text` from its first visible character.
+fn record_text(text: &str) -> &str {
+    let t = text::trim_start(text);
+    if starts_record(t) {
+        return t;
+    }
+    if let Some(rest) = after_list_mark(t).filter(|rest| starts_record(rest)) {
+        return rest;
+    }
+    let first_line = t.split('\n').next().unwrap_or(t);
+    first_line
+        .match_indices(": ")
+        .take(MAX_LEAD_IN_COLONS)
+        .take_while(|(at, _)| *at <= MAX_LEAD_IN)
+        .map(|(at, _)| text::trim_start(&t[at + 2..]))
+        .find(|rest| starts_record(rest))
+        .unwrap_or(t)
+}
+
 /// The lines a wrapped line may use: from `start` to before a blank line,
 /// a change of depth, or a line that `starts_another` says begins the next
 /// record. A replier's mailer that re-wraps a quoted line leaves the rest
@@ -314,7 +407,8 @@ fn wrapped_window(
         let line = &lines[end];
         let t = line.text.trim();
         let rewrapped = line.depth < depth && looks_like_continuation(t);
-        if (line.depth != depth && !rewrapped) || line.is_blank() || starts_another(t) {
+        if (line.depth != depth && !rewrapped) || line.is_blank() || starts_another(record_text(t))
+        {
             break;
         }
         end += 1;
@@ -388,15 +482,22 @@ pub fn server_attrs(value: &str) -> Vec<(&'static str, String)> {
     let Some(first) = words.next() else {
         return Vec::new();
     };
-    let rest: Vec<&str> = words.collect();
     let trim = |w: &str| {
         w.trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
             .to_string()
     };
+    // A server that names no product prints its version alone
+    // (FrontBase: `Server version: 2.1`): the version is no server name.
+    let named = !first.starts_with(|c: char| c.is_ascii_digit());
+    let rest: Vec<&str> = if named {
+        words.collect()
+    } else {
+        std::iter::once(first).chain(words).collect()
+    };
     let versions: Vec<String> = rest
         .iter()
-        .filter(|w| w.starts_with(|c: char| c.is_ascii_digit()))
-        .map(|w| trim(w))
+        .filter_map(|w| version_word(w))
+        .map(trim)
         .filter(|w| !w.is_empty())
         .collect();
     let mariadb = rest
@@ -404,8 +505,10 @@ pub fn server_attrs(value: &str) -> Vec<(&'static str, String)> {
         .any(|w| w.to_ascii_lowercase().starts_with("mariadb"));
     let server = if mariadb {
         "MariaDB".to_string()
-    } else {
+    } else if named {
         trim(first)
+    } else {
+        String::new()
     };
     // MariaDB 10 reports itself as `5.5.5-10.1.22-MariaDB` to old clients.
     let version = match versions.as_slice() {
@@ -421,6 +524,18 @@ pub fn server_attrs(value: &str) -> Vec<(&'static str, String)> {
         attrs.push(("db_version", version));
     }
     attrs
+}
+
+/// A word of a server's version string that is a version number: `7.1.1`,
+/// and SOLID's `v.02.30.0026` or a `v8.1` without its `v`.
+fn version_word(word: &str) -> Option<&str> {
+    let digits = word
+        .strip_prefix("v.")
+        .or_else(|| word.strip_prefix('v'))
+        .unwrap_or(word);
+    digits
+        .starts_with(|c: char| c.is_ascii_digit())
+        .then_some(digits)
 }
 
 fn measurement(item: &str, metric: &str, value: f64, line: usize, estimated: bool) -> Measurement {
@@ -441,7 +556,13 @@ mod tests {
     #[test]
     fn timestr_formats() {
         type Want = Option<(f64, Option<f64>, Option<f64>, Option<f64>, Option<f64>)>;
-        let cases: [(&str, Want); 13] = [
+        let cases: [(&str, Want); 15] = [
+            // sql-bench 2.0's estimated total: CPU times without names.
+            (
+                "11695 secs ( 249.00 463.00 713.00)",
+                Some((11695.0, None, None, None, None)),
+            ),
+            ("11695 secs ( 249.00 463.00 713.00", None),
             (
                 "26 wallclock secs ( 4.84 usr 2.25 sys + 0.00 cusr 0.00 csys = 7.09 CPU)",
                 Some((26.0, Some(4.84), Some(2.25), Some(0.0), Some(7.09))),
@@ -524,6 +645,15 @@ mod tests {
                 vec![("db_server", "PostgreSQL"), ("db_version", "7.1.1")],
             ),
             ("PostgreSQL version ???", vec![("db_server", "PostgreSQL")]),
+            (
+                "SOLID Server - v.02.30.0026 (Linux ix86)",
+                vec![("db_server", "SOLID"), ("db_version", "02.30.0026")],
+            ),
+            ("2.1", vec![("db_version", "2.1")]),
+            (
+                "mSQL server version 2.0.10",
+                vec![("db_server", "mSQL"), ("db_version", "2.0.10")],
+            ),
         ];
         for (i, (value, want)) in servers.into_iter().enumerate() {
             let got = server_attrs(value);

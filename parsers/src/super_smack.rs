@@ -102,8 +102,7 @@ impl Reader for SuperSmackReader {
     /// whose first line was cut off; a line set in bold is read without its
     /// marks, as [`SuperSmackReader::read_at`] reads it.
     fn may_start(lines: &[Line<'_>], i: usize, _: Holds<'_>) -> bool {
-        let text = lines[i].text;
-        let text = bold_text(text).unwrap_or(text);
+        let text = unmarked(lines[i].text);
         // `Q` starts both; prose seldom holds one.
         memchr::memchr(b'Q', text.as_bytes()).is_some()
             && (report_start_finder().find(text.as_bytes()).is_some()
@@ -135,7 +134,10 @@ impl Reader for SuperSmackReader {
             None => return i + 1,
         };
         let end = report_end(lines, i);
-        let block = LogicalLine::join(&lines.range(i..end), "\n");
+        let mut block = LogicalLine::join(&lines.range(i..end), "\n");
+        if block.text.contains('|') {
+            block.text = without_table_rules(&block.text);
+        }
         match read_report(&block, offset) {
             Ok((report, consumed)) => {
                 let last_line = block.line_at(consumed.saturating_sub(1));
@@ -181,9 +183,7 @@ struct Unbolded<'s, 'a>(&'s [Line<'a>]);
 impl<'a> Unbolded<'_, 'a> {
     fn get(&self, i: usize) -> Line<'a> {
         let mut line = self.0[i];
-        if let Some(inner) = bold_text(line.text) {
-            line.text = inner;
-        }
+        line.text = unmarked(line.text);
         line
     }
 
@@ -195,6 +195,49 @@ impl<'a> Unbolded<'_, 'a> {
     fn range(&self, range: std::ops::Range<usize>) -> Vec<Line<'a>> {
         range.map(|i| self.get(i)).collect()
     }
+}
+
+/// A line as a report's line reads: without the Markdown bold around it
+/// or the list item's mark before it (`- select_index 1000 16 2 497.42`,
+/// `* **Query_type ...**`).
+fn unmarked(text: &str) -> &str {
+    let text = list_item_text(text).unwrap_or(text);
+    bold_text(text).unwrap_or(text)
+}
+
+/// A report set in a Markdown table (`| select_index | 20000 | 0 | 0 |
+/// 4360.61 |`): its cell rules and its `|---|---|` line as blanks, so its
+/// cells read as fields. Byte for byte the same length, so every byte
+/// keeps its line.
+fn without_table_rules(text: &str) -> String {
+    text.split('\n')
+        .map(|line| {
+            let is_rule = line.contains('-')
+                && line
+                    .bytes()
+                    .all(|b| matches!(b, b'|' | b'-' | b':' | b' ' | b'\t'));
+            if is_rule {
+                " ".repeat(line.len())
+            } else {
+                line.replace('|', " ")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The text of a Markdown list item after its `- `, `* ` or `+ `, or
+/// of a Markdown table row after its first `|`.
+fn list_item_text(text: &str) -> Option<&str> {
+    // Asked of every line: the mark's byte first, before any trimming.
+    let t = text.trim_start();
+    if !t.starts_with(['-', '*', '+', '|']) {
+        return None;
+    }
+    let rest = t.get(1..)?;
+    let inner = rest.trim_start();
+    let spaced = rest.starts_with([' ', '\t']) || t.starts_with('|');
+    (spaced && !inner.is_empty()).then_some(inner)
 }
 
 /// The text inside a line wholly set in Markdown bold: `**select_index 1000 16 2 497.42**`.
@@ -755,6 +798,49 @@ mod tests {
                 (None, Some(8), [12, 15])
             ]
         );
+    }
+
+    #[test]
+    fn a_report_in_markdown_list_items() {
+        let (runs, unparsed) = runs_of(
+            "- Query Barrel Report for client smacker1\n\
+             - connect: max=62ms  min=0ms avg= 16ms from 10 clients\n\
+             - Query_type      num_queries     max_time        min_time        q_per_s\n\
+             - select_index    20000   0       0       4360.61\n\
+             * **update_index    20000   1       0       2360.61**\n",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].threads, Some(10));
+        assert_eq!(runs[0].value("select_index", "q_per_s"), Some(4360.61));
+        assert_eq!(runs[0].value("update_index", "q_per_s"), Some(2360.61));
+        assert_eq!(runs[0].lines, [1, 5]);
+        // A list of prose is no report.
+        let (runs, unparsed) = runs_of("- Query the server\n- select_index is fast\n");
+        assert!(runs.is_empty() && unparsed.is_empty());
+    }
+
+    #[test]
+    fn a_report_in_a_markdown_table() {
+        let (runs, unparsed) = runs_of(
+            "| Query_type | num_queries | max_time | min_time | q_per_s |\n\
+             |---|---|---|---|---|\n\
+             | select_index | 20000 | 0 | 0 | 4360.61 |\n\
+             | update_index | 20000 | 1 | 0 | 2360.61 |\n",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].value("select_index", "num_queries"), Some(20000.0));
+        assert_eq!(runs[0].value("update_index", "max_time"), Some(1.0));
+        assert_eq!(runs[0].lines, [1, 4]);
+        let line_of = |item: &str| {
+            runs[0]
+                .results
+                .iter()
+                .find(|m| m.item == item)
+                .map(|m| m.line)
+        };
+        assert_eq!(line_of("update_index"), Some(4));
     }
 
     #[test]

@@ -325,13 +325,22 @@ fn server_version(rest: &str, push: &mut impl Push) {
     let words: Vec<&str> = rest.split_whitespace().collect();
     let (server, version) = match words.as_slice() {
         [name, version, ..] if !name.starts_with(|c: char| c.is_ascii_digit()) => (*name, *version),
-        [version, ..] => {
+        // The mysql client's own line: MySQL and MariaDB versions have
+        // three parts (`5.0.45-log`); a bare `2.1` is some other server's
+        // (sql-bench's FrontBase summary), named nowhere.
+        [version, ..] if has_three_parts(version) => {
             let server = if rest.contains("MariaDB") {
                 "MariaDB"
             } else {
                 "MySQL"
             };
             (server, *version)
+        }
+        [version, ..] => {
+            if version.starts_with(|c: char| c.is_ascii_digit()) {
+                push("db_version", version, None);
+            }
+            return;
         }
         [] => return,
     };
@@ -340,6 +349,16 @@ fn server_version(rest: &str, push: &mut impl Push) {
         let version = version.split('-').next().unwrap_or(version);
         push("db_version", version, None);
     }
+}
+
+/// `5.0.45-log`, `10.1.22`: three numbers joined by dots before any suffix.
+fn has_three_parts(version: &str) -> bool {
+    let number = version.split('-').next().unwrap_or(version);
+    let parts: Vec<&str> = number.split('.').collect();
+    parts.len() >= 3
+        && parts[..3]
+            .iter()
+            .all(|p| p.starts_with(|c: char| c.is_ascii_digit()))
 }
 
 /// The kernel's own words about itself.
@@ -546,7 +565,8 @@ mod tests {
             mysqld  Ver 5.0.51a-24 for debian-linux-gnu on x86_64\n\
             I like FreeBSD a lot, Linux 2 much.\n\
             model name\t: Intel(R) Xeon(R)  CPU E5-2670 0 @ 2.60GHz\n\
-            MemTotal:        8167848 kB\n";
+            MemTotal:        8167848 kB\n\
+            Server version:      2.1\n";
         let lines = text::lines(input);
         let got: Vec<(usize, usize, &str, String)> = facts(&lines)
             .into_iter()
@@ -584,6 +604,7 @@ mod tests {
             (10, 0, "db_version", "5.0.51a"),
             (12, 0, "cpu", "Intel(R) Xeon(R) CPU E5-2670 0 @ 2.60GHz"),
             (13, 0, "memory_mb", "7976"),
+            (14, 0, "db_version", "2.1"),
         ];
         let want: Vec<(usize, usize, &str, String)> = want
             .into_iter()

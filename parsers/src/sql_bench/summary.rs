@@ -290,6 +290,47 @@ pub(super) fn read_summary(lines: &[Line<'_>], start: usize) -> Outcome {
     reader.finish()
 }
 
+/// Reads a per-operation table pasted without its header, from its first
+/// row at `lines[start]` (see [`headless_table_start`]).
+pub(super) fn read_headless_table(lines: &[Line<'_>], start: usize) -> Outcome {
+    let mut reader = SummaryReader::new(lines, start);
+    reader.headless = true;
+    while reader.read_line() == Step::Next {}
+    reader.finish()
+}
+
+/// The first row of a per-operation table pasted without its `Operation
+/// seconds usr sys cpu tests` header (and the summary above it), when
+/// `lines[i]` is its `TOTALS` row: the whole rows right above it at its
+/// depth. `None` when `lines[i]` is no TOTALS row, no other row is above
+/// it, or a header heads the rows (the summary reads its own table).
+pub(super) fn headless_table_start(lines: &[Line<'_>], i: usize) -> Option<usize> {
+    let t = lines[i].text.trim();
+    if !t.starts_with("TOTALS") || !is_whole_row(t) {
+        return None;
+    }
+    let depth = lines[i].depth;
+    let mut first = i;
+    while first > 0 && i - first < MAX_SUMMARY_LINES {
+        let above = &lines[first - 1];
+        let a = above.text.trim();
+        if above.depth != depth || a.starts_with("TOTALS") || !is_whole_row(a) {
+            break;
+        }
+        first -= 1;
+    }
+    let headed = first > 0 && {
+        let a = lines[first - 1].text.trim();
+        is_table_header(a) || a.starts_with("Totals per operation:")
+    };
+    (first < i && !headed).then_some(first)
+}
+
+/// A whole per-operation row on one line: `alter_table_add 18.00 0.02 0.00 0.02 100`.
+fn is_whole_row(t: &str) -> bool {
+    looks_like_row(t) && operation_row(t).is_ok_and(|(rest, _)| rest.trim().is_empty())
+}
+
 /// Whether the summary goes on after the line just read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Step {
@@ -319,6 +360,8 @@ struct SummaryReader<'l, 'a> {
     /// A long header value (Comments, Arguments) may be wrapped once or twice.
     continuable_header: bool,
     continuations: usize,
+    /// The table's rows start the summary: its header was not pasted.
+    headless: bool,
 }
 
 impl<'l, 'a> SummaryReader<'l, 'a> {
@@ -339,6 +382,7 @@ impl<'l, 'a> SummaryReader<'l, 'a> {
             blank_run: 0,
             continuable_header: false,
             continuations: 0,
+            headless: false,
         }
     }
 
@@ -359,8 +403,9 @@ impl<'l, 'a> SummaryReader<'l, 'a> {
         if let Some((key, value)) = header_field(t) {
             return self.header_line(key, value, in_table);
         }
-        if is_entry_start(t) && !in_table {
-            self.entry_line(t);
+        let record = super::record_text(t);
+        if is_entry_start(record) && !in_table {
+            self.entry_line(record);
             return Step::Next;
         }
         if (is_entry_without_times(t) && !in_table) || is_status_line(t) {
@@ -381,7 +426,7 @@ impl<'l, 'a> SummaryReader<'l, 'a> {
             self.use_line();
             return Step::Next;
         }
-        if self.table_header.is_some() {
+        if self.table_header.is_some() || self.headless {
             return self.table_row(t);
         }
         if self.problem.is_some() && looks_like_continuation(t) {
@@ -451,7 +496,7 @@ impl<'l, 'a> SummaryReader<'l, 'a> {
         let (lines, j) = (self.lines, self.next);
         let end = wrapped_window(lines, j, |t| is_entry_start(t) || header_field(t).is_some());
         let block = LogicalLine::join(&lines[j..end], "\n");
-        match summary_entry(&block.text) {
+        match summary_entry(super::record_text(&block.text)) {
             Ok((rest, entry)) => {
                 self.entries.push(Entry {
                     test: entry.test.to_string(),
@@ -671,6 +716,44 @@ mod tests {
 
     fn runs_of(input: &str) -> (Vec<Run>, Vec<Unparsed>) {
         crate::test_support::runs_of::<SqlBenchReader>(input)
+    }
+
+    #[test]
+    fn a_table_pasted_without_its_header() {
+        let (runs, unparsed) = runs_of(
+            "The table, cut to its rows:\n\
+             alter_table_add                       18.00    0.02    0.00    0.02     100\n\
+             connect                                2.00    1.02    0.51    1.53    2000\n\
+             TOTALS                              2865.00  310.26   79.94  390.20 2974250 ++\n",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        assert_eq!(runs.len(), 1, "{runs:?}");
+        assert_eq!(runs[0].lines, [2, 4]);
+        assert_eq!(runs[0].value("connect", "tests"), Some(2000.0));
+        assert_eq!(runs[0].value("TOTALS", "cpu_s"), Some(390.2));
+        // Rows without a TOTALS row, or a lone TOTALS line, are no table.
+        for input in [
+            "alter_table_add 18.00 0.02 0.00 0.02 100\nconnect 2.00 1.02 0.51 1.53 2000\n",
+            "TOTALS 2865.00 310.26 79.94 390.20 2974250\n",
+        ] {
+            let (runs, unparsed) = runs_of(input);
+            assert!(runs.is_empty() && unparsed.is_empty(), "{input:?}");
+        }
+    }
+
+    #[test]
+    fn entries_after_list_marks_and_lead_ins() {
+        let (runs, unparsed) = runs_of(
+            "My results: ATIS: Total time: 26 wallclock secs ( 4.84 usr 2.25 sys + 0.00 cusr 0.00 csys = 7.09 CPU)\n\
+             - alter-table: Total time: 143 wallclock secs ( 0.10 usr 0.03 sys + 0.00 cusr 0.00 csys = 0.13 CPU)\n\
+             * insert: Estimated total time: 199360 wallclock secs (879.85 usr 202.59 sys +  0.00 cusr  0.00 csys = 1082.45 CPU)\n",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        assert_eq!(runs.len(), 1, "{runs:?}");
+        assert_eq!(runs[0].value("test-ATIS", "cpu_s"), Some(7.09));
+        assert_eq!(runs[0].value("test-alter-table", "cpu_s"), Some(0.13));
+        assert_eq!(runs[0].value("test-insert", "cpu_s"), Some(1082.45));
+        assert_eq!(runs[0].lines, [1, 3]);
     }
 
     #[test]

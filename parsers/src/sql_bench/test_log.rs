@@ -15,8 +15,9 @@ use crate::text::{Line, LogicalLine};
 use crate::{Measurement, Run, Tool};
 
 use super::{
-    broken, collapse_spaces, count, first_lines, index_of, line_at_end, measurement, server_attrs,
-    timestr, total_time_tag, wrapped_window, Outcome, Problem, Times, RUN_FILE_DISTANCE,
+    broken, collapse_spaces, count, first_lines, index_of, line_at_end, measurement, record_text,
+    server_attrs, timestr, total_time_tag, wrapped_window, Outcome, Problem, Times,
+    RUN_FILE_DISTANCE,
 };
 
 /// A single test's log is at most this long.
@@ -77,7 +78,25 @@ fn total_line(input: &str) -> IResult<&str, (bool, Times)> {
     Ok((input, (estimated, times)))
 }
 
-fn is_total_line_start(t: &str) -> bool {
+/// Where a test log's record starts on a line ([`record_text`]); within a
+/// log, the final `Total time:` may also follow prose without a colon
+/// (`and the total was Total time: 3 wallclock secs ...`).
+fn log_record(text: &str) -> &str {
+    let t = record_text(text);
+    if is_total_line_start(t) || time_prefix(t).is_ok() {
+        return t;
+    }
+    let first_line = t.split('\n').next().unwrap_or(t);
+    ["Estimated total time:", "Total time:"]
+        .iter()
+        .find_map(|head| {
+            let at = first_line.find(head)?;
+            first_line[..at].ends_with(' ').then(|| &t[at..])
+        })
+        .unwrap_or(t)
+}
+
+pub(super) fn is_total_line_start(t: &str) -> bool {
     (t.starts_with("Total time:") || t.starts_with("Estimated total time:"))
         && total_time_tag(t).is_ok()
 }
@@ -106,6 +125,10 @@ pub(super) fn read_test_log(lines: &[Line<'_>], start: usize) -> Outcome {
     }
     let Some(total) = scan.total else {
         let count = scan.operations.len();
+        // A skipped test's whole log is its banner and the reason.
+        if count == 0 && scan.skipped {
+            return Outcome::NotAReport;
+        }
         return missing_total(lines, start, scan.last_used, count, server.is_some(), next);
     };
     let run = Run {
@@ -139,6 +162,9 @@ struct LogScan {
     last_used: usize,
     /// The index where reading stopped.
     stop: usize,
+    /// Whether the log said the test was skipped (`Test skipped because
+    /// the database doesn't support transactions`).
+    skipped: bool,
 }
 
 impl LogScan {
@@ -150,7 +176,7 @@ impl LogScan {
 
     /// Reads the (possibly wrapped) `Total time: ...` line at `lines[j]`.
     fn read_total(&mut self, lines: &[Line<'_>], j: usize, block: &LogicalLine) {
-        match total_line(&block.text) {
+        match total_line(log_record(&block.text)) {
             Ok((rest, (estimated, times))) => {
                 self.last_used = index_of(lines, j, line_at_end(block, rest));
                 self.total = Some(Total {
@@ -173,7 +199,7 @@ impl LogScan {
     /// Reads the (possibly wrapped) `Time for NAME (N): ...` line at
     /// `lines[j]`; returns the index of the line after it.
     fn read_time(&mut self, lines: &[Line<'_>], j: usize, block: &LogicalLine) -> usize {
-        match time_line(&block.text) {
+        match time_line(log_record(&block.text)) {
             Ok((rest, (prefix, times))) => {
                 let last = index_of(lines, j, line_at_end(block, rest));
                 add_operation(&mut self.operations, &prefix, &times, lines[j].number);
@@ -204,6 +230,7 @@ fn scan_log(lines: &[Line<'_>], start: usize, first: usize) -> LogScan {
         problem: None,
         last_used: start,
         stop: first,
+        skipped: false,
     };
     let mut gap = 0;
     let mut j = first;
@@ -212,11 +239,15 @@ fn scan_log(lines: &[Line<'_>], start: usize, first: usize) -> LogScan {
         if line.depth != depth {
             break;
         }
-        let t = line.text.trim();
+        let t = log_record(line.text).trim_end();
         if t.starts_with("Testing server '") || t.starts_with("Benchmark DBD suit") {
             break;
         }
         let is_total = is_total_line_start(t);
+        if t.starts_with("Test skipped") {
+            scan.skipped = true;
+            scan.last_used = j;
+        }
         if !is_total && time_prefix(t).is_err() {
             gap += 1;
             if gap > MAX_LOG_GAP {
@@ -413,6 +444,46 @@ mod tests {
 
     fn runs_of(input: &str) -> (Vec<Run>, Vec<Unparsed>) {
         crate::test_support::runs_of::<SqlBenchReader>(input)
+    }
+
+    #[test]
+    fn records_after_list_marks_and_lead_ins() {
+        let times = "1 wallclock secs ( 0.05 usr  0.02 sys +  0.00 cusr  0.00 csys =  0.07 CPU)";
+        let total = "3 wallclock secs ( 0.10 usr  0.04 sys +  0.00 cusr  0.00 csys =  0.14 CPU)";
+        let cases = [
+            format!("- Time for insert (1000): {times}\n- Total time: {total}\n"),
+            format!("1. Time for insert (1000): {times}\n2. Total time: {total}\n"),
+            format!("test-insert gave: Time for insert (1000): {times}\nTotal time: {total}\n"),
+            format!("Time for insert (1000): {times}\nand the total was Total time: {total}\n"),
+        ];
+        for (i, input) in cases.iter().enumerate() {
+            let (runs, unparsed) = runs_of(input);
+            assert!(unparsed.is_empty(), "case {i}: {unparsed:?}");
+            assert_eq!(runs.len(), 1, "case {i}");
+            assert_eq!(runs[0].value("insert", "cpu_s"), Some(0.07), "case {i}");
+            assert_eq!(runs[0].value("TOTALS", "cpu_s"), Some(0.14), "case {i}");
+        }
+        // Prose with colons and no record is no report.
+        let (runs, unparsed) =
+            runs_of("Note: Time for a change: we ran it.\nSummary: Total time was an hour\n");
+        assert!(
+            runs.is_empty() && unparsed.is_empty(),
+            "{runs:?} {unparsed:?}"
+        );
+    }
+
+    #[test]
+    fn a_skipped_test_is_no_near_miss() {
+        let (runs, unparsed) = runs_of(
+            "Testing server 'MySQL 4.0.2 alpha' at 2002-05-20 16:27:17\n\n\
+             Test skipped because the database doesn't support transactions\n",
+        );
+        assert!(runs.is_empty(), "{runs:?}");
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        // A log cut before its first time line still is one.
+        let (_, unparsed) =
+            runs_of("Testing server 'MySQL 4.0.2 alpha' at 2002-05-20 16:27:17\n\n");
+        assert_eq!(unparsed.len(), 1);
     }
 
     #[test]
