@@ -209,27 +209,87 @@ impl Reader for BonnieReader {
         runs: &mut Vec<Run>,
         unparsed: &mut Vec<Unparsed>,
     ) -> usize {
-        let text = lines[i].text;
-        let found = if starts_table(text) {
-            table::read_block(lines, i, *taken_until)
-                .map(|found| found.map(|block| (block.reports, block.end)))
-        } else if csv::may_be_record(text) {
-            csv::read_record(lines, i).map(|found| found.map(|(report, end)| (vec![report], end)))
-        } else {
-            None
-        };
-        match found {
-            Some(Ok((reports, end))) => {
-                runs.extend(reports.into_iter().filter_map(Report::into_run));
-                *taken_until = end;
-                end
-            }
-            Some(Err(miss)) => {
-                unparsed.push(miss);
-                i + 1
-            }
-            None => i + 1,
+        let near = &lines[i..lines.len().min(i + 4)];
+        let broken = near.iter().any(|l| hard_break(l.text).is_some());
+        let diff = near.iter().any(|l| is_diff_header(l.text));
+        if !broken && !diff {
+            return read_report(lines, i, taken_until, runs, unparsed);
         }
+        // A markdown page ended each line of the report with `\` (a hard
+        // line break), or a post showed two runs as a diff (` ` before the
+        // header, `-` and `+` before the old and the new rows): read the
+        // lines around it without the breaks or the diff's marks.
+        let from = i.saturating_sub(HARD_BREAK_LOOK_BACK);
+        let to = lines.len().min(i + HARD_BREAK_REACH);
+        let unmarked: Vec<Line<'_>> = lines[from..to]
+            .iter()
+            .map(|l| {
+                let text = if broken { hard_break(l.text).unwrap_or(l.text) } else { l.text };
+                let text = if diff { diff_mark(text).unwrap_or(text) } else { text };
+                Line { text, ..*l }
+            })
+            .collect();
+        let unbroken = unmarked;
+        let mut taken = taken_until.saturating_sub(from);
+        let end = read_report(&unbroken, i - from, &mut taken, runs, unparsed) + from;
+        *taken_until = (*taken_until).max(taken + from);
+        end
+    }
+}
+
+/// How many lines before a report's first line its reading may look at
+/// (the `Version` line above a header, a label line), and how many it may
+/// span, where they are read without their markdown line breaks.
+const HARD_BREAK_LOOK_BACK: usize = 40;
+const HARD_BREAK_REACH: usize = 2000;
+
+/// The text of a line a markdown page ended with a hard line break (a
+/// single `\` after the last word), without it; `None` for other lines.
+fn hard_break(text: &str) -> Option<&str> {
+    let body = text.trim_end().strip_suffix('\\')?;
+    (!body.ends_with('\\') && !body.ends_with(' ')).then_some(body)
+}
+
+/// A table's `Machine` header line as a diff shows it: one space (the
+/// mark of a line both sides share) before the word bonnie prints first.
+fn is_diff_header(text: &str) -> bool {
+    text.strip_prefix(' ')
+        .is_some_and(|rest| rest.starts_with("Machine ") && rest.contains("%CP"))
+}
+
+/// The text of a line of a diff without its mark (` `, `-` or `+`).
+fn diff_mark(text: &str) -> Option<&str> {
+    text.strip_prefix([' ', '-', '+'])
+}
+
+/// Reads the report at line `i`, as [`Reader::read_at`] says.
+fn read_report(
+    lines: &[Line<'_>],
+    i: usize,
+    taken_until: &mut usize,
+    runs: &mut Vec<Run>,
+    unparsed: &mut Vec<Unparsed>,
+) -> usize {
+    let text = lines[i].text;
+    let found = if starts_table(text) {
+        table::read_block(lines, i, *taken_until)
+            .map(|found| found.map(|block| (block.reports, block.end)))
+    } else if csv::may_be_record(text) {
+        csv::read_record(lines, i).map(|found| found.map(|(report, end)| (vec![report], end)))
+    } else {
+        None
+    };
+    match found {
+        Some(Ok((reports, end))) => {
+            runs.extend(reports.into_iter().filter_map(Report::into_run));
+            *taken_until = end;
+            end
+        }
+        Some(Err(miss)) => {
+            unparsed.push(miss);
+            i + 1
+        }
+        None => i + 1,
     }
 }
 
@@ -311,6 +371,51 @@ fn split_size(token: &str) -> (String, Option<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn markdown_hard_breaks() {
+        let cases = [
+            ("Machine Size K/sec %CP /sec %CP\\", Some("Machine Size K/sec %CP /sec %CP")),
+            ("16 +++++ +++ +++++ +++\\  ", Some("16 +++++ +++ +++++ +++")),
+            ("bonnie++ -d /mnt \\", None),
+            ("a literal backslash \\\\", None),
+            ("no break", None),
+        ];
+        for (i, (text, want)) in cases.into_iter().enumerate() {
+            assert_eq!(hard_break(text), want, "case {i}: {text:?}");
+        }
+    }
+
+    #[test]
+    fn two_runs_shown_as_a_diff_of_one_table() {
+        let input = "\
+ Version 1.93c       ------Sequential Output------ --Sequential Input- --Random-
+ Concurrency   1     -Per Chr- --Block-- -Rewrite- -Per Chr- --Block-- --Seeks--
+ Machine        Size K/sec %CP K/sec %CP K/sec %CP K/sec %CP K/sec %CP  /sec %CP
+-prod             7G   331  98 27139  10 17554   4  1156  99 65858   7 371.8   5
+-Latency               104ms   41538ms     804ms   19824us   46554us     631ms
++prod             7G   335  98 54977  23 27923   7  1075  99 61596   6 342.9   4
++Latency             76755us     331ms     590ms   12104us   24805us     414ms
+";
+        let doc = crate::parse(input);
+        assert_eq!(doc.runs.len(), 2, "{doc:?}");
+        for (run, block_kb) in doc.runs.iter().zip([27139.0, 54977.0]) {
+            assert_eq!(run.attrs.get("machine").map(String::as_str), Some("prod"));
+            assert_eq!(run.results.len(), 18);
+            assert!(run.results.iter().any(|m| m.value == block_kb));
+        }
+    }
+
+    #[test]
+    fn a_report_quoted_in_a_markdown_list_item_with_hard_breaks() {
+        let input = "- [Bonnie++ test](https://example.org/)\n\n    > Version 1.03e ------Sequential Output------ --Sequential Input- --Random-\\\n    > -Per Chr- --Block-- -Rewrite- -Per Chr- --Block-- --Seeks--\\\n    > Machine Size K/sec %CP K/sec %CP K/sec %CP K/sec %CP K/sec %CP /sec %CP\\\n    > yzh-desktop 31G 106862 68 103016 3 39518 2 110741 66 106129 2 206.5 0\\\n    > 说明：\\\n";
+        let doc = crate::parse(input);
+        assert_eq!(doc.runs.len(), 1, "{doc:?}");
+        let run = &doc.runs[0];
+        assert_eq!(run.attrs.get("machine").map(String::as_str), Some("yzh-desktop"));
+        assert_eq!(run.results.len(), 12);
+        assert_eq!(run.results.last().map(|m| m.value), Some(0.0));
+    }
 
     #[test]
     fn cells() {
