@@ -212,29 +212,59 @@ impl Reader for BonnieReader {
         let near = &lines[i..lines.len().min(i + 4)];
         let broken = near.iter().any(|l| hard_break(l.text).is_some());
         let diff = near.iter().any(|l| is_diff_header(l.text));
-        if !broken && !diff {
+        let spaced = double_spaced(lines, i);
+        if !broken && !diff && !spaced {
             return read_report(lines, i, taken_until, runs, unparsed);
         }
         // A markdown page ended each line of the report with `\` (a hard
-        // line break), or a post showed two runs as a diff (` ` before the
-        // header, `-` and `+` before the old and the new rows): read the
-        // lines around it without the breaks or the diff's marks.
+        // line break), a post showed two runs as a diff (` ` before the
+        // header, `-` and `+` before the old and the new rows), or a page
+        // doubled every line break: read the lines around it without the
+        // breaks, the diff's marks or the blank line after each line.
         let from = i.saturating_sub(HARD_BREAK_LOOK_BACK);
         let to = lines.len().min(i + HARD_BREAK_REACH);
-        let unmarked: Vec<Line<'_>> = lines[from..to]
-            .iter()
-            .map(|l| {
-                let text = if broken { hard_break(l.text).unwrap_or(l.text) } else { l.text };
-                let text = if diff { diff_mark(text).unwrap_or(text) } else { text };
-                Line { text, ..*l }
-            })
-            .collect();
-        let unbroken = unmarked;
-        let mut taken = taken_until.saturating_sub(from);
-        let end = read_report(&unbroken, i - from, &mut taken, runs, unparsed) + from;
-        *taken_until = (*taken_until).max(taken + from);
-        end
+        let mut unmarked: Vec<Line<'_>> = Vec::new();
+        // The index in `lines` of each line of `unmarked`.
+        let mut at: Vec<usize> = Vec::new();
+        for k in from..to {
+            let l = lines[k];
+            let lone_blank = l.is_blank()
+                && k > 0
+                && !lines[k - 1].is_blank()
+                && lines.get(k + 1).is_some_and(|n| !n.is_blank());
+            if spaced && lone_blank {
+                continue;
+            }
+            let text = if broken { hard_break(l.text).unwrap_or(l.text) } else { l.text };
+            let text = if diff { diff_mark(text).unwrap_or(text) } else { text };
+            unmarked.push(Line { text, ..l });
+            at.push(k);
+        }
+        let local = |k: usize| at.partition_point(|&j| j < k);
+        let back = |k: usize| at.get(k).copied().unwrap_or(to);
+        let before = local(*taken_until);
+        let mut taken = before;
+        let end = back(read_report(&unmarked, local(i), &mut taken, runs, unparsed));
+        if taken != before {
+            *taken_until = (*taken_until).max(back(taken));
+        }
+        end.max(i + 1)
     }
+}
+
+/// Whether the text around line `i` has a blank line after every line,
+/// as pages that doubled each line break show it: the lines from two
+/// before `i` to five after alternate, text and blank.
+fn double_spaced(lines: &[Line<'_>], i: usize) -> bool {
+    let Some(from) = i.checked_sub(2) else {
+        return false;
+    };
+    let Some(window) = lines.get(from..from + 8) else {
+        return false;
+    };
+    let blank_at = |k: usize| window[k].is_blank();
+    // `i` is text; the lines one, three and five away from it are blank.
+    !blank_at(2) && blank_at(1) && blank_at(3) && blank_at(5) && blank_at(7) && !blank_at(4) && !blank_at(6)
 }
 
 /// How many lines before a report's first line its reading may look at
@@ -384,6 +414,28 @@ mod tests {
         for (i, (text, want)) in cases.into_iter().enumerate() {
             assert_eq!(hard_break(text), want, "case {i}: {text:?}");
         }
+    }
+
+    #[test]
+    fn a_report_with_a_blank_line_after_every_line() {
+        let report = "\
+    Version 1.03e       ------Sequential Output------ --Sequential Input- --Random-
+                       -Per Chr- --Block-- -Rewrite- -Per Chr- --Block-- --Seeks--
+    Machine        Size K/sec %CP K/sec %CP K/sec %CP K/sec %CP K/sec %CP  /sec %CP
+    large           48G           297357  27 142545  12           376749  14  1187   3
+                       ------Sequential Create------ --------Random Create--------
+                       -Create-- --Read--- -Delete-- -Create-- --Read--- -Delete--
+                 files  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP
+                    16  1773   5 +++++ +++  1536   3   959   3 +++++ +++  1990   4
+    large,48G,,,297357,27,142545,12,,,376749,14,1186.7,3,16,1773,5,+++++,+++,1536,3,959,3,+++++,+++,1990,4
+";
+        let spaced = format!("Results:\n\n{}\nDone.\n", report.replace('\n', "\n\n"));
+        let doc = crate::parse(&spaced);
+        assert_eq!(doc.runs.len(), 1, "{doc:?}");
+        let run = &doc.runs[0];
+        assert_eq!(run.attrs.get("tool_version").map(String::as_str), Some("1.03e"));
+        assert_eq!(run.results.len(), 16);
+        assert!(run.results.iter().any(|m| m.value == 1186.7));
     }
 
     #[test]
