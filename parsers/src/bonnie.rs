@@ -1,6 +1,6 @@
 //! Bonnie and bonnie++ results, as printed and as mailers wrap them.
 //!
-//! Three shapes are read:
+//! Four shapes are read:
 //!
 //! * Tim Bray's classic Bonnie table (`Machine    MB K/sec %CPU ...`), one
 //!   row per machine, often wrapped onto a second line:
@@ -25,6 +25,9 @@
 //!   start with the machine name (27 fields); 1.9x and 2.x lines start with
 //!   the CSV format version and the bonnie++ version (`1.98,2.00a,host,...`)
 //!   and have 46 (1.92-1.95), 48 (1.96, 1.97) or 50 (1.98 on) fields.
+//! * a bon_csv2html page copied as text, each run's cells run together
+//!   on one line (`AcharyaX  1  4G  605  98 ...`) and its latencies on
+//!   the next.
 //!
 //! A table followed by its CSV line is one run with the CSV's values: the
 //! CSV holds the exact numbers (bonnie++ 2.00a even prints wrong file
@@ -38,6 +41,7 @@
 //! classic Bonnie prints megabytes under its `MB` column, kept as `5000M`
 //! (bonnie64's `GB` as `5G`).
 
+mod cells;
 mod csv;
 mod table;
 
@@ -187,8 +191,9 @@ pub struct BonnieReader;
 
 impl Reader for BonnieReader {
     const TOOL: Tool = Tool::Bonnie;
-    // `%CP`, the `P` of `-Per Chr-`, a CSV record's commas.
-    const MARKERS: &'static [u8] = b"%P,";
+    // `%CP`, the `P` of `-Per Chr-`, a CSV record's commas, the unit of
+    // the size in a row of cells copied from a bon_csv2html page.
+    const MARKERS: &'static [u8] = b"%P,GM";
     /// Lines below this index belong to a report already read.
     type State = usize;
 
@@ -198,6 +203,7 @@ impl Reader for BonnieReader {
         (holds.byte(b'%') && has_cp_header(text))
             || (holds.byte(b'P') && table::is_phase_decoration(text))
             || (holds.byte(b',') && csv::may_be_record(text))
+            || ((holds.byte(b'G') || holds.byte(b'M')) && cells::is_row(text))
     }
 
     /// Reads the Bonnie or bonnie++ report at line `i`. A table or CSV
@@ -235,8 +241,16 @@ impl Reader for BonnieReader {
             if spaced && lone_blank {
                 continue;
             }
-            let text = if broken { hard_break(l.text).unwrap_or(l.text) } else { l.text };
-            let text = if diff { diff_mark(text).unwrap_or(text) } else { text };
+            let text = if broken {
+                hard_break(l.text).unwrap_or(l.text)
+            } else {
+                l.text
+            };
+            let text = if diff {
+                diff_mark(text).unwrap_or(text)
+            } else {
+                text
+            };
             unmarked.push(Line { text, ..l });
             at.push(k);
         }
@@ -264,7 +278,13 @@ fn double_spaced(lines: &[Line<'_>], i: usize) -> bool {
     };
     let blank_at = |k: usize| window[k].is_blank();
     // `i` is text; the lines one, three and five away from it are blank.
-    !blank_at(2) && blank_at(1) && blank_at(3) && blank_at(5) && blank_at(7) && !blank_at(4) && !blank_at(6)
+    !blank_at(2)
+        && blank_at(1)
+        && blank_at(3)
+        && blank_at(5)
+        && blank_at(7)
+        && !blank_at(4)
+        && !blank_at(6)
 }
 
 /// How many lines before a report's first line its reading may look at
@@ -306,6 +326,8 @@ fn read_report(
             .map(|found| found.map(|block| (block.reports, block.end)))
     } else if csv::may_be_record(text) {
         csv::read_record(lines, i).map(|found| found.map(|(report, end)| (vec![report], end)))
+    } else if cells::is_row(text) {
+        cells::read_row(lines, i)
     } else {
         None
     };
@@ -405,7 +427,10 @@ mod tests {
     #[test]
     fn markdown_hard_breaks() {
         let cases = [
-            ("Machine Size K/sec %CP /sec %CP\\", Some("Machine Size K/sec %CP /sec %CP")),
+            (
+                "Machine Size K/sec %CP /sec %CP\\",
+                Some("Machine Size K/sec %CP /sec %CP"),
+            ),
             ("16 +++++ +++ +++++ +++\\  ", Some("16 +++++ +++ +++++ +++")),
             ("bonnie++ -d /mnt \\", None),
             ("a literal backslash \\\\", None),
@@ -433,7 +458,10 @@ mod tests {
         let doc = crate::parse(&spaced);
         assert_eq!(doc.runs.len(), 1, "{doc:?}");
         let run = &doc.runs[0];
-        assert_eq!(run.attrs.get("tool_version").map(String::as_str), Some("1.03e"));
+        assert_eq!(
+            run.attrs.get("tool_version").map(String::as_str),
+            Some("1.03e")
+        );
         assert_eq!(run.results.len(), 16);
         assert!(run.results.iter().any(|m| m.value == 1186.7));
     }
@@ -464,7 +492,10 @@ mod tests {
         let doc = crate::parse(input);
         assert_eq!(doc.runs.len(), 1, "{doc:?}");
         let run = &doc.runs[0];
-        assert_eq!(run.attrs.get("machine").map(String::as_str), Some("yzh-desktop"));
+        assert_eq!(
+            run.attrs.get("machine").map(String::as_str),
+            Some("yzh-desktop")
+        );
         assert_eq!(run.results.len(), 12);
         assert_eq!(run.results.last().map(|m| m.value), Some(0.0));
     }
