@@ -43,6 +43,7 @@
 
 mod cells;
 mod csv;
+mod glued;
 mod table;
 
 use std::collections::BTreeMap;
@@ -215,6 +216,24 @@ impl Reader for BonnieReader {
         runs: &mut Vec<Run>,
         unparsed: &mut Vec<Unparsed>,
     ) -> usize {
+        if let Some(pieces) = glued::unglue(lines[i].text) {
+            // The line breaks of a whole report were lost: read its lines
+            // as cut from the one line, all at that line's number.
+            let unglued: Vec<Line<'_>> = pieces
+                .iter()
+                .map(|text| Line { text, ..lines[i] })
+                .collect();
+            let mut taken = 0;
+            let before = runs.len();
+            let mut k = 0;
+            while k < unglued.len() {
+                k = read_report(&unglued, k, &mut taken, runs, unparsed).max(k + 1);
+            }
+            if runs.len() > before {
+                *taken_until = i + 1;
+            }
+            return i + 1;
+        }
         let near = &lines[i..lines.len().min(i + 4)];
         let broken = near.iter().any(|l| hard_break(l.text).is_some());
         let diff = near.iter().any(|l| is_diff_header(l.text));
