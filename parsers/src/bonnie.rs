@@ -1,6 +1,6 @@
 //! Bonnie and bonnie++ results, as printed and as mailers wrap them.
 //!
-//! Three shapes are read:
+//! Four shapes are read:
 //!
 //! * Tim Bray's classic Bonnie table (`Machine    MB K/sec %CPU ...`), one
 //!   row per machine, often wrapped onto a second line:
@@ -25,6 +25,9 @@
 //!   start with the machine name (27 fields); 1.9x and 2.x lines start with
 //!   the CSV format version and the bonnie++ version (`1.98,2.00a,host,...`)
 //!   and have 46 (1.92-1.95), 48 (1.96, 1.97) or 50 (1.98 on) fields.
+//! * a bon_csv2html page copied as text, each run's cells run together
+//!   on one line (`AcharyaX  1  4G  605  98 ...`) and its latencies on
+//!   the next.
 //!
 //! A table followed by its CSV line is one run with the CSV's values: the
 //! CSV holds the exact numbers (bonnie++ 2.00a even prints wrong file
@@ -38,7 +41,9 @@
 //! classic Bonnie prints megabytes under its `MB` column, kept as `5000M`
 //! (bonnie64's `GB` as `5G`).
 
+mod cells;
 mod csv;
+mod glued;
 mod table;
 
 use std::collections::BTreeMap;
@@ -187,8 +192,9 @@ pub struct BonnieReader;
 
 impl Reader for BonnieReader {
     const TOOL: Tool = Tool::Bonnie;
-    // `%CP`, the `P` of `-Per Chr-`, a CSV record's commas.
-    const MARKERS: &'static [u8] = b"%P,";
+    // `%CP`, the `P` of `-Per Chr-`, a CSV record's commas, the unit of
+    // the size in a row of cells copied from a bon_csv2html page.
+    const MARKERS: &'static [u8] = b"%P,GM";
     /// Lines below this index belong to a report already read.
     type State = usize;
 
@@ -198,6 +204,7 @@ impl Reader for BonnieReader {
         (holds.byte(b'%') && has_cp_header(text))
             || (holds.byte(b'P') && table::is_phase_decoration(text))
             || (holds.byte(b',') && csv::may_be_record(text))
+            || ((holds.byte(b'G') || holds.byte(b'M')) && cells::is_row(text))
     }
 
     /// Reads the Bonnie or bonnie++ report at line `i`. A table or CSV
@@ -209,27 +216,151 @@ impl Reader for BonnieReader {
         runs: &mut Vec<Run>,
         unparsed: &mut Vec<Unparsed>,
     ) -> usize {
-        let text = lines[i].text;
-        let found = if starts_table(text) {
-            table::read_block(lines, i, *taken_until)
-                .map(|found| found.map(|block| (block.reports, block.end)))
-        } else if csv::may_be_record(text) {
-            csv::read_record(lines, i).map(|found| found.map(|(report, end)| (vec![report], end)))
-        } else {
-            None
-        };
-        match found {
-            Some(Ok((reports, end))) => {
-                runs.extend(reports.into_iter().filter_map(Report::into_run));
-                *taken_until = end;
-                end
+        if let Some(pieces) = glued::unglue(lines[i].text) {
+            // The line breaks of a whole report were lost: read its lines
+            // as cut from the one line, all at that line's number.
+            let unglued: Vec<Line<'_>> = pieces
+                .iter()
+                .map(|text| Line { text, ..lines[i] })
+                .collect();
+            let mut taken = 0;
+            let before = runs.len();
+            let mut k = 0;
+            while k < unglued.len() {
+                k = read_report(&unglued, k, &mut taken, runs, unparsed).max(k + 1);
             }
-            Some(Err(miss)) => {
-                unparsed.push(miss);
-                i + 1
+            if runs.len() > before {
+                *taken_until = i + 1;
             }
-            None => i + 1,
+            return i + 1;
         }
+        let near = &lines[i..lines.len().min(i + 4)];
+        let broken = near.iter().any(|l| hard_break(l.text).is_some());
+        let diff = near.iter().any(|l| is_diff_header(l.text));
+        let spaced = double_spaced(lines, i);
+        if !broken && !diff && !spaced {
+            return read_report(lines, i, taken_until, runs, unparsed);
+        }
+        // A markdown page ended each line of the report with `\` (a hard
+        // line break), a post showed two runs as a diff (` ` before the
+        // header, `-` and `+` before the old and the new rows), or a page
+        // doubled every line break: read the lines around it without the
+        // breaks, the diff's marks or the blank line after each line.
+        let from = i.saturating_sub(HARD_BREAK_LOOK_BACK);
+        let to = lines.len().min(i + HARD_BREAK_REACH);
+        let mut unmarked: Vec<Line<'_>> = Vec::new();
+        // The index in `lines` of each line of `unmarked`.
+        let mut at: Vec<usize> = Vec::new();
+        for k in from..to {
+            let l = lines[k];
+            let lone_blank = l.is_blank()
+                && k > 0
+                && !lines[k - 1].is_blank()
+                && lines.get(k + 1).is_some_and(|n| !n.is_blank());
+            if spaced && lone_blank {
+                continue;
+            }
+            let text = if broken {
+                hard_break(l.text).unwrap_or(l.text)
+            } else {
+                l.text
+            };
+            let text = if diff {
+                diff_mark(text).unwrap_or(text)
+            } else {
+                text
+            };
+            unmarked.push(Line { text, ..l });
+            at.push(k);
+        }
+        let local = |k: usize| at.partition_point(|&j| j < k);
+        let back = |k: usize| at.get(k).copied().unwrap_or(to);
+        let before = local(*taken_until);
+        let mut taken = before;
+        let end = back(read_report(&unmarked, local(i), &mut taken, runs, unparsed));
+        if taken != before {
+            *taken_until = (*taken_until).max(back(taken));
+        }
+        end.max(i + 1)
+    }
+}
+
+/// Whether the text around line `i` has a blank line after every line,
+/// as pages that doubled each line break show it: the lines from two
+/// before `i` to five after alternate, text and blank.
+fn double_spaced(lines: &[Line<'_>], i: usize) -> bool {
+    let Some(from) = i.checked_sub(2) else {
+        return false;
+    };
+    let Some(window) = lines.get(from..from + 8) else {
+        return false;
+    };
+    let blank_at = |k: usize| window[k].is_blank();
+    // `i` is text; the lines one, three and five away from it are blank.
+    !blank_at(2)
+        && blank_at(1)
+        && blank_at(3)
+        && blank_at(5)
+        && blank_at(7)
+        && !blank_at(4)
+        && !blank_at(6)
+}
+
+/// How many lines before a report's first line its reading may look at
+/// (the `Version` line above a header, a label line), and how many it may
+/// span, where they are read without their markdown line breaks.
+const HARD_BREAK_LOOK_BACK: usize = 40;
+const HARD_BREAK_REACH: usize = 2000;
+
+/// The text of a line a markdown page ended with a hard line break (a
+/// single `\` after the last word), without it; `None` for other lines.
+fn hard_break(text: &str) -> Option<&str> {
+    let body = text.trim_end().strip_suffix('\\')?;
+    (!body.ends_with('\\') && !body.ends_with(' ')).then_some(body)
+}
+
+/// A table's `Machine` header line as a diff shows it: one space (the
+/// mark of a line both sides share) before the word bonnie prints first.
+fn is_diff_header(text: &str) -> bool {
+    text.strip_prefix(' ')
+        .is_some_and(|rest| rest.starts_with("Machine ") && rest.contains("%CP"))
+}
+
+/// The text of a line of a diff without its mark (` `, `-` or `+`).
+fn diff_mark(text: &str) -> Option<&str> {
+    text.strip_prefix([' ', '-', '+'])
+}
+
+/// Reads the report at line `i`, as [`Reader::read_at`] says.
+fn read_report(
+    lines: &[Line<'_>],
+    i: usize,
+    taken_until: &mut usize,
+    runs: &mut Vec<Run>,
+    unparsed: &mut Vec<Unparsed>,
+) -> usize {
+    let text = lines[i].text;
+    let found = if starts_table(text) {
+        table::read_block(lines, i, *taken_until)
+            .map(|found| found.map(|block| (block.reports, block.end)))
+    } else if csv::may_be_record(text) {
+        csv::read_record(lines, i).map(|found| found.map(|(report, end)| (vec![report], end)))
+    } else if cells::is_row(text) {
+        cells::read_row(lines, i)
+    } else {
+        None
+    };
+    match found {
+        Some(Ok((reports, end))) => {
+            runs.extend(reports.into_iter().filter_map(Report::into_run));
+            *taken_until = end;
+            end
+        }
+        Some(Err(miss)) => {
+            unparsed.push(miss);
+            i + 1
+        }
+        None => i + 1,
     }
 }
 
@@ -311,6 +442,82 @@ fn split_size(token: &str) -> (String, Option<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn markdown_hard_breaks() {
+        let cases = [
+            (
+                "Machine Size K/sec %CP /sec %CP\\",
+                Some("Machine Size K/sec %CP /sec %CP"),
+            ),
+            ("16 +++++ +++ +++++ +++\\  ", Some("16 +++++ +++ +++++ +++")),
+            ("bonnie++ -d /mnt \\", None),
+            ("a literal backslash \\\\", None),
+            ("no break", None),
+        ];
+        for (i, (text, want)) in cases.into_iter().enumerate() {
+            assert_eq!(hard_break(text), want, "case {i}: {text:?}");
+        }
+    }
+
+    #[test]
+    fn a_report_with_a_blank_line_after_every_line() {
+        let report = "\
+    Version 1.03e       ------Sequential Output------ --Sequential Input- --Random-
+                       -Per Chr- --Block-- -Rewrite- -Per Chr- --Block-- --Seeks--
+    Machine        Size K/sec %CP K/sec %CP K/sec %CP K/sec %CP K/sec %CP  /sec %CP
+    large           48G           297357  27 142545  12           376749  14  1187   3
+                       ------Sequential Create------ --------Random Create--------
+                       -Create-- --Read--- -Delete-- -Create-- --Read--- -Delete--
+                 files  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP
+                    16  1773   5 +++++ +++  1536   3   959   3 +++++ +++  1990   4
+    large,48G,,,297357,27,142545,12,,,376749,14,1186.7,3,16,1773,5,+++++,+++,1536,3,959,3,+++++,+++,1990,4
+";
+        let spaced = format!("Results:\n\n{}\nDone.\n", report.replace('\n', "\n\n"));
+        let doc = crate::parse(&spaced);
+        assert_eq!(doc.runs.len(), 1, "{doc:?}");
+        let run = &doc.runs[0];
+        assert_eq!(
+            run.attrs.get("tool_version").map(String::as_str),
+            Some("1.03e")
+        );
+        assert_eq!(run.results.len(), 16);
+        assert!(run.results.iter().any(|m| m.value == 1186.7));
+    }
+
+    #[test]
+    fn two_runs_shown_as_a_diff_of_one_table() {
+        let input = "\
+ Version 1.93c       ------Sequential Output------ --Sequential Input- --Random-
+ Concurrency   1     -Per Chr- --Block-- -Rewrite- -Per Chr- --Block-- --Seeks--
+ Machine        Size K/sec %CP K/sec %CP K/sec %CP K/sec %CP K/sec %CP  /sec %CP
+-prod             7G   331  98 27139  10 17554   4  1156  99 65858   7 371.8   5
+-Latency               104ms   41538ms     804ms   19824us   46554us     631ms
++prod             7G   335  98 54977  23 27923   7  1075  99 61596   6 342.9   4
++Latency             76755us     331ms     590ms   12104us   24805us     414ms
+";
+        let doc = crate::parse(input);
+        assert_eq!(doc.runs.len(), 2, "{doc:?}");
+        for (run, block_kb) in doc.runs.iter().zip([27139.0, 54977.0]) {
+            assert_eq!(run.attrs.get("machine").map(String::as_str), Some("prod"));
+            assert_eq!(run.results.len(), 18);
+            assert!(run.results.iter().any(|m| m.value == block_kb));
+        }
+    }
+
+    #[test]
+    fn a_report_quoted_in_a_markdown_list_item_with_hard_breaks() {
+        let input = "- [Bonnie++ test](https://example.org/)\n\n    > Version 1.03e ------Sequential Output------ --Sequential Input- --Random-\\\n    > -Per Chr- --Block-- -Rewrite- -Per Chr- --Block-- --Seeks--\\\n    > Machine Size K/sec %CP K/sec %CP K/sec %CP K/sec %CP K/sec %CP /sec %CP\\\n    > yzh-desktop 31G 106862 68 103016 3 39518 2 110741 66 106129 2 206.5 0\\\n    > 说明：\\\n";
+        let doc = crate::parse(input);
+        assert_eq!(doc.runs.len(), 1, "{doc:?}");
+        let run = &doc.runs[0];
+        assert_eq!(
+            run.attrs.get("machine").map(String::as_str),
+            Some("yzh-desktop")
+        );
+        assert_eq!(run.results.len(), 12);
+        assert_eq!(run.results.last().map(|m| m.value), Some(0.0));
+    }
 
     #[test]
     fn cells() {

@@ -105,7 +105,8 @@ pub fn is_elision(t: &str) -> bool {
 
 /// Counts the quote markers at the start of a line: `>`, `>>`, `> >`, `>>>`,
 /// Supercite's initials (`ZC> `, `> JD> `), with up to three spaces before
-/// the first one. Returns the depth and the text after the markers, less
+/// the first one (up to seven before a markdown `> ` in a list item).
+/// Returns the depth and the text after the markers, less
 /// the single space that usually follows them.
 /// The cheap test is inlined into the callers (every line of the input
 /// goes through it); the markers are read only where it says they may be.
@@ -129,12 +130,22 @@ pub fn split_quote(raw: &str) -> (usize, &str) {
     read_quote_markers(raw)
 }
 
+/// The most spaces before the `>` of a markdown quote inside a list item
+/// (the item's own indent, up to four, and the three a quote may have).
+const MAX_LIST_QUOTE_INDENT: usize = 7;
+
 /// [`split_quote`] for a line that may start with quote markers.
 fn read_quote_markers(raw: &str) -> (usize, &str) {
     let bytes = raw.as_bytes();
     let mut i = 0;
-    while i < bytes.len() && i < 3 && bytes[i] == b' ' {
+    while i < bytes.len() && i < MAX_LIST_QUOTE_INDENT && bytes[i] == b' ' {
         i += 1;
+    }
+    // Up to three spaces may stand before a quote; more only before a
+    // markdown quote nested in a list item (`- [link](…)` then
+    // `    > quoted text`): a `>` followed by a space or ending the line.
+    if i > 3 && !(bytes.get(i) == Some(&b'>') && matches!(bytes.get(i + 1), None | Some(b' '))) {
+        return (0, raw);
     }
     let mut depth = 0;
     let mut end = i;
@@ -478,6 +489,10 @@ mod tests {
             (">", 1, ""),
             (">>", 2, ""),
             ("  > indented", 1, "indented"),
+            ("    > in a list item", 1, "in a list item"),
+            ("    >", 1, ""),
+            ("    >>not a list quote", 0, "    >>not a list quote"),
+            ("        > too deep", 0, "        > too deep"),
             (">>  keeps inner indent", 2, " keeps inner indent"),
             ("a > b", 0, "a > b"),
             ("mysql> select 1;", 0, "mysql> select 1;"),
