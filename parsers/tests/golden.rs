@@ -59,7 +59,7 @@ fn fixtures_match_their_golden_json() {
             + "\n";
         let golden = case.with_extension("expected.json");
         if let Some(filter) = &bless {
-            if !missed && filter == "1" || case.to_string_lossy().contains(filter.as_str()) {
+            if !missed && (filter == "1" || case.to_string_lossy().contains(filter.as_str())) {
                 std::fs::write(&golden, &got).expect("write golden file");
             }
             continue;
