@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::http::get;
-use crate::support::{repo_path, seed_000, test_state};
+use crate::support::{repo_path, seed_000, test_state, SQL_BENCH_KERNELS};
 
 const SEED_002: &str = "fixtures/sysbench/seed-002-mariadb-mutexes-lost-line-breaks.txt";
 const THREAD_LOOP: &str = "fixtures/sysbench/1.0-oltp-point-select-thread-loop-markers.txt";
@@ -285,7 +285,11 @@ async fn sql_bench_items_are_panels_each_on_its_own_axis() {
 #[tokio::test]
 async fn twelve_kernels_and_fifty_machines_draw_every_panel() {
     let (_dir, db, state) = test_state();
-    ingest(&db, &fixtures_of("fixtures/sql-bench"));
+    let kernels: Vec<String> = SQL_BENCH_KERNELS
+        .iter()
+        .map(|path| std::fs::read_to_string(repo_path(path)).unwrap())
+        .collect();
+    ingest(&db, &kernels);
     ingest(&db, &fixtures_of("fixtures/bonnie"));
     for (query, axis) in [
         (

@@ -8,7 +8,7 @@ use axum::http::StatusCode;
 use serde_json::Value;
 
 use crate::http::{fetch, get_ok};
-use crate::support::{repo_path, smack_log, test_state, SEED_000};
+use crate::support::{repo_path, smack_log, test_state, SEED_000, SQL_BENCH_KERNELS};
 
 const SEED_002: &str = "fixtures/sysbench/seed-002-mariadb-mutexes-lost-line-breaks.txt";
 const SEED_004: &str = "fixtures/sql-bench/seed-004-linux-2.4-vs-2.2-smp.txt";
@@ -253,21 +253,7 @@ async fn the_image_carries_each_verdict_and_names_the_baseline() {
 #[tokio::test]
 async fn twelve_colours_for_the_sql_bench_kernels() {
     let (_dir, db, state) = test_state();
-    let fixtures: Vec<String> = std::fs::read_dir(repo_path("fixtures/sql-bench"))
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|e| e == "txt"))
-        .map(|path| {
-            format!(
-                "fixtures/sql-bench/{}",
-                path.file_name().unwrap().to_str().unwrap()
-            )
-        })
-        .collect();
-    ingest(
-        &db,
-        &fixtures.iter().map(String::as_str).collect::<Vec<_>>(),
-    );
+    ingest(&db, SQL_BENCH_KERNELS);
     let query = "tool=sql-bench&metric=wallclock_s&by=os_version&item=TOTALS";
     let json = get_ok(&state, &format!("/compare.json?{query}"))
         .await
@@ -1297,19 +1283,7 @@ async fn a_mixed_points_cell_has_no_verdict() {
 #[tokio::test]
 async fn a_wide_matrix_comes_in_blocks_within_a_mail() {
     let (_dir, db, state) = test_state();
-    let fixtures: Vec<String> = std::fs::read_dir(repo_path("fixtures/sql-bench"))
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|e| e == "txt"))
-        .map(|path| {
-            format!(
-                "fixtures/sql-bench/{}",
-                path.file_name().unwrap().to_str().unwrap()
-            )
-        })
-        .collect();
-    let fixtures: Vec<&str> = fixtures.iter().map(String::as_str).collect();
-    ingest(&db, &fixtures);
+    ingest(&db, SQL_BENCH_KERNELS);
     let query = format!("{SEED_004_QUERY}&x=none&baseline=2.2.16-22smp");
     let json = get_ok(&state, &format!("/compare.json?{query}"))
         .await

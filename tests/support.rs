@@ -12,6 +12,31 @@ pub fn repo_path(relative: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)
 }
 
+/// The sql-bench fixtures the charts and tables of many kernels are
+/// tested on: RUN files and logs of a dozen kernels and servers. Named
+/// rather than read from the folder, so that fixtures added later (logs of
+/// a hundred operations, more servers) do not change what those tests
+/// draw.
+pub const SQL_BENCH_KERNELS: &[&str] = &[
+    "fixtures/sql-bench/quoted-wrapped-72-columns-summary.txt",
+    "fixtures/sql-bench/real-arstercz-zh-proxysql-test-insert-repeated-operations.txt",
+    "fixtures/sql-bench/real-results-insert-mysql-3.21-test-log-repeated-ranges-cpu-secs.txt",
+    "fixtures/sql-bench/real-results-insert-mysql-4.0-test-log-repeated-select-in.txt",
+    "fixtures/sql-bench/real-results-run-mysql-3.21-cpu-secs-integer-seconds.txt",
+    "fixtures/sql-bench/real-results-run-mysql-nt4-crlf-benchmark-pm-zero-cpu.txt",
+    "fixtures/sql-bench/real-results-run-mysql-odbc-win98-version-in-brackets.txt",
+    "fixtures/sql-bench/real-results-run-pg-2000-estimated-marks-unknown-version.txt",
+    "fixtures/sql-bench/real-results-select-pg-test-log-estimated-time-limit.txt",
+    "fixtures/sql-bench/run-all-tests-5.0-unwrapped-failed-and-skipped.txt",
+    "fixtures/sql-bench/run-file-pg-estimated-plus-marks.txt",
+    "fixtures/sql-bench/seed-004-linux-2.4-vs-2.2-smp.txt",
+    "fixtures/sql-bench/sql-bench-2.0-secs-and-cpu.txt",
+    "fixtures/sql-bench/test-alter-table-log-named-by-first-message.txt",
+    "fixtures/sql-bench/test-insert-log-time-for-lines.txt",
+    "fixtures/sql-bench/total-time-line-missing-cpu-part.txt",
+    "fixtures/sql-bench/truncated-per-operation-table.txt",
+];
+
 /// The text of seed 000, the main example mail.
 pub fn seed_000() -> String {
     std::fs::read_to_string(repo_path(SEED_000)).expect("fixture seed 000 is readable")

@@ -10,31 +10,7 @@
 
 mod fixture_files;
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
-
-/// The fixtures of `fixtures/misses.tsv` (path under `fixtures/`, a TAB,
-/// what is still missed), as paths under `fixtures/`.
-fn known_misses(root: &Path) -> BTreeSet<String> {
-    let text = std::fs::read_to_string(root.join("misses.tsv")).expect("fixtures/misses.tsv");
-    text.lines()
-        .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
-        .map(|line| {
-            let (path, why) = line
-                .split_once('\t')
-                .unwrap_or_else(|| panic!("misses.tsv: `path<TAB>what is missed`: {line:?}"));
-            assert!(
-                !why.trim().is_empty(),
-                "misses.tsv: {path} says nothing of what is missed"
-            );
-            assert!(
-                root.join(path).is_file(),
-                "misses.tsv names {path}, not a fixture"
-            );
-            path.to_string()
-        })
-        .collect()
-}
+use std::collections::BTreeMap;
 
 #[test]
 fn fixtures_match_their_golden_json() {
@@ -42,16 +18,11 @@ fn fixtures_match_their_golden_json() {
     let mut failures = Vec::new();
     let cases = fixture_files::fixture_texts();
     assert!(!cases.is_empty(), "no fixtures found");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
-    let misses = known_misses(&root);
+    let misses = fixture_files::known_misses();
     // Per tool folder: (fixtures, fixtures read as their golden).
     let mut read: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for case in &cases {
-        let name = case
-            .strip_prefix(&root)
-            .unwrap_or(case)
-            .to_string_lossy()
-            .replace('\\', "/");
+        let name = fixture_files::fixture_name(case);
         let missed = misses.contains(&name);
         let input = std::fs::read_to_string(case).expect("fixture is UTF-8");
         let got = serde_json::to_string_pretty(&parsers::parse(&input))
