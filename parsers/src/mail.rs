@@ -233,8 +233,11 @@ fn forward_starts(lines: &[Line<'_>], i: usize) -> bool {
 
 fn header_field(text: &str) -> Option<(&str, &str)> {
     let (name, value) = text.split_once(':')?;
+    // Exchange stamps names of up to 49 characters
+    // (`X-MS-Exchange-Transport-CrossTenantHeadersStamped`); the limit is
+    // the one `mbox::detect` uses.
     let valid = !name.is_empty()
-        && name.len() <= 40
+        && name.len() <= 76
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
     valid.then_some((name, value))
 }
@@ -404,6 +407,15 @@ mod tests {
             messages(&lines).messages[0].author.as_deref(),
             Some("=?ISO-8859-1?Q?Gérard_Roudier?=")
         );
+    }
+
+    #[test]
+    fn long_exchange_header_names_stay_in_the_header_block() {
+        let input = "From: A <a@b.c>\nX-MS-Exchange-Transport-CrossTenantHeadersStamped: X\nSubject: s\nDate: d\n\nhello\n";
+        let lines = text::lines(input);
+        let top = &messages(&lines).messages[0];
+        assert_eq!(top.author.as_deref(), Some("A"));
+        assert_eq!(top.subject.as_deref(), Some("s"));
     }
 
     #[test]

@@ -375,6 +375,24 @@ mod tests {
     }
 
     #[test]
+    fn a_size_alone_ends_at_the_name_and_size_field() {
+        // bonnie++ 2.00 run without a machine name: the row's lead is
+        // `SIZE:CHUNK::SEEKS` and the figures still start past column 19
+        // (linux-xfs, June 2024).
+        let b = block(
+            "Version  2.00       ------Sequential Output------ --Sequential Input- --Random-\n                    -Per Chr- --Block-- -Rewrite- -Per Chr- --Block-- --Seeks--\nName:Size etc        /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP\n64G:4k::65536                 15.8m  19 60.5m  26            218m  31 279.1  13\n",
+        );
+        let r = &b.reports[0];
+        assert_eq!(r.phases[0], Phase::default(), "per-char output did not run");
+        assert_eq!(r.phases[1].rate, Some(16179.2));
+        assert_eq!(r.phases[1].cpu, Some(19.0));
+        assert_eq!(r.phases[2].rate, Some(61952.0));
+        assert_eq!(r.phases[3].rate, None);
+        assert_eq!(r.phases[4].rate, Some(223232.0));
+        assert_eq!(r.phases[5].rate, Some(279.1));
+    }
+
+    #[test]
     fn wide_values_push_the_row_right() {
         let b = block(
             "Machine        Size K/sec %CP K/sec %CP K/sec %CP K/sec %CP K/sec %CP  /sec %CP\nmeghan         512M           118985  30  5173  99           294404  25 +++++ +++\n",

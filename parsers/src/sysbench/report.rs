@@ -17,8 +17,8 @@ use super::Res;
 
 pub(super) use assemble::{assemble, overflow_reason};
 use fields::{
-    annotation, count_rate_field, heading, histogram_row, memory_transferred, percentile_field,
-    single_field, skipped_field,
+    annotation, count_rate_field, fileio_iops_field, heading, histogram_row, memory_transferred,
+    percentile_field, single_field, skipped_field,
 };
 use fileio_04::{fileio_04_operations, fileio_04_requests, fileio_04_transferred};
 use interval::interval_line;
@@ -188,6 +188,7 @@ fn element(input: &str) -> Res<'_, Element<'_>> {
         interval_line.map(|(fields, threads)| Element::Interval(fields, threads)),
         percentile_field.map(|f| Element::Fields(vec![f])),
         count_rate_field.map(Element::Fields),
+        fileio_iops_field.map(Element::Fields),
         single_field.map(|f| Element::Fields(vec![f])),
         memory_transferred.map(Element::Fields),
         fileio_04_operations.map(Element::Fields),
@@ -396,6 +397,30 @@ mod tests {
             assert_eq!(got, want, "case {i}");
         }
         assert!(count_rate_field("transactions:\n    queries: 5 (1.00 per sec.)").is_err());
+    }
+
+    #[test]
+    fn fileio_iops_lines_of_1_1() {
+        let cases: [(&str, &[(&str, f64)]); 3] = [
+            (
+                "read:  IOPS=0.00 0.00 MiB/s (0.00 MB/s)",
+                &[("reads_per_s", 0.0), ("read_mib_per_s", 0.0)],
+            ),
+            (
+                "write: IOPS=31961.19 499.39 MiB/s (523.65 MB/s)",
+                &[("writes_per_s", 31961.19), ("written_mib_per_s", 499.39)],
+            ),
+            ("fsync: IOPS=327500.24", &[("fsyncs_per_s", 327500.24)]),
+        ];
+        for (i, (input, want)) in cases.into_iter().enumerate() {
+            let (_, fields) =
+                fileio_iops_field(input).unwrap_or_else(|e| panic!("case {i}: {e:?}"));
+            let got: Vec<(&str, f64)> = fields.iter().map(|f| (&*f.metric, f.value)).collect();
+            assert_eq!(got, want, "case {i}");
+        }
+        // Queries performed keep their own `read:` field.
+        assert!(fileio_iops_field("read: 140").is_err());
+        assert!(fileio_iops_field("write: IOPS=1.00 2.00").is_err());
     }
 
     #[test]

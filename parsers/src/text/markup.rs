@@ -200,14 +200,28 @@ struct Signs<'a> {
     paragraph_gaps: Vec<usize>,
     before: Option<&'a str>,
     previous: Option<&'a str>,
+    /// Past the input's own header block, if it opens with one.
+    past_headers: bool,
 }
 
 impl<'a> Signs<'a> {
     /// `has_equals`: the line holds a `=` (its mark says so).
     fn see(&mut self, index: usize, line: &'a str, has_equals: bool) {
         let b = line.as_bytes();
+        // Headers are never quoted-printable: a DKIM signature's base64
+        // (`bh=D1Ux...`, `...QY=` at a line's end) and RFC 2047 words
+        // (`N=FCtzel`) in the block at the top would pass for escapes and
+        // soft breaks, and decoding would join header lines.
+        if !self.past_headers {
+            let in_headers = if index == 0 {
+                line.starts_with("From ") || is_header_field(line)
+            } else {
+                line.starts_with([' ', '\t']) || is_header_field(line)
+            };
+            self.past_headers = !in_headers;
+        }
         let after_soft_break = self.previous.is_some_and(is_soft_break);
-        if after_soft_break || has_equals {
+        if self.past_headers && (after_soft_break || has_equals) {
             self.equals.push((index, line));
         }
         self.declared |= matches!(b.first(), Some(b'C' | b'c')) && is_encoding_header(line);
@@ -219,6 +233,15 @@ impl<'a> Signs<'a> {
         self.before = self.previous;
         self.previous = Some(line);
     }
+}
+
+/// `Name: value`, a mail header field.
+fn is_header_field(line: &str) -> bool {
+    line.split_once(':').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && name.len() <= 76
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    })
 }
 
 /// `Content-Transfer-Encoding: quoted-printable`, any case.
@@ -756,6 +779,18 @@ mod tests {
             .iter()
             .map(|l| (l.text.to_string(), l.number))
             .collect()
+    }
+
+    /// A DKIM signature's base64 in the header block (`bh=D1Ux...`, a
+    /// `...Q==` padding at a line's end) is no quoted-printable: the lines
+    /// after it stay as they are (linux-btrfs, 2023).
+    #[test]
+    fn header_base64_is_no_quoted_printable() {
+        let input = "DKIM-Signature: v=1; a=rsa-sha256; d=kernel.org;\n\tbh=D1Uxhk0w4/cCslbCebBR=;\n\tb=E9cbV0fxosufujff=\n\t00/rZAckznxAPIFlQ==\nFrom:   a@b.c\nSubject: s\n\nBefore this change:\n\n  x=1\n";
+        let lines = read(input);
+        assert_eq!(lines[4], ("From:   a@b.c".to_string(), 5));
+        assert_eq!(lines[7], ("Before this change:".to_string(), 8));
+        assert_eq!(lines.len(), 10);
     }
 
     #[test]

@@ -102,6 +102,9 @@ fn classic_lead(words: &[Token<'_>], unit: char, row: &mut Row) -> Option<usize>
     Some(k)
 }
 
+/// The width bonnie++ prints a row's name and size in.
+const NAME_SIZE_WIDTH: usize = 19;
+
 /// Words a bonnie++ machine name may have (`compiled in`, `Raid0 (8 disk)`).
 const MAX_NAME_WORDS: usize = 4;
 
@@ -224,7 +227,17 @@ pub(super) fn read_row(lines: &[Line<'_>], i: usize, kind: RowKind) -> Option<(R
         return None;
     }
     let head_slots = 12 - tail.len();
-    let base = lead.checked_sub(1).map_or(0, |last| words[last].end);
+    let lead_end = lead.checked_sub(1).map_or(0, |last| words[last].end);
+    // bonnie++ pads name and size to 19 columns: a lead that ends short of
+    // them (a size alone, `64G:4k::65536`) with blanks past the field's
+    // end still ends there.
+    let indent = line.text.len() - line.text.trim_start().len();
+    let padded = indent + NAME_SIZE_WIDTH;
+    let base = if lead > 0 && lead_end < padded && figures[0].start > padded {
+        padded
+    } else {
+        lead_end
+    };
     let ends: Vec<usize> = (0..head_slots)
         .map(|j| base + (j / 2) * 10 + if j % 2 == 0 { 6 } else { 10 })
         .collect();

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_while, take_while1};
-use nom::character::complete::{char, digit1, multispace0, multispace1, space0};
+use nom::character::complete::{char, digit1, multispace0, multispace1, space0, space1};
 use nom::combinator::opt;
 use nom::sequence::{delimited, preceded};
 use nom::Parser;
@@ -200,6 +200,37 @@ pub(super) fn count_rate_field(input: &str) -> Res<'_, Vec<Field<'_>>> {
         return Ok((rest, fields));
     }
     Err(error(input))
+}
+
+/// 1.1's fileio `Throughput:` lines, one per operation: `read:  IOPS=0.00
+/// 0.00 MiB/s (0.00 MB/s)`, `write: IOPS=...`, `fsync: IOPS=327500.24`.
+/// The MB/s in parentheses restates the MiB/s and is read, not kept.
+pub(super) fn fileio_iops_field(input: &str) -> Res<'_, Vec<Field<'_>>> {
+    let (rest, (ops_metric, mib_metric)) = alt((
+        label("read:").map(|_| ("reads_per_s", Some("read_mib_per_s"))),
+        label("write:").map(|_| ("writes_per_s", Some("written_mib_per_s"))),
+        label("fsync:").map(|_| ("fsyncs_per_s", None)),
+    ))
+    .parse(input)?;
+    let (rest, iops) = preceded((multispace0, tag("IOPS=")), pointed_decimal).parse(rest)?;
+    let mut fields = vec![total(ops_metric, iops, input)];
+    let Some(mib_metric) = mib_metric else {
+        end_of_value(rest)?;
+        return Ok((rest, fields));
+    };
+    let (rest, mib) = delimited(space1, pointed_decimal, (space1, tag("MiB/s"))).parse(rest)?;
+    let (rest, _) = opt((
+        space1,
+        char('('),
+        pointed_decimal,
+        space1,
+        tag("MB/s"),
+        char(')'),
+    ))
+    .parse(rest)?;
+    end_of_value(rest)?;
+    fields.push(total(mib_metric, mib, input));
+    Ok((rest, fields))
 }
 
 /// `(2806.10 per sec.)`, `(4899827.59 per second)`, `(1022031.23 ops/sec)`
