@@ -120,6 +120,35 @@ fn several_reports_under_one_heading_share_it() {
 }
 
 #[test]
+fn an_empty_heading_closes_the_headings_of_its_level() {
+    // `####` alone opens an untitled section: `#### 16MB` no longer
+    // names what follows, `### Memory` above it still does; `##` alone
+    // closes them all.
+    let text = format!(
+        "### Memory\n\n#### 16MB\n\n{}\n####\n\n{}\n##\n\n{}",
+        cpu("100.00"),
+        cpu("150.00"),
+        cpu("200.00")
+    );
+    assert_eq!(
+        labels(&text),
+        [Some("16MB".to_string()), Some("Memory".to_string()), None]
+    );
+}
+
+#[test]
+fn a_prepare_between_a_caption_and_its_run_keeps_the_caption() {
+    let text = format!(
+        "FILEIO BENCHMARKS\n------------------\nsysbench 1.0.20 (using system LuaJIT 2.0.5)\n\n\
+         128 files, 16384Kb each, 2048Mb total\nCreating files for the test...\n\
+         Extra file open flags: (none)\nCreating file test_file.0\n\
+         2147483648 bytes written in 2.64 seconds (775.30 MiB/sec).\n{}",
+        cpu("100.00")
+    );
+    assert_eq!(labels(&text), some(&["FILEIO BENCHMARKS"]));
+}
+
+#[test]
 fn a_heading_closes_at_the_next_of_its_level_not_at_a_deeper_one() {
     // `### Notes` closes `### CPU`; `## Desktop` closes `## Laptop` and
     // all under it: no report takes a heading further up once closed.

@@ -786,3 +786,14 @@ fn a_report_explained_section_by_section_is_one_run() {
     assert_eq!(runs.len(), 1, "{:?}", doc.runs);
     assert_eq!(runs[0].results.len(), 8);
 }
+
+#[test]
+fn a_note_glued_in_full_width_parentheses_is_dropped() {
+    let text = "File operations:\n    reads/s:                      2061.79\n    writes/s:                     1374.53\n    fsyncs/s:                     4397.40\n\nThroughput:\n    read, MiB/s:                  32.22（1027.76顺序读写）\n    written, MiB/s:               21.48\n\nGeneral statistics:\n    total time:                          60.0003s\n    total number of events:              470071\n";
+    let doc = parsers::parse(text);
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(total(runs[0], "read_mib_per_s"), Some(32.22));
+    assert_eq!(total(runs[0], "written_mib_per_s"), Some(21.48));
+    assert_eq!(total(runs[0], "reads_per_s"), Some(2061.79));
+}

@@ -245,6 +245,16 @@ fn markdown_heading(text: &str) -> Option<(u8, String)> {
     })
 }
 
+/// The level of an empty markdown heading: a line of two to six `#` and
+/// nothing else (a lone `#` is also a bare root prompt).
+fn empty_heading(text: &str) -> Option<u8> {
+    let text = text.trim();
+    let level = u8::try_from(text.len())
+        .ok()
+        .filter(|l| (2..=6).contains(l))?;
+    text.bytes().all(|b| b == b'#').then_some(level)
+}
+
 /// An AsciiDoc section title (`== test.86`, `=== myisam`: two to six
 /// `=`, a space, no closing marks) standing alone between blank lines, its
 /// level the number of `=`. A mail's banner is closed (`== ULE ==`); one
@@ -488,6 +498,11 @@ pub(super) fn active_labels(
             i = label.end + 1;
             continue;
         }
+        if let Some(level) = empty_heading(line.text) {
+            // An empty heading (`####` alone) opens a section with no
+            // title: the headings of its level and below stop applying.
+            in_force[line.depth].retain(|&(open, _)| open < level);
+        }
         let inside_run = runs.covered_until(line.depth).is_some_and(|end| i <= end);
         if line.is_blank() && !inside_run && markup.bounds_block(line) {
             // A block's caption names the runs in that block only: the
@@ -622,7 +637,7 @@ fn follow_prose(
         // Under a heading it keeps the label waiting; between runs it
         // parts them.
         Some(p) if prose::is_rule(line.text) => Some(p).filter(|p| !p.attached),
-        Some(_) if !prose::is_command_line(line.text) => None,
+        Some(_) if !prose::is_command_line(line.text) && !prose::is_setup_output(line.text) => None,
         other => other,
     }
 }

@@ -376,6 +376,27 @@ fn cut(words: &[&str]) -> String {
     label
 }
 
+/// Whether a line is what a tool prints while it sets up or clears away a
+/// run (sysbench's `prepare` and `cleanup`: their banner, `Creating file
+/// test_file.0`, `... bytes written in 152.64 seconds`, `Removing test
+/// files...`), which may stand between a label and its run like a command.
+pub fn is_setup_output(text: &str) -> bool {
+    const STARTS: &[&str] = &[
+        "Creating file",
+        "Creating files for the test",
+        "Extra file open flags",
+        "Removing test files",
+        "Creating table '",
+    ];
+    let text = text.trim();
+    let banner = text.starts_with("sysbench ")
+        && (text.contains("LuaJIT") || text.contains("evaluation benchmark"));
+    banner
+        || STARTS.iter().any(|start| text.starts_with(start))
+        || (text.ends_with(" total") && text.contains(" files, "))
+        || (text.contains(" bytes written in ") && text.ends_with("/sec)."))
+}
+
 /// Whether a line is a command, which may stand between a label and its
 /// run: a shell prompt followed by a command (`# mount -o nobarrier ...`,
 /// `[root@db ~]# ...`, `host% ...`), or a line whose program is one of the
@@ -439,6 +460,21 @@ pub fn leaves_sentence_open(last: Option<char>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn setup_output_is_told_from_prose() {
+        for text in [
+            "sysbench 1.0.20 (using system LuaJIT 2.0.5)",
+            "128 files, 1228800Kb each, 153600Mb total",
+            "Creating file test_file.127",
+            "161061273600 bytes written in 152.64 seconds (1006.30 MiB/sec).",
+            "Removing test files...",
+        ] {
+            assert!(is_setup_output(text), "{text}");
+        }
+        assert!(!is_setup_output("sysbench is slow here, so we moved on."));
+        assert!(!is_setup_output("FILEIO BENCHMARKS"));
+    }
 
     #[test]
     fn colon_labels_and_their_text() {

@@ -53,6 +53,19 @@ pub(super) fn read_header(
     if !glued.trim().is_empty() {
         window.push((report_start, glued));
     }
+    // A banner followed by what `prepare` or `cleanup` print (`Creating
+    // file test_file.0`, `Removing test files...`) is that command's:
+    // the run's header starts after its last such line.
+    let cut = window
+        .iter()
+        .rposition(|&(_, text)| prepare_or_cleanup_output(text))
+        .filter(|&at| {
+            window[..at]
+                .iter()
+                .any(|&(_, t)| banner_version(t).is_some())
+        })
+        .map_or(0, |at| at + 1);
+    let window = &window[cut..];
     for (n, &(j, text)) in window.iter().enumerate() {
         let mut found = false;
         if let Some(version) = banner_version(text) {
@@ -81,6 +94,22 @@ pub(super) fn read_header(
         }
     }
     header
+}
+
+/// A line sysbench prints only for `prepare` or `cleanup`: creating or
+/// removing the fileio test files, creating and filling the OLTP tables.
+fn prepare_or_cleanup_output(text: &str) -> bool {
+    const OUTPUT: &[&str] = &[
+        "Removing test files",
+        "Creating file test_file",
+        "Creating files for the test",
+        "Dropping table '",
+        "Creating table '",
+        "Inserting ",
+    ];
+    let text = text.trim();
+    OUTPUT.iter().any(|start| text.starts_with(start))
+        && (!text.starts_with("Inserting ") || text.contains(" records into '"))
 }
 
 /// `sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta2)`, `sysbench 0.4.12:
@@ -291,6 +320,33 @@ mod tests {
             None
         );
         assert_eq!(parse_command("we used sysbench and super-smack"), None);
+    }
+
+    #[test]
+    fn a_cleanup_above_the_run_is_not_its_header() {
+        // A cleanup's banner and output, a caption, then the run's own
+        // banner: the header starts after the cleanup's output, so the
+        // caption stays above the run.
+        let input = "sysbench --threads=4 fileio cleanup\n\
+                     sysbench 1.0.20 (using system LuaJIT 2.0.5)\n\
+                     \n\
+                     Removing test files...\n\
+                     \n\
+                     MEMORY BENCHMARKS\n\
+                     sysbench 1.0.20 (using system LuaJIT 2.0.5)\n\
+                     \n\
+                     Running the test with following options:\n\
+                     Number of threads: 256\n\
+                     report\n";
+        let lines = crate::text::lines(input);
+        let header = read_header(&lines, 0, 10, "");
+        assert_eq!(header.first, Some(6));
+        assert_eq!(header.threads, Some(256));
+        assert_eq!(header.test, None);
+        assert!(prepare_or_cleanup_output(
+            "Inserting 100 records into 'sbtest1'"
+        ));
+        assert!(!prepare_or_cleanup_output("Inserting the results below"));
     }
 
     #[test]

@@ -16,14 +16,16 @@ use crate::sysbench::{Res, HISTOGRAM_START};
 
 use super::{end_of_value, error, label, total, Field, Item, Section};
 
-/// A note the poster wrote after a value on its line, `114.02   (초당 ...)`:
+/// A note the poster wrote after a value on its line, `114.02   (초당 ...)`,
+/// or glued to it in full-width parentheses, `32.22（1027.76顺序读写）`:
 /// read and dropped so that the report goes on. It is tried last, so any
 /// parenthesised part sysbench prints itself is read as such first.
 pub(super) fn annotation(input: &str) -> Res<'_, ()> {
+    let paren = |c: char| matches!(c, '(' | ')' | '（' | '）' | '\n');
     let (rest, _) = (
-        char('('),
-        take_while1(|c: char| c != ')' && c != '(' && c != '\n'),
-        char(')'),
+        alt((char('('), char('（'))),
+        take_while1(|c: char| !paren(c)),
+        alt((char(')'), char('）'))),
     )
         .parse(input)?;
     end_of_value(rest)?;
