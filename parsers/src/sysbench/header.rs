@@ -66,6 +66,10 @@ pub(super) fn read_header(
         })
         .map_or(0, |at| at + 1);
     let window = &window[cut..];
+    // Where the marker in force was read, to tell whether it came after
+    // the command a later one replaces.
+    let mut marker_at = None;
+    let mut command_at_line = None;
     for (n, &(j, text)) in window.iter().enumerate() {
         let mut found = false;
         if let Some(version) = banner_version(text) {
@@ -78,12 +82,27 @@ pub(super) fn read_header(
         }
         if let Some(threads) = thread_marker(text) {
             header.marker_threads = Some(threads);
+            marker_at = Some(n);
             found = true;
         }
         if let Some(mode) = mode_line(text) {
             header.mode_test = Some(mode);
         }
         if let Some(command) = command_at(&window[n..]).filter(runs_a_benchmark) {
+            // A second benchmark command above the report is the one that
+            // printed it: the first ran another report, which was not
+            // pasted (`sudo sysbench cpu run` in a how-to, then the
+            // same command again over its output). The header starts over.
+            if header.command.is_some() {
+                let marker = header
+                    .marker_threads
+                    .filter(|_| marker_at > command_at_line);
+                header = RunHeader {
+                    marker_threads: marker,
+                    ..RunHeader::default()
+                };
+            }
+            command_at_line = Some(n);
             header.command_threads = command.threads.or(header.command_threads);
             header.test = command.test.or(header.test.take());
             header.command = Some(command.text);
@@ -347,6 +366,27 @@ mod tests {
             "Inserting 100 records into 'sbtest1'"
         ));
         assert!(!prepare_or_cleanup_output("Inserting the results below"));
+    }
+
+    #[test]
+    fn a_second_run_command_starts_the_header_again() {
+        // A how-to's command, its heading, then the command over the
+        // pasted output: the run starts at the second command.
+        let input = "sudo sysbench --threads=4 --test=cpu run\n\
+                     \n\
+                     ### arm\n\
+                     \n\
+                     $ sudo sysbench --test=cpu run\n\
+                     sysbench 1.0.11 (using system LuaJIT 2.1.0-beta3)\n\
+                     \n\
+                     Number of threads: 1\n\
+                     report\n";
+        let lines = crate::text::lines(input);
+        let header = read_header(&lines, 0, 8, "");
+        assert_eq!(header.first, Some(4));
+        assert_eq!(header.command_threads, None);
+        assert_eq!(header.threads, Some(1));
+        assert_eq!(header.test.as_deref(), Some("cpu"));
     }
 
     #[test]
