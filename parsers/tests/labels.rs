@@ -149,6 +149,26 @@ fn a_prepare_between_a_caption_and_its_run_keeps_the_caption() {
 }
 
 #[test]
+fn a_numbered_item_right_above_a_fence_names_the_run_in_it() {
+    // The list item above the fence is its caption, a longer phrase than
+    // a lone line may be; the item above it ends without a full stop.
+    let text = format!(
+        "## Setup\n\n1.  two sites, 30ms apart\n3.  PXC node with 4 cores and 8G memory\n\n```\n{}```\n",
+        cpu("100.00")
+    );
+    assert_eq!(
+        labels(&text),
+        some(&["PXC node with 4 cores and 8G memory"])
+    );
+    // A bare address above a fence is a reference, not a name.
+    let text = format!(
+        "https://example.com/how-to-benchmark\n\n```\n{}```\n",
+        cpu("100.00")
+    );
+    assert_eq!(labels(&text), [None]);
+}
+
+#[test]
 fn a_heading_closes_at_the_next_of_its_level_not_at_a_deeper_one() {
     // `### Notes` closes `### CPU`; `## Desktop` closes `## Laptop` and
     // all under it: no report takes a heading further up once closed.

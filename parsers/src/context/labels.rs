@@ -654,7 +654,9 @@ fn prose_label_at(
     let line = &lines[i];
     // Most lines are prose that cannot be a label: their last byte, and
     // the first bytes of the line below, tell.
-    let run_below = runs.starts_at(i + 1, line.depth) || is_block_caption(lines, markup, i, runs);
+    let block =
+        is_block_caption(lines, markup, i, runs) || captions_block_below(lines, markup, i, runs);
+    let run_below = runs.starts_at(i + 1, line.depth) || block;
     let rule_below = lines
         .get(i + 1)
         .is_some_and(|next| next.depth == line.depth && prose::is_rule(next.text));
@@ -662,6 +664,7 @@ fn prose_label_at(
         prose::Below {
             run: run_below,
             rule: rule_below,
+            block,
         },
     );
     below
@@ -704,6 +707,31 @@ fn is_block_caption(lines: &[Line<'_>], markup: &Markup<'_>, i: usize, runs: &Ru
         })
 }
 
+/// Whether line `i` stands right above the opening of a preformatted
+/// block (a fence or `<pre>`, which undoing markup left blank) whose first
+/// line starts a run at its depth.
+fn captions_block_below(
+    lines: &[Line<'_>],
+    markup: &Markup<'_>,
+    i: usize,
+    runs: &RunsBegun,
+) -> bool {
+    if markup.raw.is_empty() {
+        return false;
+    }
+    let depth = lines[i].depth;
+    let first_not_blank = |from: usize| {
+        (from..=from + CAPTION_GAP).find(|&j| lines.get(j).is_some_and(|l| !l.is_blank()))
+    };
+    // The opening, with only blank lines between it and the caption.
+    let opening = (i + 1..=i + 1 + CAPTION_GAP)
+        .take_while(|&j| lines.get(j).is_some_and(|l| l.is_blank()))
+        .find(|&j| lines[j].depth == depth && markup.opens_block(&lines[j]));
+    opening
+        .and_then(|at| first_not_blank(at + 1))
+        .is_some_and(|next| runs.starts_at(next, depth))
+}
+
 /// Whether line `i` goes on with a sentence the line above it left open
 /// (rule 3 of [`prose`]); a run ending right above is checked by the caller.
 fn continues_sentence(lines: &[Line<'_>], i: usize) -> bool {
@@ -711,8 +739,11 @@ fn continues_sentence(lines: &[Line<'_>], i: usize) -> bool {
     else {
         return false;
     };
+    // A list item starts its own sentence, whatever the item above it
+    // ended with.
     above.depth == line.depth
         && markdown_heading(above.text.trim_start()).is_none()
+        && prose::list_item(line.text.trim()).is_none()
         && prose::leaves_sentence_open(prose::last_char(above.text))
 }
 

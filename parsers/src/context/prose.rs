@@ -240,6 +240,11 @@ pub struct Below {
     pub run: bool,
     /// The next line is a rule (`-----`, `=====`) at the same depth.
     pub rule: bool,
+    /// The line captions a preformatted block a run starts: it is the
+    /// block's first line, or stands right above the block's opening
+    /// (`3.  PXC DB 集群 单节点配置 4核8G`, then a fence). The markup
+    /// bounds it, so a longer phrase is still a label.
+    pub block: bool,
 }
 
 /// The label a line states, if its text has a label's shape (rules 2 and 4
@@ -251,24 +256,38 @@ pub fn label_of(text: &str, below: Below) -> Option<String> {
     } else if below.rule {
         (text, MAX_WORDS)
     } else {
-        // A list item's mark (`* Developer 1`) is no part of the phrase.
-        let item = ["- ", "* ", "• "]
-            .iter()
-            .find_map(|mark| text.strip_prefix(mark))
-            .map_or(text, str::trim_start);
+        // A list item's mark (`* Developer 1`, `3.  PXC`) is no part of
+        // the phrase.
+        let item = list_item(text).unwrap_or(text);
+        let max_len = if below.block { MAX_LINE } else { MAX_LONE_LEN };
         let lone = below.run
-            && item.len() <= MAX_LONE_LEN
+            && item.len() <= max_len
             && item.chars().next().is_some_and(char::is_alphanumeric)
             && !text.ends_with(['.', ',', ';', '!', '?']);
         if !lone {
             return None;
         }
-        (text, MAX_LONE_WORDS)
+        (
+            item,
+            if below.block {
+                MAX_WORDS
+            } else {
+                MAX_LONE_WORDS
+            },
+        )
     };
     if text.len() > MAX_LINE {
         return None;
     }
     let body = body.trim_start_matches(['-', '*', '•']).trim();
+    // A bare address (`https://www.howtoforge.com/...`) names no run.
+    if ["http://", "https://"]
+        .iter()
+        .any(|scheme| body.starts_with(scheme))
+        && !body.contains(char::is_whitespace)
+    {
+        return None;
+    }
     // `::`, or nothing but marks.
     if body.ends_with(':') || !body.chars().any(char::is_alphanumeric) {
         return None;
@@ -289,6 +308,21 @@ pub fn label_of(text: &str, below: Below) -> Option<String> {
     }
     let words: Vec<&str> = body.split_whitespace().collect();
     Some(cut(&words))
+}
+
+/// The text of a list item after its mark: `- `, `* `, `• `, or a
+/// number and `.` or `)` followed by white space (`3.  PXC DB`).
+pub fn list_item(text: &str) -> Option<&str> {
+    if let Some(rest) = ["- ", "* ", "• "]
+        .iter()
+        .find_map(|mark| text.strip_prefix(mark))
+    {
+        return Some(rest.trim_start());
+    }
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = text.get(digits..)?;
+    let rest = rest.strip_prefix('.').or_else(|| rest.strip_prefix(')'))?;
+    (digits > 0 && digits <= 2 && rest.starts_with([' ', '\t'])).then(|| rest.trim_start())
 }
 
 /// A line drawn under a heading or between parts: only `-` or only `=`,
@@ -548,7 +582,8 @@ mod tests {
                     text,
                     Below {
                         run: above_run,
-                        rule: false
+                        rule: false,
+                        block: false,
                     }
                 )
                 .as_deref(),

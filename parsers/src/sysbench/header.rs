@@ -213,8 +213,22 @@ fn runs_a_benchmark(command: &SysbenchCommand) -> bool {
             .iter()
             .any(|w| *w == flag || w.starts_with(&format!("{flag}=")))
     };
-    let verb = words.last().copied().unwrap_or_default();
-    !(asks("--version") || asks("--help") || matches!(verb, "prepare" | "cleanup" | "help"))
+    // `run >> /root/sysbench-mysql.log`: the output went to a file, so
+    // what follows the command is not what it printed.
+    let redirected = words
+        .iter()
+        .position(|w| w.starts_with('>'))
+        .is_some_and(|at| at > 0 && !words[at].starts_with(">&"));
+    let verb = words
+        .iter()
+        .take_while(|w| !w.starts_with('>'))
+        .last()
+        .copied()
+        .unwrap_or_default();
+    !(redirected
+        || asks("--version")
+        || asks("--help")
+        || matches!(verb, "prepare" | "cleanup" | "help"))
 }
 
 /// The command starting at the first of `window`'s lines, continued over
