@@ -797,3 +797,27 @@ fn a_note_glued_in_full_width_parentheses_is_dropped() {
     assert_eq!(total(runs[0], "written_mib_per_s"), Some(21.48));
     assert_eq!(total(runs[0], "reads_per_s"), Some(2061.79));
 }
+
+#[test]
+fn an_elided_0_4_report_keeps_what_the_poster_left() {
+    // `...` between the banner and the one line kept of the summary.
+    let text = "[server1 ~]$ sysbench --test=cpu --cpu-max-prime=20000 run\nsysbench v0.4.8: multithreaded system evaluation benchmark\n...\nTest execution summary: total time: 121.7404s\n";
+    let doc = parsers::parse(text);
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(total(runs[0], "total_time_s"), Some(121.7404));
+    // Without the elision the same line is a report that broke off.
+    let doc = parsers::parse("Test execution summary: total time: 121.7404s\n");
+    assert!(sysbench_runs(&doc).is_empty());
+}
+
+#[test]
+fn a_book_page_break_inside_a_report_is_passed_over() {
+    let text = "Test execution summary:\ntotal time: 300.0004s\ntotal number of events: 67100\nper-request statistics:\nmin: 0.0000s\navg: 0.0038s\n\n58 | Chapter 2: Benchmarking MySQL\n\nmax: 0.5628s\napprox. 95 percentile: 0.0099s\n\nThreads fairness:\nevents (avg/stddev): 67100.0000/0.00\n";
+    let doc = parsers::parse(text);
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(total(runs[0], "latency_max_ms"), Some(562.8));
+    assert_eq!(total(runs[0], "latency_p95_ms"), Some(9.9));
+    assert_eq!(total(runs[0], "latency_avg_ms"), Some(3.8));
+}

@@ -563,6 +563,11 @@ fn qualify_repeated(labels: &mut [String], headings: &[(u32, Option<u32>)]) {
 /// lines are ruled out by their first visible byte.
 fn banner_at(lines: &[Line<'_>], i: usize, markup: &Markup<'_>) -> Option<SectionLabel> {
     let line = lines.get(i)?;
+    // A book's running head (`**56 | Chapter 2: Benchmarking MySQL**`)
+    // is set like a heading but names no part of the text.
+    if crate::text::is_page_furniture(line.text) {
+        return None;
+    }
     let opens_label = matches!(
         trim_start(line.text).as_bytes().first(),
         Some(b'=' | b'*' | b'#')
@@ -744,7 +749,14 @@ fn continues_sentence(lines: &[Line<'_>], i: usize) -> bool {
     above.depth == line.depth
         && markdown_heading(above.text.trim_start()).is_none()
         && prose::list_item(line.text.trim()).is_none()
-        && prose::leaves_sentence_open(prose::last_char(above.text))
+        && (prose::leaves_sentence_open(prose::last_char(above.text))
+            || hyphenated_at_end(above.text))
+}
+
+/// Whether a line ends inside a word broken by a hyphen (`...in read-`).
+fn hyphenated_at_end(text: &str) -> bool {
+    let mut tail = text.trim_end().chars().rev();
+    tail.next() == Some('-') && tail.next().is_some_and(char::is_alphabetic)
 }
 
 /// The section label in force on the lines asked about, without a copy

@@ -99,6 +99,7 @@ pub const FILLER: &[&str] = &[
     "here",
     "here's",
     "heres",
+    "how",
     "i",
     "i've",
     "is",
@@ -134,6 +135,7 @@ pub const FILLER: &[&str] = &[
     "these",
     "this",
     "those",
+    "to",
     "using",
     "was",
     "we",
@@ -351,7 +353,7 @@ pub fn last_char(text: &str) -> Option<char> {
 /// header, or only filler words. Compares without allocating: only lines
 /// of a label's shape get here, but a mail has many attribution lines.
 fn says_nothing(body: &str) -> bool {
-    let is_in = |list: &[&str], w: &str| list.iter().any(|l| l.eq_ignore_ascii_case(w));
+    let is_in = is_listed;
     let last = body.split_whitespace().next_back().map_or("", word);
     if is_in(ATTRIBUTION_TAILS, last) || is_in(INTRODUCING_TAILS, last) {
         return true;
@@ -385,6 +387,16 @@ fn says_nothing(body: &str) -> bool {
 /// A word without the punctuation around it.
 fn word(w: &str) -> &str {
     w.trim_matches(|c: char| matches!(c, ',' | '.' | '(' | ')' | '"' | '\'' | '!'))
+}
+
+/// Whether `w` is one of `list` in any case, a typographic apostrophe
+/// (`Here’s`, as books and blogs print it) read as `'`.
+fn is_listed(list: &[&str], w: &str) -> bool {
+    if w.contains('’') {
+        let plain = w.replace('’', "'");
+        return list.iter().any(|l| l.eq_ignore_ascii_case(&plain));
+    }
+    list.iter().any(|l| l.eq_ignore_ascii_case(w))
 }
 
 /// The words joined by single spaces, cut at a word boundary to at most

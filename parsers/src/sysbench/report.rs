@@ -216,6 +216,7 @@ fn passing_line(input: &str) -> Res<'_, ()> {
     let line = input.get(..end).unwrap_or_default().trim_end();
     let passes = line.starts_with("DEBUG:")
         || crate::text::is_elision(line)
+        || crate::text::is_page_furniture(line)
         || PROGRESS_LINES.contains(&line)
         || (line.starts_with("(last message repeated ") && line.ends_with(" times)"));
     if line.is_empty() || !passes {
