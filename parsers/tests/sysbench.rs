@@ -821,3 +821,14 @@ fn a_book_page_break_inside_a_report_is_passed_over() {
     assert_eq!(total(runs[0], "latency_p95_ms"), Some(9.9));
     assert_eq!(total(runs[0], "latency_avg_ms"), Some(3.8));
 }
+
+#[test]
+fn a_shell_comment_after_a_value_is_dropped() {
+    let text = "CPU speed:\n    events per second: 133.81  # note: fine\nGeneral statistics:\n    total time: 10.0160s       # ten seconds\n    total number of events: 1341 # per core 335\n\n# Memory\n";
+    let doc = parsers::parse(text);
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(total(runs[0], "events"), Some(1341.0));
+    assert_eq!(total(runs[0], "total_time_s"), Some(10.016));
+    assert_eq!(runs[0].lines[1], 5);
+}

@@ -161,6 +161,13 @@ pub(super) fn report_elements(mut input: &str) -> (&str, Vec<Element<'_>>) {
     let mut elements = Vec::new();
     let mut seen: Vec<Section> = Vec::new();
     loop {
+        // A shell comment the poster put after a value on its line
+        // (`133.81  # 解析：...`) is read and dropped; a `#` line of its
+        // own is no part of the report.
+        if let Some(rest) = trailing_comment(input) {
+            input = rest;
+            continue;
+        }
         let Ok((rest, element)) = preceded(multispace0, element).parse(input) else {
             break;
         };
@@ -175,6 +182,17 @@ pub(super) fn report_elements(mut input: &str) -> (&str, Vec<Element<'_>>) {
         input = rest;
     }
     (input, elements)
+}
+
+/// What follows a `#` comment on the current line (spaces or tabs, then
+/// `# ` and any text), if the input holds one before its next line.
+fn trailing_comment(input: &str) -> Option<&str> {
+    let blank = input.len() - input.trim_start_matches([' ', '\t']).len();
+    let rest = input.get(blank..)?;
+    if blank == 0 || !rest.starts_with("# ") {
+        return None;
+    }
+    Some(rest.find('\n').map_or("", |end| &rest[end..]))
 }
 
 /// One element of a report, fields separated by any whitespace.
