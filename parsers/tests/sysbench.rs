@@ -806,13 +806,8 @@ fn an_elided_0_4_report_keeps_what_the_poster_left() {
     let runs = sysbench_runs(&doc);
     assert_eq!(runs.len(), 1);
     assert_eq!(total(runs[0], "total_time_s"), Some(121.7404));
-    // A summary kept to its total time is a run even without the
-    // elision; with another section cut short it is a near miss.
+    // Without the elision the same line is a report that broke off.
     let doc = parsers::parse("Test execution summary:\n    total time:      58.5005s\n");
-    assert_eq!(total(sysbench_runs(&doc)[0], "total_time_s"), Some(58.5005));
-    let doc = parsers::parse(
-        "General statistics:\n    total time: 1.0s\n\nLatency (ms):\n    min: 1.00\n",
-    );
     assert!(sysbench_runs(&doc).is_empty());
     assert_eq!(doc.unparsed.len(), 1);
 }

@@ -160,16 +160,7 @@ fn check_sections(report: &SysbenchReport<'_>) -> Result<(), String> {
             .chain(&report.overflowed)
             .any(|f| f.item == Item::Total && f.metric == metric)
     };
-    // `Test execution summary:` and its `total time:` alone is what a
-    // poster keeps of a cpu run ("how long did the primes take"): the
-    // report is that one line, not a report cut short.
-    let total_time_alone = report.sections == [Section::General]
-        && report.fields.len() == 1
-        && printed("total_time_s");
     for section in &report.sections {
-        if total_time_alone {
-            break;
-        }
         let missing = section.required().iter().find(|m| !printed(m));
         if let Some(missing) = missing {
             return Err(format!(
