@@ -169,6 +169,19 @@ fn a_numbered_item_right_above_a_fence_names_the_run_in_it() {
 }
 
 #[test]
+fn a_title_framed_by_short_rules_names_the_runs_under_it() {
+    let text = format!(
+        "==\nWithout 6a3afb6ac6\n==\n\n{}\n==\nWith 6a3afb6ac6\n==\n\n{}",
+        cpu("100.00"),
+        cpu("150.00")
+    );
+    assert_eq!(
+        labels(&text),
+        some(&["Without 6a3afb6ac6", "With 6a3afb6ac6"])
+    );
+}
+
+#[test]
 fn a_heading_closes_at_the_next_of_its_level_not_at_a_deeper_one() {
     // `### Notes` closes `### CPU`; `## Desktop` closes `## Laptop` and
     // all under it: no report takes a heading further up once closed.

@@ -833,3 +833,16 @@ fn a_shell_comment_after_a_value_is_dropped() {
     assert_eq!(total(runs[0], "total_time_s"), Some(10.016));
     assert_eq!(runs[0].lines[1], 5);
 }
+
+#[test]
+fn fileio_1_1_throughput_in_iops_lines() {
+    let text = "  Throughput:\n           read:  IOPS=0.00 0.00 MiB/s (0.00 MB/s)\n           write: IOPS=31961.19 499.39 MiB/s (523.65 MB/s)\n           fsync: IOPS=327500.24\n\n  Latency (ms):\n           min:                                  0.00\n           avg:                                  0.33\n           max:                                920.89\n           95th percentile:                      0.33\n           sum:                            71212319.19\n";
+    let doc = parsers::parse(text);
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(total(runs[0], "writes_per_s"), Some(31961.19));
+    assert_eq!(total(runs[0], "written_mib_per_s"), Some(499.39));
+    assert_eq!(total(runs[0], "reads_per_s"), Some(0.0));
+    assert_eq!(total(runs[0], "fsyncs_per_s"), Some(327500.24));
+    assert_eq!(total(runs[0], "latency_max_ms"), Some(920.89));
+}

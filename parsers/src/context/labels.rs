@@ -186,6 +186,9 @@ fn section_label(lines: &[Line<'_>], start: usize) -> Option<SectionLabel> {
         });
     }
     let mark = ["==", "**"].into_iter().find(|m| open.starts_with(m))?;
+    if let Some(framed) = framed_title(lines, start) {
+        return Some(framed);
+    }
     let mut end = start;
     while !closes(lines[end].text, mark) {
         end += 1;
@@ -215,6 +218,34 @@ fn section_label(lines: &[Line<'_>], start: usize) -> Option<SectionLabel> {
         label: inner.split_whitespace().collect::<Vec<_>>().join(" "),
         depth: first.depth,
         end,
+        level: BANNER_LEVEL,
+    })
+}
+
+/// A title framed by two rules of `=` at the same depth, `==` over and
+/// under it, as a mail sets a case apart (`==` / `Without 6a3afb6ac6
+/// (\"jbd2: ...\")` / `==`).
+fn framed_title(lines: &[Line<'_>], start: usize) -> Option<SectionLabel> {
+    let first = lines.get(start)?;
+    let rule = |l: &Line<'_>| {
+        let t = l.text.trim();
+        l.depth == first.depth && t.len() >= 2 && t.bytes().all(|b| b == b'=')
+    };
+    let (title, under) = (lines.get(start + 1)?, lines.get(start + 2)?);
+    let text = title.text.trim();
+    let valid = rule(first)
+        && rule(under)
+        && title.depth == first.depth
+        && !text.is_empty()
+        && text.len() <= MAX_LABEL_LEN
+        && !text.starts_with('=')
+        // `TEST NAME      [ RESULT ] TIME (ms)` between rules heads a table.
+        && !text.contains("   ")
+        && text.chars().any(char::is_alphanumeric);
+    valid.then(|| SectionLabel {
+        label: text.split_whitespace().collect::<Vec<_>>().join(" "),
+        depth: first.depth,
+        end: start + 2,
         level: BANNER_LEVEL,
     })
 }

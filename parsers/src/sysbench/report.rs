@@ -17,8 +17,8 @@ use super::Res;
 
 pub(super) use assemble::{assemble, overflow_reason};
 use fields::{
-    annotation, count_rate_field, heading, histogram_row, memory_transferred, percentile_field,
-    single_field, skipped_field,
+    annotation, count_rate_field, heading, histogram_row, iops_field, memory_transferred,
+    percentile_field, single_field, skipped_field,
 };
 use fileio_04::{fileio_04_operations, fileio_04_requests, fileio_04_transferred};
 use interval::interval_line;
@@ -204,6 +204,7 @@ fn element(input: &str) -> Res<'_, Element<'_>> {
         histogram_row.map(|_| Element::Skipped),
         skipped_field.map(|_| Element::Skipped),
         interval_line.map(|(fields, threads)| Element::Interval(fields, threads)),
+        iops_field.map(Element::Fields),
         percentile_field.map(|f| Element::Fields(vec![f])),
         count_rate_field.map(Element::Fields),
         single_field.map(|f| Element::Fields(vec![f])),

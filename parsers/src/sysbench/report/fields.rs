@@ -188,6 +188,38 @@ fn valued<'a>(
     }
 }
 
+/// sysbench 1.1's fileio `Throughput:` lines: `read:  IOPS=0.00 0.00
+/// MiB/s (0.00 MB/s)`, `write: IOPS=31961.19 499.39 MiB/s (523.65 MB/s)`,
+/// `fsync: IOPS=327500.24`. The MB/s in parentheses repeats the MiB/s.
+pub(super) fn iops_field(input: &str) -> Res<'_, Vec<Field<'_>>> {
+    const OPERATIONS: [(&str, &str, Option<&str>); 3] = [
+        ("read:", "reads_per_s", Some("read_mib_per_s")),
+        ("write:", "writes_per_s", Some("written_mib_per_s")),
+        ("fsync:", "fsyncs_per_s", None),
+    ];
+    for (name, iops_metric, mib_metric) in OPERATIONS {
+        let Ok((rest, _)) = label(name).parse(input) else {
+            continue;
+        };
+        let (rest, iops) = preceded((space0, tag("IOPS=")), pointed_decimal).parse(rest)?;
+        let mut fields = vec![total(iops_metric, iops, input)];
+        let Some(mib_metric) = mib_metric else {
+            end_of_value(rest)?;
+            return Ok((rest, fields));
+        };
+        let (rest, mib) = preceded(space0, pointed_decimal).parse(rest)?;
+        let (rest, _) = (
+            space0,
+            tag("MiB/s"),
+            opt((space0, char('('), pointed_decimal, space0, tag("MB/s)"))),
+        )
+            .parse(rest)?;
+        fields.push(total(mib_metric, mib, input));
+        return Ok((rest, fields));
+    }
+    Err(error(input))
+}
+
 pub(super) fn count_rate_field(input: &str) -> Res<'_, Vec<Field<'_>>> {
     for (name, count_metric, rate_metric) in COUNT_RATE_FIELDS {
         let Ok((rest, _)) = label(name).parse(input) else {
