@@ -182,6 +182,15 @@ fn a_title_framed_by_short_rules_names_the_runs_under_it() {
 }
 
 #[test]
+fn a_chinese_as_follows_line_introduces_and_names_nothing() {
+    let text = format!(
+        "### 测试结果简介\n\n示例结果如下：\n\n```\n{}```\n",
+        cpu("100.00")
+    );
+    assert_eq!(labels(&text), some(&["测试结果简介"]));
+}
+
+#[test]
 fn a_heading_closes_at_the_next_of_its_level_not_at_a_deeper_one() {
     // `### Notes` closes `### CPU`; `## Desktop` closes `## Laptop` and
     // all under it: no report takes a heading further up once closed.

@@ -846,3 +846,14 @@ fn fileio_1_1_throughput_in_iops_lines() {
     assert_eq!(total(runs[0], "fsyncs_per_s"), Some(327500.24));
     assert_eq!(total(runs[0], "latency_max_ms"), Some(920.89));
 }
+
+#[test]
+fn a_count_printed_without_its_rate_is_kept() {
+    let text = "SQL statistics:\n    transactions:                         30400  (50.64 per sec.)\n    ignored errors:                       0\n    reconnects:                          0\n\nGeneral statistics:\n    total time:                          600.0004s\n    total number of events:              30400\n";
+    let doc = parsers::parse(text);
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(total(runs[0], "ignored_errors"), Some(0.0));
+    assert_eq!(total(runs[0], "reconnects"), Some(0.0));
+    assert_eq!(total(runs[0], "tps"), Some(50.64));
+}

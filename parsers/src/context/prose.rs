@@ -150,6 +150,10 @@ pub const FILLER: &[&str] = &[
     "sql-bench",
 ];
 
+/// Endings that introduce what follows in languages written without
+/// spaces between words: Chinese `如下` ("as follows"), Japanese `以下の通り`.
+pub const INTRODUCING_ENDINGS: &[&str] = &["如下", "以下の通り", "次の通り"];
+
 /// Last words of an attribution line (`Michael Vince wrote:`).
 pub const ATTRIBUTION_TAILS: &[&str] = &["wrote", "writes", "said", "schrieb", "écrit"];
 
@@ -253,7 +257,8 @@ pub struct Below {
 /// of the module doc; the caller checks rules 1 and 3).
 pub fn label_of(text: &str, below: Below) -> Option<String> {
     let text = text.trim();
-    let (body, max_words) = if let Some(body) = text.strip_suffix(':') {
+    // `：` is the colon of Chinese and Japanese text.
+    let (body, max_words) = if let Some(body) = text.strip_suffix([':', '：']) {
         (body, MAX_WORDS)
     } else if below.rule {
         (text, MAX_WORDS)
@@ -356,6 +361,11 @@ fn says_nothing(body: &str) -> bool {
     let is_in = is_listed;
     let last = body.split_whitespace().next_back().map_or("", word);
     if is_in(ATTRIBUTION_TAILS, last) || is_in(INTRODUCING_TAILS, last) {
+        return true;
+    }
+    // `示例结果如下` ("the sample result is as follows") introduces what
+    // comes, as `...looks like:` does.
+    if INTRODUCING_ENDINGS.iter().any(|end| body.ends_with(end)) {
         return true;
     }
     // "...running the following over a Gigabit link:" introduces what

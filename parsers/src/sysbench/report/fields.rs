@@ -226,7 +226,17 @@ pub(super) fn count_rate_field(input: &str) -> Res<'_, Vec<Field<'_>>> {
             continue;
         };
         let (rest, count) = preceded(multispace0, pointed_decimal).parse(rest)?;
-        let (rest, rate) = preceded(multispace0, rate_in_parens).parse(rest)?;
+        let Ok((rest, rate)) = preceded(multispace0, rate_in_parens).parse(rest) else {
+            // `ignored errors:   0` with no rate after it (a doc's sample,
+            // a hand-edited report): the count alone, if nothing else
+            // follows on its line.
+            end_of_value(rest)?;
+            let line_rest = rest.split('\n').next().unwrap_or_default();
+            if !line_rest.trim().is_empty() {
+                return Err(error(input));
+            }
+            return Ok((rest, vec![total(count_metric, count, input)]));
+        };
         let mut fields = vec![total(count_metric, count, input)];
         if let Some(rate_metric) = rate_metric {
             fields.push(total(rate_metric, rate, input));
