@@ -177,7 +177,12 @@ impl Reader for SysbenchReader {
         let last_line = block
             .line_at(used.len().saturating_sub(1))
             .max(lines[i].number);
-        match assemble(elements, rest) {
+        let elided = (0..i)
+            .rev()
+            .map(|j| &lines[j])
+            .find(|l| !l.is_blank())
+            .is_some_and(|l| l.depth == lines[i].depth && crate::text::is_elision(l.text.trim()));
+        match assemble(elements, rest, elided && alone) {
             // Interval lines alone are a run's progress, not its result:
             // a run needs a final report (they are its items when one
             // follows them).
@@ -262,7 +267,7 @@ fn side_by_side(
     let run_header = read_header(lines, taken_until, header.index, "");
     for (label, block) in header.labels.into_iter().zip(&table.reports) {
         let (rest, elements) = report_elements(&block.text);
-        match assemble(elements, rest) {
+        match assemble(elements, rest, false) {
             Ok(report) => {
                 report_overflows(&report, block, unparsed);
                 let mut run = to_run(

@@ -86,6 +86,20 @@ pub fn trim_end(text: &str) -> &str {
     }
 }
 
+/// A typeset book's running head or foot, which a conversion to text
+/// leaves inside a report broken across pages: a page number and the
+/// chapter or section title on either side of one `|` (`58 | Chapter 2:
+/// Benchmarking MySQL`, `Benchmarking Examples | 57`).
+pub fn is_page_furniture(line: &str) -> bool {
+    let line = line.trim().trim_matches('*').trim();
+    let Some((left, right)) = line.split_once(" | ") else {
+        return false;
+    };
+    let page = |s: &str| (1..=4).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit());
+    let title = |s: &str| s.starts_with(|c: char| c.is_alphabetic()) && !s.contains('|');
+    (page(left) && title(right)) || (title(left) && page(right))
+}
+
 /// A line where the poster cut something out: `<snip>`, `[snip]`,
 /// `[...]`, `...`, `(snipped)`. What follows it belongs to the same table
 /// or report.
@@ -458,6 +472,15 @@ mod tests {
         fn last_line(&self) -> usize {
             self.starts.last().map_or(0, |&(_, line)| line)
         }
+    }
+
+    #[test]
+    fn page_furniture_is_a_page_number_and_a_title() {
+        assert!(is_page_furniture("**58 | Chapter 2: Benchmarking MySQL**"));
+        assert!(is_page_furniture("Benchmarking Examples | 57"));
+        assert!(!is_page_furniture("| 1 | 2 |"));
+        assert!(!is_page_furniture("threads | tps"));
+        assert!(!is_page_furniture("12345 | rows"));
     }
 
     #[test]

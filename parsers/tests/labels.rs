@@ -120,6 +120,77 @@ fn several_reports_under_one_heading_share_it() {
 }
 
 #[test]
+fn an_empty_heading_closes_the_headings_of_its_level() {
+    // `####` alone opens an untitled section: `#### 16MB` no longer
+    // names what follows, `### Memory` above it still does; `##` alone
+    // closes them all.
+    let text = format!(
+        "### Memory\n\n#### 16MB\n\n{}\n####\n\n{}\n##\n\n{}",
+        cpu("100.00"),
+        cpu("150.00"),
+        cpu("200.00")
+    );
+    assert_eq!(
+        labels(&text),
+        [Some("16MB".to_string()), Some("Memory".to_string()), None]
+    );
+}
+
+#[test]
+fn a_prepare_between_a_caption_and_its_run_keeps_the_caption() {
+    let text = format!(
+        "FILEIO BENCHMARKS\n------------------\nsysbench 1.0.20 (using system LuaJIT 2.0.5)\n\n\
+         128 files, 16384Kb each, 2048Mb total\nCreating files for the test...\n\
+         Extra file open flags: (none)\nCreating file test_file.0\n\
+         2147483648 bytes written in 2.64 seconds (775.30 MiB/sec).\n{}",
+        cpu("100.00")
+    );
+    assert_eq!(labels(&text), some(&["FILEIO BENCHMARKS"]));
+}
+
+#[test]
+fn a_numbered_item_right_above_a_fence_names_the_run_in_it() {
+    // The list item above the fence is its caption, a longer phrase than
+    // a lone line may be; the item above it ends without a full stop.
+    let text = format!(
+        "## Setup\n\n1.  two sites, 30ms apart\n3.  PXC node with 4 cores and 8G memory\n\n```\n{}```\n",
+        cpu("100.00")
+    );
+    assert_eq!(
+        labels(&text),
+        some(&["PXC node with 4 cores and 8G memory"])
+    );
+    // A bare address above a fence is a reference, not a name.
+    let text = format!(
+        "https://example.com/how-to-benchmark\n\n```\n{}```\n",
+        cpu("100.00")
+    );
+    assert_eq!(labels(&text), [None]);
+}
+
+#[test]
+fn a_title_framed_by_short_rules_names_the_runs_under_it() {
+    let text = format!(
+        "==\nWithout 6a3afb6ac6\n==\n\n{}\n==\nWith 6a3afb6ac6\n==\n\n{}",
+        cpu("100.00"),
+        cpu("150.00")
+    );
+    assert_eq!(
+        labels(&text),
+        some(&["Without 6a3afb6ac6", "With 6a3afb6ac6"])
+    );
+}
+
+#[test]
+fn a_chinese_as_follows_line_introduces_and_names_nothing() {
+    let text = format!(
+        "### 测试结果简介\n\n示例结果如下：\n\n```\n{}```\n",
+        cpu("100.00")
+    );
+    assert_eq!(labels(&text), some(&["测试结果简介"]));
+}
+
+#[test]
 fn a_heading_closes_at_the_next_of_its_level_not_at_a_deeper_one() {
     // `### Notes` closes `### CPU`; `## Desktop` closes `## Laptop` and
     // all under it: no report takes a heading further up once closed.

@@ -786,3 +786,74 @@ fn a_report_explained_section_by_section_is_one_run() {
     assert_eq!(runs.len(), 1, "{:?}", doc.runs);
     assert_eq!(runs[0].results.len(), 8);
 }
+
+#[test]
+fn a_note_glued_in_full_width_parentheses_is_dropped() {
+    let text = "File operations:\n    reads/s:                      2061.79\n    writes/s:                     1374.53\n    fsyncs/s:                     4397.40\n\nThroughput:\n    read, MiB/s:                  32.22（1027.76顺序读写）\n    written, MiB/s:               21.48\n\nGeneral statistics:\n    total time:                          60.0003s\n    total number of events:              470071\n";
+    let doc = parsers::parse(text);
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(total(runs[0], "read_mib_per_s"), Some(32.22));
+    assert_eq!(total(runs[0], "written_mib_per_s"), Some(21.48));
+    assert_eq!(total(runs[0], "reads_per_s"), Some(2061.79));
+}
+
+#[test]
+fn an_elided_0_4_report_keeps_what_the_poster_left() {
+    // `...` between the banner and the one line kept of the summary.
+    let text = "[server1 ~]$ sysbench --test=cpu --cpu-max-prime=20000 run\nsysbench v0.4.8: multithreaded system evaluation benchmark\n...\nTest execution summary: total time: 121.7404s\n";
+    let doc = parsers::parse(text);
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(total(runs[0], "total_time_s"), Some(121.7404));
+    // Without the elision the same line is a report that broke off.
+    let doc = parsers::parse("Test execution summary:\n    total time:      58.5005s\n");
+    assert!(sysbench_runs(&doc).is_empty());
+    assert_eq!(doc.unparsed.len(), 1);
+}
+
+#[test]
+fn a_book_page_break_inside_a_report_is_passed_over() {
+    let text = "Test execution summary:\ntotal time: 300.0004s\ntotal number of events: 67100\nper-request statistics:\nmin: 0.0000s\navg: 0.0038s\n\n58 | Chapter 2: Benchmarking MySQL\n\nmax: 0.5628s\napprox. 95 percentile: 0.0099s\n\nThreads fairness:\nevents (avg/stddev): 67100.0000/0.00\n";
+    let doc = parsers::parse(text);
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(total(runs[0], "latency_max_ms"), Some(562.8));
+    assert_eq!(total(runs[0], "latency_p95_ms"), Some(9.9));
+    assert_eq!(total(runs[0], "latency_avg_ms"), Some(3.8));
+}
+
+#[test]
+fn a_shell_comment_after_a_value_is_dropped() {
+    let text = "CPU speed:\n    events per second: 133.81  # note: fine\nGeneral statistics:\n    total time: 10.0160s       # ten seconds\n    total number of events: 1341 # per core 335\n\n# Memory\n";
+    let doc = parsers::parse(text);
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(total(runs[0], "events"), Some(1341.0));
+    assert_eq!(total(runs[0], "total_time_s"), Some(10.016));
+    assert_eq!(runs[0].lines[1], 5);
+}
+
+#[test]
+fn fileio_1_1_throughput_in_iops_lines() {
+    let text = "  Throughput:\n           read:  IOPS=0.00 0.00 MiB/s (0.00 MB/s)\n           write: IOPS=31961.19 499.39 MiB/s (523.65 MB/s)\n           fsync: IOPS=327500.24\n\n  Latency (ms):\n           min:                                  0.00\n           avg:                                  0.33\n           max:                                920.89\n           95th percentile:                      0.33\n           sum:                            71212319.19\n";
+    let doc = parsers::parse(text);
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(total(runs[0], "writes_per_s"), Some(31961.19));
+    assert_eq!(total(runs[0], "written_mib_per_s"), Some(499.39));
+    assert_eq!(total(runs[0], "reads_per_s"), Some(0.0));
+    assert_eq!(total(runs[0], "fsyncs_per_s"), Some(327500.24));
+    assert_eq!(total(runs[0], "latency_max_ms"), Some(920.89));
+}
+
+#[test]
+fn a_count_printed_without_its_rate_is_kept() {
+    let text = "SQL statistics:\n    transactions:                         30400  (50.64 per sec.)\n    ignored errors:                       0\n    reconnects:                          0\n\nGeneral statistics:\n    total time:                          600.0004s\n    total number of events:              30400\n";
+    let doc = parsers::parse(text);
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(total(runs[0], "ignored_errors"), Some(0.0));
+    assert_eq!(total(runs[0], "reconnects"), Some(0.0));
+    assert_eq!(total(runs[0], "tps"), Some(50.64));
+}

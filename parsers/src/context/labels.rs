@@ -190,6 +190,9 @@ fn section_label(lines: &[Line<'_>], start: usize) -> Option<SectionLabel> {
         });
     }
     let mark = ["==", "**"].into_iter().find(|m| open.starts_with(m))?;
+    if let Some(framed) = framed_title(lines, start) {
+        return Some(framed);
+    }
     let mut end = start;
     while !closes(lines[end].text, mark) {
         end += 1;
@@ -240,6 +243,34 @@ fn indent_columns(text: &str) -> usize {
     columns
 }
 
+/// A title framed by two rules of `=` at the same depth, `==` over and
+/// under it, as a mail sets a case apart (`==` / `Without 6a3afb6ac6
+/// (\"jbd2: ...\")` / `==`).
+fn framed_title(lines: &[Line<'_>], start: usize) -> Option<SectionLabel> {
+    let first = lines.get(start)?;
+    let rule = |l: &Line<'_>| {
+        let t = l.text.trim();
+        l.depth == first.depth && t.len() >= 2 && t.bytes().all(|b| b == b'=')
+    };
+    let (title, under) = (lines.get(start + 1)?, lines.get(start + 2)?);
+    let text = title.text.trim();
+    let valid = rule(first)
+        && rule(under)
+        && title.depth == first.depth
+        && !text.is_empty()
+        && text.len() <= MAX_LABEL_LEN
+        && !text.starts_with('=')
+        // `TEST NAME      [ RESULT ] TIME (ms)` between rules heads a table.
+        && !text.contains("   ")
+        && text.chars().any(char::is_alphanumeric);
+    valid.then(|| SectionLabel {
+        label: text.split_whitespace().collect::<Vec<_>>().join(" "),
+        depth: first.depth,
+        end: start + 2,
+        level: BANNER_LEVEL,
+    })
+}
+
 /// A markdown heading of level 1 to 6 (`## Resource Overload w/ Atropos`)
 /// and its level, as write-ups on the web title the runs under them. A
 /// single `#` is also a root shell prompt (`# sysbench ... run`): the
@@ -264,6 +295,16 @@ fn markdown_heading(text: &str) -> Option<(u8, String)> {
             inner.split_whitespace().collect::<Vec<_>>().join(" "),
         )
     })
+}
+
+/// The level of an empty markdown heading: a line of two to six `#` and
+/// nothing else (a lone `#` is also a bare root prompt).
+fn empty_heading(text: &str) -> Option<u8> {
+    let text = text.trim();
+    let level = u8::try_from(text.len())
+        .ok()
+        .filter(|l| (2..=6).contains(l))?;
+    text.bytes().all(|b| b == b'#').then_some(level)
 }
 
 /// An AsciiDoc section title (`== test.86`, `=== myisam`: two to six
@@ -509,6 +550,11 @@ pub(super) fn active_labels(
             i = label.end + 1;
             continue;
         }
+        if let Some(level) = empty_heading(line.text) {
+            // An empty heading (`####` alone) opens a section with no
+            // title: the headings of its level and below stop applying.
+            in_force[line.depth].retain(|&(open, _)| open < level);
+        }
         let inside_run = runs.covered_until(line.depth).is_some_and(|end| i <= end);
         if line.is_blank() && !inside_run && markup.bounds_block(line) {
             // A block's caption names the runs in that block only: the
@@ -569,6 +615,11 @@ fn qualify_repeated(labels: &mut [String], headings: &[(u32, Option<u32>)]) {
 /// lines are ruled out by their first visible byte.
 fn banner_at(lines: &[Line<'_>], i: usize, markup: &Markup<'_>) -> Option<SectionLabel> {
     let line = lines.get(i)?;
+    // A book's running head (`**56 | Chapter 2: Benchmarking MySQL**`)
+    // is set like a heading but names no part of the text.
+    if crate::text::is_page_furniture(line.text) {
+        return None;
+    }
     let opens_label = matches!(
         trim_start(line.text).as_bytes().first(),
         Some(b'=' | b'*' | b'#')
@@ -691,7 +742,7 @@ fn follow_prose(
         // Under a heading it keeps the label waiting; between runs it
         // parts them.
         Some(p) if prose::is_rule(line.text) => Some(p).filter(|p| !p.attached),
-        Some(_) if !prose::is_command_line(line.text) => None,
+        Some(_) if !prose::is_command_line(line.text) && !prose::is_setup_output(line.text) => None,
         other => other,
     }
 }
@@ -708,7 +759,9 @@ fn prose_label_at(
     let line = &lines[i];
     // Most lines are prose that cannot be a label: their last byte, and
     // the first bytes of the line below, tell.
-    let run_below = runs.starts_at(i + 1, line.depth) || is_block_caption(lines, markup, i, runs);
+    let block =
+        is_block_caption(lines, markup, i, runs) || captions_block_below(lines, markup, i, runs);
+    let run_below = runs.starts_at(i + 1, line.depth) || block;
     let rule_below = lines
         .get(i + 1)
         .is_some_and(|next| next.depth == line.depth && prose::is_rule(next.text));
@@ -716,6 +769,7 @@ fn prose_label_at(
         prose::Below {
             run: run_below,
             rule: rule_below,
+            block,
         },
     );
     below
@@ -758,6 +812,31 @@ fn is_block_caption(lines: &[Line<'_>], markup: &Markup<'_>, i: usize, runs: &Ru
         })
 }
 
+/// Whether line `i` stands right above the opening of a preformatted
+/// block (a fence or `<pre>`, which undoing markup left blank) whose first
+/// line starts a run at its depth.
+fn captions_block_below(
+    lines: &[Line<'_>],
+    markup: &Markup<'_>,
+    i: usize,
+    runs: &RunsBegun,
+) -> bool {
+    if markup.raw.is_empty() {
+        return false;
+    }
+    let depth = lines[i].depth;
+    let first_not_blank = |from: usize| {
+        (from..=from + CAPTION_GAP).find(|&j| lines.get(j).is_some_and(|l| !l.is_blank()))
+    };
+    // The opening, with only blank lines between it and the caption.
+    let opening = (i + 1..=i + 1 + CAPTION_GAP)
+        .take_while(|&j| lines.get(j).is_some_and(|l| l.is_blank()))
+        .find(|&j| lines[j].depth == depth && markup.opens_block(&lines[j]));
+    opening
+        .and_then(|at| first_not_blank(at + 1))
+        .is_some_and(|next| runs.starts_at(next, depth))
+}
+
 /// Whether line `i` goes on with a sentence the line above it left open
 /// (rule 3 of [`prose`]); a run ending right above is checked by the caller.
 fn continues_sentence(lines: &[Line<'_>], i: usize) -> bool {
@@ -765,9 +844,19 @@ fn continues_sentence(lines: &[Line<'_>], i: usize) -> bool {
     else {
         return false;
     };
+    // A list item starts its own sentence, whatever the item above it
+    // ended with.
     above.depth == line.depth
         && markdown_heading(above.text.trim_start()).is_none()
-        && prose::leaves_sentence_open(prose::last_char(above.text))
+        && prose::list_item(line.text.trim()).is_none()
+        && (prose::leaves_sentence_open(prose::last_char(above.text))
+            || hyphenated_at_end(above.text))
+}
+
+/// Whether a line ends inside a word broken by a hyphen (`...in read-`).
+fn hyphenated_at_end(text: &str) -> bool {
+    let mut tail = text.trim_end().chars().rev();
+    tail.next() == Some('-') && tail.next().is_some_and(char::is_alphabetic)
 }
 
 /// The section label in force on the lines asked about, without a copy

@@ -99,6 +99,7 @@ pub const FILLER: &[&str] = &[
     "here",
     "here's",
     "heres",
+    "how",
     "i",
     "i've",
     "is",
@@ -134,6 +135,7 @@ pub const FILLER: &[&str] = &[
     "these",
     "this",
     "those",
+    "to",
     "using",
     "was",
     "we",
@@ -147,6 +149,10 @@ pub const FILLER: &[&str] = &[
     "diskinfo",
     "sql-bench",
 ];
+
+/// Endings that introduce what follows in languages written without
+/// spaces between words: Chinese `如下` ("as follows"), Japanese `以下の通り`.
+pub const INTRODUCING_ENDINGS: &[&str] = &["如下", "以下の通り", "次の通り"];
 
 /// Last words of an attribution line (`Michael Vince wrote:`).
 pub const ATTRIBUTION_TAILS: &[&str] = &["wrote", "writes", "said", "schrieb", "écrit"];
@@ -240,35 +246,55 @@ pub struct Below {
     pub run: bool,
     /// The next line is a rule (`-----`, `=====`) at the same depth.
     pub rule: bool,
+    /// The line captions a preformatted block a run starts: it is the
+    /// block's first line, or stands right above the block's opening
+    /// (`3.  PXC DB 集群 单节点配置 4核8G`, then a fence). The markup
+    /// bounds it, so a longer phrase is still a label.
+    pub block: bool,
 }
 
 /// The label a line states, if its text has a label's shape (rules 2 and 4
 /// of the module doc; the caller checks rules 1 and 3).
 pub fn label_of(text: &str, below: Below) -> Option<String> {
     let text = text.trim();
-    let (body, max_words) = if let Some(body) = text.strip_suffix(':') {
+    // `：` is the colon of Chinese and Japanese text.
+    let (body, max_words) = if let Some(body) = text.strip_suffix([':', '：']) {
         (body, MAX_WORDS)
     } else if below.rule {
         (text, MAX_WORDS)
     } else {
-        // A list item's mark (`* Developer 1`) is no part of the phrase.
-        let item = ["- ", "* ", "• "]
-            .iter()
-            .find_map(|mark| text.strip_prefix(mark))
-            .map_or(text, str::trim_start);
+        // A list item's mark (`* Developer 1`, `3.  PXC`) is no part of
+        // the phrase.
+        let item = list_item(text).unwrap_or(text);
+        let max_len = if below.block { MAX_LINE } else { MAX_LONE_LEN };
         let lone = below.run
-            && item.len() <= MAX_LONE_LEN
+            && item.len() <= max_len
             && item.chars().next().is_some_and(char::is_alphanumeric)
             && !text.ends_with(['.', ',', ';', '!', '?']);
         if !lone {
             return None;
         }
-        (text, MAX_LONE_WORDS)
+        (
+            item,
+            if below.block {
+                MAX_WORDS
+            } else {
+                MAX_LONE_WORDS
+            },
+        )
     };
     if text.len() > MAX_LINE {
         return None;
     }
     let body = body.trim_start_matches(['-', '*', '•']).trim();
+    // A bare address (`https://www.howtoforge.com/...`) names no run.
+    if ["http://", "https://"]
+        .iter()
+        .any(|scheme| body.starts_with(scheme))
+        && !body.contains(char::is_whitespace)
+    {
+        return None;
+    }
     // `::`, or nothing but marks.
     if body.ends_with(':') || !body.chars().any(char::is_alphanumeric) {
         return None;
@@ -289,6 +315,21 @@ pub fn label_of(text: &str, below: Below) -> Option<String> {
     }
     let words: Vec<&str> = body.split_whitespace().collect();
     Some(cut(&words))
+}
+
+/// The text of a list item after its mark: `- `, `* `, `• `, or a
+/// number and `.` or `)` followed by white space (`3.  PXC DB`).
+pub fn list_item(text: &str) -> Option<&str> {
+    if let Some(rest) = ["- ", "* ", "• "]
+        .iter()
+        .find_map(|mark| text.strip_prefix(mark))
+    {
+        return Some(rest.trim_start());
+    }
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = text.get(digits..)?;
+    let rest = rest.strip_prefix('.').or_else(|| rest.strip_prefix(')'))?;
+    (digits > 0 && digits <= 2 && rest.starts_with([' ', '\t'])).then(|| rest.trim_start())
 }
 
 /// A line drawn under a heading or between parts: only `-` or only `=`,
@@ -317,9 +358,14 @@ pub fn last_char(text: &str) -> Option<char> {
 /// header, or only filler words. Compares without allocating: only lines
 /// of a label's shape get here, but a mail has many attribution lines.
 fn says_nothing(body: &str) -> bool {
-    let is_in = |list: &[&str], w: &str| list.iter().any(|l| l.eq_ignore_ascii_case(w));
+    let is_in = is_listed;
     let last = body.split_whitespace().next_back().map_or("", word);
     if is_in(ATTRIBUTION_TAILS, last) || is_in(INTRODUCING_TAILS, last) {
+        return true;
+    }
+    // `示例结果如下` ("the sample result is as follows") introduces what
+    // comes, as `...looks like:` does.
+    if INTRODUCING_ENDINGS.iter().any(|end| body.ends_with(end)) {
         return true;
     }
     // "...running the following over a Gigabit link:" introduces what
@@ -353,6 +399,16 @@ fn word(w: &str) -> &str {
     w.trim_matches(|c: char| matches!(c, ',' | '.' | '(' | ')' | '"' | '\'' | '!'))
 }
 
+/// Whether `w` is one of `list` in any case, a typographic apostrophe
+/// (`Here’s`, as books and blogs print it) read as `'`.
+fn is_listed(list: &[&str], w: &str) -> bool {
+    if w.contains('’') {
+        let plain = w.replace('’', "'");
+        return list.iter().any(|l| l.eq_ignore_ascii_case(&plain));
+    }
+    list.iter().any(|l| l.eq_ignore_ascii_case(w))
+}
+
 /// The words joined by single spaces, cut at a word boundary to at most
 /// [`MAX_LABEL_CHARS`] characters (a single longer word is cut inside).
 fn cut(words: &[&str]) -> String {
@@ -374,6 +430,27 @@ fn cut(words: &[&str]) -> String {
         chars += extra + len;
     }
     label
+}
+
+/// Whether a line is what a tool prints while it sets up or clears away a
+/// run (sysbench's `prepare` and `cleanup`: their banner, `Creating file
+/// test_file.0`, `... bytes written in 152.64 seconds`, `Removing test
+/// files...`), which may stand between a label and its run like a command.
+pub fn is_setup_output(text: &str) -> bool {
+    const STARTS: &[&str] = &[
+        "Creating file",
+        "Creating files for the test",
+        "Extra file open flags",
+        "Removing test files",
+        "Creating table '",
+    ];
+    let text = text.trim();
+    let banner = text.starts_with("sysbench ")
+        && (text.contains("LuaJIT") || text.contains("evaluation benchmark"));
+    banner
+        || STARTS.iter().any(|start| text.starts_with(start))
+        || (text.ends_with(" total") && text.contains(" files, "))
+        || (text.contains(" bytes written in ") && text.ends_with("/sec)."))
 }
 
 /// Whether a line is a command, which may stand between a label and its
@@ -439,6 +516,21 @@ pub fn leaves_sentence_open(last: Option<char>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn setup_output_is_told_from_prose() {
+        for text in [
+            "sysbench 1.0.20 (using system LuaJIT 2.0.5)",
+            "128 files, 1228800Kb each, 153600Mb total",
+            "Creating file test_file.127",
+            "161061273600 bytes written in 152.64 seconds (1006.30 MiB/sec).",
+            "Removing test files...",
+        ] {
+            assert!(is_setup_output(text), "{text}");
+        }
+        assert!(!is_setup_output("sysbench is slow here, so we moved on."));
+        assert!(!is_setup_output("FILEIO BENCHMARKS"));
+    }
 
     #[test]
     fn colon_labels_and_their_text() {
@@ -512,7 +604,8 @@ mod tests {
                     text,
                     Below {
                         run: above_run,
-                        rule: false
+                        rule: false,
+                        block: false,
                     }
                 )
                 .as_deref(),

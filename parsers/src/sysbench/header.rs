@@ -53,6 +53,23 @@ pub(super) fn read_header(
     if !glued.trim().is_empty() {
         window.push((report_start, glued));
     }
+    // A banner followed by what `prepare` or `cleanup` print (`Creating
+    // file test_file.0`, `Removing test files...`) is that command's:
+    // the run's header starts after its last such line.
+    let cut = window
+        .iter()
+        .rposition(|&(_, text)| prepare_or_cleanup_output(text))
+        .filter(|&at| {
+            window[..at]
+                .iter()
+                .any(|&(_, t)| banner_version(t).is_some())
+        })
+        .map_or(0, |at| at + 1);
+    let window = &window[cut..];
+    // Where the marker in force was read, to tell whether it came after
+    // the command a later one replaces.
+    let mut marker_at = None;
+    let mut command_at_line = None;
     for (n, &(j, text)) in window.iter().enumerate() {
         let mut found = false;
         if let Some(version) = banner_version(text) {
@@ -65,12 +82,27 @@ pub(super) fn read_header(
         }
         if let Some(threads) = thread_marker(text) {
             header.marker_threads = Some(threads);
+            marker_at = Some(n);
             found = true;
         }
         if let Some(mode) = mode_line(text) {
             header.mode_test = Some(mode);
         }
         if let Some(command) = command_at(&window[n..]).filter(runs_a_benchmark) {
+            // A second benchmark command above the report is the one that
+            // printed it: the first ran another report, which was not
+            // pasted (`sudo sysbench cpu run` in a how-to, then the
+            // same command again over its output). The header starts over.
+            if header.command.is_some() {
+                let marker = header
+                    .marker_threads
+                    .filter(|_| marker_at > command_at_line);
+                header = RunHeader {
+                    marker_threads: marker,
+                    ..RunHeader::default()
+                };
+            }
+            command_at_line = Some(n);
             header.command_threads = command.threads.or(header.command_threads);
             header.test = command.test.or(header.test.take());
             header.command = Some(command.text);
@@ -81,6 +113,22 @@ pub(super) fn read_header(
         }
     }
     header
+}
+
+/// A line sysbench prints only for `prepare` or `cleanup`: creating or
+/// removing the fileio test files, creating and filling the OLTP tables.
+fn prepare_or_cleanup_output(text: &str) -> bool {
+    const OUTPUT: &[&str] = &[
+        "Removing test files",
+        "Creating file test_file",
+        "Creating files for the test",
+        "Dropping table '",
+        "Creating table '",
+        "Inserting ",
+    ];
+    let text = text.trim();
+    OUTPUT.iter().any(|start| text.starts_with(start))
+        && (!text.starts_with("Inserting ") || text.contains(" records into '"))
 }
 
 /// `sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta2)`, `sysbench 0.4.12:
@@ -165,8 +213,22 @@ fn runs_a_benchmark(command: &SysbenchCommand) -> bool {
             .iter()
             .any(|w| *w == flag || w.starts_with(&format!("{flag}=")))
     };
-    let verb = words.last().copied().unwrap_or_default();
-    !(asks("--version") || asks("--help") || matches!(verb, "prepare" | "cleanup" | "help"))
+    // `run >> /root/sysbench-mysql.log`: the output went to a file, so
+    // what follows the command is not what it printed.
+    let redirected = words
+        .iter()
+        .position(|w| w.starts_with('>'))
+        .is_some_and(|at| at > 0 && !words[at].starts_with(">&"));
+    let verb = words
+        .iter()
+        .take_while(|w| !w.starts_with('>'))
+        .last()
+        .copied()
+        .unwrap_or_default();
+    !(redirected
+        || asks("--version")
+        || asks("--help")
+        || matches!(verb, "prepare" | "cleanup" | "help"))
 }
 
 /// The command starting at the first of `window`'s lines, continued over
@@ -291,6 +353,54 @@ mod tests {
             None
         );
         assert_eq!(parse_command("we used sysbench and super-smack"), None);
+    }
+
+    #[test]
+    fn a_cleanup_above_the_run_is_not_its_header() {
+        // A cleanup's banner and output, a caption, then the run's own
+        // banner: the header starts after the cleanup's output, so the
+        // caption stays above the run.
+        let input = "sysbench --threads=4 fileio cleanup\n\
+                     sysbench 1.0.20 (using system LuaJIT 2.0.5)\n\
+                     \n\
+                     Removing test files...\n\
+                     \n\
+                     MEMORY BENCHMARKS\n\
+                     sysbench 1.0.20 (using system LuaJIT 2.0.5)\n\
+                     \n\
+                     Running the test with following options:\n\
+                     Number of threads: 256\n\
+                     report\n";
+        let lines = crate::text::lines(input);
+        let header = read_header(&lines, 0, 10, "");
+        assert_eq!(header.first, Some(6));
+        assert_eq!(header.threads, Some(256));
+        assert_eq!(header.test, None);
+        assert!(prepare_or_cleanup_output(
+            "Inserting 100 records into 'sbtest1'"
+        ));
+        assert!(!prepare_or_cleanup_output("Inserting the results below"));
+    }
+
+    #[test]
+    fn a_second_run_command_starts_the_header_again() {
+        // A how-to's command, its heading, then the command over the
+        // pasted output: the run starts at the second command.
+        let input = "sudo sysbench --threads=4 --test=cpu run\n\
+                     \n\
+                     ### arm\n\
+                     \n\
+                     $ sudo sysbench --test=cpu run\n\
+                     sysbench 1.0.11 (using system LuaJIT 2.1.0-beta3)\n\
+                     \n\
+                     Number of threads: 1\n\
+                     report\n";
+        let lines = crate::text::lines(input);
+        let header = read_header(&lines, 0, 8, "");
+        assert_eq!(header.first, Some(4));
+        assert_eq!(header.command_threads, None);
+        assert_eq!(header.threads, Some(1));
+        assert_eq!(header.test.as_deref(), Some("cpu"));
     }
 
     #[test]

@@ -17,7 +17,7 @@ use super::Res;
 
 pub(super) use assemble::{assemble, overflow_reason};
 use fields::{
-    annotation, count_rate_field, fileio_iops_field, heading, histogram_row, memory_transferred,
+    annotation, count_rate_field, heading, histogram_row, iops_field, memory_transferred,
     percentile_field, single_field, skipped_field,
 };
 use fileio_04::{fileio_04_operations, fileio_04_requests, fileio_04_transferred};
@@ -161,6 +161,13 @@ pub(super) fn report_elements(mut input: &str) -> (&str, Vec<Element<'_>>) {
     let mut elements = Vec::new();
     let mut seen: Vec<Section> = Vec::new();
     loop {
+        // A shell comment the poster put after a value on its line
+        // (`133.81  # 解析：...`) is read and dropped; a `#` line of its
+        // own is no part of the report.
+        if let Some(rest) = trailing_comment(input) {
+            input = rest;
+            continue;
+        }
         let Ok((rest, element)) = preceded(multispace0, element).parse(input) else {
             break;
         };
@@ -177,6 +184,17 @@ pub(super) fn report_elements(mut input: &str) -> (&str, Vec<Element<'_>>) {
     (input, elements)
 }
 
+/// What follows a `#` comment on the current line (spaces or tabs, then
+/// `# ` and any text), if the input holds one before its next line.
+fn trailing_comment(input: &str) -> Option<&str> {
+    let blank = input.len() - input.trim_start_matches([' ', '\t']).len();
+    let rest = input.get(blank..)?;
+    if blank == 0 || !rest.starts_with("# ") {
+        return None;
+    }
+    Some(rest.find('\n').map_or("", |end| &rest[end..]))
+}
+
 /// One element of a report, fields separated by any whitespace.
 fn element(input: &str) -> Res<'_, Element<'_>> {
     alt((
@@ -186,9 +204,9 @@ fn element(input: &str) -> Res<'_, Element<'_>> {
         histogram_row.map(|_| Element::Skipped),
         skipped_field.map(|_| Element::Skipped),
         interval_line.map(|(fields, threads)| Element::Interval(fields, threads)),
+        iops_field.map(Element::Fields),
         percentile_field.map(|f| Element::Fields(vec![f])),
         count_rate_field.map(Element::Fields),
-        fileio_iops_field.map(Element::Fields),
         single_field.map(|f| Element::Fields(vec![f])),
         memory_transferred.map(Element::Fields),
         fileio_04_operations.map(Element::Fields),
@@ -217,6 +235,7 @@ fn passing_line(input: &str) -> Res<'_, ()> {
     let line = input.get(..end).unwrap_or_default().trim_end();
     let passes = line.starts_with("DEBUG:")
         || crate::text::is_elision(line)
+        || crate::text::is_page_furniture(line)
         || PROGRESS_LINES.contains(&line)
         || (line.starts_with("(last message repeated ") && line.ends_with(" times)"));
     if line.is_empty() || !passes {
@@ -413,14 +432,13 @@ mod tests {
             ("fsync: IOPS=327500.24", &[("fsyncs_per_s", 327500.24)]),
         ];
         for (i, (input, want)) in cases.into_iter().enumerate() {
-            let (_, fields) =
-                fileio_iops_field(input).unwrap_or_else(|e| panic!("case {i}: {e:?}"));
+            let (_, fields) = iops_field(input).unwrap_or_else(|e| panic!("case {i}: {e:?}"));
             let got: Vec<(&str, f64)> = fields.iter().map(|f| (&*f.metric, f.value)).collect();
             assert_eq!(got, want, "case {i}");
         }
         // Queries performed keep their own `read:` field.
-        assert!(fileio_iops_field("read: 140").is_err());
-        assert!(fileio_iops_field("write: IOPS=1.00 2.00").is_err());
+        assert!(iops_field("read: 140").is_err());
+        assert!(iops_field("write: IOPS=1.00 2.00").is_err());
     }
 
     #[test]

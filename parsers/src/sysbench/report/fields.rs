@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_while, take_while1};
-use nom::character::complete::{char, digit1, multispace0, multispace1, space0, space1};
+use nom::character::complete::{char, digit1, multispace0, multispace1, space0};
 use nom::combinator::opt;
 use nom::sequence::{delimited, preceded};
 use nom::Parser;
@@ -16,14 +16,16 @@ use crate::sysbench::{Res, HISTOGRAM_START};
 
 use super::{end_of_value, error, label, total, Field, Item, Section};
 
-/// A note the poster wrote after a value on its line, `114.02   (초당 ...)`:
+/// A note the poster wrote after a value on its line, `114.02   (초당 ...)`,
+/// or glued to it in full-width parentheses, `32.22（1027.76顺序读写）`:
 /// read and dropped so that the report goes on. It is tried last, so any
 /// parenthesised part sysbench prints itself is read as such first.
 pub(super) fn annotation(input: &str) -> Res<'_, ()> {
+    let paren = |c: char| matches!(c, '(' | ')' | '（' | '）' | '\n');
     let (rest, _) = (
-        char('('),
-        take_while1(|c: char| c != ')' && c != '(' && c != '\n'),
-        char(')'),
+        alt((char('('), char('（'))),
+        take_while1(|c: char| !paren(c)),
+        alt((char(')'), char('）'))),
     )
         .parse(input)?;
     end_of_value(rest)?;
@@ -186,13 +188,55 @@ fn valued<'a>(
     }
 }
 
+/// sysbench 1.1's fileio `Throughput:` lines: `read:  IOPS=0.00 0.00
+/// MiB/s (0.00 MB/s)`, `write: IOPS=31961.19 499.39 MiB/s (523.65 MB/s)`,
+/// `fsync: IOPS=327500.24`. The MB/s in parentheses repeats the MiB/s.
+pub(super) fn iops_field(input: &str) -> Res<'_, Vec<Field<'_>>> {
+    const OPERATIONS: [(&str, &str, Option<&str>); 3] = [
+        ("read:", "reads_per_s", Some("read_mib_per_s")),
+        ("write:", "writes_per_s", Some("written_mib_per_s")),
+        ("fsync:", "fsyncs_per_s", None),
+    ];
+    for (name, iops_metric, mib_metric) in OPERATIONS {
+        let Ok((rest, _)) = label(name).parse(input) else {
+            continue;
+        };
+        let (rest, iops) = preceded((space0, tag("IOPS=")), pointed_decimal).parse(rest)?;
+        let mut fields = vec![total(iops_metric, iops, input)];
+        let Some(mib_metric) = mib_metric else {
+            end_of_value(rest)?;
+            return Ok((rest, fields));
+        };
+        let (rest, mib) = preceded(space0, pointed_decimal).parse(rest)?;
+        let (rest, _) = (
+            space0,
+            tag("MiB/s"),
+            opt((space0, char('('), pointed_decimal, space0, tag("MB/s)"))),
+        )
+            .parse(rest)?;
+        fields.push(total(mib_metric, mib, input));
+        return Ok((rest, fields));
+    }
+    Err(error(input))
+}
+
 pub(super) fn count_rate_field(input: &str) -> Res<'_, Vec<Field<'_>>> {
     for (name, count_metric, rate_metric) in COUNT_RATE_FIELDS {
         let Ok((rest, _)) = label(name).parse(input) else {
             continue;
         };
         let (rest, count) = preceded(multispace0, pointed_decimal).parse(rest)?;
-        let (rest, rate) = preceded(multispace0, rate_in_parens).parse(rest)?;
+        let Ok((rest, rate)) = preceded(multispace0, rate_in_parens).parse(rest) else {
+            // `ignored errors:   0` with no rate after it (a doc's sample,
+            // a hand-edited report): the count alone, if nothing else
+            // follows on its line.
+            end_of_value(rest)?;
+            let line_rest = rest.split('\n').next().unwrap_or_default();
+            if !line_rest.trim().is_empty() {
+                return Err(error(input));
+            }
+            return Ok((rest, vec![total(count_metric, count, input)]));
+        };
         let mut fields = vec![total(count_metric, count, input)];
         if let Some(rate_metric) = rate_metric {
             fields.push(total(rate_metric, rate, input));
@@ -200,37 +244,6 @@ pub(super) fn count_rate_field(input: &str) -> Res<'_, Vec<Field<'_>>> {
         return Ok((rest, fields));
     }
     Err(error(input))
-}
-
-/// 1.1's fileio `Throughput:` lines, one per operation: `read:  IOPS=0.00
-/// 0.00 MiB/s (0.00 MB/s)`, `write: IOPS=...`, `fsync: IOPS=327500.24`.
-/// The MB/s in parentheses restates the MiB/s and is read, not kept.
-pub(super) fn fileio_iops_field(input: &str) -> Res<'_, Vec<Field<'_>>> {
-    let (rest, (ops_metric, mib_metric)) = alt((
-        label("read:").map(|_| ("reads_per_s", Some("read_mib_per_s"))),
-        label("write:").map(|_| ("writes_per_s", Some("written_mib_per_s"))),
-        label("fsync:").map(|_| ("fsyncs_per_s", None)),
-    ))
-    .parse(input)?;
-    let (rest, iops) = preceded((multispace0, tag("IOPS=")), pointed_decimal).parse(rest)?;
-    let mut fields = vec![total(ops_metric, iops, input)];
-    let Some(mib_metric) = mib_metric else {
-        end_of_value(rest)?;
-        return Ok((rest, fields));
-    };
-    let (rest, mib) = delimited(space1, pointed_decimal, (space1, tag("MiB/s"))).parse(rest)?;
-    let (rest, _) = opt((
-        space1,
-        char('('),
-        pointed_decimal,
-        space1,
-        tag("MB/s"),
-        char(')'),
-    ))
-    .parse(rest)?;
-    end_of_value(rest)?;
-    fields.push(total(mib_metric, mib, input));
-    Ok((rest, fields))
 }
 
 /// `(2806.10 per sec.)`, `(4899827.59 per second)`, `(1022031.23 ops/sec)`
