@@ -36,7 +36,17 @@
 //!    caption — then the heading in force applies again.
 //! 5. A report takes the label in force where its first value is printed
 //!    (a heading between its command and its output names it); a label's
-//!    own lines and a tool's own headers are never labels.
+//!    own lines and a tool's own headers are never labels, nor is the
+//!    mysql client's `*** 1. row ***`.
+//! 6. *A run read from far above its report* (a script's `sysbench ...
+//!    run` line, an install step's `sysbench --version`, a list item
+//!    naming the command): its report begins at the last command line or
+//!    block opening before its first value ([`report_start`]), and the
+//!    lines above that inside the run are read for labels as prose is:
+//!    the lead-in, list item or caption nearest the report names it.
+//!    A list item is a lead-in (`- graviton2` over a fenced report), and
+//!    the line right above a block whose report starts at its top is its
+//!    caption too.
 
 use std::collections::BTreeMap;
 
@@ -210,13 +220,24 @@ fn section_label(lines: &[Line<'_>], start: usize) -> Option<SectionLabel> {
     let valid = !inner.is_empty()
         && inner.len() <= MAX_LABEL_LEN
         && !inner.contains(marks[0])
-        && inner.chars().any(char::is_alphanumeric);
+        && inner.chars().any(char::is_alphanumeric)
+        && !is_row_separator(inner);
     valid.then(|| SectionLabel {
         label: inner.split_whitespace().collect::<Vec<_>>().join(" "),
         depth: first.depth,
         end,
         level: BANNER_LEVEL,
     })
+}
+
+/// The mysql client's separator of rows printed vertically (`\G`):
+/// `*************************** 1. row ***************************` is
+/// the client's line, no banner.
+fn is_row_separator(inner: &str) -> bool {
+    inner
+        .strip_suffix("row")
+        .and_then(|n| n.trim_end().strip_suffix('.'))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// A markdown heading of level 1 to 6 (`## Resource Overload w/ Atropos`)
@@ -228,11 +249,14 @@ fn markdown_heading(text: &str) -> Option<(u8, String)> {
     if !(1..=6).contains(&hashes) {
         return None;
     }
+    // A colon after a heading (`### sysbench samples:`) is no part of it.
     let inner = text[hashes..]
         .strip_prefix(' ')?
         .trim()
         .trim_end_matches('#')
-        .trim();
+        .trim()
+        .trim_end_matches(':')
+        .trim_end();
     let valid = !inner.is_empty()
         && inner.len() <= MAX_LABEL_LEN
         && inner.chars().any(char::is_alphanumeric);
@@ -366,6 +390,8 @@ struct Span {
     start: usize,
     end: usize,
     depth: usize,
+    /// Where its report begins for the labels around it ([`report_start`]).
+    report: usize,
 }
 
 /// The runs met so far on a walk down the lines: the rest of them in line
@@ -376,17 +402,31 @@ struct RunsBegun {
     next: usize,
     /// covered[d]: the last line of the runs at depth d begun so far.
     covered: Vec<Option<usize>>,
+    /// reports[d]: where the report of the last run begun at depth d
+    /// begins.
+    reports: Vec<Option<usize>>,
 }
 
 impl RunsBegun {
-    /// The runs' spans, none begun.
+    /// The runs' spans, none begun, each report starting on its first line.
+    #[cfg(test)]
     fn new(runs: &[Run]) -> RunsBegun {
+        RunsBegun::with_reports(&[], &Markup::default(), runs)
+    }
+
+    /// The runs' spans, none begun, with where each one's report begins
+    /// in `lines` ([`report_start`]).
+    fn with_reports(lines: &[Line<'_>], markup: &Markup<'_>, runs: &[Run]) -> RunsBegun {
         let mut spans: Vec<Span> = runs
             .iter()
-            .map(|run| Span {
-                start: run.lines[0].saturating_sub(1),
-                end: run.lines[1].saturating_sub(1),
-                depth: run.quote_depth,
+            .map(|run| {
+                let start = run.lines[0].saturating_sub(1);
+                Span {
+                    start,
+                    end: run.lines[1].saturating_sub(1),
+                    depth: run.quote_depth,
+                    report: report_start(lines, markup, run).max(start),
+                }
             })
             .collect();
         spans.sort_unstable_by_key(|s| (s.start, s.depth));
@@ -394,6 +434,7 @@ impl RunsBegun {
             spans,
             next: 0,
             covered: Vec::new(),
+            reports: Vec::new(),
         }
     }
 
@@ -405,8 +446,30 @@ impl RunsBegun {
             }
             let end = &mut self.covered[span.depth];
             *end = Some(end.map_or(span.end, |e| e.max(span.end)));
+            if self.reports.len() <= span.depth {
+                self.reports.resize(span.depth + 1, None);
+            }
+            let report = &mut self.reports[span.depth];
+            *report = Some(report.map_or(span.report, |r| r.max(span.report)));
             self.next += 1;
         }
+    }
+
+    /// Whether line `i` lies in a run begun at `depth` above the line its
+    /// report begins on (the script or install step it was read from).
+    fn before_report(&self, i: usize, depth: usize) -> bool {
+        self.reports
+            .get(depth)
+            .copied()
+            .flatten()
+            .is_some_and(|report| i < report)
+    }
+
+    /// Whether the report of a run at `depth` begins on line `i`: the first
+    /// line of a run not begun yet, or the report start of one begun
+    /// above it.
+    fn report_at(&self, i: usize, depth: usize) -> bool {
+        self.starts_at(i, depth) || self.reports.get(depth).copied().flatten() == Some(i)
     }
 
     /// The last line of the runs begun at `depth`, if any.
@@ -422,6 +485,37 @@ impl RunsBegun {
                 .take_while(|s| s.start == i)
                 .any(|s| s.depth == depth)
     }
+}
+
+/// Where a run's report begins, for the labels around it: the last command
+/// line (`[root@db ~]# bash sysbench.sh -r`) or block opening (`<pre>`, a
+/// code fence) between its first line and its first value, else its first
+/// line. A run read from a command far above its report (a line of a
+/// script, an install step's `sysbench --version`, a list item naming the
+/// command) holds the author's lead-in or caption for the report
+/// (`压力测试:`, `- graviton2`, `<pre>NUC-i7`) between the two: a label
+/// there names the run ([`follow_prose`]).
+fn report_start(lines: &[Line<'_>], markup: &Markup<'_>, run: &Run) -> usize {
+    let start = run.lines[0].saturating_sub(1);
+    let first_value = run
+        .results
+        .iter()
+        .map(|r| r.line.saturating_sub(1))
+        .min()
+        .unwrap_or(start)
+        .min(lines.len());
+    (start + 1..first_value)
+        .rev()
+        .find(|&j| {
+            let line = &lines[j];
+            line.depth == run.quote_depth
+                && if line.is_blank() {
+                    markup.opens_block(line)
+                } else {
+                    prose::is_command_line(line.text)
+                }
+        })
+        .unwrap_or(start)
 }
 
 /// A label in prose and whether a run has taken it yet.
@@ -445,7 +539,7 @@ pub(super) fn active_labels(
     runs: &[Run],
     asked: &[usize],
 ) -> ActiveLabels {
-    let mut runs = RunsBegun::new(runs);
+    let mut runs = RunsBegun::with_reports(lines, markup, runs);
     let mut found = ActiveLabels {
         labels: Vec::new(),
         label_lines: Vec::new(),
@@ -600,31 +694,60 @@ fn follow_prose(
     found: &mut ActiveLabels,
 ) -> Option<ProseLabel> {
     let line = &lines[i];
+    if prose.is_some_and(|p| !p.attached && p.depth != line.depth && continues_command(lines, i)) {
+        // `> --threads=4 \`: a shell's prompt for the rest of a command,
+        // read as a quote, keeps the label waiting for the report.
+        return prose;
+    }
     let mut prose = prose.filter(|p| p.depth == line.depth);
     let covered_until = runs.covered_until(line.depth);
     if covered_until.is_some_and(|end| i <= end) {
+        if runs.before_report(i, line.depth) {
+            // Above the report of a run read from far above it: a lead-in
+            // here waits for the report; other lines leave the label as
+            // it is.
+            if let Some(label) = prose_label_at(lines, markup, i, runs, None) {
+                return Some(new_prose(found, label, i, line.depth));
+            }
+            return prose;
+        }
         if let Some(p) = &mut prose {
             p.attached = true;
         }
         return prose;
     }
     if let Some(label) = prose_label_at(lines, markup, i, runs, covered_until) {
-        let index = u32::try_from(found.labels.len()).unwrap_or(u32::MAX);
-        found.labels.push(label);
-        found.label_lines.push(i);
-        return Some(ProseLabel {
-            label: index,
-            depth: line.depth,
-            attached: false,
-        });
+        return Some(new_prose(found, label, i, line.depth));
     }
     match prose {
         // Under a heading it keeps the label waiting; between runs it
         // parts them.
         Some(p) if prose::is_rule(line.text) => Some(p).filter(|p| !p.attached),
+        Some(p) if prose::is_tool_progress(line.text) => Some(p).filter(|p| !p.attached),
         Some(_) if !prose::is_command_line(line.text) => None,
         other => other,
     }
+}
+
+/// Adds the prose `label` found on line `i` to `found`: a label waiting
+/// for its run.
+fn new_prose(found: &mut ActiveLabels, label: String, i: usize, depth: usize) -> ProseLabel {
+    let index = u32::try_from(found.labels.len()).unwrap_or(u32::MAX);
+    found.labels.push(label);
+    found.label_lines.push(i);
+    ProseLabel {
+        label: index,
+        depth,
+        attached: false,
+    }
+}
+
+/// Whether line `i` goes on with a command the line above it continued
+/// with a trailing `\`.
+fn continues_command(lines: &[Line<'_>], i: usize) -> bool {
+    i.checked_sub(1)
+        .and_then(|p| lines.get(p))
+        .is_some_and(|above| above.text.trim_end().ends_with('\\'))
 }
 
 /// The label in prose line `i` states, outside any run (`covered_until`:
@@ -639,16 +762,18 @@ fn prose_label_at(
     let line = &lines[i];
     // Most lines are prose that cannot be a label: their last byte, and
     // the first bytes of the line below, tell.
-    let run_below = runs.starts_at(i + 1, line.depth) || is_block_caption(lines, markup, i, runs);
+    let caption = is_block_caption(lines, markup, i, runs);
+    let run_below =
+        runs.report_at(i + 1, line.depth) || caption || heads_block_of_run(lines, markup, i, runs);
     let rule_below = lines
         .get(i + 1)
         .is_some_and(|next| next.depth == line.depth && prose::is_rule(next.text));
-    let below = (prose::last_char(line.text) == Some(':') || run_below || rule_below).then_some(
-        prose::Below {
-            run: run_below,
-            rule: rule_below,
-        },
-    );
+    let lead_in = prose::last_char(line.text) == Some(':') || prose::is_list_item(line.text);
+    let below = (lead_in || run_below || rule_below).then_some(prose::Below {
+        run: run_below,
+        rule: rule_below,
+        caption,
+    });
     below
         .filter(|_| {
             let run_ended_above = i.checked_sub(1).is_some_and(|p| covered_until == Some(p));
@@ -685,8 +810,25 @@ fn is_block_caption(lines: &[Line<'_>], markup: &Markup<'_>, i: usize, runs: &Ru
     (i + 1..=i + 1 + CAPTION_GAP)
         .find(at_depth_not_blank)
         .is_some_and(|next| {
-            (i + 1..next).all(|j| lines[j].is_blank()) && runs.starts_at(next, depth)
+            (i + 1..next).all(|j| lines[j].is_blank()) && runs.report_at(next, depth)
         })
+}
+
+/// Whether line `i` stands right above a preformatted block (`<pre>`, a
+/// code fence) whose first line of text starts a run: the caption of the
+/// block, as `- graviton2` over a fenced report.
+fn heads_block_of_run(lines: &[Line<'_>], markup: &Markup<'_>, i: usize, runs: &RunsBegun) -> bool {
+    let depth = lines[i].depth;
+    let Some(open) = lines.get(i + 1) else {
+        return false;
+    };
+    if !(open.is_blank() && open.depth == depth && markup.opens_block(open)) {
+        return false;
+    }
+    runs.report_at(i + 1, depth)
+        || (i + 2..=i + 2 + CAPTION_GAP)
+            .find(|&j| lines.get(j).is_some_and(|l| !l.is_blank()))
+            .is_some_and(|next| runs.report_at(next, depth))
 }
 
 /// Whether line `i` goes on with a sentence the line above it left open

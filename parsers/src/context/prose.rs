@@ -223,6 +223,23 @@ pub const TOOL_HEADERS: &[&str] = &[
     "totals per operation",
 ];
 
+/// Lines a tool prints as it starts or goes on, before its report:
+/// between a label and its report they keep the label waiting, as a
+/// command line does.
+const TOOL_PROGRESS: &[&str] = &[
+    "threads started!",
+    "initializing worker threads...",
+    "done.",
+];
+
+/// Whether a line is one of [`TOOL_PROGRESS`].
+pub fn is_tool_progress(text: &str) -> bool {
+    let text = text.trim();
+    TOOL_PROGRESS
+        .iter()
+        .any(|line| line.eq_ignore_ascii_case(text))
+}
+
 /// Programs whose command line may stand between a label and its run.
 const TOOLS: &[&str] = &[
     "bonnie",
@@ -240,23 +257,39 @@ pub struct Below {
     pub run: bool,
     /// The next line is a rule (`-----`, `=====`) at the same depth.
     pub rule: bool,
+    /// The line is the first of a preformatted block whose run starts
+    /// right under it: its caption, which may be as long as a colon label.
+    pub caption: bool,
 }
 
 /// The label a line states, if its text has a label's shape (rules 2 and 4
 /// of the module doc; the caller checks rules 1 and 3).
 pub fn label_of(text: &str, below: Below) -> Option<String> {
     let text = text.trim();
+    // A list item's mark (`* Developer 1`) is no part of the phrase.
+    let item = ["- ", "* ", "• "]
+        .iter()
+        .find_map(|mark| text.strip_prefix(mark))
+        .map_or(text, str::trim_start);
     let (body, max_words) = if let Some(body) = text.strip_suffix(':') {
         (body, MAX_WORDS)
     } else if below.rule {
         (text, MAX_WORDS)
+    } else if below.caption {
+        // A block's caption (`RaspberryPi4 4G RAM with SSD`) may be as long
+        // as a colon label, but is a phrase: no sentence, no options.
+        let phrase = item.chars().next().is_some_and(char::is_alphanumeric)
+            && !text.ends_with(['.', ',', ';', '!', '?'])
+            && !text.split_whitespace().any(is_option_like);
+        if !phrase {
+            return None;
+        }
+        (text, MAX_WORDS)
     } else {
-        // A list item's mark (`* Developer 1`) is no part of the phrase.
-        let item = ["- ", "* ", "• "]
-            .iter()
-            .find_map(|mark| text.strip_prefix(mark))
-            .map_or(text, str::trim_start);
-        let lone = below.run
+        // A list item is a lead-in of its own (`- sysbench mysql test
+        // sample(run)` over the block holding the report): it waits for
+        // the report as a colon label does.
+        let lone = (below.run || (item.len() < text.len() && !is_command_line(item)))
             && item.len() <= MAX_LONE_LEN
             && item.chars().next().is_some_and(char::is_alphanumeric)
             && !text.ends_with(['.', ',', ';', '!', '?']);
@@ -289,6 +322,21 @@ pub fn label_of(text: &str, below: Below) -> Option<String> {
     }
     let words: Vec<&str> = body.split_whitespace().collect();
     Some(cut(&words))
+}
+
+/// A word of a command's arguments: `--user=percona`, `-s`, `./run`,
+/// `a=b`.
+fn is_option_like(word: &str) -> bool {
+    let option = word
+        .strip_prefix('-')
+        .is_some_and(|rest| rest.starts_with(|c: char| c == '-' || c.is_ascii_alphanumeric()));
+    option || word.starts_with("./") || word.contains('=')
+}
+
+/// Whether a line is a list item (`- `, `* ` or `• ` before its text).
+pub fn is_list_item(text: &str) -> bool {
+    let text = text.trim_start();
+    ["- ", "* ", "• "].iter().any(|mark| text.starts_with(mark))
 }
 
 /// A line drawn under a heading or between parts: only `-` or only `=`,
@@ -342,6 +390,7 @@ fn says_nothing(body: &str) -> bool {
         }
     });
     is_header
+        || is_tool_progress(body)
         || body
             .split_whitespace()
             .map(word)
@@ -385,6 +434,11 @@ pub fn is_command_line(text: &str) -> bool {
     let Some(first) = words.next() else {
         return false;
     };
+    // A command does not end with a colon; `sysbench tpcc run sample:`
+    // is the author's lead-in naming the tool.
+    if !is_prompt(first) && !first.starts_with('[') && text.trim_end().ends_with(':') {
+        return false;
+    }
     let mut program = first;
     if is_prompt(first) {
         match words.next() {
@@ -408,6 +462,14 @@ pub fn is_command_line(text: &str) -> bool {
             Some(next) => program = next,
             None => return false,
         }
+    }
+    // `sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)`: a tool's
+    // banner, its version where a command has its first argument.
+    if words
+        .next()
+        .is_some_and(|arg| arg.starts_with(|c: char| c.is_ascii_digit()))
+    {
+        return false;
     }
     let name = program.rsplit('/').next().unwrap_or(program);
     TOOLS.iter().any(|tool| {
@@ -512,7 +574,7 @@ mod tests {
                     text,
                     Below {
                         run: above_run,
-                        rule: false
+                        ..Below::default()
                     }
                 )
                 .as_deref(),
