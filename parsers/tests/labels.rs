@@ -253,3 +253,29 @@ fn mysql_row_separators_and_heading_colons() {
     );
     assert_eq!(labels(&text), some(&["sysbench samples"]));
 }
+
+#[test]
+fn underlined_titles_are_headings_until_the_next_of_their_level() {
+    let text = format!(
+        "CPU BENCHMARKS\n--------------\n--------------\n{}\nsome notes.\n\n{}\n------\nBonnie\n------\n{}",
+        cpu("100.00"),
+        cpu("150.00"),
+        cpu("200.00")
+    );
+    // A title naming nothing (`Bonnie`, over- and underlined) still ends
+    // the one above it.
+    assert_eq!(
+        labels(&text),
+        [
+            Some("CPU BENCHMARKS".to_string()),
+            Some("CPU BENCHMARKS".to_string()),
+            None
+        ]
+    );
+    // A table's header between rules is no title.
+    let text = format!(
+        "=====\nTEST NAME        [ RESULT ] TIME (ms)\n=====\n\n{}",
+        cpu("100.00")
+    );
+    assert_eq!(labels(&text), [None]);
+}

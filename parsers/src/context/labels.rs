@@ -420,10 +420,10 @@ impl RunsBegun {
         let mut spans: Vec<Span> = runs
             .iter()
             .map(|run| {
-                let start = run.lines[0].saturating_sub(1);
+                let start = line_index(lines, run.lines[0]);
                 Span {
                     start,
-                    end: run.lines[1].saturating_sub(1),
+                    end: line_index(lines, run.lines[1]),
                     depth: run.quote_depth,
                     report: report_start(lines, markup, run).max(start),
                 }
@@ -487,6 +487,19 @@ impl RunsBegun {
     }
 }
 
+/// The index in `lines` of the 1-based input line `number`: the line
+/// holding it, where undoing quoted-printable soft breaks joined several
+/// input lines into one (no line at all: the number less one, as for the
+/// runs of a unit test).
+pub(super) fn line_index(lines: &[Line<'_>], number: usize) -> usize {
+    if lines.is_empty() {
+        return number.saturating_sub(1);
+    }
+    lines
+        .partition_point(|line| line.number <= number)
+        .saturating_sub(1)
+}
+
 /// Where a run's report begins, for the labels around it: the last command
 /// line (`[root@db ~]# bash sysbench.sh -r`) or block opening (`<pre>`, a
 /// code fence) between its first line and its first value, else its first
@@ -496,11 +509,11 @@ impl RunsBegun {
 /// (`压力测试:`, `- graviton2`, `<pre>NUC-i7`) between the two: a label
 /// there names the run ([`follow_prose`]).
 fn report_start(lines: &[Line<'_>], markup: &Markup<'_>, run: &Run) -> usize {
-    let start = run.lines[0].saturating_sub(1);
+    let start = line_index(lines, run.lines[0]);
     let first_value = run
         .results
         .iter()
-        .map(|r| r.line.saturating_sub(1))
+        .map(|r| line_index(lines, r.line))
         .min()
         .unwrap_or(start)
         .min(lines.len());
@@ -621,9 +634,9 @@ fn qualify_repeated(labels: &mut [String], headings: &[(u32, Option<u32>)]) {
     let repeated: Vec<bool> = headings
         .iter()
         .map(|&(index, _)| {
-            labels
-                .get(index as usize)
-                .is_some_and(|text| met.get(text.as_str()).is_some_and(|&n| n > 1))
+            labels.get(index as usize).is_some_and(|text| {
+                !text.is_empty() && met.get(text.as_str()).is_some_and(|&n| n > 1)
+            })
         })
         .collect();
     for (&(index, outer), repeated) in headings.iter().zip(repeated) {
@@ -651,7 +664,60 @@ fn banner_at(lines: &[Line<'_>], i: usize, markup: &Markup<'_>) -> Option<Sectio
             return Some(label);
         }
     }
+    if let Some(label) = setext_heading(lines, i) {
+        return Some(label);
+    }
     marked_heading(line, i, markup)
+}
+
+/// A line underlined by a rule (`CPU BENCHMARKS` over `-----`, a title
+/// over `=====`), standing after a blank line: a heading of level 1 (`=`)
+/// or 2 (`-`), as markdown reads it, when its text has a label's shape.
+fn setext_heading(lines: &[Line<'_>], i: usize) -> Option<SectionLabel> {
+    let line = lines.get(i)?;
+    let under = lines.get(i + 1)?;
+    let mark = *trim_start(under.text).as_bytes().first()?;
+    if !matches!(mark, b'-' | b'=') || under.depth != line.depth || !prose::is_rule(under.text) {
+        return None;
+    }
+    let starts_block = |p: Option<usize>| {
+        p.and_then(|p| lines.get(p))
+            .is_none_or(|above| above.is_blank() || above.depth != line.depth)
+    };
+    // `------` / `Bonnie` / `------`: a title drawn over and under.
+    let overlined = i
+        .checked_sub(1)
+        .and_then(|p| lines.get(p))
+        .is_some_and(|above| above.depth == line.depth && above.text.trim() == under.text.trim())
+        && starts_block(i.checked_sub(2));
+    let standalone = starts_block(i.checked_sub(1)) || overlined;
+    // A command, or a table's header laid out in columns (`TEST NAME
+    // [ RESULT ] TIME (ms)` between rules), is no title; a tool's name
+    // alone (`Bonnie`) may be.
+    let text = line.text.trim();
+    let command = prose::is_command_line(text) && text.split_whitespace().nth(1).is_some();
+    if !standalone || line.is_blank() || prose::is_rule(text) || command || text.contains("   ") {
+        return None;
+    }
+    let below = prose::Below {
+        rule: true,
+        ..prose::Below::default()
+    };
+    // A title that names nothing (`Bonnie`, `Results`) still ends the
+    // section above it; it names no run.
+    let label = prose::label_of(line.text, below).or_else(|| {
+        let text = line.text.trim();
+        (text.len() <= prose::MAX_LONE_LEN
+            && text.split_whitespace().count() <= prose::MAX_LONE_WORDS
+            && text.chars().all(|c| c.is_alphanumeric() || c == ' '))
+        .then(String::new)
+    })?;
+    Some(SectionLabel {
+        label,
+        depth: line.depth,
+        end: i + 1,
+        level: if mark == b'=' { 1 } else { 2 },
+    })
 }
 
 /// A heading the input marked and undoing markup took the marks off:
@@ -868,6 +934,10 @@ impl ActiveLabels {
             .binary_search_by_key(&index, |&(line, _)| line)
             .ok()?;
         let label = self.answers.get(at)?.1? as usize;
+        // A title that names nothing ends the sections above it only.
+        if self.labels.get(label).is_none_or(String::is_empty) {
+            return None;
+        }
         Some((
             self.labels.get(label)?.as_str(),
             *self.label_lines.get(label)?,

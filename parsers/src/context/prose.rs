@@ -274,6 +274,10 @@ pub fn label_of(text: &str, below: Below) -> Option<String> {
     let (body, max_words) = if let Some(body) = text.strip_suffix(':') {
         (body, MAX_WORDS)
     } else if below.rule {
+        // A table's header laid out in columns is no title.
+        if text.contains("   ") {
+            return None;
+        }
         (text, MAX_WORDS)
     } else if below.caption {
         // A block's caption (`RaspberryPi4 4G RAM with SSD`) may be as long
