@@ -293,7 +293,10 @@ pub fn label_of(text: &str, below: Below) -> Option<String> {
         // A list item is a lead-in of its own (`- sysbench mysql test
         // sample(run)` over the block holding the report): it waits for
         // the report as a colon label does.
+        // `Thread = 2` over a report states a setting the report prints
+        // itself; it names nothing.
         let lone = (below.run || (item.len() < text.len() && !is_command_line(item)))
+            && !item.contains('=')
             && item.len() <= MAX_LONE_LEN
             && item.chars().next().is_some_and(char::is_alphanumeric)
             && !text.ends_with(['.', ',', ';', '!', '?']);
