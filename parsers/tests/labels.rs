@@ -285,3 +285,17 @@ fn underlined_titles_are_headings_until_the_next_of_their_level() {
     );
     assert_eq!(labels(&text), [None]);
 }
+
+#[test]
+fn an_empty_heading_ends_its_level_and_the_one_above_applies_again() {
+    let text = format!(
+        "### Memory\n\n#### 16MB\n\n{}\n####\n\n{}\n##\n\n{}",
+        cpu("100.00"),
+        cpu("150.00"),
+        cpu("200.00")
+    );
+    assert_eq!(
+        labels(&text),
+        [Some("16MB".to_string()), Some("Memory".to_string()), None]
+    );
+}

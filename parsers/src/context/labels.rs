@@ -176,14 +176,25 @@ const MAX_LABEL_LEN: usize = 200;
 fn section_label(lines: &[Line<'_>], start: usize) -> Option<SectionLabel> {
     let first = lines.get(start)?;
     let open = first.text.trim_start();
-    if let Some((level, label)) = markdown_heading(open) {
-        let lone = || {
-            let blank_or_none = |i: Option<usize>| {
-                i.and_then(|i| lines.get(i))
-                    .is_none_or(|l| l.is_blank() || l.depth != first.depth)
-            };
-            blank_or_none(start.checked_sub(1)) && blank_or_none(Some(start + 1))
+    let lone = || {
+        let blank_or_none = |i: Option<usize>| {
+            i.and_then(|i| lines.get(i))
+                .is_none_or(|l| l.is_blank() || l.depth != first.depth)
         };
+        blank_or_none(start.checked_sub(1)) && blank_or_none(Some(start + 1))
+    };
+    // `####` alone: an empty heading, which names nothing but ends the
+    // sections of its level and below (`#` alone is a prompt).
+    let marks = open.trim_end();
+    if (2..=6).contains(&marks.len()) && marks.bytes().all(|b| b == b'#') && lone() {
+        return Some(SectionLabel {
+            label: String::new(),
+            depth: first.depth,
+            end: start,
+            level: u8::try_from(marks.len()).unwrap_or(BANNER_LEVEL),
+        });
+    }
+    if let Some((level, label)) = markdown_heading(open) {
         // A single `#` is also a root prompt or a shell comment: it is a
         // heading only standing alone between blank lines, naming no
         // command (`# CPU`, not `# sysbench --test=cpu run`).
@@ -582,11 +593,15 @@ pub(super) fn active_labels(
             while stack.last().is_some_and(|&(level, _)| level >= label.level) {
                 stack.pop();
             }
-            let index = u32::try_from(found.labels.len()).unwrap_or(u32::MAX);
-            headings.push((index, stack.last().map(|&(_, outer)| outer)));
-            stack.push((label.level, index));
-            found.labels.push(label.label);
-            found.label_lines.push(i);
+            // An empty heading (`####`, a title naming nothing) only ends
+            // the ones it closes: the heading above it is in force again.
+            if !label.label.is_empty() {
+                let index = u32::try_from(found.labels.len()).unwrap_or(u32::MAX);
+                headings.push((index, stack.last().map(|&(_, outer)| outer)));
+                stack.push((label.level, index));
+                found.labels.push(label.label);
+                found.label_lines.push(i);
+            }
             prose = None;
             // The label's own lines are under no label.
             while let Some(at) = asked.next_if(|&at| at <= label.end) {
