@@ -194,6 +194,12 @@ fn list_items_and_lead_ins_name_the_report_under_them() {
         cpu("300.00")
     );
     assert_eq!(labels(&text), some(&["MSI Ghost", "Developer 1", "host"]));
+    // A link alone over the report cites a source; it names nothing.
+    let text = format!(
+        "https://www.example.org/how-to-benchmark\n\n```\n{}```\n",
+        cpu("100.00")
+    );
+    assert_eq!(labels(&text), [None]);
     // A setting over the report (`Thread = 2`) names nothing.
     let text = format!(
         "######----- Sat Jan 20 03:20:25 CST 2024 -----######\nThread = 2\n{}",

@@ -266,6 +266,11 @@ pub struct Below {
 /// of the module doc; the caller checks rules 1 and 3).
 pub fn label_of(text: &str, below: Below) -> Option<String> {
     let text = text.trim();
+    // A link alone (`https://www.howtoforge.com/...`) cites a source; it
+    // names no run.
+    if !text.contains(' ') && (text.starts_with("http://") || text.starts_with("https://")) {
+        return None;
+    }
     // A list item's mark (`* Developer 1`) is no part of the phrase.
     let item = ["- ", "* ", "• "]
         .iter()
