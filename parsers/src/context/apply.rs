@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use super::facts::{facts_where, remarks_before_runs, Capitals, Fact};
-use super::labels::{active_labels, label_attrs, ActiveLabels, Markup};
+use super::labels::{active_labels, label_attrs, line_index, ActiveLabels, Markup};
 use super::spelling::os_in_name;
 use crate::mail::Messages;
 use crate::text::Line;
@@ -44,7 +44,7 @@ pub(crate) fn apply(
     messages: &Messages,
     runs: &mut [Run],
 ) {
-    let labels = active_labels(lines, &Markup::new(input), runs, &asked_lines(runs));
+    let labels = active_labels(lines, &Markup::new(input), runs, &asked_lines(lines, runs));
     let places = Places::new(messages, runs);
     let facts = facts_of_places(lines, capitals, &places, runs);
     let facts_by_place = facts_by_place(&facts, messages);
@@ -52,7 +52,7 @@ pub(crate) fn apply(
     // the text its author goes on with under the quote (below).
     let mut announced: Vec<Option<&'static str>> = vec![None; runs.len()];
     for (r, run) in runs.iter_mut().enumerate() {
-        let label_start = take_label(run, &labels);
+        let label_start = take_label(lines, run, &labels);
         let index = first_index(run);
         if let Some((m, message)) = messages.at(index) {
             run.message = Some(m);
@@ -74,22 +74,18 @@ fn first_index(run: &Run) -> usize {
 /// The line whose label a run without one of its own takes: where its
 /// first value was printed (a heading between a run's command and its
 /// report names the report, `## Results`, not the step before it).
-fn label_line(run: &Run) -> usize {
-    let index = first_index(run);
-    run.results
-        .iter()
-        .map(|r| r.line)
-        .min()
-        .map_or(index, |line| line.saturating_sub(1))
+fn label_line(lines: &[Line<'_>], run: &Run) -> usize {
+    let first = run.results.iter().map(|r| r.line).min();
+    line_index(lines, first.unwrap_or(run.lines[0]))
 }
 
 /// The lines whose labels the runs without one ask about, sorted, each
 /// once.
-fn asked_lines(runs: &[Run]) -> Vec<usize> {
+fn asked_lines(lines: &[Line<'_>], runs: &[Run]) -> Vec<usize> {
     let mut asked: Vec<usize> = runs
         .iter()
         .filter(|run| run.label.is_none())
-        .map(label_line)
+        .map(|run| label_line(lines, run))
         .collect();
     asked.sort_unstable();
     asked.dedup();
@@ -100,10 +96,10 @@ fn asked_lines(runs: &[Run]) -> Vec<usize> {
 /// own parser found one (a heading it knows), and the attributes its label
 /// names. Returns the line the label in force starts on, which ends the
 /// announcements made before it.
-fn take_label(run: &mut Run, labels: &ActiveLabels) -> Option<usize> {
+fn take_label(lines: &[Line<'_>], run: &mut Run, labels: &ActiveLabels) -> Option<usize> {
     let mut label_start = None;
     if run.label.is_none() {
-        if let Some((label, start)) = labels.with_line(label_line(run)) {
+        if let Some((label, start)) = labels.with_line(label_line(lines, run)) {
             run.label = Some(label.to_string());
             label_start = Some(start);
         }
@@ -357,11 +353,11 @@ mod tests {
             run([20, 30], 1, Some(25)),
             labelled,
         ];
-        let lines: Vec<usize> = runs.iter().map(label_line).collect();
+        let lines: Vec<usize> = runs.iter().map(|run| label_line(&[], run)).collect();
         // Indices: of a run's first value, else of its first line.
         assert_eq!(lines, [6, 2, 1, 24, 6]);
         // The runs with a label of their own ask nothing; each line once.
-        assert_eq!(asked_lines(&runs), [1, 2, 6, 24]);
+        assert_eq!(asked_lines(&[], &runs), [1, 2, 6, 24]);
     }
 
     #[test]
@@ -371,13 +367,13 @@ mod tests {
         let mut own = run([2, 2], 0, None);
         own.label = Some("4BSD".to_string());
         let labels = active_labels(&lines, &Markup::default(), &[plain.clone()], &[0, 1]);
-        assert_eq!(take_label(&mut plain, &labels), Some(0));
+        assert_eq!(take_label(&lines, &mut plain, &labels), Some(0));
         assert_eq!(plain.label.as_deref(), Some("ULE + libthr"));
         assert_eq!(
             plain.attrs.get("thread_lib").map(String::as_str),
             Some("libthr")
         );
-        assert_eq!(take_label(&mut own, &labels), None);
+        assert_eq!(take_label(&lines, &mut own, &labels), None);
         assert_eq!(own.label.as_deref(), Some("4BSD"));
         assert_eq!(own.attrs.get("scheduler").map(String::as_str), Some("4BSD"));
     }
