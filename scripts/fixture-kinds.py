@@ -188,12 +188,22 @@ def source_key(source):
 def new_fixtures():
     rows = list(new_rows())
     forms = collections.Counter(r.get("form", "?") or "?" for r in rows)
-    foreign = [r for r in rows if r.get("language", "english").lower() not in ("english", "en", "-", "")]
+    # "English", "en", "none (output only)": no other language around the output.
+    english = ("english", "en", "none", "-", "")
+    foreign = [r for r in rows if r.get("language", "english").lower().split(",")[0].split(" (")[0].strip() not in english]
     negatives = [r for r in rows if "neg" in r.get("kinds", "") or "negative/" in r["fixture"]]
     sources = {source_key(r.get("source", "")) for r in rows}
+    markup_words = ("markdown", "html", "rst", "restructured", "wiki", "asciidoc", "adoc", "xml",
+                    "roff", "latex", "bbcode", "crlf", "hugo", "jekyll", "mkdocs", "docbook", "mdoc")
+    marked = [r for r in rows if not r.get("form", "").lower().startswith("mail")
+              and any(w in (r.get("form", "") + " " + r.get("what it is", "") + " " + r["fixture"]).lower()
+                      for w in markup_words)]
+    mails = [r for r in rows if r.get("form", "").lower().startswith("mail")]
     print(f"fixtures in the (issue 25) sections: {len(rows)}")
     for form, n in forms.most_common():
         print(f"  form {form}: {n}")
+    print(f"  web pages and repository files with markup: {len(marked)}")
+    print(f"  whole mails: {len(mails)}")
     print(f"  not in English: {len(foreign)}")
     print(f"  negatives: {len(negatives)}")
     print(f"  distinct sources: {len(sources)}")
