@@ -1024,7 +1024,14 @@ fn continues_sentence(lines: &[Line<'_>], i: usize) -> bool {
     };
     above.depth == line.depth
         && markdown_heading(above.text.trim_start()).is_none()
-        && prose::leaves_sentence_open(prose::last_char(above.text))
+        && (prose::leaves_sentence_open(prose::last_char(above.text))
+            || hyphenated_at_end(above.text))
+}
+
+/// Whether a line ends inside a word broken by a hyphen (`...in read-`).
+fn hyphenated_at_end(text: &str) -> bool {
+    let mut tail = text.trim_end().chars().rev();
+    tail.next() == Some('-') && tail.next().is_some_and(char::is_alphabetic)
 }
 
 /// The section label in force on the lines asked about, without a copy

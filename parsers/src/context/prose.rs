@@ -238,12 +238,34 @@ const TOOL_PROGRESS: &[&str] = &[
     "done.",
 ];
 
-/// Whether a line is one of [`TOOL_PROGRESS`].
+/// How lines a tool prints while it sets up or clears away a run start
+/// (sysbench's `prepare` and `cleanup`).
+const SETUP_OUTPUT_STARTS: &[&str] = &[
+    "Creating file",
+    "Creating files for the test",
+    "Extra file open flags",
+    "Removing test files",
+    "Creating table '",
+];
+
+/// Whether a line is one of [`TOOL_PROGRESS`], or what a tool prints while
+/// it sets up or clears away a run (sysbench's `prepare` and `cleanup`:
+/// their banner, `Creating file test_file.0`, `... bytes written in 152.64
+/// seconds`, `Removing test files...`), which may stand between a label
+/// and its run like a command.
 pub fn is_tool_progress(text: &str) -> bool {
     let text = text.trim();
-    TOOL_PROGRESS
-        .iter()
-        .any(|line| line.eq_ignore_ascii_case(text))
+    let banner = text.starts_with("sysbench ")
+        && (text.contains("LuaJIT") || text.contains("evaluation benchmark"));
+    banner
+        || TOOL_PROGRESS
+            .iter()
+            .any(|line| line.eq_ignore_ascii_case(text))
+        || SETUP_OUTPUT_STARTS
+            .iter()
+            .any(|start| text.starts_with(start))
+        || (text.ends_with(" total") && text.contains(" files, "))
+        || (text.contains(" bytes written in ") && text.ends_with("/sec)."))
 }
 
 /// Programs whose command line may stand between a label and its run.
@@ -548,6 +570,22 @@ pub fn leaves_sentence_open(last: Option<char>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn setup_output_is_told_from_prose() {
+        for text in [
+            "sysbench 1.0.20 (using system LuaJIT 2.0.5)",
+            "128 files, 1228800Kb each, 153600Mb total",
+            "Creating file test_file.127",
+            "161061273600 bytes written in 152.64 seconds (1006.30 MiB/sec).",
+            "Removing test files...",
+            "Threads started!",
+        ] {
+            assert!(is_tool_progress(text), "{text}");
+        }
+        assert!(!is_tool_progress("sysbench is slow here, so we moved on."));
+        assert!(!is_tool_progress("FILEIO BENCHMARKS"));
+    }
 
     #[test]
     fn colon_labels_and_their_text() {
