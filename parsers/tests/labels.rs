@@ -356,3 +356,16 @@ fn an_empty_heading_ends_its_level_and_the_one_above_applies_again() {
         [Some("16MB".to_string()), Some("Memory".to_string()), None]
     );
 }
+
+#[test]
+fn a_posts_byline_heading_names_no_run() {
+    // An archive's `### Post by NAME on DATE` names the poster: the run
+    // keeps the thread's heading above, and a second post's byline ends
+    // the first post's own heading.
+    let text = format!(
+        "## RAID 0 results\n\n### Post by brw02005 on 2008-08-03\n\n{}\n### Re: RAID 0 results\n\n{}",
+        cpu("100.00"),
+        cpu("150.00")
+    );
+    assert_eq!(labels(&text), some(&["RAID 0 results", "RAID 0 results"]));
+}

@@ -203,6 +203,14 @@ fn section_label(lines: &[Line<'_>], start: usize) -> Option<SectionLabel> {
         // heading only standing alone between blank lines, naming no
         // command (`# CPU`, not `# sysbench --test=cpu run`).
         let heading = level > 1 || (lone() && !prose::is_command_line(&label));
+        // A post's byline (`### Post by jsowoc on 2008-12-17`, as forum
+        // and list archives set each message apart) names the poster, not
+        // a run: it ends the sections of its level and names nothing.
+        let label = if is_byline(&label) {
+            String::new()
+        } else {
+            label
+        };
         return heading.then_some(SectionLabel {
             label,
             depth: first.depth,
@@ -256,6 +264,23 @@ fn is_row_separator(inner: &str) -> bool {
         .strip_suffix("row")
         .and_then(|n| n.trim_end().strip_suffix('.'))
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// How a heading that is a post's byline starts, as archives of forums
+/// and lists title each message (`Post by NAME on DATE`, `Re: subject`).
+const BYLINE_STARTS: &[&str] = &[
+    "post by ",
+    "posted by ",
+    "reply by ",
+    "comment by ",
+    "answer by ",
+    "re: ",
+];
+
+/// Whether a heading's text is a post's byline ([`BYLINE_STARTS`]).
+fn is_byline(label: &str) -> bool {
+    let head = label.get(..12).unwrap_or(label).to_ascii_lowercase();
+    BYLINE_STARTS.iter().any(|start| head.starts_with(start))
 }
 
 /// Columns of indentation a line must have to be code, not a heading.
