@@ -369,3 +369,17 @@ fn a_posts_byline_heading_names_no_run() {
     );
     assert_eq!(labels(&text), some(&["RAID 0 results", "RAID 0 results"]));
 }
+
+#[test]
+fn a_long_caption_right_above_a_fence_names_the_run_in_it() {
+    // Longer than a lone line may be, but right above the fence holding
+    // the report: the block's caption.
+    let text = format!(
+        "Some numbers from last week.\n\nvfat under Linux (formatted using mkfs.vfat)\n```\n{}```\n",
+        cpu("100.00")
+    );
+    assert_eq!(
+        labels(&text),
+        some(&["vfat under Linux (formatted using mkfs.vfat)"])
+    );
+}

@@ -971,9 +971,12 @@ fn prose_label_at(
     let line = &lines[i];
     // Most lines are prose that cannot be a label: their last byte, and
     // the first bytes of the line below, tell.
-    let caption = is_block_caption(lines, markup, i, runs);
-    let run_below =
-        runs.report_at(i + 1, line.depth) || caption || heads_block_of_run(lines, markup, i, runs);
+    // A block's first line, or the line right above its opening, is its
+    // caption: a phrase that may be as long as a colon label (`vfat under
+    // Linux (formatted using mkfs.vfat)` over a fence).
+    let caption =
+        is_block_caption(lines, markup, i, runs) || heads_block_of_run(lines, markup, i, runs);
+    let run_below = runs.report_at(i + 1, line.depth) || caption;
     let rule_below = lines
         .get(i + 1)
         .is_some_and(|next| next.depth == line.depth && prose::is_rule(next.text));
