@@ -50,6 +50,8 @@ use crate::{Measurement, Run, Tool, Unparsed};
 
 mod columns;
 mod header;
+
+pub(crate) use header::prepare_or_cleanup_output;
 mod report;
 mod summary;
 

@@ -238,21 +238,16 @@ const TOOL_PROGRESS: &[&str] = &[
     "done.",
 ];
 
-/// How lines a tool prints while it sets up or clears away a run start
-/// (sysbench's `prepare` and `cleanup`).
-const SETUP_OUTPUT_STARTS: &[&str] = &[
-    "Creating file",
-    "Creating files for the test",
-    "Extra file open flags",
-    "Removing test files",
-    "Creating table '",
-];
+/// How a line sysbench prints while it runs starts, beside those of
+/// [`TOOL_PROGRESS`].
+const PROGRESS_STARTS: &[&str] = &["Extra file open flags"];
 
-/// Whether a line is one of [`TOOL_PROGRESS`], or what a tool prints while
-/// it sets up or clears away a run (sysbench's `prepare` and `cleanup`:
-/// their banner, `Creating file test_file.0`, `... bytes written in 152.64
-/// seconds`, `Removing test files...`), which may stand between a label
-/// and its run like a command.
+/// Whether a line is one of [`TOOL_PROGRESS`] or [`PROGRESS_STARTS`], or
+/// what a tool prints while it sets up or clears away a run (sysbench's
+/// `prepare` and `cleanup`: their banner, the lines
+/// `sysbench::prepare_or_cleanup_output` knows, `128 files, ...
+/// total`, `... bytes written in 152.64 seconds`), which may stand
+/// between a label and its run like a command.
 pub fn is_tool_progress(text: &str) -> bool {
     let text = text.trim();
     let banner = text.starts_with("sysbench ")
@@ -261,9 +256,8 @@ pub fn is_tool_progress(text: &str) -> bool {
         || TOOL_PROGRESS
             .iter()
             .any(|line| line.eq_ignore_ascii_case(text))
-        || SETUP_OUTPUT_STARTS
-            .iter()
-            .any(|start| text.starts_with(start))
+        || PROGRESS_STARTS.iter().any(|start| text.starts_with(start))
+        || crate::sysbench::prepare_or_cleanup_output(text)
         || (text.ends_with(" total") && text.contains(" files, "))
         || (text.contains(" bytes written in ") && text.ends_with("/sec)."))
 }

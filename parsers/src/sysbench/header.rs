@@ -117,7 +117,7 @@ pub(super) fn read_header(
 
 /// A line sysbench prints only for `prepare` or `cleanup`: creating or
 /// removing the fileio test files, creating and filling the OLTP tables.
-fn prepare_or_cleanup_output(text: &str) -> bool {
+pub(crate) fn prepare_or_cleanup_output(text: &str) -> bool {
     const OUTPUT: &[&str] = &[
         "Removing test files",
         "Creating file test_file",
