@@ -322,6 +322,7 @@ fn main() -> anyhow::Result<()> {
             }
         }
         benchlog::store::index_new_submissions(&tx)?;
+        benchlog::store::add_new_runs(&tx)?;
         tx.commit()?;
     }
     conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;

@@ -283,7 +283,7 @@ fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
 
     // A tool and a metric make a comparison: the CSV of /compare.csv.
     if let Some(resolved) = resolved {
-        let comparison = compare::compare(&conn, &query, resolved)?;
+        let comparison = compare::compare(&conn, &query, resolved, compare::Detail::EveryRun)?;
         for notice in &comparison.notices {
             eprintln!("note: {notice}");
         }

@@ -24,5 +24,6 @@ pub mod csv_cell;
 pub mod ingest;
 pub mod intake;
 pub mod limits;
+pub mod moments;
 pub mod store;
 pub mod web;

@@ -24,6 +24,7 @@ mod review;
 mod rights;
 mod scale;
 mod store;
+mod sums;
 mod support;
 mod unavailable;
 mod upload;

@@ -235,7 +235,7 @@ async fn a_deleted_submission_leaves_pinned_links_with_a_notice() {
     let pinned = format!("/compare.json?{QUERY}&asof=2");
     let json = get_ok(&state, &pinned).await.json();
     assert_eq!(json["notices"], serde_json::json!([]));
-    store::delete_submission(&store::open(&db).unwrap(), 1).unwrap();
+    store::delete_submission(&mut store::open(&db).unwrap(), 1).unwrap();
     let json = get_ok(&state, &pinned).await.json();
     let runs = series_runs(&json);
     assert_eq!(runs.len(), 1);

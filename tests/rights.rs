@@ -379,7 +379,7 @@ async fn a_deleted_newest_submission_leaves_its_ids_unused() {
     // Across a reopen too: the mark is kept in the database.
     drop(state);
     let mut conn = store::open(&db).unwrap();
-    assert!(store::delete_submission(&conn, 3).unwrap());
+    assert!(store::delete_submission(&mut conn, 3).unwrap());
     let again = benchlog::ingest::ingest_text(&mut conn, None, &smack_log(4, 1)).unwrap();
     assert_eq!(again.submission_id, 4);
     assert_eq!(run_ids(&db), [1, 2, 8]);

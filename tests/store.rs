@@ -26,6 +26,7 @@ fn migrations_apply_to_an_empty_database() {
     assert_eq!(
         tables,
         [
+            "configs",
             "data_generation",
             "deleted_submissions",
             "edit_tokens",
@@ -33,8 +34,10 @@ fn migrations_apply_to_an_empty_database() {
             "id_high_water",
             "mails",
             "messages",
+            "point_sums",
             "results",
             "run_attrs",
+            "run_configs",
             "run_edit_log",
             "run_edits",
             "run_fingerprints",
@@ -42,6 +45,7 @@ fn migrations_apply_to_an_empty_database() {
             "runs",
             "submissions",
             "submissions_fts",
+            "sums_through",
             "unparsed"
         ]
     );
@@ -242,7 +246,7 @@ fn the_generation_moves_with_every_change_and_only_then() {
         moved(what, &mut last);
     }
 
-    assert!(store::delete_submission(&conn, stored.submission_id).unwrap());
+    assert!(store::delete_submission(&mut conn, stored.submission_id).unwrap());
     moved("a deletion", &mut last);
 }
 

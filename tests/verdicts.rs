@@ -33,7 +33,7 @@ fn ingest(db: &Path, fixtures: &[&str]) {
 
 /// Every example log stored as `benchlog demo` stores them: each `.txt`
 /// below `fixtures/` a submission, each `.mbox` a submission per message.
-fn ingest_all_fixtures(conn: &mut Connection) {
+pub(crate) fn ingest_all_fixtures(conn: &mut Connection) {
     let files = benchlog::ingest::collect_input_files(&[repo_path("fixtures")]).unwrap();
     let mut summary = benchlog::archive::ImportSummary::default();
     for file in files {
@@ -210,7 +210,7 @@ fn ministat_gives_the_same_intervals_for_every_pair_of_repeated_runs() {
     let mut checked: BTreeSet<String> = BTreeSet::new();
     for query in oracle_queries(&conn) {
         let resolved = query.resolve_required().unwrap();
-        let plain = compare::compare(&conn, &query, resolved).unwrap();
+        let plain = compare::compare(&conn, &query, resolved, compare::Detail::EveryRun).unwrap();
         for baseline in baselines_with_pairs(&plain) {
             for level in [Confidence::P95, Confidence::P99] {
                 let query = CompareQuery {
@@ -218,7 +218,7 @@ fn ministat_gives_the_same_intervals_for_every_pair_of_repeated_runs() {
                     conf: level,
                     ..query.clone()
                 };
-                let comparison = compare::compare(&conn, &query, resolved).unwrap();
+                let comparison = compare::compare(&conn, &query, resolved, compare::Detail::EveryRun).unwrap();
                 let base = comparison.series.iter().find(|s| s.is_baseline).unwrap();
                 for other in comparison.series.iter().filter(|s| !s.is_baseline) {
                     for point in &other.points {

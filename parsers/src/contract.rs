@@ -155,6 +155,10 @@ pub const ATTRIBUTE_KEYS: [&str; 20] = [
     "variant",
 ];
 
+/// What says where a run came from, not how it was run: runs differing
+/// only in these are still repeats of one configuration.
+pub const PROVENANCE: [&str; 4] = ["author", "submission", "message", "date"];
+
 /// Contract 2's attributes in the order a reader cares about them: the
 /// knobs people turn between runs first, the facts of the machine last.
 /// Ready comparisons list their `by` keys in this order, and drop the

@@ -15,7 +15,9 @@ use super::{
     is_interim_item, AttributeRow, CompareQuery, Comparison, Confidence, Peak, Point, Resolved,
     RunValue, Series, VsBaseline, XAxis, NONE, PROVENANCE,
 };
-use crate::store::MetricRow;
+use super::stats::Side;
+use crate::moments::Moments;
+use crate::store::{MetricRow, Place, FIRST_RESULTS};
 
 /// Where the value of a `by` or `where` key is found in a row: a field of
 /// the run, the item, or one of the attributes read with the rows.
@@ -259,7 +261,9 @@ fn keep_wanted_rows(
         }
         // A query that leaves the item open means the final reports.
         let keep = query.item.is_some() || !is_interim_item(&row.item);
-        interim += usize::from(!keep);
+        if !keep {
+            interim += row.weight();
+        }
         keep
     });
     if interim > 0 {
@@ -350,7 +354,7 @@ fn group_rows(
             XAxis::Threads => match row.threads {
                 Some(threads) => Some(threads),
                 None => {
-                    without_threads += 1;
+                    without_threads += row.weight();
                     continue;
                 }
             },
@@ -535,15 +539,24 @@ fn compare_with_baseline(
     confidence: Confidence,
 ) {
     series[base].is_baseline = true;
-    let reference: HashMap<(Option<u32>, String), (Vec<f64>, bool)> = series[base]
+    // A point's values, or their moments where it was read from sums.
+    type Values = (Vec<f64>, Option<Moments>);
+    fn side(values: &Values) -> Side<'_> {
+        match values {
+            (_, Some(moments)) => Side::Moments(*moments),
+            (values, None) => Side::Values(values),
+        }
+    }
+    let values_of = |p: &Point| -> Values {
+        match p.moments {
+            Some(moments) => (Vec::new(), Some(moments)),
+            None => (p.values(), None),
+        }
+    };
+    let reference: HashMap<(Option<u32>, String), (Values, bool)> = series[base]
         .points
         .iter()
-        .map(|p| {
-            (
-                (p.threads, p.item.clone()),
-                (p.values(), !p.mixed.is_empty()),
-            )
-        })
+        .map(|p| ((p.threads, p.item.clone()), (values_of(p), !p.mixed.is_empty())))
         .collect();
     for (index, s) in series.iter_mut().enumerate() {
         if index == base {
@@ -554,14 +567,15 @@ fn compare_with_baseline(
             else {
                 continue;
             };
+            let values = values_of(p);
             if *base_mixed || !p.mixed.is_empty() {
-                p.vs_baseline =
-                    VsBaseline::mixed(base_values, &p.values(), confidence).map(VsBaseline::tidy);
+                p.vs_baseline = VsBaseline::mixed_sides(side(base_values), side(&values), confidence)
+                    .map(VsBaseline::tidy);
                 continue;
             }
-            p.vs_baseline = VsBaseline::compare(
-                base_values,
-                &p.values(),
+            p.vs_baseline = VsBaseline::compare_sides(
+                side(base_values),
+                side(&values),
                 confidence,
                 metric.higher_is_better,
             )
@@ -611,6 +625,9 @@ fn add_scaling(series: &mut Series, metric: &MetricInfo) {
 /// owners put in different series stay in each.
 fn point(threads: Option<u32>, item: &str, rows: &[MetricRow], mut indices: Vec<usize>) -> Point {
     indices.sort_by_key(|&index| rows[index].run_id);
+    if rows[indices[0]].cell.is_some() {
+        return point_of_cells(threads, item, rows, &indices);
+    }
     // A copy is seldom in the same point as the run it copies: a map only
     // when there is more than one row. A run's own rows all stay.
     if indices.len() > 1 {
@@ -634,6 +651,8 @@ fn point(threads: Option<u32>, item: &str, rows: &[MetricRow], mut indices: Vec<
         mixed,
         vs_baseline: None,
         efficiency: None,
+        moments: None,
+        linked: Vec::new(),
         runs: indices
             .into_iter()
             .map(|index| {
@@ -649,6 +668,65 @@ fn point(threads: Option<u32>, item: &str, rows: &[MetricRow], mut indices: Vec<
                 }
             })
             .collect(),
+    }
+}
+
+/// The point of rows that stand for configurations (read from their
+/// sums): their moments merged, and the first results to link. A split
+/// copy's result counts where no earlier run of its key is in the point,
+/// as [`point`] counts copies; a cell holding only repeats of one counts
+/// nothing. `indices` are in run order.
+fn point_of_cells(threads: Option<u32>, item: &str, rows: &[MetricRow], indices: &[usize]) -> Point {
+    let cell = |index: usize| rows[index].cell.as_deref().expect("a row of sums");
+    let counted: Vec<usize> = indices
+        .iter()
+        .copied()
+        .filter(|&index| cell(index).copy.is_none() && cell(index).moments.n > 0)
+        .collect();
+    let holds = |place: &Place| {
+        counted.iter().any(|&index| {
+            let row = &rows[index];
+            row.config == place.config && row.test == place.test && row.threads == place.threads
+        })
+    };
+    let mut first_of_key: HashMap<i64, i64> = HashMap::new();
+    let copies: Vec<usize> = indices
+        .iter()
+        .copied()
+        .filter(|&index| {
+            let Some(copy) = &cell(index).copy else {
+                return false;
+            };
+            let first = *first_of_key.entry(copy.key).or_insert(copy.run_id);
+            first == copy.run_id && !copy.earlier.iter().any(holds)
+        })
+        .collect();
+    let mut kept = counted;
+    kept.extend(copies);
+    let mut moments = Moments::default();
+    let mut linked: Vec<i64> = Vec::new();
+    for &index in &kept {
+        moments.merge(&cell(index).moments);
+        linked.extend(&cell(index).first_results);
+    }
+    linked.sort_unstable();
+    linked.truncate(FIRST_RESULTS);
+    kept.sort_by_key(|&index| rows[index].run_id);
+    let (configurations, mixed) = configurations(rows, &kept);
+    Point {
+        threads,
+        item: item.to_owned(),
+        mean: tidy(moments.mean),
+        min: moments.min,
+        max: moments.max,
+        n: moments.n,
+        configurations,
+        mixed,
+        vs_baseline: None,
+        efficiency: None,
+        runs: Vec::new(),
+        moments: Some(moments),
+        linked,
     }
 }
 

@@ -20,6 +20,7 @@ use parsers::contract::{
 use parsers::{MetricInfo, Tool};
 use serde::Serialize;
 
+use crate::moments::Moments;
 use crate::store::{self, MetricFilter, MetricRow, StoredRun};
 
 mod group;
@@ -88,9 +89,7 @@ pub fn interest(key: &str) -> (usize, &str) {
     }
 }
 
-/// What says where a run came from, not how it was run: runs differing
-/// only in these are still repeats of one configuration.
-pub const PROVENANCE: [&str; 4] = ["author", "submission", "message", "date"];
+pub use parsers::contract::PROVENANCE;
 
 /// One stored value inside a point, to trace it back to its run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -137,7 +136,18 @@ pub struct Point {
     /// value(n) / (n × value(1)), where the series has a 1-thread point
     /// and the metric is a rate.
     pub efficiency: Option<f64>,
+    /// The point's runs: every one, or where the point was read from the
+    /// sums of its configurations (`moments` is then set), the first
+    /// [`crate::store::FIRST_RESULTS`] by run.
     pub runs: Vec<RunValue>,
+    /// The moments of the point's values where it was read from the sums
+    /// of its configurations; `None` where `runs` holds every value.
+    #[serde(skip)]
+    pub moments: Option<Moments>,
+    /// The ids of the results whose runs `runs` is to hold, until it is
+    /// read (`store::linked_results`).
+    #[serde(skip)]
+    pub linked: Vec<i64>,
 }
 
 /// The best point of a series against threads (highest, or lowest where
@@ -208,6 +218,20 @@ pub struct AttributeRow {
     pub values: BTreeMap<String, String>,
 }
 
+/// How much of each point's runs a comparison holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// Every run of every point, with its value: what the CSV, JSON and
+    /// text list (the text's median needs them all).
+    EveryRun,
+    /// The statistics, and the first [`store::FIRST_RESULTS`] runs of
+    /// each point: what the page and the charts show. Read from the sums
+    /// of the configurations (`store::sums`) where they can stand for
+    /// the results, so that its cost grows with the configurations, not
+    /// with the results stored.
+    Summary,
+}
+
 /// Reads and groups the data of a resolved query: one query however much
 /// is stored, and one more for a `by` or `where` key that benchlog does not
 /// know of itself. Attribute keys are checked against the ones stored for
@@ -216,6 +240,7 @@ pub fn compare(
     conn: &rusqlite::Connection,
     query: &CompareQuery,
     resolved: Resolved,
+    detail: Detail,
 ) -> Result<Comparison, CompareError> {
     // Only a key outside the run's fields and Contract 2 can be unknown.
     if query_keys(query).any(|(_, key)| !is_field(key) && !ATTRIBUTE_KEYS.contains(&key)) {
@@ -230,8 +255,22 @@ pub fn compare(
         check_asof(asof, store::newest_submission_id(conn)?)?;
     }
     let filter = metric_filter(query, resolved);
-    let rows = store::metric_rows(conn, &filter)?;
-    let mut comparison = group::comparison(query, resolved, &filter.attr_keys, rows);
+    let cells = match detail {
+        Detail::Summary if sums_can_split(query) => store::point_cells(conn, &filter)?,
+        _ => None,
+    };
+    let mut comparison = match cells {
+        Some(cells) => {
+            let rows = cell_rows(cells, &filter.attr_keys);
+            let mut comparison = group::comparison(query, resolved, &filter.attr_keys, rows);
+            link_runs(conn, &mut comparison)?;
+            comparison
+        }
+        None => {
+            let rows = store::metric_rows(conn, &filter)?;
+            group::comparison(query, resolved, &filter.attr_keys, rows)
+        }
+    };
     if let Some(asof) = query.asof {
         let deleted = store::deleted_since(conn, asof)?;
         if deleted > 0 {
@@ -246,6 +285,84 @@ pub fn compare(
         }
     }
     Ok(comparison)
+}
+
+/// Whether sums of configurations can be grouped as the query asks: not
+/// where it splits or filters by what tells runs of one configuration
+/// apart (their label, author, submission, or a provenance attribute),
+/// nor when pinned (the sums are of the data as it is).
+fn sums_can_split(query: &CompareQuery) -> bool {
+    use parsers::contract::PseudoField;
+    query.asof.is_none()
+        && query_keys(query).all(|(_, key)| {
+            !PROVENANCE.contains(&key)
+                && !matches!(
+                    PseudoField::from_name(key),
+                    Some(PseudoField::Label | PseudoField::Author | PseudoField::Submission)
+                )
+        })
+}
+
+/// A row per configuration's cell, standing for its results: no run of
+/// its own, its mean as value, a copy key of its own (cells never count
+/// as copies of each other).
+fn cell_rows(cells: Vec<store::Cell>, attr_keys: &[String]) -> Vec<MetricRow> {
+    cells
+        .into_iter()
+        .enumerate()
+        .map(|(index, cell)| {
+            let attrs = attr_keys
+                .iter()
+                .map(|key| {
+                    cell.config
+                        .binary_search_by(|(k, _)| (**k).cmp(key.as_str()))
+                        .ok()
+                        .map(|at| Rc::clone(&cell.config[at].1))
+                })
+                .collect();
+            MetricRow {
+                run_id: cell.first_result,
+                copy_key: -1 - index as i64,
+                submission_id: 0,
+                test: cell.test,
+                label: None,
+                threads: cell.threads,
+                author: None,
+                first_line: 0,
+                item: cell.item,
+                value: cell.moments.mean,
+                unit: cell.unit,
+                attrs,
+                config: cell.config,
+                cell: Some(Rc::new(store::CellSummary {
+                    moments: cell.moments,
+                    rows: cell.rows,
+                    first_results: cell.first_results,
+                    copy: cell.copy,
+                })),
+            }
+        })
+        .collect()
+}
+
+/// Reads the runs each point of sums links: a few per point.
+fn link_runs(conn: &rusqlite::Connection, comparison: &mut Comparison) -> rusqlite::Result<()> {
+    for point in comparison.series.iter_mut().flat_map(|s| &mut s.points) {
+        let linked = std::mem::take(&mut point.linked);
+        point.runs = store::linked_results(conn, &linked)?
+            .into_iter()
+            .map(|found| RunValue {
+                run_id: found.run_id,
+                submission_id: found.submission_id,
+                line: found.first_line,
+                value: found.value,
+                label: found.label.as_deref().map(Rc::from),
+                author: found.author.as_deref().map(Rc::from),
+                test: found.test.as_deref().map(Rc::from),
+            })
+            .collect();
+    }
+    Ok(())
 }
 
 /// The comparison of runs already read (one submission's, say), grouped
@@ -300,6 +417,7 @@ pub fn compare_runs(
                         .iter()
                         .map(|key| run.attrs.get(key).map(|value| Rc::from(value.as_str())))
                         .collect(),
+                    cell: None,
                 })
         })
         .collect();

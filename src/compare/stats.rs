@@ -40,6 +40,8 @@
 use std::fmt;
 
 use serde::{Serialize, Serializer};
+
+use crate::moments::Moments;
 use statrs::distribution::{ContinuousCDF, FisherSnedecor, StudentsT};
 
 /// The fewest values on each side for an interval: ministat refuses
@@ -153,15 +155,61 @@ pub fn mean(values: &[f64]) -> f64 {
     }
 }
 
-/// A power of two that brings the largest of `values` near 1, when they
-/// are so large (or small) that their squares or sums would leave the
-/// range of `f64`; else 1. Dividing by a power of two is exact, so the
-/// statistics of the scaled values are those of the values, scaled.
-fn scale_of<'a>(values: impl Iterator<Item = &'a f64>) -> f64 {
-    let largest = values
-        .map(|v| v.abs())
-        .filter(|v| v.is_finite())
-        .fold(0.0_f64, f64::max);
+/// One side of a difference: a point's values, or (where the point was
+/// read from the sums of its configurations, `store::sums`) their
+/// moments.
+#[derive(Debug, Clone, Copy)]
+pub enum Side<'a> {
+    Values(&'a [f64]),
+    Moments(Moments),
+}
+
+impl Side<'_> {
+    fn n(&self) -> usize {
+        match self {
+            Side::Values(values) => values.len(),
+            Side::Moments(m) => m.n,
+        }
+    }
+
+    fn mean(&self) -> f64 {
+        match self {
+            Side::Values(values) => mean(values),
+            Side::Moments(m) => m.mean,
+        }
+    }
+
+    /// The largest finite magnitude of the values (0 for none).
+    fn largest(&self) -> f64 {
+        let finite = |v: f64| if v.is_finite() { v.abs() } else { 0.0 };
+        match self {
+            Side::Values(values) => values.iter().map(|&v| finite(v)).fold(0.0_f64, f64::max),
+            Side::Moments(m) if m.n == 0 => 0.0,
+            Side::Moments(m) => finite(m.min).max(finite(m.max)),
+        }
+    }
+
+    /// The summary of the values divided by `unit` (a power of two).
+    fn sample(&self, unit: f64) -> Sample {
+        match self {
+            Side::Values(values) => {
+                let scaled: Vec<f64> = values.iter().map(|v| v / unit).collect();
+                Sample::of(&scaled)
+            }
+            Side::Moments(m) => Sample {
+                n: m.n,
+                mean: m.mean / unit,
+                variance: m.variance() / (unit * unit),
+            },
+        }
+    }
+}
+
+/// A power of two that brings the largest of the values near 1, when
+/// they are so large (or small) that their squares or sums would leave
+/// the range of `f64`; else 1. Dividing by a power of two is exact, so
+/// the statistics of the scaled values are those of the values, scaled.
+fn scale_of(largest: f64) -> f64 {
     if largest == 0.0 || (1e-100..=1e100).contains(&largest) {
         1.0
     } else {
@@ -172,6 +220,19 @@ fn scale_of<'a>(values: impl Iterator<Item = &'a f64>) -> f64 {
 impl Sample {
     pub fn of(values: &[f64]) -> Self {
         let n = values.len();
+        // Equal values have no spread: their mean is one of them, not a
+        // sum divided back with a rounding error whose square would give
+        // them a variance (and so a variance ratio of 1e29 to a side of
+        // others).
+        if let Some(&first) = values.first() {
+            if values.iter().all(|&v| v == first) {
+                return Sample {
+                    n,
+                    mean: first,
+                    variance: 0.0,
+                };
+            }
+        }
         let mean = mean(values);
         let variance = if n > 1 {
             values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64
@@ -330,8 +391,13 @@ impl VsBaseline {
     /// point where either mixes configurations: no interval, verdict
     /// [`Verdict::Mixed`]. `None` when the baseline's mean is zero.
     pub fn mixed(baseline: &[f64], values: &[f64], confidence: Confidence) -> Option<Self> {
-        let (base, other) = (mean(baseline), mean(values));
-        if baseline.is_empty() || values.is_empty() || base == 0.0 || !base.is_finite() {
+        Self::mixed_sides(Side::Values(baseline), Side::Values(values), confidence)
+    }
+
+    /// [`VsBaseline::mixed`] of two sides.
+    pub fn mixed_sides(baseline: Side, values: Side, confidence: Confidence) -> Option<Self> {
+        let (base, other) = (baseline.mean(), values.mean());
+        if baseline.n() == 0 || values.n() == 0 || base == 0.0 || !base.is_finite() {
             return None;
         }
         Some(VsBaseline {
@@ -345,8 +411,8 @@ impl VsBaseline {
             variance_ratio: None,
             variances_differ: false,
             withdrawn: false,
-            baseline_n: baseline.len(),
-            n: values.len(),
+            baseline_n: baseline.n(),
+            n: values.n(),
         })
     }
 
@@ -358,12 +424,26 @@ impl VsBaseline {
         confidence: Confidence,
         higher_is_better: bool,
     ) -> Option<Self> {
+        Self::compare_sides(
+            Side::Values(baseline),
+            Side::Values(values),
+            confidence,
+            higher_is_better,
+        )
+    }
+
+    /// [`VsBaseline::compare`] of two sides.
+    pub fn compare_sides(
+        baseline: Side,
+        values: Side,
+        confidence: Confidence,
+        higher_is_better: bool,
+    ) -> Option<Self> {
         // Values near the ends of f64's range are compared scaled, so
         // that no sum or square overflows into an infinite mean or
         // variance (which made every such difference "no difference").
-        let unit = scale_of(baseline.iter().chain(values));
-        let scaled = |values: &[f64]| -> Vec<f64> { values.iter().map(|v| v / unit).collect() };
-        let (base, other) = (Sample::of(&scaled(baseline)), Sample::of(&scaled(values)));
+        let unit = scale_of(baseline.largest().max(values.largest()));
+        let (base, other) = (baseline.sample(unit), values.sample(unit));
         if base.n == 0 || other.n == 0 || base.mean == 0.0 || !base.mean.is_finite() {
             return None;
         }

@@ -561,6 +561,8 @@ mod tests {
             mixed: Vec::new(),
             vs_baseline: None,
             efficiency: None,
+            moments: None,
+            linked: Vec::new(),
             runs: values
                 .iter()
                 .enumerate()
@@ -596,6 +598,8 @@ mod tests {
             vs_baseline: None,
             efficiency: None,
             runs: Vec::new(),
+            moments: None,
+            linked: Vec::new(),
         };
         Comparison {
             query: "tool=sql-bench&metric=wallclock_s&by=label&x=none".to_owned(),

@@ -8,6 +8,8 @@ use std::rc::Rc;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, Row, Rows, ToSql};
 
+use crate::moments::Moments;
+
 /// Which results a comparison reads.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MetricFilter {
@@ -51,6 +53,51 @@ pub struct MetricRow {
     /// then). Runs with the same attributes share one, so a comparison
     /// tells configurations apart by pointer, without comparing them.
     pub config: Configuration,
+    /// Where the row stands for the results of one configuration, read
+    /// from their sums (`store::sums`): their statistics. `value` is then
+    /// their mean, and the row has no run of its own.
+    pub cell: Option<Rc<CellSummary>>,
+}
+
+impl MetricRow {
+    /// How many stored results the row stands for (copies included).
+    pub fn weight(&self) -> usize {
+        self.cell.as_ref().map_or(1, |cell| cell.rows)
+    }
+}
+
+/// The results of one configuration at one point of a comparison, as
+/// their sums hold them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellSummary {
+    /// Of the counted results (a run found again counts once).
+    pub moments: Moments,
+    /// Every result, copies included.
+    pub rows: usize,
+    /// The ids of its first counted results, ascending.
+    pub first_results: Vec<i64>,
+    /// Set for a result of a copy not in the sums (`store::sums`): it
+    /// counts in a point that holds no earlier run of its key.
+    pub copy: Option<SplitCopy>,
+}
+
+/// A result of a run found again in a configuration, test or thread
+/// count that none of the earlier runs of its copy key is in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SplitCopy {
+    /// The copy key its copies share.
+    pub key: i64,
+    pub run_id: i64,
+    /// Where the earlier runs of its key are (those in the sums).
+    pub earlier: Vec<Place>,
+}
+
+/// A combination of the sums: a configuration, a test, a thread count.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Place {
+    pub config: Configuration,
+    pub test: Option<Rc<str>>,
+    pub threads: Option<u32>,
 }
 
 /// One attribute of a run: key and value.
@@ -270,6 +317,7 @@ pub fn metric_rows(conn: &Connection, filter: &MetricFilter) -> rusqlite::Result
             value: result.get(2)?,
             unit: units.text(result, 3)?,
             attrs: Vec::with_capacity(attrs.len()),
+            cell: None,
         };
         for values in &mut attrs {
             row.attrs.push(values.find(run_id)?.cloned().flatten());

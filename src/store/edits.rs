@@ -157,6 +157,11 @@ fn write_value(
                 .execute(params![run_id, key])?;
         }
     }
+    // An attribute moves the run to another configuration: its points'
+    // sums follow (a label is in none).
+    if matches!(field, RunField::Attr(_)) {
+        super::sums::refresh_runs(tx, &[run_id])?;
+    }
     Ok(())
 }
 

@@ -18,6 +18,7 @@ mod health;
 mod mail;
 mod rows;
 mod submissions;
+mod sums;
 mod tokens;
 mod writer;
 
@@ -29,8 +30,8 @@ pub use browse::{
 };
 pub use checkpoint::{with_bulk_write, Checkpointer, CHECKPOINT_PAGES};
 pub use compare::{
-    choices, metric_rows, tool_attr_keys, tool_tests, Choices, Configuration, Configurations,
-    MetricFilter, MetricRow,
+    choices, metric_rows, tool_attr_keys, tool_tests, CellSummary, Choices, Configuration,
+    Configurations, MetricFilter, MetricRow, Place, SplitCopy,
 };
 pub use edits::{
     attr_counts_after, corrected_attr_keys, edits_in_lines, edits_of_submission, has_run_edit,
@@ -58,7 +59,10 @@ pub use submissions::{
     submission_counts, text_window, unparsed_in_lines, unparsed_of_submission, LineWindow, NewAttr,
     NewMessage, NewResult, NewRun, NewSubmission, StoredUnparsed, SubmissionCounts, TextWindow,
 };
-pub use tokens::{delete_submission, edit_token_of, insert_edit_token, max_submission_id};
+pub use sums::{
+    add_new_runs, delete_submission, linked_results, point_cells, Cell, LinkedResult, FIRST_RESULTS,
+};
+pub use tokens::{edit_token_of, insert_edit_token, max_submission_id};
 pub use writer::{Finished, Writer};
 
 /// The migrations, in order. Entry `i` moves a database from
@@ -108,6 +112,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0012_run_copies",
         include_str!("../../migrations/0012_run_copies.sql"),
+    ),
+    (
+        "0013_point_sums",
+        include_str!("../../migrations/0013_point_sums.sql"),
     ),
 ];
 
@@ -253,6 +261,11 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
             .and_then(|()| tx.pragma_update(None, "user_version", version as i64 + 1))
             .map_err(|source| StoreError::Migration { name, source })?;
     }
+    // The runs stored before the sums were kept (0013) are added to them.
+    sums::add_new_runs(&tx).map_err(|source| StoreError::Migration {
+        name: "0013_point_sums",
+        source,
+    })?;
     tx.commit()?;
     Ok(())
 }

@@ -139,7 +139,8 @@ pub fn insert_submission(tx: &Transaction, new: &NewSubmission) -> rusqlite::Res
 /// a writer outside `store` cannot commit staged rows unwritten.
 pub(super) fn finish_writes(tx: &Transaction) -> rusqlite::Result<()> {
     write_staged_attrs(tx)?;
-    index_new_submissions(tx)
+    index_new_submissions(tx)?;
+    super::sums::add_new_runs(tx)
 }
 
 /// Adds every submission stored since the last call to the full-text

@@ -40,11 +40,3 @@ pub fn edit_token_of(
     .optional()
 }
 
-/// Deletes a submission and everything read from it (its messages, runs,
-/// results, edits and token go with it). Returns false when there was none.
-pub fn delete_submission(conn: &Connection, submission_id: i64) -> rusqlite::Result<bool> {
-    let deleted = conn
-        .prepare_cached("DELETE FROM submissions WHERE id = ?1")?
-        .execute([submission_id])?;
-    Ok(deleted > 0)
-}

@@ -59,6 +59,15 @@ impl Format {
         }
     }
 
+    /// How much of each point's runs the format shows: the charts only
+    /// the statistics, the rest every run.
+    fn detail(self) -> compare::Detail {
+        match self {
+            Format::Svg | Format::Png => compare::Detail::Summary,
+            Format::Csv | Format::Json | Format::Text => compare::Detail::EveryRun,
+        }
+    }
+
     fn content_type(self) -> &'static str {
         match self {
             Format::Svg => "image/svg+xml",
@@ -124,7 +133,7 @@ async fn export(
         let what = format!("/compare.{}?{}", format.name(), query.to_query_string());
         state
             .answer(what, move |conn| {
-                let comparison = compare::compare(conn, &query, resolved)?;
+                let comparison = compare::compare(conn, &query, resolved, format.detail())?;
                 // Drawing stays here, off the async workers.
                 Ok(Answer::new(
                     format.content_type(),
@@ -386,7 +395,12 @@ fn render_page(
     });
     let choices = store::choices(conn, tool.as_deref())?;
     let comparison = match resolved {
-        Some(resolved) => Some(compare::compare(conn, query, resolved)?),
+        Some(resolved) => Some(compare::compare(
+            conn,
+            query,
+            resolved,
+            compare::Detail::Summary,
+        )?),
         None => None,
     };
     // Links made from the live page pin the data as it is now.
@@ -708,7 +722,7 @@ fn row_view(p: &compare::Point, unit: &str) -> RowView {
                 .join(" · "),
             })
             .collect(),
-        more_runs: p.runs.len().saturating_sub(RUN_LINKS),
+        more_runs: p.n.saturating_sub(p.runs.len().min(RUN_LINKS)),
         mixed: mixed_words(p),
     }
 }

@@ -248,9 +248,6 @@ async fn delete(
     require_edit_rights(&state, id, &headers, &form).await?;
     state
         .with_conn(move |conn| {
-            // One statement, outside any transaction: SQLite takes the
-            // write lock before it reads, so it waits for another writer
-            // (tests/review.rs), unlike a transaction that read first.
             if store::delete_submission(conn, id)? {
                 Ok(())
             } else {

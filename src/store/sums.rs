@@ -1,0 +1,896 @@
+//! The statistics of every comparison point per configuration
+//! (migrations/0013_point_sums.sql), kept up to date in the writing
+//! transaction: writers add their new runs before they commit
+//! ([`add_new_runs`]), an edit or a deletion rebuilds the few points its
+//! runs were and are in ([`refresh_runs`], [`delete_submission`]), and a
+//! comparison reads a row per configuration ([`point_cells`]) instead of a
+//! row per result.
+//!
+//! A *combination* is a configuration (a run's attributes, provenance
+//! aside), a test and a thread count: a run's results are all in the
+//! cells of its combination, one per metric, item and unit.
+
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+
+use super::compare::{Attr, Configuration, Configurations, MetricFilter, Place, SplitCopy};
+use crate::moments::Moments;
+use parsers::contract::PROVENANCE;
+
+/// The counted results of a cell whose ids it keeps: the runs a table
+/// cell links (`limits::RUN_LINKS`).
+pub const FIRST_RESULTS: usize = crate::limits::RUN_LINKS;
+
+/// Runs added to the sums per step: what one step holds in memory is
+/// bounded however many runs a migration or a large import brings.
+const RUNS_PER_STEP: i64 = 20_000;
+
+/// A configuration, a test and a thread count.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Combination {
+    config_id: i64,
+    test: Option<String>,
+    threads: Option<i64>,
+}
+
+/// One cell: a metric, item and unit of a combination.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct CellKey {
+    combination: Combination,
+    metric: String,
+    item: String,
+    unit: String,
+}
+
+/// What a step adds to one cell.
+#[derive(Debug)]
+struct Addition {
+    tool: String,
+    moments: Moments,
+    rows: i64,
+    first_result: i64,
+    first_results: Vec<i64>,
+}
+
+impl Addition {
+    fn new(tool: &str) -> Self {
+        Addition {
+            tool: tool.to_owned(),
+            moments: Moments::default(),
+            rows: 0,
+            first_result: i64::MAX,
+            first_results: Vec::new(),
+        }
+    }
+
+    /// A result of a run that counts, or of a repeat of one; results come
+    /// in id order.
+    fn add(&mut self, result_id: i64, value: f64, counting: Counting) {
+        self.rows += 1;
+        self.first_result = self.first_result.min(result_id);
+        if counting == Counting::Counted {
+            self.moments.push(value);
+            if self.first_results.len() < FIRST_RESULTS {
+                self.first_results.push(result_id);
+            }
+        }
+    }
+}
+
+/// The cells a step adds to, in the order first met.
+#[derive(Default)]
+struct Additions {
+    cells: HashMap<CellKey, Addition>,
+}
+
+impl Additions {
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &mut self,
+        tool: &str,
+        combination: &Combination,
+        metric: &str,
+        item: &str,
+        unit: &str,
+        result_id: i64,
+        value: f64,
+        counting: Counting,
+    ) {
+        // A split copy is a cell of its own at each comparison.
+        if counting == Counting::Split {
+            return;
+        }
+        let key = CellKey {
+            combination: combination.clone(),
+            metric: metric.to_owned(),
+            item: item.to_owned(),
+            unit: unit.to_owned(),
+        };
+        self.cells
+            .entry(key)
+            .or_insert_with(|| Addition::new(tool))
+            .add(result_id, value, counting);
+    }
+
+    /// Merges every cell into its stored row, or stores it.
+    fn write(self, tx: &Connection) -> rusqlite::Result<()> {
+        let mut find = tx.prepare_cached(
+            "SELECT id, n, rows, mean, m2, min, max, first_result, first_results FROM point_sums
+             WHERE tool = ?1 AND metric = ?2 AND item = ?3 AND config_id = ?4
+               AND test IS ?5 AND threads IS ?6 AND unit = ?7",
+        )?;
+        let mut update = tx.prepare_cached(
+            "UPDATE point_sums SET n = ?2, rows = ?3, mean = ?4, m2 = ?5, min = ?6, max = ?7,
+                    first_result = ?8, first_results = ?9 WHERE id = ?1",
+        )?;
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO point_sums (tool, metric, item, unit, test, threads, config_id,
+                                     n, rows, mean, m2, min, max, first_result, first_results)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+        )?;
+        for (key, addition) in self.cells {
+            let c = &key.combination;
+            let stored = find
+                .query_row(
+                    params![
+                        addition.tool,
+                        key.metric,
+                        key.item,
+                        c.config_id,
+                        c.test,
+                        c.threads,
+                        key.unit
+                    ],
+                    |row| {
+                        Ok((
+                            row.get::<_, i64>(0)?,
+                            Stored {
+                                moments: moments_of(row, 1)?,
+                                rows: row.get(2)?,
+                                first_result: row.get(7)?,
+                                first_results: parse_ids(&row.get::<_, String>(8)?),
+                            },
+                        ))
+                    },
+                )
+                .optional()?;
+            match stored {
+                Some((id, mut cell)) => {
+                    cell.moments.merge(&addition.moments);
+                    cell.rows += addition.rows;
+                    cell.first_result = cell.first_result.min(addition.first_result);
+                    cell.first_results.extend(addition.first_results);
+                    cell.first_results.sort_unstable();
+                    cell.first_results.truncate(FIRST_RESULTS);
+                    let (mean, m2, min, max) = stored_moments(&cell.moments);
+                    update.execute(params![
+                        id,
+                        cell.moments.n as i64,
+                        cell.rows,
+                        mean,
+                        m2,
+                        min,
+                        max,
+                        cell.first_result,
+                        join_ids(&cell.first_results)
+                    ])?;
+                }
+                None => {
+                    let mut first_results = addition.first_results;
+                    first_results.sort_unstable();
+                    let (mean, m2, min, max) = stored_moments(&addition.moments);
+                    insert.execute(params![
+                        addition.tool,
+                        key.metric,
+                        key.item,
+                        key.unit,
+                        c.test,
+                        c.threads,
+                        c.config_id,
+                        addition.moments.n as i64,
+                        addition.rows,
+                        mean,
+                        m2,
+                        min,
+                        max,
+                        addition.first_result,
+                        join_ids(&first_results)
+                    ])?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A cell as stored.
+struct Stored {
+    moments: Moments,
+    rows: i64,
+    first_result: i64,
+    first_results: Vec<i64>,
+}
+
+/// The columns of moments as stored: a cell of copies only (n = 0) keeps
+/// zeros rather than infinities.
+fn stored_moments(m: &Moments) -> (f64, f64, f64, f64) {
+    if m.n == 0 {
+        (0.0, 0.0, 0.0, 0.0)
+    } else {
+        (m.mean, m.m2, m.min, m.max)
+    }
+}
+
+/// The moments in columns `first..first + 6` (n, rows, mean, m2, min,
+/// max; rows skipped).
+fn moments_of(row: &rusqlite::Row, first: usize) -> rusqlite::Result<Moments> {
+    let n = row.get::<_, i64>(first)? as usize;
+    if n == 0 {
+        return Ok(Moments::default());
+    }
+    Ok(Moments {
+        n,
+        mean: row.get(first + 2)?,
+        m2: row.get(first + 3)?,
+        min: row.get(first + 4)?,
+        max: row.get(first + 5)?,
+    })
+}
+
+fn join_ids(ids: &[i64]) -> String {
+    let texts: Vec<String> = ids.iter().map(i64::to_string).collect();
+    texts.join(",")
+}
+
+fn parse_ids(text: &str) -> Vec<i64> {
+    text.split(',').filter_map(|id| id.parse().ok()).collect()
+}
+
+/// The id of each configuration met, looked up or stored once per step.
+#[derive(Default)]
+struct ConfigIds {
+    known: HashMap<(String, String), i64>,
+}
+
+impl ConfigIds {
+    fn id(&mut self, tx: &Connection, tool: &str, attrs: String) -> rusqlite::Result<i64> {
+        let key = (tool.to_owned(), attrs);
+        if let Some(&id) = self.known.get(&key) {
+            return Ok(id);
+        }
+        tx.prepare_cached("INSERT INTO configs (tool, attrs) VALUES (?1, ?2) ON CONFLICT DO NOTHING")?
+            .execute(params![key.0, key.1])?;
+        let id = tx
+            .prepare_cached("SELECT id FROM configs WHERE tool = ?1 AND attrs = ?2")?
+            .query_row(params![key.0, key.1], |row| row.get(0))?;
+        self.known.insert(key, id);
+        Ok(id)
+    }
+}
+
+/// A run's attributes, provenance aside, as `configs.attrs` keeps them:
+/// pairs sorted by key.
+fn attrs_text(attrs: &[(String, String)]) -> String {
+    let kept: Vec<[&str; 2]> = attrs
+        .iter()
+        .filter(|(key, _)| !PROVENANCE.contains(&key.as_str()))
+        .map(|(key, value)| [key.as_str(), value.as_str()])
+        .collect();
+    serde_json::to_string(&kept).expect("pairs of strings serialise")
+}
+
+/// A run as the sums see it.
+struct RunPlace {
+    id: i64,
+    tool: String,
+    test: Option<String>,
+    threads: Option<i64>,
+    copy_key: Option<i64>,
+}
+
+/// How a run's results count in a point (`run_configs`, 0013).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Counting {
+    /// In the sums of its combination.
+    Counted,
+    /// A copy of an earlier run of the same combination: in the same
+    /// points, counted once there (in the sums' `rows` only).
+    Repeat,
+    /// A copy whose earlier runs of its key are all in other
+    /// combinations: a point holding one of them counts it once, one
+    /// holding none counts it, so it is not in the sums but read on its
+    /// own ([`point_cells`]).
+    Split,
+}
+
+impl Counting {
+    fn of(counted: bool, split: bool) -> Self {
+        match (counted, split) {
+            (_, true) => Counting::Split,
+            (true, false) => Counting::Counted,
+            (false, false) => Counting::Repeat,
+        }
+    }
+}
+
+/// How a run counts, given its configuration.
+fn copy_flags(tx: &Connection, run: &RunPlace, config_id: i64) -> rusqlite::Result<Counting> {
+    let Some(key) = run.copy_key else {
+        return Ok(Counting::Counted);
+    };
+    let mut stmt = tx.prepare_cached(
+        "SELECT rc.config_id, e.test, e.threads FROM runs e JOIN run_configs rc ON rc.run_id = e.id
+         WHERE (e.id = ?1 OR e.copy_key = ?1) AND e.id < ?2",
+    )?;
+    let mut rows = stmt.query(params![key, run.id])?;
+    let mut earlier = false;
+    while let Some(row) = rows.next()? {
+        earlier = true;
+        let (config, test, threads): (i64, Option<String>, Option<i64>) =
+            (row.get(0)?, row.get(1)?, row.get(2)?);
+        if config == config_id && test == run.test && threads == run.threads {
+            return Ok(Counting::Repeat);
+        }
+    }
+    Ok(if earlier {
+        Counting::Split
+    } else {
+        Counting::Counted
+    })
+}
+
+/// Places runs in `run_configs` (again, for runs already there) and
+/// returns each one's combination and how it counts, in id order.
+fn place_runs(
+    tx: &Connection,
+    configs: &mut ConfigIds,
+    runs: &[RunPlace],
+    attrs: &mut HashMap<i64, Vec<(String, String)>>,
+) -> rusqlite::Result<Vec<(Combination, Counting)>> {
+    let mut placed = Vec::with_capacity(runs.len());
+    for run in runs {
+        let run_attrs = attrs.remove(&run.id).unwrap_or_default();
+        let config_id = configs.id(tx, &run.tool, attrs_text(&run_attrs))?;
+        let counting = copy_flags(tx, run, config_id)?;
+        let (counted, split) = (
+            counting == Counting::Counted,
+            counting == Counting::Split,
+        );
+        tx.prepare_cached(
+            "INSERT INTO run_configs (run_id, tool, config_id, counted, split)
+             VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (run_id) DO UPDATE SET config_id = excluded.config_id,
+                 counted = excluded.counted, split = excluded.split",
+        )?
+        .execute(params![run.id, run.tool, config_id, counted, split])?;
+        placed.push((
+            Combination {
+                config_id,
+                test: run.test.clone(),
+                threads: run.threads,
+            },
+            counting,
+        ));
+    }
+    Ok(placed)
+}
+
+/// Adds every run stored since the last call to the sums: what each
+/// writer does once, before it commits. Runs are read in steps of
+/// [`RUNS_PER_STEP`].
+pub fn add_new_runs(tx: &Connection) -> rusqlite::Result<()> {
+    let mut through: i64 =
+        tx.query_row("SELECT through FROM sums_through WHERE id = 1", [], |row| {
+            row.get(0)
+        })?;
+    let newest: i64 = tx.query_row("SELECT coalesce(max(id), 0) FROM runs", [], |row| {
+        row.get(0)
+    })?;
+    let mut configs = ConfigIds::default();
+    while through < newest {
+        let upto = newest.min(through.saturating_add(RUNS_PER_STEP));
+        add_runs_between(tx, &mut configs, through, upto)?;
+        through = upto;
+    }
+    tx.prepare_cached("UPDATE sums_through SET through = max(through, ?1) WHERE id = 1")?
+        .execute([newest])?;
+    Ok(())
+}
+
+/// Adds the runs with ids in `(after, upto]`.
+fn add_runs_between(
+    tx: &Connection,
+    configs: &mut ConfigIds,
+    after: i64,
+    upto: i64,
+) -> rusqlite::Result<()> {
+    let runs: Vec<RunPlace> = tx
+        .prepare_cached(
+            "SELECT id, tool, test, threads, copy_key FROM runs
+             WHERE id > ?1 AND id <= ?2 ORDER BY id",
+        )?
+        .query_map(params![after, upto], |row| {
+            Ok(RunPlace {
+                id: row.get(0)?,
+                tool: row.get(1)?,
+                test: row.get(2)?,
+                threads: row.get(3)?,
+                copy_key: row.get(4)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    if runs.is_empty() {
+        return Ok(());
+    }
+    let mut attrs = attrs_between(tx, after, upto)?;
+    let placed = place_runs(tx, configs, &runs, &mut attrs)?;
+    let places: HashMap<i64, (usize, Counting)> = runs
+        .iter()
+        .zip(&placed)
+        .enumerate()
+        .map(|(index, (run, (_, counting)))| (run.id, (index, *counting)))
+        .collect();
+    let mut additions = Additions::default();
+    let mut stmt = tx.prepare_cached(
+        "SELECT id, run_id, metric, item, unit, value FROM results
+         WHERE run_id > ?1 AND run_id <= ?2 ORDER BY run_id, id",
+    )?;
+    let mut rows = stmt.query(params![after, upto])?;
+    while let Some(row) = rows.next()? {
+        let run_id: i64 = row.get(1)?;
+        let Some(&(index, counting)) = places.get(&run_id) else {
+            continue;
+        };
+        additions.add(
+            &runs[index].tool,
+            &placed[index].0,
+            row.get_ref(2)?.as_str()?,
+            row.get_ref(3)?.as_str()?,
+            row.get_ref(4)?.as_str()?,
+            row.get(0)?,
+            row.get(5)?,
+            counting,
+        );
+    }
+    additions.write(tx)
+}
+
+/// The attributes of the runs with ids in `(after, upto]`, each run's
+/// sorted by key.
+fn attrs_between(
+    tx: &Connection,
+    after: i64,
+    upto: i64,
+) -> rusqlite::Result<HashMap<i64, Vec<(String, String)>>> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT run_id, key, value FROM run_attrs WHERE run_id > ?1 AND run_id <= ?2
+         ORDER BY run_id, key",
+    )?;
+    let mut rows = stmt.query(params![after, upto])?;
+    let mut attrs: HashMap<i64, Vec<(String, String)>> = HashMap::new();
+    while let Some(row) = rows.next()? {
+        attrs
+            .entry(row.get(0)?)
+            .or_default()
+            .push((row.get(1)?, row.get(2)?));
+    }
+    Ok(attrs)
+}
+
+/// The runs sharing a copy key with any of `run_ids` (they included),
+/// in id order.
+fn with_their_copies(tx: &Connection, run_ids: &[i64]) -> rusqlite::Result<Vec<i64>> {
+    let mut all: HashSet<i64> = run_ids.iter().copied().collect();
+    let mut key_of = tx.prepare_cached("SELECT coalesce(copy_key, id) FROM runs WHERE id = ?1")?;
+    let mut copies = tx.prepare_cached("SELECT id FROM runs WHERE id = ?1 OR copy_key = ?1")?;
+    for &run_id in run_ids {
+        let Some(key) = key_of
+            .query_row([run_id], |row| row.get::<_, i64>(0))
+            .optional()?
+        else {
+            continue;
+        };
+        for id in copies.query_map([key], |row| row.get::<_, i64>(0))? {
+            all.insert(id?);
+        }
+    }
+    let mut all: Vec<i64> = all.into_iter().collect();
+    all.sort_unstable();
+    Ok(all)
+}
+
+/// The combinations the runs are in now, as `run_configs` places them.
+fn combinations_of(tx: &Connection, run_ids: &[i64]) -> rusqlite::Result<HashSet<Combination>> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT rc.config_id, r.test, r.threads FROM run_configs rc JOIN runs r ON r.id = rc.run_id
+         WHERE rc.run_id = ?1",
+    )?;
+    let mut found = HashSet::new();
+    for &run_id in run_ids {
+        if let Some(combination) = stmt
+            .query_row([run_id], |row| {
+                Ok(Combination {
+                    config_id: row.get(0)?,
+                    test: row.get(1)?,
+                    threads: row.get(2)?,
+                })
+            })
+            .optional()?
+        {
+            found.insert(combination);
+        }
+    }
+    Ok(found)
+}
+
+/// Stores the cells of `combinations` again from their runs' results.
+fn rebuild(tx: &Connection, combinations: HashSet<Combination>) -> rusqlite::Result<()> {
+    let mut additions = Additions::default();
+    for c in combinations {
+        tx.prepare_cached(
+            "DELETE FROM point_sums WHERE config_id = ?1 AND test IS ?2 AND threads IS ?3",
+        )?
+        .execute(params![c.config_id, c.test, c.threads])?;
+        let mut stmt = tx.prepare_cached(
+            "SELECT x.id, r.tool, x.metric, x.item, x.unit, x.value, rc.counted, rc.split
+             FROM run_configs rc JOIN runs r ON r.id = rc.run_id JOIN results x ON x.run_id = r.id
+             WHERE rc.config_id = ?1 AND r.test IS ?2 AND r.threads IS ?3 ORDER BY x.id",
+        )?;
+        let mut rows = stmt.query(params![c.config_id, c.test, c.threads])?;
+        while let Some(row) = rows.next()? {
+            additions.add(
+                row.get_ref(1)?.as_str()?,
+                &c,
+                row.get_ref(2)?.as_str()?,
+                row.get_ref(3)?.as_str()?,
+                row.get_ref(4)?.as_str()?,
+                row.get(0)?,
+                row.get(5)?,
+                Counting::of(row.get(6)?, row.get(7)?),
+            );
+        }
+    }
+    additions.write(tx)
+}
+
+/// Places the runs again after a change of their attributes (an edit, its
+/// undo) and rebuilds every cell they were or are in, with those of their
+/// copies (whose counting may change with them). Runs not yet in the sums
+/// are left to [`add_new_runs`].
+pub fn refresh_runs(tx: &Transaction, run_ids: &[i64]) -> rusqlite::Result<()> {
+    let through: i64 =
+        tx.query_row("SELECT through FROM sums_through WHERE id = 1", [], |row| {
+            row.get(0)
+        })?;
+    let placed: Vec<i64> = run_ids.iter().copied().filter(|&id| id <= through).collect();
+    if placed.is_empty() {
+        return Ok(());
+    }
+    let related = with_their_copies(tx, &placed)?;
+    let mut combinations = combinations_of(tx, &related)?;
+    place_again(tx, &related)?;
+    combinations.extend(combinations_of(tx, &related)?);
+    rebuild(tx, combinations)
+}
+
+/// Reads the runs' attributes and places them again, in id order.
+fn place_again(tx: &Connection, run_ids: &[i64]) -> rusqlite::Result<()> {
+    let mut runs = Vec::with_capacity(run_ids.len());
+    let mut attrs = HashMap::new();
+    let mut run_stmt =
+        tx.prepare_cached("SELECT tool, test, threads, copy_key FROM runs WHERE id = ?1")?;
+    let mut attr_stmt =
+        tx.prepare_cached("SELECT key, value FROM run_attrs WHERE run_id = ?1 ORDER BY key")?;
+    for &id in run_ids {
+        let Some(run) = run_stmt
+            .query_row([id], |row| {
+                Ok(RunPlace {
+                    id,
+                    tool: row.get(0)?,
+                    test: row.get(1)?,
+                    threads: row.get(2)?,
+                    copy_key: row.get(3)?,
+                })
+            })
+            .optional()?
+        else {
+            continue;
+        };
+        let pairs = attr_stmt
+            .query_map([id], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<rusqlite::Result<Vec<(String, String)>>>()?;
+        attrs.insert(id, pairs);
+        runs.push(run);
+    }
+    place_runs(tx, &mut ConfigIds::default(), &runs, &mut attrs)?;
+    Ok(())
+}
+
+/// Deletes a submission (its runs, results and the rest go with it) and
+/// rebuilds the cells its runs were in, with those of their copies in
+/// other submissions, in one transaction. It is begun IMMEDIATE: the
+/// write lock is taken before anything is read, so a deletion waits for
+/// another writer (tests/review.rs) rather than failing as a transaction
+/// that read first would. Returns false when there was none.
+pub fn delete_submission(conn: &mut Connection, submission_id: i64) -> rusqlite::Result<bool> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let deleted = delete_in(&tx, submission_id)?;
+    if deleted {
+        tx.commit()?;
+    }
+    Ok(deleted)
+}
+
+fn delete_in(tx: &Transaction, submission_id: i64) -> rusqlite::Result<bool> {
+    let runs: Vec<i64> = tx
+        .prepare_cached("SELECT id FROM runs WHERE submission_id = ?1 ORDER BY id")?
+        .query_map([submission_id], |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let related = with_their_copies(tx, &runs)?;
+    let combinations = combinations_of(tx, &related)?;
+    let deleted = tx
+        .prepare_cached("DELETE FROM submissions WHERE id = ?1")?
+        .execute([submission_id])?;
+    if deleted == 0 {
+        return Ok(false);
+    }
+    let survivors: Vec<i64> = related
+        .into_iter()
+        .filter(|id| runs.binary_search(id).is_err())
+        .collect();
+    place_again(tx, &survivors)?;
+    rebuild(tx, combinations)?;
+    Ok(true)
+}
+
+/// One cell of a comparison: the statistics of one configuration's
+/// results at one item, test and thread count.
+#[derive(Debug, Clone)]
+pub struct Cell {
+    pub item: Rc<str>,
+    pub unit: Rc<str>,
+    pub test: Option<Rc<str>>,
+    pub threads: Option<u32>,
+    /// The configuration's attributes, sorted by key (provenance aside).
+    pub config: Configuration,
+    /// Of the counted results (a run found again counts once).
+    pub moments: Moments,
+    /// Every result, copies included.
+    pub rows: usize,
+    /// The smallest result id: cells in this order meet the items in the
+    /// order the tool printed them.
+    pub first_result: i64,
+    /// The ids of the first [`FIRST_RESULTS`] counted results.
+    pub first_results: Vec<i64>,
+    /// A result of a split copy, a cell of its own (see [`Counting`]).
+    pub copy: Option<SplitCopy>,
+}
+
+/// The cells of a comparison's metric, in the order of their first
+/// result, each split copy's result a cell of its own; `None` when the
+/// sums cannot stand for its results: they do not hold every run yet (a
+/// writer outside `store::Writer`), or the comparison is pinned.
+pub fn point_cells(conn: &Connection, filter: &MetricFilter) -> rusqlite::Result<Option<Vec<Cell>>> {
+    if filter.asof.is_some() {
+        return Ok(None);
+    }
+    let current: bool = conn
+        .prepare_cached(
+            "SELECT (SELECT through FROM sums_through WHERE id = 1)
+                    >= (SELECT coalesce(max(id), 0) FROM runs)",
+        )?
+        .query_row([], |row| row.get(0))?;
+    if !current {
+        return Ok(None);
+    }
+    let mut sql = "SELECT item, unit, test, threads, config_id, n, rows, mean, m2, min, max,
+                          first_result, first_results
+                   FROM point_sums WHERE tool = ?1 AND metric = ?2"
+        .to_owned();
+    let mut params: Vec<&dyn rusqlite::ToSql> = vec![&filter.tool, &filter.metric];
+    if let Some(item) = &filter.item {
+        params.push(item);
+        sql.push_str(&format!(" AND item = ?{}", params.len()));
+    }
+    if let Some(test) = &filter.test {
+        params.push(test);
+        sql.push_str(&format!(" AND test = ?{}", params.len()));
+    }
+    sql.push_str(" ORDER BY first_result");
+    let mut configs = ToolConfigs::default();
+    let mut texts: HashMap<String, Rc<str>> = HashMap::new();
+    let mut shared = |text: String| -> Rc<str> {
+        texts
+            .entry(text)
+            .or_insert_with_key(|text| Rc::from(text.as_str()))
+            .clone()
+    };
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(params.as_slice())?;
+    let mut cells = Vec::new();
+    while let Some(row) = rows.next()? {
+        let moments = moments_of(row, 5)?;
+        if !moments.is_finite() {
+            return Ok(None);
+        }
+        cells.push(Cell {
+            item: shared(row.get(0)?),
+            unit: shared(row.get(1)?),
+            test: row.get::<_, Option<String>>(2)?.map(&mut shared),
+            threads: row.get(3)?,
+            config: configs.get(conn, row.get(4)?)?,
+            moments,
+            rows: row.get::<_, i64>(6)? as usize,
+            first_result: row.get(11)?,
+            first_results: parse_ids(&row.get::<_, String>(12)?),
+            copy: None,
+        });
+    }
+    drop(rows);
+    let split = split_copies(conn, filter, &mut configs, &mut shared)?;
+    if !split.is_empty() {
+        cells.extend(split);
+        cells.sort_by_key(|cell| cell.first_result);
+    }
+    Ok(Some(cells))
+}
+
+/// The results of the tool's split copies that the comparison reads, each
+/// a cell with where the earlier runs of its key are.
+fn split_copies(
+    conn: &Connection,
+    filter: &MetricFilter,
+    configs: &mut ToolConfigs,
+    shared: &mut impl FnMut(String) -> Rc<str>,
+) -> rusqlite::Result<Vec<Cell>> {
+    let mut sql = "SELECT rc.run_id, r.copy_key, x.id, x.item, x.unit, x.value, r.test, r.threads,
+                          rc.config_id
+                   FROM run_configs rc JOIN runs r ON r.id = rc.run_id
+                   JOIN results x ON x.run_id = rc.run_id
+                   WHERE rc.tool = ?1 AND rc.split = 1 AND x.metric = ?2"
+        .to_owned();
+    let mut params: Vec<&dyn rusqlite::ToSql> = vec![&filter.tool, &filter.metric];
+    if let Some(item) = &filter.item {
+        params.push(item);
+        sql.push_str(&format!(" AND x.item = ?{}", params.len()));
+    }
+    if let Some(test) = &filter.test {
+        params.push(test);
+        sql.push_str(&format!(" AND r.test = ?{}", params.len()));
+    }
+    sql.push_str(" ORDER BY x.id");
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(params.as_slice())?;
+    let mut earlier_of: HashMap<i64, Vec<Place>> = HashMap::new();
+    let mut cells = Vec::new();
+    while let Some(row) = rows.next()? {
+        let run_id: i64 = row.get(0)?;
+        let key: i64 = row.get(1)?;
+        if !earlier_of.contains_key(&run_id) {
+            let places = earlier_places(conn, configs, shared, key, run_id)?;
+            earlier_of.insert(run_id, places);
+        }
+        let value: f64 = row.get(5)?;
+        let result_id: i64 = row.get(2)?;
+        cells.push(Cell {
+            item: shared(row.get(3)?),
+            unit: shared(row.get(4)?),
+            test: row.get::<_, Option<String>>(6)?.map(&mut *shared),
+            threads: row.get(7)?,
+            config: configs.get(conn, row.get(8)?)?,
+            moments: Moments::of([value]),
+            rows: 1,
+            first_result: result_id,
+            first_results: vec![result_id],
+            copy: Some(SplitCopy {
+                key,
+                run_id,
+                earlier: earlier_of[&run_id].clone(),
+            }),
+        });
+    }
+    Ok(cells)
+}
+
+/// Where the runs of copy key `key` stored before run `run_id` are, of
+/// those in the sums.
+fn earlier_places(
+    conn: &Connection,
+    configs: &mut ToolConfigs,
+    shared: &mut impl FnMut(String) -> Rc<str>,
+    key: i64,
+    run_id: i64,
+) -> rusqlite::Result<Vec<Place>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT rc.config_id, e.test, e.threads FROM runs e JOIN run_configs rc ON rc.run_id = e.id
+         WHERE (e.id = ?1 OR e.copy_key = ?1) AND e.id < ?2 AND rc.split = 0",
+    )?;
+    let found: Vec<(i64, Option<String>, Option<u32>)> = stmt
+        .query_map(params![key, run_id], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    found
+        .into_iter()
+        .map(|(config, test, threads)| {
+            Ok(Place {
+                config: configs.get(conn, config)?,
+                test: test.map(&mut *shared),
+                threads,
+            })
+        })
+        .collect()
+}
+
+/// Each configuration read once, shared by its cells.
+#[derive(Default)]
+struct ToolConfigs {
+    by_id: HashMap<i64, Configuration>,
+    shared: Configurations,
+}
+
+impl ToolConfigs {
+    fn get(&mut self, conn: &Connection, id: i64) -> rusqlite::Result<Configuration> {
+        if let Some(config) = self.by_id.get(&id) {
+            return Ok(Rc::clone(config));
+        }
+        let text: String = conn
+            .prepare_cached("SELECT attrs FROM configs WHERE id = ?1")?
+            .query_row([id], |row| row.get(0))?;
+        let pairs: Vec<(String, String)> = serde_json::from_str(&text).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+        })?;
+        let attrs: Vec<Attr> = pairs
+            .into_iter()
+            .map(|(key, value)| (Rc::from(key.as_str()), Rc::from(value.as_str())))
+            .collect();
+        let config = self.shared.get(attrs);
+        self.by_id.insert(id, Rc::clone(&config));
+        Ok(config)
+    }
+}
+
+/// A result a table cell links, with its run.
+#[derive(Debug, Clone)]
+pub struct LinkedResult {
+    pub result_id: i64,
+    pub run_id: i64,
+    pub submission_id: i64,
+    pub first_line: usize,
+    pub value: f64,
+    pub label: Option<String>,
+    pub author: Option<String>,
+    pub test: Option<String>,
+}
+
+/// The results with these ids and their runs, in the ids' order; ids no
+/// longer stored are left out.
+pub fn linked_results(conn: &Connection, ids: &[i64]) -> rusqlite::Result<Vec<LinkedResult>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT x.run_id, r.submission_id, r.first_line, x.value, r.label, r.author, r.test
+         FROM results x JOIN runs r ON r.id = x.run_id WHERE x.id = ?1",
+    )?;
+    let mut found = Vec::with_capacity(ids.len());
+    for &id in ids {
+        if let Some(result) = stmt
+            .query_row([id], |row| {
+                Ok(LinkedResult {
+                    result_id: id,
+                    run_id: row.get(0)?,
+                    submission_id: row.get(1)?,
+                    first_line: row.get::<_, i64>(2)? as usize,
+                    value: row.get(3)?,
+                    label: row.get(4)?,
+                    author: row.get(5)?,
+                    test: row.get(6)?,
+                })
+            })
+            .optional()?
+        {
+            found.push(result);
+        }
+    }
+    Ok(found)
+}
