@@ -11,7 +11,10 @@ use std::path::PathBuf;
 fn copied(table: &str) -> bool {
     !table.starts_with("sqlite_")
         && !table.starts_with("submissions_fts")
-        && !matches!(table, "data_generation" | "id_high_water" | "fts_indexed")
+        && !matches!(
+            table,
+            "data_generation" | "id_high_water" | "fts_indexed" | "sums_through"
+        )
 }
 
 fn main() -> anyhow::Result<()> {
@@ -34,6 +37,11 @@ fn main() -> anyhow::Result<()> {
         )?;
     }
     benchlog::store::index_new_submissions(&tx)?;
+    // The sums were copied with the rest: they hold what they held there.
+    tx.execute(
+        "UPDATE main.sums_through SET through = (SELECT through FROM src.sums_through)",
+        [],
+    )?;
     tx.commit()?;
     println!("copied in {:.3} s", started.elapsed().as_secs_f64());
     Ok(())

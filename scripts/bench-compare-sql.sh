@@ -12,6 +12,7 @@
 #   scripts/bench-compare-sql.sh            # N=21
 #   BENCH_N=41 scripts/bench-compare-sql.sh
 #   BENCH_BIN=/tmp/benchlog-before scripts/bench-compare-sql.sh   # another build
+#   BENCH_BIN=... BENCH_DB=old.db scripts/bench-compare-sql.sh     # and its database
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,7 +20,7 @@ N=${BENCH_N:-21}
 RUNS=${BENCH_RUNS:-60000}
 PORT=${BENCH_PORT:-18932}
 DIR=target/bench-scale
-DB=$DIR/scale-$RUNS.db
+DB=${BENCH_DB:-$DIR/scale-$RUNS.db}
 BASE=http://127.0.0.1:$PORT
 COMPARE='tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=scheduler&by=thread_lib'
 

@@ -11,6 +11,7 @@
 # SQLite takes the rows; the target is >= 0.8).
 #
 #   scripts/bench-ingest.sh
+#   BENCH_BIN=/tmp/benchlog-before scripts/bench-ingest.sh   # another build
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,7 +19,8 @@ RUNS=${BENCH_INGEST_RUNS:-5}
 DIR=target/bench-ingest
 mkdir -p "$DIR"
 cargo build --release --quiet --bin benchlog --example gen_archive --example copy_rows
-BIN=target/release/benchlog
+# BENCH_BIN: another build's binary, ingesting into its own schema.
+BIN=${BENCH_BIN:-target/release/benchlog}
 
 [ -d "$DIR/mails" ] || python3 scripts/gen-seed-variants.py folder "$DIR/mails" 2000 >/dev/null
 [ -f "$DIR/archive.mbox" ] || target/release/examples/gen_archive "$DIR/archive.mbox" >/dev/null

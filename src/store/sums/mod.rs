@@ -11,13 +11,15 @@
 //! cells of its combination, one per metric, item and unit.
 
 use std::collections::{HashMap, HashSet};
-use std::rc::Rc;
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
-use super::compare::{Attr, Configuration, Configurations, MetricFilter, Place, SplitCopy};
 use crate::moments::Moments;
 use parsers::contract::PROVENANCE;
+
+mod read;
+
+pub use read::{linked_results, point_cells, Cell, LinkedResult};
 
 /// The counted results of a cell whose ids it keeps: the runs a table
 /// cell links (`limits::RUN_LINKS`).
@@ -117,13 +119,15 @@ impl Additions {
     /// Merges every cell into its stored row, or stores it.
     fn write(self, tx: &Connection) -> rusqlite::Result<()> {
         let mut find = tx.prepare_cached(
-            "SELECT id, n, rows, mean, m2, min, max, first_result, first_results FROM point_sums
+            "SELECT n, rows, mean, m2, min, max, first_result, first_results FROM point_sums
              WHERE tool = ?1 AND metric = ?2 AND item = ?3 AND config_id = ?4
-               AND test IS ?5 AND threads IS ?6 AND unit = ?7",
+               AND test = ?5 AND threads = ?6 AND unit = ?7",
         )?;
         let mut update = tx.prepare_cached(
-            "UPDATE point_sums SET n = ?2, rows = ?3, mean = ?4, m2 = ?5, min = ?6, max = ?7,
-                    first_result = ?8, first_results = ?9 WHERE id = ?1",
+            "UPDATE point_sums SET n = ?8, rows = ?9, mean = ?10, m2 = ?11, min = ?12, max = ?13,
+                    first_result = ?14, first_results = ?15
+             WHERE tool = ?1 AND metric = ?2 AND item = ?3 AND config_id = ?4
+               AND test = ?5 AND threads = ?6 AND unit = ?7",
         )?;
         let mut insert = tx.prepare_cached(
             "INSERT INTO point_sums (tool, metric, item, unit, test, threads, config_id,
@@ -132,6 +136,7 @@ impl Additions {
         )?;
         for (key, addition) in self.cells {
             let c = &key.combination;
+            let (test, threads) = (test_key(&c.test), threads_key(c.threads));
             let stored = find
                 .query_row(
                     params![
@@ -139,25 +144,22 @@ impl Additions {
                         key.metric,
                         key.item,
                         c.config_id,
-                        c.test,
-                        c.threads,
+                        test,
+                        threads,
                         key.unit
                     ],
                     |row| {
-                        Ok((
-                            row.get::<_, i64>(0)?,
-                            Stored {
-                                moments: moments_of(row, 1)?,
-                                rows: row.get(2)?,
-                                first_result: row.get(7)?,
-                                first_results: parse_ids(&row.get::<_, String>(8)?),
-                            },
-                        ))
+                        Ok(Stored {
+                            moments: moments_of(row, 0)?,
+                            rows: row.get(1)?,
+                            first_result: row.get(6)?,
+                            first_results: parse_ids(&row.get::<_, String>(7)?),
+                        })
                     },
                 )
                 .optional()?;
             match stored {
-                Some((id, mut cell)) => {
+                Some(mut cell) => {
                     cell.moments.merge(&addition.moments);
                     cell.rows += addition.rows;
                     cell.first_result = cell.first_result.min(addition.first_result);
@@ -166,7 +168,13 @@ impl Additions {
                     cell.first_results.truncate(FIRST_RESULTS);
                     let (mean, m2, min, max) = stored_moments(&cell.moments);
                     update.execute(params![
-                        id,
+                        addition.tool,
+                        key.metric,
+                        key.item,
+                        c.config_id,
+                        test,
+                        threads,
+                        key.unit,
                         cell.moments.n as i64,
                         cell.rows,
                         mean,
@@ -186,8 +194,8 @@ impl Additions {
                         key.metric,
                         key.item,
                         key.unit,
-                        c.test,
-                        c.threads,
+                        test,
+                        threads,
                         c.config_id,
                         addition.moments.n as i64,
                         addition.rows,
@@ -211,6 +219,16 @@ struct Stored {
     rows: i64,
     first_result: i64,
     first_results: Vec<i64>,
+}
+
+/// A test as the sums' key keeps it: '' for none (a key holds no NULL).
+fn test_key(test: &Option<String>) -> &str {
+    test.as_deref().unwrap_or("")
+}
+
+/// A thread count as the sums' key keeps it: -1 for none.
+fn threads_key(threads: Option<i64>) -> i64 {
+    threads.unwrap_or(-1)
 }
 
 /// The columns of moments as stored: a cell of copies only (n = 0) keeps
@@ -530,9 +548,9 @@ fn rebuild(tx: &Connection, combinations: HashSet<Combination>) -> rusqlite::Res
     let mut additions = Additions::default();
     for c in combinations {
         tx.prepare_cached(
-            "DELETE FROM point_sums WHERE config_id = ?1 AND test IS ?2 AND threads IS ?3",
+            "DELETE FROM point_sums WHERE config_id = ?1 AND test = ?2 AND threads = ?3",
         )?
-        .execute(params![c.config_id, c.test, c.threads])?;
+        .execute(params![c.config_id, test_key(&c.test), threads_key(c.threads)])?;
         let mut stmt = tx.prepare_cached(
             "SELECT x.id, r.tool, x.metric, x.item, x.unit, x.value, rc.counted, rc.split
              FROM run_configs rc JOIN runs r ON r.id = rc.run_id JOIN results x ON x.run_id = r.id
@@ -643,254 +661,4 @@ fn delete_in(tx: &Transaction, submission_id: i64) -> rusqlite::Result<bool> {
     place_again(tx, &survivors)?;
     rebuild(tx, combinations)?;
     Ok(true)
-}
-
-/// One cell of a comparison: the statistics of one configuration's
-/// results at one item, test and thread count.
-#[derive(Debug, Clone)]
-pub struct Cell {
-    pub item: Rc<str>,
-    pub unit: Rc<str>,
-    pub test: Option<Rc<str>>,
-    pub threads: Option<u32>,
-    /// The configuration's attributes, sorted by key (provenance aside).
-    pub config: Configuration,
-    /// Of the counted results (a run found again counts once).
-    pub moments: Moments,
-    /// Every result, copies included.
-    pub rows: usize,
-    /// The smallest result id: cells in this order meet the items in the
-    /// order the tool printed them.
-    pub first_result: i64,
-    /// The ids of the first [`FIRST_RESULTS`] counted results.
-    pub first_results: Vec<i64>,
-    /// A result of a split copy, a cell of its own (see [`Counting`]).
-    pub copy: Option<SplitCopy>,
-}
-
-/// The cells of a comparison's metric, in the order of their first
-/// result, each split copy's result a cell of its own; `None` when the
-/// sums cannot stand for its results: they do not hold every run yet (a
-/// writer outside `store::Writer`), or the comparison is pinned.
-pub fn point_cells(conn: &Connection, filter: &MetricFilter) -> rusqlite::Result<Option<Vec<Cell>>> {
-    if filter.asof.is_some() {
-        return Ok(None);
-    }
-    let current: bool = conn
-        .prepare_cached(
-            "SELECT (SELECT through FROM sums_through WHERE id = 1)
-                    >= (SELECT coalesce(max(id), 0) FROM runs)",
-        )?
-        .query_row([], |row| row.get(0))?;
-    if !current {
-        return Ok(None);
-    }
-    let mut sql = "SELECT item, unit, test, threads, config_id, n, rows, mean, m2, min, max,
-                          first_result, first_results
-                   FROM point_sums WHERE tool = ?1 AND metric = ?2"
-        .to_owned();
-    let mut params: Vec<&dyn rusqlite::ToSql> = vec![&filter.tool, &filter.metric];
-    if let Some(item) = &filter.item {
-        params.push(item);
-        sql.push_str(&format!(" AND item = ?{}", params.len()));
-    }
-    if let Some(test) = &filter.test {
-        params.push(test);
-        sql.push_str(&format!(" AND test = ?{}", params.len()));
-    }
-    sql.push_str(" ORDER BY first_result");
-    let mut configs = ToolConfigs::default();
-    let mut texts: HashMap<String, Rc<str>> = HashMap::new();
-    let mut shared = |text: String| -> Rc<str> {
-        texts
-            .entry(text)
-            .or_insert_with_key(|text| Rc::from(text.as_str()))
-            .clone()
-    };
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let mut rows = stmt.query(params.as_slice())?;
-    let mut cells = Vec::new();
-    while let Some(row) = rows.next()? {
-        let moments = moments_of(row, 5)?;
-        if !moments.is_finite() {
-            return Ok(None);
-        }
-        cells.push(Cell {
-            item: shared(row.get(0)?),
-            unit: shared(row.get(1)?),
-            test: row.get::<_, Option<String>>(2)?.map(&mut shared),
-            threads: row.get(3)?,
-            config: configs.get(conn, row.get(4)?)?,
-            moments,
-            rows: row.get::<_, i64>(6)? as usize,
-            first_result: row.get(11)?,
-            first_results: parse_ids(&row.get::<_, String>(12)?),
-            copy: None,
-        });
-    }
-    drop(rows);
-    let split = split_copies(conn, filter, &mut configs, &mut shared)?;
-    if !split.is_empty() {
-        cells.extend(split);
-        cells.sort_by_key(|cell| cell.first_result);
-    }
-    Ok(Some(cells))
-}
-
-/// The results of the tool's split copies that the comparison reads, each
-/// a cell with where the earlier runs of its key are.
-fn split_copies(
-    conn: &Connection,
-    filter: &MetricFilter,
-    configs: &mut ToolConfigs,
-    shared: &mut impl FnMut(String) -> Rc<str>,
-) -> rusqlite::Result<Vec<Cell>> {
-    let mut sql = "SELECT rc.run_id, r.copy_key, x.id, x.item, x.unit, x.value, r.test, r.threads,
-                          rc.config_id
-                   FROM run_configs rc JOIN runs r ON r.id = rc.run_id
-                   JOIN results x ON x.run_id = rc.run_id
-                   WHERE rc.tool = ?1 AND rc.split = 1 AND x.metric = ?2"
-        .to_owned();
-    let mut params: Vec<&dyn rusqlite::ToSql> = vec![&filter.tool, &filter.metric];
-    if let Some(item) = &filter.item {
-        params.push(item);
-        sql.push_str(&format!(" AND x.item = ?{}", params.len()));
-    }
-    if let Some(test) = &filter.test {
-        params.push(test);
-        sql.push_str(&format!(" AND r.test = ?{}", params.len()));
-    }
-    sql.push_str(" ORDER BY x.id");
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let mut rows = stmt.query(params.as_slice())?;
-    let mut earlier_of: HashMap<i64, Vec<Place>> = HashMap::new();
-    let mut cells = Vec::new();
-    while let Some(row) = rows.next()? {
-        let run_id: i64 = row.get(0)?;
-        let key: i64 = row.get(1)?;
-        if !earlier_of.contains_key(&run_id) {
-            let places = earlier_places(conn, configs, shared, key, run_id)?;
-            earlier_of.insert(run_id, places);
-        }
-        let value: f64 = row.get(5)?;
-        let result_id: i64 = row.get(2)?;
-        cells.push(Cell {
-            item: shared(row.get(3)?),
-            unit: shared(row.get(4)?),
-            test: row.get::<_, Option<String>>(6)?.map(&mut *shared),
-            threads: row.get(7)?,
-            config: configs.get(conn, row.get(8)?)?,
-            moments: Moments::of([value]),
-            rows: 1,
-            first_result: result_id,
-            first_results: vec![result_id],
-            copy: Some(SplitCopy {
-                key,
-                run_id,
-                earlier: earlier_of[&run_id].clone(),
-            }),
-        });
-    }
-    Ok(cells)
-}
-
-/// Where the runs of copy key `key` stored before run `run_id` are, of
-/// those in the sums.
-fn earlier_places(
-    conn: &Connection,
-    configs: &mut ToolConfigs,
-    shared: &mut impl FnMut(String) -> Rc<str>,
-    key: i64,
-    run_id: i64,
-) -> rusqlite::Result<Vec<Place>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT rc.config_id, e.test, e.threads FROM runs e JOIN run_configs rc ON rc.run_id = e.id
-         WHERE (e.id = ?1 OR e.copy_key = ?1) AND e.id < ?2 AND rc.split = 0",
-    )?;
-    let found: Vec<(i64, Option<String>, Option<u32>)> = stmt
-        .query_map(params![key, run_id], |row| {
-            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-    found
-        .into_iter()
-        .map(|(config, test, threads)| {
-            Ok(Place {
-                config: configs.get(conn, config)?,
-                test: test.map(&mut *shared),
-                threads,
-            })
-        })
-        .collect()
-}
-
-/// Each configuration read once, shared by its cells.
-#[derive(Default)]
-struct ToolConfigs {
-    by_id: HashMap<i64, Configuration>,
-    shared: Configurations,
-}
-
-impl ToolConfigs {
-    fn get(&mut self, conn: &Connection, id: i64) -> rusqlite::Result<Configuration> {
-        if let Some(config) = self.by_id.get(&id) {
-            return Ok(Rc::clone(config));
-        }
-        let text: String = conn
-            .prepare_cached("SELECT attrs FROM configs WHERE id = ?1")?
-            .query_row([id], |row| row.get(0))?;
-        let pairs: Vec<(String, String)> = serde_json::from_str(&text).map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
-        })?;
-        let attrs: Vec<Attr> = pairs
-            .into_iter()
-            .map(|(key, value)| (Rc::from(key.as_str()), Rc::from(value.as_str())))
-            .collect();
-        let config = self.shared.get(attrs);
-        self.by_id.insert(id, Rc::clone(&config));
-        Ok(config)
-    }
-}
-
-/// A result a table cell links, with its run.
-#[derive(Debug, Clone)]
-pub struct LinkedResult {
-    pub result_id: i64,
-    pub run_id: i64,
-    pub submission_id: i64,
-    pub first_line: usize,
-    pub value: f64,
-    pub label: Option<String>,
-    pub author: Option<String>,
-    pub test: Option<String>,
-}
-
-/// The results with these ids and their runs, in the ids' order; ids no
-/// longer stored are left out.
-pub fn linked_results(conn: &Connection, ids: &[i64]) -> rusqlite::Result<Vec<LinkedResult>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT x.run_id, r.submission_id, r.first_line, x.value, r.label, r.author, r.test
-         FROM results x JOIN runs r ON r.id = x.run_id WHERE x.id = ?1",
-    )?;
-    let mut found = Vec::with_capacity(ids.len());
-    for &id in ids {
-        if let Some(result) = stmt
-            .query_row([id], |row| {
-                Ok(LinkedResult {
-                    result_id: id,
-                    run_id: row.get(0)?,
-                    submission_id: row.get(1)?,
-                    first_line: row.get::<_, i64>(2)? as usize,
-                    value: row.get(3)?,
-                    label: row.get(4)?,
-                    author: row.get(5)?,
-                    test: row.get(6)?,
-                })
-            })
-            .optional()?
-        {
-            found.push(result);
-        }
-    }
-    Ok(found)
 }
