@@ -71,6 +71,15 @@ CREATE TABLE IF NOT EXISTS point_sums (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS point_sums_combo ON point_sums (config_id, test, threads);
 
+-- How many runs each tool has, kept with the sums: the compare form
+-- names each tool with its count, which counting the index of runs made
+-- grow with them (30 ms of the first page after a change at 600,000
+-- runs).
+CREATE TABLE IF NOT EXISTS tool_runs (
+    tool  TEXT PRIMARY KEY,
+    runs  INTEGER NOT NULL
+) WITHOUT ROWID;
+
 -- The runs up to `through` are in the sums. Writers add the runs above it
 -- before they commit (store::Writer::finish), as they index the new
 -- submissions (0010); a comparison reads the sums only when they hold

@@ -100,7 +100,9 @@ mod tests {
 
     #[test]
     fn merged_halves_are_the_whole() {
-        let values = [26772.83, 25601.49, 22061.88, 18624.6, 27000.0, 1e-3, 123456.0];
+        let values = [
+            26772.83, 25601.49, 22061.88, 18624.6, 27000.0, 1e-3, 123456.0,
+        ];
         for split in 0..=values.len() {
             let mut left = Moments::of(values[..split].iter().copied());
             left.merge(&Moments::of(values[split..].iter().copied()));

@@ -28,10 +28,12 @@ fn same(a: &Value, b: &Value, path: &str) -> Result<(), String> {
             .zip(y)
             .enumerate()
             .try_for_each(|(i, (x, y))| same(x, y, &format!("{path}[{i}]"))),
-        (Value::Object(x), Value::Object(y)) if x.len() == y.len() => x.iter().try_for_each(|(k, v)| {
-            let other = y.get(k).ok_or_else(|| format!("{path}.{k}: missing"))?;
-            same(v, other, &format!("{path}.{k}"))
-        }),
+        (Value::Object(x), Value::Object(y)) if x.len() == y.len() => {
+            x.iter().try_for_each(|(k, v)| {
+                let other = y.get(k).ok_or_else(|| format!("{path}.{k}: missing"))?;
+                same(v, other, &format!("{path}.{k}"))
+            })
+        }
         _ if a == b => Ok(()),
         _ => Err(format!("{path}: {a} != {b}")),
     }
@@ -61,7 +63,12 @@ fn assert_same(conn: &Connection, query: &CompareQuery, from_sums: bool) {
     let mut points = summary.series.iter().flat_map(|s| &s.points).peekable();
     if points.peek().is_some() {
         let used = points.all(|p| p.moments.is_some());
-        assert_eq!(used, from_sums, "{}: read from sums", query.to_query_string());
+        assert_eq!(
+            used,
+            from_sums,
+            "{}: read from sums",
+            query.to_query_string()
+        );
     }
     let (a, b) = (
         serde_json::to_value(&summary).unwrap(),
@@ -89,13 +96,18 @@ fn queries(conn: &Connection) -> Vec<(String, bool)> {
         conn,
         "SELECT DISTINCT tool, metric FROM results ORDER BY 1, 2",
     );
-    let attrs = strings(conn, "SELECT DISTINCT tool, key FROM run_attrs ORDER BY 1, 2");
+    let attrs = strings(
+        conn,
+        "SELECT DISTINCT tool, key FROM run_attrs ORDER BY 1, 2",
+    );
     // Copies found again in another configuration are among them, read
     // as cells of their own.
     let split: i64 = conn
-        .query_row("SELECT count(*) FROM run_configs WHERE split = 1", [], |row| {
-            row.get(0)
-        })
+        .query_row(
+            "SELECT count(*) FROM run_configs WHERE split = 1",
+            [],
+            |row| row.get(0),
+        )
         .unwrap();
     assert!(split > 0);
     let mut queries = Vec::new();
@@ -108,7 +120,8 @@ fn queries(conn: &Connection) -> Vec<(String, bool)> {
         queries.push((format!("{base}&by=label"), false));
         queries.push((format!("{base}&by=submission&where=test:(none)"), false));
         // Split by each attribute: on the tool's first metrics.
-        let first = parsers::Tool::from_name(&tool).unwrap().metrics()[..3].contains(&metric.as_str());
+        let first =
+            parsers::Tool::from_name(&tool).unwrap().metrics()[..3].contains(&metric.as_str());
         for (_, key) in attrs.iter().filter(|(t, _)| *t == tool && first) {
             let from_sums = sums && !compare::PROVENANCE.contains(&key.as_str());
             queries.push((format!("{base}&by={key}"), from_sums));
@@ -158,7 +171,12 @@ fn sums_give_every_figure_of_every_example_logs_comparisons() {
 /// Every comparison of seed 000's tool, by the attributes it has and
 /// without a split, from sums and from the results.
 fn check_seed_comparisons(conn: &Connection) {
-    for by in ["", "&by=scheduler", "&by=scheduler&by=thread_lib", "&by=timer"] {
+    for by in [
+        "",
+        "&by=scheduler",
+        "&by=scheduler&by=thread_lib",
+        "&by=timer",
+    ] {
         let text = format!("tool=super-smack&item=select_index&metric=q_per_s&x=threads{by}");
         let query = CompareQuery::from_query_string(&text).unwrap();
         assert_same(conn, &query, true);
@@ -166,6 +184,19 @@ fn check_seed_comparisons(conn: &Connection) {
             assert_same(conn, &query, true);
         }
     }
+}
+
+/// The form's count of each tool's runs is the count of its stored runs.
+fn check_tool_counts(conn: &Connection) {
+    let mut stmt = conn
+        .prepare("SELECT tool, count(*) FROM runs GROUP BY tool ORDER BY tool")
+        .unwrap();
+    let counted: Vec<(String, i64)> = stmt
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(store::choices(conn, None).unwrap().tools, counted);
 }
 
 fn run_ids(conn: &Connection, submission: i64) -> Vec<i64> {
@@ -191,11 +222,16 @@ fn sums_follow_edits_undos_copies_and_deletions() {
     let copy = benchlog::ingest::ingest_text(&mut conn, None, &reply).unwrap();
     assert!(!run_ids(&conn, copy.submission_id).is_empty());
     check_seed_comparisons(&conn);
+    check_tool_counts(&conn);
 
     // An edit moves a run to another configuration, and back.
     let runs = run_ids(&conn, first.submission_id);
     let field = RunField::Attr("scheduler".to_owned());
-    for (run, value) in [(runs[0], Some("ULE")), (runs[1], Some("4BSD")), (runs[2], None)] {
+    for (run, value) in [
+        (runs[0], Some("ULE")),
+        (runs[1], Some("4BSD")),
+        (runs[2], None),
+    ] {
         let tx = conn.transaction().unwrap();
         store::set_run_field(&tx, run, &field, value).unwrap();
         tx.commit().unwrap();
@@ -209,6 +245,7 @@ fn sums_follow_edits_undos_copies_and_deletions() {
     // The first post goes: its copies count in its place.
     assert!(store::delete_submission(&mut conn, first.submission_id).unwrap());
     check_seed_comparisons(&conn);
+    check_tool_counts(&conn);
     let stored: i64 = conn
         .query_row("SELECT count(*) FROM point_sums", [], |row| row.get(0))
         .unwrap();
@@ -218,7 +255,8 @@ fn sums_follow_edits_undos_copies_and_deletions() {
     assert!(store::delete_submission(&mut conn, copy.submission_id).unwrap());
     let left: i64 = conn
         .query_row(
-            "SELECT (SELECT count(*) FROM point_sums) + (SELECT count(*) FROM run_configs)",
+            "SELECT (SELECT count(*) FROM point_sums) + (SELECT count(*) FROM run_configs)
+                    + (SELECT count(*) FROM tool_runs)",
             [],
             |row| row.get(0),
         )
@@ -234,8 +272,10 @@ fn runs_written_around_the_sums_are_compared_from_their_results() {
     let (_dir, path, mut conn) = fresh_db();
     let seed = std::fs::read_to_string(repo_path(SEED_000)).unwrap();
     benchlog::ingest::ingest_text(&mut conn, None, &seed).unwrap();
-    conn.execute_batch("UPDATE sums_through SET through = 0; DELETE FROM point_sums; DELETE FROM run_configs;")
-        .unwrap();
+    conn.execute_batch(
+        "UPDATE sums_through SET through = 0; DELETE FROM point_sums; DELETE FROM run_configs;",
+    )
+    .unwrap();
     let query = CompareQuery::from_query_string(
         "tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=scheduler",
     )

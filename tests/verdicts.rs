@@ -218,7 +218,8 @@ fn ministat_gives_the_same_intervals_for_every_pair_of_repeated_runs() {
                     conf: level,
                     ..query.clone()
                 };
-                let comparison = compare::compare(&conn, &query, resolved, compare::Detail::EveryRun).unwrap();
+                let comparison =
+                    compare::compare(&conn, &query, resolved, compare::Detail::EveryRun).unwrap();
                 let base = comparison.series.iter().find(|s| s.is_baseline).unwrap();
                 for other in comparison.series.iter().filter(|s| !s.is_baseline) {
                     for point in &other.points {

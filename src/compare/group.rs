@@ -11,11 +11,11 @@ use std::rc::Rc;
 use parsers::contract::PseudoField;
 use parsers::MetricInfo;
 
+use super::stats::Side;
 use super::{
     is_interim_item, AttributeRow, CompareQuery, Comparison, Confidence, Peak, Point, Resolved,
     RunValue, Series, VsBaseline, XAxis, NONE, PROVENANCE,
 };
-use super::stats::Side;
 use crate::moments::Moments;
 use crate::store::{MetricRow, Place, FIRST_RESULTS};
 
@@ -556,7 +556,12 @@ fn compare_with_baseline(
     let reference: HashMap<(Option<u32>, String), (Values, bool)> = series[base]
         .points
         .iter()
-        .map(|p| ((p.threads, p.item.clone()), (values_of(p), !p.mixed.is_empty())))
+        .map(|p| {
+            (
+                (p.threads, p.item.clone()),
+                (values_of(p), !p.mixed.is_empty()),
+            )
+        })
         .collect();
     for (index, s) in series.iter_mut().enumerate() {
         if index == base {
@@ -569,8 +574,9 @@ fn compare_with_baseline(
             };
             let values = values_of(p);
             if *base_mixed || !p.mixed.is_empty() {
-                p.vs_baseline = VsBaseline::mixed_sides(side(base_values), side(&values), confidence)
-                    .map(VsBaseline::tidy);
+                p.vs_baseline =
+                    VsBaseline::mixed_sides(side(base_values), side(&values), confidence)
+                        .map(VsBaseline::tidy);
                 continue;
             }
             p.vs_baseline = VsBaseline::compare_sides(
@@ -676,7 +682,12 @@ fn point(threads: Option<u32>, item: &str, rows: &[MetricRow], mut indices: Vec<
 /// copy's result counts where no earlier run of its key is in the point,
 /// as [`point`] counts copies; a cell holding only repeats of one counts
 /// nothing. `indices` are in run order.
-fn point_of_cells(threads: Option<u32>, item: &str, rows: &[MetricRow], indices: &[usize]) -> Point {
+fn point_of_cells(
+    threads: Option<u32>,
+    item: &str,
+    rows: &[MetricRow],
+    indices: &[usize],
+) -> Point {
     let cell = |index: usize| rows[index].cell.as_deref().expect("a row of sums");
     let counted: Vec<usize> = indices
         .iter()

@@ -503,6 +503,19 @@ const TOOL_HAS_THREADS: &str =
 /// however many results and attributes the tool has.
 pub fn choices(conn: &Connection, tool: Option<&str>) -> rusqlite::Result<Choices> {
     let mut choices = Choices::default();
+    choices.tools = match super::sums::tool_runs(conn)? {
+        Some(counted) => counted,
+        None => counted_tools(conn)?,
+    };
+    if let Some(tool) = tool {
+        tool_choices(conn, tool, &mut choices)?;
+    }
+    Ok(choices)
+}
+
+/// Every tool with its count of runs, counted from the index of runs:
+/// where the sums do not hold every run yet.
+fn counted_tools(conn: &Connection) -> rusqlite::Result<Vec<(String, i64)>> {
     // The tools one by one from runs_tool, each counted over its range of
     // the index: a third cheaper than GROUP BY over the whole index.
     let mut stmt = conn.prepare_cached(
@@ -515,12 +528,12 @@ pub fn choices(conn: &Connection, tool: Option<&str>) -> rusqlite::Result<Choice
          SELECT tool, (SELECT count(*) FROM runs r WHERE r.tool = tools.tool)
          FROM tools WHERE tool IS NOT NULL",
     )?;
-    choices.tools = stmt
-        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
-    let Some(tool) = tool else {
-        return Ok(choices);
-    };
+    let tools = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    tools.collect()
+}
+
+/// The rest of [`choices`] for one tool.
+fn tool_choices(conn: &Connection, tool: &str, choices: &mut Choices) -> rusqlite::Result<()> {
     choices.tests = tool_tests(conn, tool)?;
     let mut items = BTreeSet::new();
     let mut metrics = BTreeSet::new();
@@ -537,7 +550,7 @@ pub fn choices(conn: &Connection, tool: Option<&str>) -> rusqlite::Result<Choice
         .query_row([tool], |row| row.get(0))?;
     choices.attr_values = attrs;
     choices.attr_values.truncate(ATTR_VALUE_LIMIT);
-    Ok(choices)
+    Ok(())
 }
 
 /// The tests `tool`'s runs were run with, sorted.

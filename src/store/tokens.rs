@@ -39,4 +39,3 @@ pub fn edit_token_of(
     .query_row([submission_id], |row| row.get(0))
     .optional()
 }
-

@@ -278,8 +278,10 @@ impl ConfigIds {
         if let Some(&id) = self.known.get(&key) {
             return Ok(id);
         }
-        tx.prepare_cached("INSERT INTO configs (tool, attrs) VALUES (?1, ?2) ON CONFLICT DO NOTHING")?
-            .execute(params![key.0, key.1])?;
+        tx.prepare_cached(
+            "INSERT INTO configs (tool, attrs) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+        )?
+        .execute(params![key.0, key.1])?;
         let id = tx
             .prepare_cached("SELECT id FROM configs WHERE tool = ?1 AND attrs = ?2")?
             .query_row(params![key.0, key.1], |row| row.get(0))?;
@@ -372,10 +374,7 @@ fn place_runs(
         let run_attrs = attrs.remove(&run.id).unwrap_or_default();
         let config_id = configs.id(tx, &run.tool, attrs_text(&run_attrs))?;
         let counting = copy_flags(tx, run, config_id)?;
-        let (counted, split) = (
-            counting == Counting::Counted,
-            counting == Counting::Split,
-        );
+        let (counted, split) = (counting == Counting::Counted, counting == Counting::Split);
         tx.prepare_cached(
             "INSERT INTO run_configs (run_id, tool, config_id, counted, split)
              VALUES (?1, ?2, ?3, ?4, ?5)
@@ -444,6 +443,11 @@ fn add_runs_between(
     }
     let mut attrs = attrs_between(tx, after, upto)?;
     let placed = place_runs(tx, configs, &runs, &mut attrs)?;
+    let mut per_tool: HashMap<&str, i64> = HashMap::new();
+    for run in &runs {
+        *per_tool.entry(&run.tool).or_default() += 1;
+    }
+    add_tool_runs(tx, per_tool)?;
     let places: HashMap<i64, (usize, Counting)> = runs
         .iter()
         .zip(&placed)
@@ -473,6 +477,44 @@ fn add_runs_between(
         );
     }
     additions.write(tx)
+}
+
+/// Adds to each tool's count of runs (a negative number takes away; a
+/// tool left with none is no longer listed).
+fn add_tool_runs<'a>(
+    tx: &Connection,
+    per_tool: impl IntoIterator<Item = (&'a str, i64)>,
+) -> rusqlite::Result<()> {
+    let mut add = tx.prepare_cached(
+        "INSERT INTO tool_runs (tool, runs) VALUES (?1, ?2)
+         ON CONFLICT (tool) DO UPDATE SET runs = runs + excluded.runs",
+    )?;
+    for (tool, runs) in per_tool {
+        add.execute(params![tool, runs])?;
+    }
+    tx.prepare_cached("DELETE FROM tool_runs WHERE runs <= 0")?
+        .execute([])?;
+    Ok(())
+}
+
+/// Each tool and its count of runs, when the sums hold every run; `None`
+/// before (a writer outside `store::Writer`).
+pub fn tool_runs(conn: &Connection) -> rusqlite::Result<Option<Vec<(String, i64)>>> {
+    if !is_current(conn)? {
+        return Ok(None);
+    }
+    let mut stmt = conn.prepare_cached("SELECT tool, runs FROM tool_runs ORDER BY tool")?;
+    let rows = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    rows.collect::<rusqlite::Result<_>>().map(Some)
+}
+
+/// Whether the sums hold every stored run.
+pub(super) fn is_current(conn: &Connection) -> rusqlite::Result<bool> {
+    conn.prepare_cached(
+        "SELECT (SELECT through FROM sums_through WHERE id = 1)
+                >= (SELECT coalesce(max(id), 0) FROM runs)",
+    )?
+    .query_row([], |row| row.get(0))
 }
 
 /// The attributes of the runs with ids in `(after, upto]`, each run's
@@ -550,7 +592,11 @@ fn rebuild(tx: &Connection, combinations: HashSet<Combination>) -> rusqlite::Res
         tx.prepare_cached(
             "DELETE FROM point_sums WHERE config_id = ?1 AND test = ?2 AND threads = ?3",
         )?
-        .execute(params![c.config_id, test_key(&c.test), threads_key(c.threads)])?;
+        .execute(params![
+            c.config_id,
+            test_key(&c.test),
+            threads_key(c.threads)
+        ])?;
         let mut stmt = tx.prepare_cached(
             "SELECT x.id, r.tool, x.metric, x.item, x.unit, x.value, rc.counted, rc.split
              FROM run_configs rc JOIN runs r ON r.id = rc.run_id JOIN results x ON x.run_id = r.id
@@ -582,7 +628,11 @@ pub fn refresh_runs(tx: &Transaction, run_ids: &[i64]) -> rusqlite::Result<()> {
         tx.query_row("SELECT through FROM sums_through WHERE id = 1", [], |row| {
             row.get(0)
         })?;
-    let placed: Vec<i64> = run_ids.iter().copied().filter(|&id| id <= through).collect();
+    let placed: Vec<i64> = run_ids
+        .iter()
+        .copied()
+        .filter(|&id| id <= through)
+        .collect();
     if placed.is_empty() {
         return Ok(());
     }
@@ -648,6 +698,13 @@ fn delete_in(tx: &Transaction, submission_id: i64) -> rusqlite::Result<bool> {
         .collect::<rusqlite::Result<_>>()?;
     let related = with_their_copies(tx, &runs)?;
     let combinations = combinations_of(tx, &related)?;
+    let per_tool: Vec<(String, i64)> = tx
+        .prepare_cached(
+            "SELECT r.tool, -count(*) FROM runs r JOIN run_configs rc ON rc.run_id = r.id
+             WHERE r.submission_id = ?1 GROUP BY r.tool",
+        )?
+        .query_map([submission_id], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
     let deleted = tx
         .prepare_cached("DELETE FROM submissions WHERE id = ?1")?
         .execute([submission_id])?;
@@ -660,5 +717,9 @@ fn delete_in(tx: &Transaction, submission_id: i64) -> rusqlite::Result<bool> {
         .collect();
     place_again(tx, &survivors)?;
     rebuild(tx, combinations)?;
+    add_tool_runs(
+        tx,
+        per_tool.iter().map(|(tool, runs)| (tool.as_str(), *runs)),
+    )?;
     Ok(true)
 }

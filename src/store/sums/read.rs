@@ -38,17 +38,14 @@ pub struct Cell {
 /// result, each split copy's result a cell of its own; `None` when the
 /// sums cannot stand for its results: they do not hold every run yet (a
 /// writer outside `store::Writer`), or the comparison is pinned.
-pub fn point_cells(conn: &Connection, filter: &MetricFilter) -> rusqlite::Result<Option<Vec<Cell>>> {
+pub fn point_cells(
+    conn: &Connection,
+    filter: &MetricFilter,
+) -> rusqlite::Result<Option<Vec<Cell>>> {
     if filter.asof.is_some() {
         return Ok(None);
     }
-    let current: bool = conn
-        .prepare_cached(
-            "SELECT (SELECT through FROM sums_through WHERE id = 1)
-                    >= (SELECT coalesce(max(id), 0) FROM runs)",
-        )?
-        .query_row([], |row| row.get(0))?;
-    if !current {
+    if !super::is_current(conn)? {
         return Ok(None);
     }
     let mut sql = "SELECT item, unit, test, threads, config_id, n, rows, mean, m2, min, max,
