@@ -46,6 +46,7 @@ fn migrations_apply_to_an_empty_database() {
             "submissions",
             "submissions_fts",
             "sums_through",
+            "tool_runs",
             "unparsed"
         ]
     );

@@ -502,10 +502,12 @@ const TOOL_HAS_THREADS: &str =
 /// through indexes that start with the tool, one step per distinct value,
 /// however many results and attributes the tool has.
 pub fn choices(conn: &Connection, tool: Option<&str>) -> rusqlite::Result<Choices> {
-    let mut choices = Choices::default();
-    choices.tools = match super::sums::tool_runs(conn)? {
-        Some(counted) => counted,
-        None => counted_tools(conn)?,
+    let mut choices = Choices {
+        tools: match super::sums::tool_runs(conn)? {
+            Some(counted) => counted,
+            None => counted_tools(conn)?,
+        },
+        ..Choices::default()
     };
     if let Some(tool) = tool {
         tool_choices(conn, tool, &mut choices)?;
