@@ -5,7 +5,9 @@ use tracing_subscriber::EnvFilter;
 
 /// glibc's allocator kept most of what a burst of uploads had used (60 MB
 /// of a 140 MB peak, for good); jemalloc, with its background thread,
-/// gives it back to the system within seconds.
+/// gives it back to the system within seconds. It is built unprefixed
+/// (Cargo.toml), so it is also the C code's malloc: SQLite's; its options
+/// are set where it is built (`.cargo/config.toml`).
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
