@@ -145,7 +145,8 @@ struct Inner {
     edit_limits: review::EditLimits,
     /// Bytes of request bodies being read or held by uploads ([`upload`]).
     upload_bodies: tokio::sync::Semaphore,
-    /// Bytes of text being unpacked, decoded and parsed by uploads.
+    /// Uploads at work: unpacking, decoding, parsing and storing
+    /// ([`upload::UPLOADS_AT_WORK`]).
     upload_work: tokio::sync::Semaphore,
     /// SQL statements run for requests so far (see [`AppState::statements_run`]).
     statements: AtomicU64,
@@ -239,7 +240,7 @@ impl AppState {
                 submission_limiter: guard::RateLimiter::per_minute(options.submissions_per_minute),
                 edit_limits: review::EditLimits::new(&options),
                 upload_bodies: tokio::sync::Semaphore::new(upload::BODY_BUDGET_KIB),
-                upload_work: tokio::sync::Semaphore::new(upload::WORK_BUDGET_KIB),
+                upload_work: tokio::sync::Semaphore::new(upload::UPLOADS_AT_WORK),
                 options,
                 statements: AtomicU64::new(0),
                 writes: AtomicU64::new(0),

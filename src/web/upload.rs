@@ -4,8 +4,8 @@
 //! Everything is checked before anything is stored, and what one upload
 //! may cost is bounded: its parts, the bytes it unpacks, the submissions
 //! it makes (per upload and per client a minute), and the memory all
-//! uploads in flight take (request bodies and the text being parsed each
-//! wait for their share of a budget). Then all its submissions are stored
+//! uploads in flight take (request bodies wait for their share of a
+//! budget, and one upload at a time is read, parsed and stored). Then all its submissions are stored
 //! in one transaction, committed only while the uploader still waits for
 //! the answer that carries their edit token: an upload that times out or
 //! whose client goes away stores nothing. The answer redirects to the
@@ -32,7 +32,7 @@ use crate::intake::{self, Input, InputError};
 use crate::store;
 
 pub use crate::limits::{
-    BODY_BUDGET_KIB, MAX_SUBMISSIONS_PER_UPLOAD, MAX_UPLOAD_PARTS, WORK_BUDGET_KIB,
+    BODY_BUDGET_KIB, MAX_SUBMISSIONS_PER_UPLOAD, MAX_UPLOAD_PARTS, UPLOADS_AT_WORK,
 };
 
 use crate::limits::MAX_UPLOADED_IN_URL;
@@ -141,10 +141,11 @@ async fn receive_and_store(
 ) -> Result<Response, AppError> {
     let peer = guard::peer_ip(&request);
     check_upload_rate(&state, peer)?;
-    // Both shares are held until the answer is made.
+    // The body's share is held until the answer is made; the turn at
+    // work until what the upload read, parsed and stored is dropped.
     let _body_permit = take_budget(&state.inner.upload_bodies, body_kib(&state, &request)).await?;
     let (parts, title) = read_form(request, &state).await?;
-    let _work_permit = take_budget(&state.inner.upload_work, work_kib(&parts)).await?;
+    let work_permit = take_budget(&state.inner.upload_work, 1).await?;
     let (texts, paste) = tokio::task::spawn_blocking(move || prepare_parts(parts))
         .await
         .map_err(|error| {
@@ -161,6 +162,7 @@ async fn receive_and_store(
         .flat_map(|(_, input)| input.not_read())
         .collect();
     let (ids, token) = store_texts(&state, texts, title, fate).await?;
+    drop(work_permit);
     stored_answer(ids, token, not_read)
 }
 
@@ -194,26 +196,14 @@ fn body_kib(state: &AppState, request: &Request) -> usize {
     kib(declared).min(BODY_BUDGET_KIB)
 }
 
-/// The parsing's share of [`WORK_BUDGET_KIB`]: twice the parts' bytes,
-/// or all of it for a gzipped part, whose unpacked size is not known yet.
-fn work_kib(parts: &[Part]) -> usize {
-    let compressed = parts
-        .iter()
-        .any(|part| part.bytes.starts_with(&[0x1f, 0x8b]));
-    if compressed {
-        WORK_BUDGET_KIB
-    } else {
-        kib(parts.iter().map(|part| part.bytes.len()).sum::<usize>() * 2).min(WORK_BUDGET_KIB)
-    }
-}
-
-/// Waits for `kib` of a budget shared by all uploads in flight.
+/// Waits for `share` of a budget shared by all uploads in flight: KiB
+/// of [`BODY_BUDGET_KIB`], or one of the [`UPLOADS_AT_WORK`].
 async fn take_budget(
     budget: &tokio::sync::Semaphore,
-    kib: usize,
+    share: usize,
 ) -> Result<tokio::sync::SemaphorePermit<'_>, AppError> {
     budget
-        .acquire_many(kib as u32)
+        .acquire_many(share as u32)
         .await
         .map_err(|_| AppError::Internal(anyhow::anyhow!("the upload queue is closed")))
 }
