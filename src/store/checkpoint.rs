@@ -40,7 +40,8 @@ fn note_log_pages(_: &Wal, pages: c_int) -> rusqlite::Result<()> {
 
 /// Runs `write` (transactions of many submissions) with a page cache of
 /// [`BULK_CACHE_KIB`] and no checkpoint at commit, then gives the
-/// connection its cache and checkpoints back. Such a transaction writes
+/// connection its cache and checkpoints back, and has SQLite free the
+/// memory the cache held. Such a transaction writes
 /// more pages than the default cache (2 MB) holds: past it, SQLite writes
 /// dirty pages out early and reads them back. After each commit, `write`
 /// calls [`Checkpointer::after_commit`] on the same thread.
@@ -55,6 +56,9 @@ pub fn with_bulk_write<T, E: From<rusqlite::Error>>(
     let written = write(conn);
     conn.pragma_update(None, "wal_autocheckpoint", CHECKPOINT_PAGES)?;
     conn.pragma_update(None, "cache_size", before)?;
+    // What the write's cache grew to is given back now, not kept by the
+    // connection while it waits in the pool.
+    conn.release_memory()?;
     written
 }
 
