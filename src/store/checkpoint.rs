@@ -21,7 +21,7 @@ use std::thread::JoinHandle;
 use rusqlite::hooks::Wal;
 use rusqlite::Connection;
 
-use super::StoreError;
+use super::{set_temp_store, StoreError, TempStore};
 
 pub use crate::limits::CHECKPOINT_PAGES;
 
@@ -51,11 +51,13 @@ pub fn with_bulk_write<T, E: From<rusqlite::Error>>(
 ) -> Result<T, E> {
     let before: i64 = conn.pragma_query_value(None, "cache_size", |row| row.get(0))?;
     conn.pragma_update(None, "cache_size", BULK_CACHE_KIB)?;
+    set_temp_store(conn, TempStore::File)?;
     // The hook takes the place of SQLite's own, which checkpoints.
     conn.wal_hook(Some(note_log_pages));
     let written = write(conn);
     conn.pragma_update(None, "wal_autocheckpoint", CHECKPOINT_PAGES)?;
     conn.pragma_update(None, "cache_size", before)?;
+    set_temp_store(conn, TempStore::Memory)?;
     // What the write's cache grew to is given back now, not kept by the
     // connection while it waits in the pool.
     conn.release_memory()?;

@@ -207,12 +207,34 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     }
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
-    conn.pragma_update(None, "temp_store", "MEMORY")?;
     // Storing a submission uses more distinct statements than rusqlite
     // keeps by default (16): past that each is compiled again every time.
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
-    conn.execute_batch(submissions::CREATE_STAGED_RUN_ATTRS)?;
-    Ok(())
+    set_temp_store(conn, TempStore::Memory)
+}
+
+/// Where a connection keeps its temporary tables, sorts and statement
+/// journals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TempStore {
+    /// In memory: the pages' sorts and the stage of a small write.
+    Memory,
+    /// In a temporary file, past a little memory: a bulk write's stage and
+    /// statement journals, which grow with what it writes.
+    File,
+}
+
+/// Switches where `conn` keeps temporary things. SQLite drops every
+/// temporary table when this changes, so the stage of
+/// [`submissions`] is made again (empty: only a finished or rolled-back
+/// write switches).
+pub(crate) fn set_temp_store(conn: &Connection, store: TempStore) -> rusqlite::Result<()> {
+    let mode = match store {
+        TempStore::Memory => "MEMORY",
+        TempStore::File => "FILE",
+    };
+    conn.pragma_update(None, "temp_store", mode)?;
+    conn.execute_batch(submissions::CREATE_STAGED_RUN_ATTRS)
 }
 
 fn is_busy(error: &rusqlite::Error) -> bool {
