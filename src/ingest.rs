@@ -422,7 +422,7 @@ fn insert_near_misses(
 /// Stores an [`Input`] in the caller's transaction and returns the
 /// submissions it is (new or already stored), in order; none when none of
 /// its messages could be read.
-pub fn store_input(tx: &Transaction, source_name: &str, input: &Input) -> anyhow::Result<Vec<i64>> {
+pub fn store_input(tx: &Transaction, source_name: &str, input: Input) -> anyhow::Result<Vec<i64>> {
     let mut ids = Vec::new();
     store_input_each(tx, source_name, input, None, |id| {
         ids.push(id);
@@ -434,21 +434,25 @@ pub fn store_input(tx: &Transaction, source_name: &str, input: &Input) -> anyhow
 /// [`store_input`], telling `stored` each submission (new or already
 /// stored) as soon as it is stored; an error from `stored` stops storing
 /// (an upload whose client has gone, say) and is returned. `title` names a
-/// text; the messages of an archive keep their subjects.
+/// text; the messages of an archive keep their subjects. Each message is
+/// dropped once stored, so that what an archive's messages parsed to is
+/// not all held while the writes are finished and committed.
 pub fn store_input_each(
     tx: &Transaction,
     source_name: &str,
-    input: &Input,
+    input: Input,
     title: Option<&str>,
     mut stored: impl FnMut(i64) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     match input {
         Input::Text(text, document) => {
-            stored(store_titled_text(tx, Some(source_name), text, document, title)?.submission_id)
+            stored(store_titled_text(tx, Some(source_name), &text, &document, title)?.submission_id)
         }
         Input::Mails(mails) => {
-            for prepared in mails.iter().flatten() {
-                stored(store_mail(tx, prepared)?.submission_id())?;
+            for prepared in mails.into_iter().flatten() {
+                let id = store_mail(tx, &prepared)?.submission_id();
+                drop(prepared);
+                stored(id)?;
             }
             Ok(())
         }

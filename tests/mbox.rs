@@ -626,7 +626,7 @@ fn a_forwarded_report_gives_its_runs() {
 
     let input = archive::prepare_input(Some("fwd.eml"), raw.as_bytes(), 1_000).unwrap();
     let writer = store::Writer::begin(&mut conn, None).unwrap();
-    let ids = archive::store_input(writer.tx(), "fwd.eml", &input).unwrap();
+    let ids = archive::store_input(writer.tx(), "fwd.eml", input).unwrap();
     writer.finish().unwrap().commit().unwrap();
     assert_eq!(ids.len(), 1);
     let text = store::get_submission(&conn, ids[0]).unwrap().unwrap().text;

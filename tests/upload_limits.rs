@@ -226,8 +226,11 @@ fn report_mbox_of(messages: usize, runs: usize) -> Vec<u8> {
 fn an_upload_abandoned_at_any_stage_stores_nothing() {
     use benchlog::web::{store_upload, UploadStage};
     let mbox = report_mbox(5);
-    let input = benchlog::archive::prepare_input(Some("a.mbox"), &mbox, 1_000).unwrap();
-    let texts = vec![("a.mbox".to_owned(), input)];
+    // Storing takes the inputs: each try reads them again.
+    let texts = || {
+        let input = benchlog::archive::prepare_input(Some("a.mbox"), &mbox, 1_000).unwrap();
+        vec![("a.mbox".to_owned(), input)]
+    };
     let every_stage: Vec<UploadStage> = (0..=5)
         .map(|stored| UploadStage::Storing { stored })
         .chain([UploadStage::Committing])
@@ -235,7 +238,7 @@ fn an_upload_abandoned_at_any_stage_stores_nothing() {
     for (at, &leaves) in every_stage.iter().enumerate() {
         let (_dir, db, mut conn) = crate::support::fresh_db();
         let asked = std::cell::RefCell::new(Vec::new());
-        let stored = store_upload(&mut conn, &texts, None, &|stage| {
+        let stored = store_upload(&mut conn, texts(), None, &|stage| {
             asked.borrow_mut().push(stage);
             stage == leaves
         });
@@ -259,7 +262,7 @@ fn an_upload_abandoned_at_any_stage_stores_nothing() {
     // Never abandoned: asked at every stage, and all of it is stored.
     let (_dir, db, mut conn) = crate::support::fresh_db();
     let asked = std::cell::RefCell::new(Vec::new());
-    let (ids, token) = store_upload(&mut conn, &texts, None, &|stage| {
+    let (ids, token) = store_upload(&mut conn, texts(), None, &|stage| {
         asked.borrow_mut().push(stage);
         false
     })
@@ -392,4 +395,42 @@ async fn a_body_shorter_than_its_content_length_is_said_to_have_ended_early() {
         assert!(!answer.contains("larger than"), "{content_type}: {answer}");
     }
     assert_eq!(counts(&server.db).submissions, 0);
+}
+
+/// [`benchlog::limits::UPLOADS_AT_WORK`] (one) upload reads, parses and
+/// stores at a time: while one waits for the write lock (held here by
+/// another connection), a second, which would be refused as soon as it is
+/// read, is not even read. It is answered once the first is stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_upload_waits_while_one_is_at_work() {
+    assert_eq!(benchlog::limits::UPLOADS_AT_WORK, 1);
+    let (_dir, db, state) = test_state();
+    let lock = rusqlite::Connection::open(&db).unwrap();
+    lock.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let upload = |part: (&'static str, Option<&'static str>, Vec<u8>)| {
+        let state = state.clone();
+        tokio::spawn(async move {
+            let (name, file_name, bytes) = part;
+            read(send(&state, multipart(&[(name, file_name, &bytes)])).await).await
+        })
+    };
+    let first = upload(("text", None, smack_log(1, 2).into_bytes()));
+    // Time for the first to be read and to reach the lock.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let second = upload(("file", Some("core.bin"), b"a\0b\n".to_vec()));
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert!(!first.is_finished(), "the first upload waits for the lock");
+    assert!(
+        !second.is_finished(),
+        "the second upload was read while the first was at work: {:?}",
+        second.await
+    );
+
+    lock.execute_batch("ROLLBACK").unwrap();
+    let (status, body) = first.await.unwrap();
+    assert_eq!(status, StatusCode::SEE_OTHER, "{body}");
+    let (status, body) = second.await.unwrap();
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(body.contains("binary"), "{body}");
+    assert_eq!(counts(&db).submissions, 1);
 }

@@ -275,7 +275,7 @@ async fn store_texts(
         .with_conn(move |conn| {
             let title = title.as_ref().map(|(at, title)| (*at, title.as_str()));
             let checkpointer = Some(&writer.inner.checkpointer);
-            store_upload_checkpointed(conn, checkpointer, &texts, title, &|stage| match stage {
+            store_upload_checkpointed(conn, checkpointer, texts, title, &|stage| match stage {
                 UploadStage::Committing => !fate.commit(),
                 UploadStage::Storing { .. } => fate.is_abandoned(),
             })
@@ -359,7 +359,7 @@ pub enum UploadStage {
 /// before the commit.
 pub fn store_upload(
     conn: &mut Connection,
-    texts: &[(String, Input)],
+    texts: Vec<(String, Input)>,
     title: Option<(usize, &str)>,
     abandoned: &dyn Fn(UploadStage) -> bool,
 ) -> Result<(Vec<i64>, Option<String>), AppError> {
@@ -371,7 +371,7 @@ pub fn store_upload(
 fn store_upload_checkpointed(
     conn: &mut Connection,
     checkpointer: Option<&store::Checkpointer>,
-    texts: &[(String, Input)],
+    texts: Vec<(String, Input)>,
     title: Option<(usize, &str)>,
     abandoned: &dyn Fn(UploadStage) -> bool,
 ) -> Result<(Vec<i64>, Option<String>), AppError> {
@@ -402,11 +402,12 @@ fn store_upload_checkpointed(
         let mut created = false;
         let mut seen = std::collections::HashSet::new();
         let mut stored = 0;
-        for (at, (name, input)) in texts.iter().enumerate() {
+        // Each input is dropped as it is stored (see ingest::store_input_each).
+        for (at, (name, input)) in texts.into_iter().enumerate() {
             let title = title
                 .filter(|(titled, _)| *titled == at)
                 .map(|(_, title)| title);
-            ingest::store_input_each(tx, name, input, title, |id| {
+            ingest::store_input_each(tx, &name, input, title, |id| {
                 if id > newest_before && store::insert_edit_token(tx, id, &token_hash)? {
                     created = true;
                 }
