@@ -178,6 +178,41 @@ mod tests {
         assert_eq!(pages, i64::from(CHECKPOINT_PAGES));
     }
 
+    /// A bulk write keeps its temporary tables and journals in a file, and
+    /// gives the connection its in-memory temp store back after, with the
+    /// stage made again (SQLite drops temporary tables on the switch);
+    /// also when the write fails.
+    #[test]
+    fn bulk_writes_keep_temporary_things_in_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = super::super::open(&dir.path().join("temp.db")).unwrap();
+        let temp_store = |conn: &Connection| -> i64 {
+            conn.pragma_query_value(None, "temp_store", |row| row.get(0))
+                .unwrap()
+        };
+        let staged = |conn: &Connection| -> i64 {
+            conn.query_row("SELECT count(*) FROM temp.staged_run_attrs", [], |row| {
+                row.get(0)
+            })
+            .unwrap()
+        };
+        // 1 is FILE, 2 MEMORY.
+        assert_eq!(temp_store(&conn), 2);
+        for fails in [false, true] {
+            let written = with_bulk_write(&mut conn, |conn| {
+                assert_eq!(temp_store(conn), 1, "in the write");
+                assert_eq!(staged(conn), 0, "the stage is there, empty");
+                if fails {
+                    conn.execute_batch("SELECT * FROM no_such_table")?;
+                }
+                Ok::<_, rusqlite::Error>(())
+            });
+            assert_eq!(written.is_err(), fails);
+            assert_eq!(temp_store(&conn), 2, "after the write (failing: {fails})");
+            assert_eq!(staged(&conn), 0, "the stage is there again");
+        }
+    }
+
     /// A commit of a few pages asks for no checkpoint.
     #[test]
     fn small_commits_ask_for_none() {
