@@ -15,6 +15,7 @@ mod home;
 mod hostile;
 mod http;
 mod ingest;
+mod large_answers;
 mod limits;
 mod load;
 mod mbox;

@@ -41,7 +41,7 @@ mod submissions;
 mod threads;
 mod upload;
 
-pub use cache::Answer;
+pub use cache::{Answer, DiskUse};
 pub use error::AppError;
 pub use guard::{RateLimiter, CONTENT_SECURITY_POLICY};
 pub use upload::{store_upload, UploadStage};
@@ -229,6 +229,7 @@ impl AppState {
         let conn = open_counted(db_path, &options, true)?;
         let checkpointer = store::Checkpointer::start(db_path)?;
         let light = light::LightLane::start(db_path, &options)?;
+        let answers = cache::AnswerCache::new(db_path, options.min_free_disk_bytes);
         Ok(AppState {
             inner: Arc::new(Inner {
                 db_path: db_path.to_owned(),
@@ -244,7 +245,7 @@ impl AppState {
                 statements: AtomicU64::new(0),
                 writes: AtomicU64::new(0),
                 busy: tokio::sync::Semaphore::new(BUSY_CONNECTIONS),
-                answers: cache::AnswerCache::new(),
+                answers,
                 light,
                 answer_budget: Arc::new(budget::AnswerBudget::new(
                     limits::ANSWER_BUDGET_BYTES,
@@ -265,6 +266,13 @@ impl AppState {
     /// bounded whatever the data size, and what a test checks.
     pub fn statements_run(&self) -> u64 {
         self.inner.statements.load(Ordering::Relaxed)
+    }
+
+    /// The answers kept on disk, their files' bytes, and how many bodies
+    /// have been sent from those files: what shows a large answer was
+    /// not made again.
+    pub fn answers_on_disk(&self) -> cache::DiskUse {
+        self.inner.answers.on_disk()
     }
 
     /// Runs `work` with a database connection on the blocking thread pool,
