@@ -9,6 +9,7 @@
 #
 #   scripts/bench-large-answer.sh                       # 600,000 runs
 #   BENCH_RUNS=60000 BENCH_SECONDS=5 scripts/bench-large-answer.sh
+#   BENCH_BEFORE_BIN=path/to/benchlog scripts/bench-large-answer.sh
 #
 # The database is made once in target/bench-scale/ (as
 # scripts/bench-scale.sh makes it: a few minutes at 600,000 runs).
@@ -36,11 +37,15 @@ mkdir -p "$WORK"
 
 # The binary of BEFORE, built from its tree (git archive) in a target dir
 # of its own; and this tree's.
-rm -rf "$WORK/before-src"
-mkdir -p "$WORK/before-src"
-git archive "$BEFORE" | tar -x -C "$WORK/before-src"
-(cd "$WORK/before-src" && CARGO_TARGET_DIR="$TARGET/bench-before" cargo build --release --quiet --bin benchlog)
-BEFORE_BIN=$TARGET/bench-before/release/benchlog
+# BENCH_BEFORE_BIN names one built already.
+BEFORE_BIN=${BENCH_BEFORE_BIN:-}
+if [ -z "$BEFORE_BIN" ]; then
+    rm -rf "$WORK/before-src"
+    mkdir -p "$WORK/before-src"
+    git archive "$BEFORE" | tar -x -C "$WORK/before-src"
+    (cd "$WORK/before-src" && CARGO_TARGET_DIR="$TARGET/bench-before" cargo build --release --quiet --bin benchlog)
+    BEFORE_BIN=$TARGET/bench-before/release/benchlog
+fi
 cargo build --release --quiet --bin benchlog --example gen_scale_db
 AFTER_BIN=$TARGET/release/benchlog
 "$TARGET/release/examples/gen_scale_db" "$DB" "$RUNS"

@@ -74,10 +74,10 @@ impl Answer {
     }
 
     /// The body's length, as made.
-    pub fn len(&self) -> u64 {
+    pub fn body_len(&self) -> u64 {
         match &self.body {
             Body::Memory(bytes) => bytes.len() as u64,
-            Body::Disk(files) => files.len(),
+            Body::Disk(files) => files.body_len(),
         }
     }
 
@@ -163,7 +163,7 @@ struct Size;
 
 impl Weighter<Key, Arc<Answer>> for Size {
     fn weight(&self, key: &Key, answer: &Arc<Answer>) -> u64 {
-        key.1.len() as u64 + answer.len() + answer.etag.len() as u64 + 64
+        key.1.len() as u64 + answer.body_len() + answer.etag.len() as u64 + 64
     }
 }
 

@@ -52,7 +52,7 @@ pub struct Files {
 }
 
 impl Files {
-    pub fn len(&self) -> u64 {
+    pub fn body_len(&self) -> u64 {
         self.plain.len
     }
 
@@ -68,7 +68,8 @@ impl Files {
         let gzip = accepts_gzip(request);
         let copy = if gzip { &self.gzip } else { &self.plain };
         self.sent.fetch_add(1, Ordering::Relaxed);
-        let mut response = Body::new(FileBody::new(Arc::clone(&copy.file), copy.len)).into_response();
+        let mut response =
+            Body::new(FileBody::new(Arc::clone(&copy.file), copy.len)).into_response();
         let headers = response.headers_mut();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
         headers.insert(CONTENT_LENGTH, HeaderValue::from(copy.len));
@@ -260,7 +261,7 @@ impl DiskAnswers {
 
     /// Whether `answer` is large enough to be kept here.
     pub fn takes(answer: &Answer) -> bool {
-        answer.len() > DISK_ANSWER_BYTES
+        answer.body_len() > DISK_ANSWER_BYTES
     }
 
     /// Writes `answer`'s body and its gzip copy to files and keeps them
@@ -291,7 +292,8 @@ impl DiskAnswers {
         );
         let kept_answer = Arc::new(answer.on_disk(files));
         let mut kept = self.kept();
-        kept.answers.push_back((key.clone(), Arc::clone(&kept_answer)));
+        kept.answers
+            .push_back((key.clone(), Arc::clone(&kept_answer)));
         kept.bytes += disk_bytes(&kept_answer);
         kept.drop_stale(key.0, self.budget);
         kept_answer
