@@ -58,14 +58,17 @@ impl Drop for Server {
 pub fn start_server(extra: &[&str]) -> Server {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("load.db");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_benchlog"))
-        .arg("serve")
-        .arg("--db")
-        .arg(&db)
+    let mut command = Command::new(env!("CARGO_BIN_EXE_benchlog"));
+    command.arg("serve").arg("--db").arg(&db).args(extra);
+    start(command, dir, db)
+}
+
+/// Starts `command` (a `benchlog serve` or `demo`, given no `--listen`)
+/// on 127.0.0.1:0 and reads the address it listens on from its log; `dir`
+/// holds its database `db`.
+pub fn start(mut command: Command, dir: tempfile::TempDir, db: std::path::PathBuf) -> Server {
+    let mut child = command
         .args(["--listen", "127.0.0.1:0"])
-        .arg("--static-dir")
-        .arg(crate::support::repo_path("static"))
-        .args(extra)
         .env("NO_COLOR", "1")
         .env("RUST_LOG", "info")
         .stdout(Stdio::null())

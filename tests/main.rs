@@ -23,6 +23,7 @@ mod quoted_counts;
 mod review;
 mod rights;
 mod scale;
+mod standalone;
 mod store;
 mod sums;
 mod support;

@@ -12,7 +12,7 @@ use benchlog::web::{AppState, WebOptions};
 use rusqlite::{Connection, OpenFlags};
 
 use crate::http::{get, post_form, read, send};
-use crate::support::{repo_path, seed_000, smack_log, test_state, test_state_with};
+use crate::support::{seed_000, smack_log, test_state, test_state_with};
 
 async fn upload(state: &AppState, text: &str) -> (StatusCode, String) {
     read(send(state, post_form("/upload", &[("text", text)])).await).await
@@ -141,7 +141,7 @@ async fn a_read_only_database_gets_503_until_it_is_writable_again() {
     drop(state);
 
     // Served from the start read-only, as when the file came so.
-    let state = AppState::open(&db, &repo_path("static")).unwrap();
+    let state = AppState::open(&db).unwrap();
     assert_eq!(
         get(&state, "/healthz").await.0,
         StatusCode::SERVICE_UNAVAILABLE
@@ -272,7 +272,7 @@ async fn a_file_replaced_while_serving_is_refused_and_survives_the_restart() {
     );
     drop(state);
 
-    let state = AppState::open(&db, &repo_path("static")).unwrap();
+    let state = AppState::open(&db).unwrap();
     assert_eq!(counts(&db), restored_counts, "the restored file as it was");
     let (status, body) = upload(&state, &smack_log(3, 2)).await;
     assert_eq!(status, StatusCode::SEE_OTHER, "{body}");
@@ -347,7 +347,7 @@ async fn a_damaged_file_is_reported_and_refuses_uploads() {
     };
     let before = submissions(&db);
 
-    let state = AppState::open(&db, &repo_path("static")).unwrap();
+    let state = AppState::open(&db).unwrap();
     state.verify_in_background().join().unwrap();
     let (status, body) = get(&state, "/healthz").await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");

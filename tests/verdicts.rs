@@ -31,22 +31,10 @@ fn ingest(db: &Path, fixtures: &[&str]) {
     }
 }
 
-/// Every example log stored as `benchlog demo` stores them: each `.txt`
-/// below `fixtures/` a submission, each `.mbox` a submission per message.
+/// Every example log stored as `benchlog demo` stores them (the ones
+/// built into the binary).
 pub(crate) fn ingest_all_fixtures(conn: &mut Connection) {
-    let files = benchlog::ingest::collect_input_files(&[repo_path("fixtures")]).unwrap();
-    let mut summary = benchlog::archive::ImportSummary::default();
-    for file in files {
-        match file.extension().and_then(|e| e.to_str()) {
-            Some("txt") => {
-                benchlog::ingest::ingest_file(conn, &file).unwrap();
-            }
-            Some("mbox") => {
-                benchlog::archive::import_file(conn, &file, &mut summary, |_| {}).unwrap();
-            }
-            _ => {}
-        }
-    }
+    benchlog::demo::load_examples(conn, None).unwrap();
 }
 
 /// What ministat printed for two sets: `None` for "No difference proven".
