@@ -1,7 +1,7 @@
 //! The real server under load over HTTP on 127.0.0.1: 8 uploaders and 32
 //! readers at once. No request may fail, and every upload must be found
 //! afterwards. The normal suite runs it for 3 s; `cargo test --release --
-//! --ignored load_for_20_seconds` runs the full 20 s.
+//! --ignored stress_load_for_20_seconds` runs the full 20 s.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -279,8 +279,8 @@ async fn load_for_3_seconds() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-#[ignore = "20 s of load; run with --ignored (in release for realistic figures)"]
-async fn load_for_20_seconds() {
+#[ignore = "stress: 20 s of load; run with --ignored stress_"]
+async fn stress_load_for_20_seconds() {
     run_load(20).await;
 }
 

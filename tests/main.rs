@@ -14,6 +14,7 @@ mod golden_cli;
 mod home;
 mod hostile;
 mod http;
+mod ignored;
 mod ingest;
 mod limits;
 mod load;
