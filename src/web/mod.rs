@@ -41,7 +41,7 @@ mod submissions;
 mod threads;
 mod upload;
 
-pub use cache::{Answer, DiskUse};
+pub use cache::Answer;
 pub use error::AppError;
 pub use guard::{RateLimiter, CONTENT_SECURITY_POLICY};
 pub use upload::{store_upload, UploadStage};
@@ -264,13 +264,6 @@ impl AppState {
     /// bounded whatever the data size, and what a test checks.
     pub fn statements_run(&self) -> u64 {
         self.inner.statements.load(Ordering::Relaxed)
-    }
-
-    /// The answers kept on disk, their files' bytes, and how many bodies
-    /// have been sent from those files: what shows a large answer was
-    /// not made again.
-    pub fn answers_on_disk(&self) -> cache::DiskUse {
-        self.inner.answers.on_disk()
     }
 
     /// Runs `work` with a database connection on the blocking thread pool,

@@ -25,7 +25,7 @@ use crate::limits::{CACHE_BYTES, DISK_CACHE_BYTES, LARGE_CACHE_BYTES};
 
 mod spill;
 
-pub use spill::{DiskUse, SentFromFile};
+pub use spill::SentFromFile;
 
 /// Answers kept, as the cache's first estimate; it grows within
 /// [`CACHE_BYTES`].
@@ -216,11 +216,6 @@ impl AnswerCache {
 
     fn kept_large(&self, key: &Key) -> Option<Arc<Answer>> {
         self.disk.get(key).or_else(|| self.large.get(key))
-    }
-
-    /// What is kept on disk.
-    pub fn on_disk(&self) -> DiskUse {
-        self.disk.usage()
     }
 
     /// The answer kept for `key`, or the one `make` gives, kept for the

@@ -14,7 +14,6 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
@@ -37,7 +36,7 @@ pub struct SentFromFile;
 
 /// One copy of an answer's body in a file.
 #[derive(Debug)]
-struct Copy {
+struct Stored {
     file: Arc<File>,
     len: u64,
 }
@@ -45,10 +44,8 @@ struct Copy {
 /// An answer's body on disk: as made, and gzipped.
 #[derive(Debug)]
 pub struct Files {
-    plain: Copy,
-    gzip: Copy,
-    /// Bodies sent from files by this cache, shared by its answers.
-    sent: Arc<AtomicU64>,
+    plain: Stored,
+    gzip: Stored,
 }
 
 impl Files {
@@ -67,7 +64,6 @@ impl Files {
     pub fn response(&self, request: &HeaderMap, content_type: &'static str) -> Response {
         let gzip = accepts_gzip(request);
         let copy = if gzip { &self.gzip } else { &self.plain };
-        self.sent.fetch_add(1, Ordering::Relaxed);
         let mut response =
             Body::new(FileBody::new(Arc::clone(&copy.file), copy.len)).into_response();
         let headers = response.headers_mut();
@@ -166,17 +162,6 @@ impl hyper::body::Body for FileBody {
     }
 }
 
-/// What is kept on disk, for [`super::AnswerCache::on_disk`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DiskUse {
-    /// Answers kept.
-    pub answers: usize,
-    /// Bytes of their files (bodies and gzip copies).
-    pub bytes: u64,
-    /// Bodies sent from kept files so far.
-    pub sent: u64,
-}
-
 /// The answers kept on disk, oldest first, within [`crate::limits::DISK_CACHE_BYTES`].
 pub struct DiskAnswers {
     /// Where the files go: the database's folder, whose disk is watched
@@ -188,7 +173,6 @@ pub struct DiskAnswers {
     /// Bytes of files kept at most ([`crate::limits::DISK_CACHE_BYTES`]).
     budget: u64,
     kept: Mutex<Kept>,
-    sent: Arc<AtomicU64>,
 }
 
 #[derive(Default)]
@@ -239,7 +223,6 @@ impl DiskAnswers {
             min_free,
             budget,
             kept: Mutex::new(Kept::default()),
-            sent: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -315,25 +298,22 @@ impl DiskAnswers {
         encoder.finish()?.flush()?;
         let gzip_len = gzip.metadata()?.len();
         Ok(Files {
-            plain: Copy {
+            plain: Stored {
                 file: Arc::new(plain),
                 len: body.len() as u64,
             },
-            gzip: Copy {
+            gzip: Stored {
                 file: Arc::new(gzip),
                 len: gzip_len,
             },
-            sent: Arc::clone(&self.sent),
         })
     }
 
-    pub fn usage(&self) -> DiskUse {
+    /// Answers kept, and the bytes of their files.
+    #[cfg(test)]
+    fn usage(&self) -> (usize, u64) {
         let kept = self.kept();
-        DiskUse {
-            answers: kept.answers.len(),
-            bytes: kept.bytes,
-            sent: self.sent.load(Ordering::Relaxed),
-        }
+        (kept.answers.len(), kept.bytes)
     }
 }
 
@@ -389,14 +369,13 @@ mod tests {
             let key = (3, format!("/compare.json?n={n}"));
             disk.keep(&key, Answer::new("application/json", body.clone()));
         }
-        let usage = disk.usage();
-        assert_eq!(usage.answers, fit);
-        assert!(usage.bytes <= budget);
+        let (answers, bytes) = disk.usage();
+        assert_eq!(answers, fit);
+        assert!(bytes <= budget);
         assert!(disk.get(&key).is_none(), "the first one went first");
 
         // A new generation: every older file goes.
         assert!(disk.get(&(4, key.1.clone())).is_none());
-        assert_eq!(disk.usage().answers, 0);
-        assert_eq!(disk.usage().bytes, 0);
+        assert_eq!(disk.usage(), (0, 0));
     }
 }
