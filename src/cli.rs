@@ -15,7 +15,7 @@ use crate::config::{
 };
 use crate::store::{self, ExportFilter, ExportRow};
 use crate::web;
-use crate::{archive, csv_cell, ingest, intake};
+use crate::{archive, csv_cell, demo, ingest, intake};
 
 /// Runs one subcommand. Errors carry context for each step; `main` prints
 /// the chain.
@@ -42,7 +42,7 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
-    let state = web::AppState::open_with(&args.db.db, &args.web.static_dir, args.web.options())
+    let state = web::AppState::open_with(&args.db.db, args.web.options())
         .with_context(|| format!("opening {}", args.db.db.display()))?;
     state.verify_in_background();
     runtime()?.block_on(web::serve(state, args.web.listen))?;
@@ -402,40 +402,19 @@ fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("creating {}", args.data_dir.display()))?;
     let db = args.data_dir.join("benchlog-demo.db");
     // Fresh every time, so the demo shows the current parsers' reading of
-    // the current fixtures.
-    for suffix in ["", "-wal", "-shm"] {
-        let path = PathBuf::from(format!("{}{suffix}", db.display()));
-        if path.exists() {
-            std::fs::remove_file(&path).with_context(|| format!("removing {}", path.display()))?;
-        }
-    }
-    let mut conn = store::open(&db).with_context(|| format!("opening {}", db.display()))?;
-    let files: Vec<PathBuf> = intake::collect_input_files(std::slice::from_ref(&args.fixtures))?
-        .into_iter()
-        .filter(|path| path.extension().is_some_and(|ext| ext == "txt"))
-        .collect();
-    let mut runs = 0;
-    for file in &files {
-        let done = ingest::ingest_file(&mut conn, file)?;
-        runs += done.runs;
-    }
-    // The example list archive, for its thread pages.
-    let mut summary = archive::ImportSummary::default();
-    let archives = intake::collect_input_files(std::slice::from_ref(&args.fixtures))?
-        .into_iter()
-        .filter(|path| path.extension().is_some_and(|ext| ext == "mbox"));
-    for file in archives {
-        archive::import_file(&mut conn, &file, &mut summary, |_| {})?;
-    }
-    runs += summary.runs_added;
-    drop(conn);
-    tracing::info!(
-        "demo database {} holds {} example logs ({runs} runs) from {}",
-        db.display(),
-        files.len(),
-        args.fixtures.display()
+    // the example logs.
+    let loaded = demo::make(&db, args.fixtures.as_deref())?;
+    let from = args.fixtures.as_ref().map_or_else(
+        || "the binary".to_owned(),
+        |folder| folder.display().to_string(),
     );
-    let state = web::AppState::open_with(&db, &args.web.static_dir, args.web.options())
+    tracing::info!(
+        "demo database {} holds {} example logs ({} runs) from {from}",
+        db.display(),
+        loaded.logs,
+        loaded.runs,
+    );
+    let state = web::AppState::open_with(&db, args.web.options())
         .with_context(|| format!("opening {}", db.display()))?;
     runtime()?.block_on(web::serve(state, args.web.listen))?;
     Ok(ExitCode::SUCCESS)

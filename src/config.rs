@@ -48,9 +48,10 @@ pub struct WebArgs {
     /// Address to listen on.
     #[arg(long, env = "BENCHLOG_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
-    /// Folder of the stylesheets served at /static.
-    #[arg(long, env = "BENCHLOG_STATIC_DIR", default_value_os_t = default_static_dir())]
-    pub static_dir: PathBuf,
+    /// Serve /static from this folder instead of the stylesheets built
+    /// into the binary (for working on them without a rebuild).
+    #[arg(long, env = "BENCHLOG_STATIC_DIR", value_name = "DIR")]
+    pub static_dir: Option<PathBuf>,
     /// The largest request body accepted (an upload), in bytes; larger ones
     /// are answered with 413.
     #[arg(long, env = "BENCHLOG_MAX_BODY_BYTES", default_value_t = limits::MAX_BODY_BYTES)]
@@ -142,25 +143,9 @@ impl WebArgs {
             max_connections_per_ip: self.max_connections_per_ip,
             shutdown_grace: std::time::Duration::from_secs(self.shutdown_grace_secs),
             min_free_disk_bytes: self.min_free_disk_mb.saturating_mul(1024 * 1024),
+            static_dir: self.static_dir.clone(),
             ..crate::web::WebOptions::default()
         }
-    }
-}
-
-/// `static/` next to the sources when run from a checkout, else `./static`.
-fn default_static_dir() -> PathBuf {
-    source_or_cwd("static")
-}
-
-/// A folder of the checkout the binary was built from, if it still exists
-/// (so `cargo run` works from anywhere), else the same name in the working
-/// directory.
-fn source_or_cwd(name: &str) -> PathBuf {
-    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(name);
-    if source.is_dir() {
-        source
-    } else {
-        PathBuf::from(name)
     }
 }
 
@@ -253,13 +238,10 @@ pub struct DemoArgs {
     /// Where the demo database goes; it is recreated on every start.
     #[arg(long, env = "BENCHLOG_DEMO_DIR", default_value = "demo-data")]
     pub data_dir: PathBuf,
-    /// The example logs to load (every *.txt below it).
-    #[arg(long, env = "BENCHLOG_FIXTURES", default_value_os_t = default_fixtures_dir())]
-    pub fixtures: PathBuf,
-}
-
-fn default_fixtures_dir() -> PathBuf {
-    source_or_cwd("fixtures")
+    /// Load the example logs of this folder (every *.txt and *.mbox below
+    /// it) instead of those built into the binary.
+    #[arg(long, env = "BENCHLOG_FIXTURES", value_name = "DIR")]
+    pub fixtures: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -21,6 +21,8 @@ pub mod cli;
 pub mod compare;
 pub mod config;
 pub mod csv_cell;
+pub mod demo;
+pub mod embedded;
 pub mod ingest;
 pub mod intake;
 pub mod limits;

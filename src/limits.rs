@@ -373,9 +373,24 @@ pub const CLIENT_ANSWER_BYTES: u64 = ANSWER_BUDGET_BYTES / 4;
 /// answers.
 pub const CACHE_BYTES: u64 = 24 * 1024 * 1024;
 
-/// Bytes the answer cache keeps for large answers, in one part, so that
-/// one answer may take nearly all of it.
+/// Bytes the answer cache keeps in memory for large answers (those a part
+/// of the main store could not hold, up to [`DISK_ANSWER_BYTES`]), in
+/// one part: four of the largest.
 pub const LARGE_CACHE_BYTES: u64 = 32 * 1024 * 1024;
+
+/// Answers larger than this are kept on disk, not in memory. The cache
+/// library refuses an item over about 32.5 MB whatever its budget, so
+/// the 32.7 MB `/compare.json` of 10.8M results was made again for every
+/// request (3.3 req/s); and four of them in memory would be most of what
+/// the server may hold. From a file in the page cache they are sent as
+/// fast as the client reads, in pieces, holding no more than a piece.
+pub const DISK_ANSWER_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Bytes of answers kept on disk (each one's body and its gzip copy), in
+/// unnamed files beside the database, oldest out first: a dozen
+/// comparisons of 10M results. Below the disk's free space floor
+/// (`--min-free-disk-mb`, which uploads need) none is written.
+pub const DISK_CACHE_BYTES: u64 = 512 * 1024 * 1024;
 
 /// Rate-limit buckets kept before full ones are forgotten (a full bucket
 /// is the same as none).
@@ -599,6 +614,10 @@ mod readme {
                     ANSWER_BUDGET_BYTES as u128,
                     CLIENT_ANSWER_BYTES as u128,
                 ],
+            ),
+            (
+                "answers kept",
+                vec![DISK_ANSWER_BYTES as u128, DISK_CACHE_BYTES as u128],
             ),
             (
                 "`benchlog ingest`",

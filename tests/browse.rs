@@ -150,7 +150,7 @@ async fn submissions_stored_before_search_existed_are_found() {
         )
         .unwrap();
     }
-    let state = AppState::open(&path, &crate::support::repo_path("static")).unwrap();
+    let state = AppState::open(&path).unwrap();
     let (status, page) = get(&state, "/submissions?q=hello").await;
     assert_eq!(status, 200, "{page}");
     assert_eq!(listed(&page), [1]);

@@ -6,7 +6,7 @@
 //! addresses (127.0.0.2, ...) so that they count as other clients than the
 //! one checking /healthz from 127.0.0.1.
 //!
-//! `cargo test --test integration -- --ignored eleven_hundred` (15 s)
+//! `cargo test --test integration -- --ignored stress_eleven_hundred` (15 s)
 //! runs the attack as reported: 1,100 silent connections against a server
 //! whose file limit is 1,024.
 
@@ -335,8 +335,8 @@ async fn a_few_addresses_holding_every_place_do_not_lock_others_out() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "640 reconnecting connections from 10 addresses; run with --ignored"]
-async fn six_hundred_forty_silent_connections_from_ten_addresses() {
+#[ignore = "stress: 640 reconnecting connections from 10 addresses; run with --ignored stress_"]
+async fn stress_six_hundred_forty_silent_connections_from_ten_addresses() {
     a_few_addresses_holding_every_place(512, 64, 10).await;
 }
 
@@ -503,8 +503,8 @@ async fn hold(from: IpAddr, server: SocketAddr, count: usize) -> Vec<TcpStream> 
 }
 
 #[tokio::test]
-#[ignore = "opens 1,100 connections; run with --ignored"]
-async fn eleven_hundred_silent_connections_leave_the_server_reachable() {
+#[ignore = "stress: opens 1,100 connections; run with --ignored stress_"]
+async fn stress_eleven_hundred_silent_connections_leave_the_server_reachable() {
     let server = start_server(&[]);
     // The server's file limit as the report had it (this process keeps its
     // own, which must hold 1,100 sockets).
@@ -662,8 +662,8 @@ fn peak_rss_mib(pid: u32) -> u64 {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "400 clients that never read a 2 MB page; run with --ignored"]
-async fn four_hundred_clients_that_never_read_hold_a_bounded_memory() {
+#[ignore = "stress: 400 clients that never read a 2 MB page; run with --ignored stress_"]
+async fn stress_four_hundred_clients_that_never_read_hold_a_bounded_memory() {
     let server = start_server(&[]);
     let path = large_submission(server.addr).await;
     let mut stalled = Vec::new();

@@ -1,7 +1,7 @@
 //! The real server under load over HTTP on 127.0.0.1: 8 uploaders and 32
 //! readers at once. No request may fail, and every upload must be found
 //! afterwards. The normal suite runs it for 3 s; `cargo test --release --
-//! --ignored load_for_20_seconds` runs the full 20 s.
+//! --ignored stress_load_for_20_seconds` runs the full 20 s.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -58,14 +58,17 @@ impl Drop for Server {
 pub fn start_server(extra: &[&str]) -> Server {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("load.db");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_benchlog"))
-        .arg("serve")
-        .arg("--db")
-        .arg(&db)
+    let mut command = Command::new(env!("CARGO_BIN_EXE_benchlog"));
+    command.arg("serve").arg("--db").arg(&db).args(extra);
+    start(command, dir, db)
+}
+
+/// Starts `command` (a `benchlog serve` or `demo`, given no `--listen`)
+/// on 127.0.0.1:0 and reads the address it listens on from its log; `dir`
+/// holds its database `db`.
+pub fn start(mut command: Command, dir: tempfile::TempDir, db: std::path::PathBuf) -> Server {
+    let mut child = command
         .args(["--listen", "127.0.0.1:0"])
-        .arg("--static-dir")
-        .arg(crate::support::repo_path("static"))
-        .args(extra)
         .env("NO_COLOR", "1")
         .env("RUST_LOG", "info")
         .stdout(Stdio::null())
@@ -276,8 +279,8 @@ async fn load_for_3_seconds() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-#[ignore = "20 s of load; run with --ignored (in release for realistic figures)"]
-async fn load_for_20_seconds() {
+#[ignore = "stress: 20 s of load; run with --ignored stress_"]
+async fn stress_load_for_20_seconds() {
     run_load(20).await;
 }
 

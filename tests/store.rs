@@ -342,8 +342,8 @@ fn processes_creating_the_same_database_at_once_all_succeed() {
 }
 
 #[test]
-#[ignore = "several hundred processes: run with --ignored"]
-fn processes_creating_the_same_database_at_once_all_succeed_many_times() {
+#[ignore = "stress: several hundred processes; run with --ignored stress_"]
+fn stress_processes_creating_the_same_database_at_once_all_succeed_many_times() {
     for _ in 0..200 {
         open_new_database_from_many_processes(8);
     }

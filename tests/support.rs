@@ -67,7 +67,7 @@ pub fn test_state_with(options: WebOptions) -> (TempDir, PathBuf, AppState) {
     benchlog::charts::register_fonts();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("web.db");
-    let state = AppState::open_with(&path, &repo_path("static"), options).unwrap();
+    let state = AppState::open_with(&path, options).unwrap();
     (dir, path, state)
 }
 

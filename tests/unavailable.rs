@@ -12,7 +12,7 @@ use benchlog::web::{AppState, WebOptions};
 use rusqlite::{Connection, OpenFlags};
 
 use crate::http::{get, post_form, read, send};
-use crate::support::{repo_path, seed_000, smack_log, test_state, test_state_with};
+use crate::support::{seed_000, smack_log, test_state, test_state_with};
 
 async fn upload(state: &AppState, text: &str) -> (StatusCode, String) {
     read(send(state, post_form("/upload", &[("text", text)])).await).await
@@ -141,7 +141,7 @@ async fn a_read_only_database_gets_503_until_it_is_writable_again() {
     drop(state);
 
     // Served from the start read-only, as when the file came so.
-    let state = AppState::open(&db, &repo_path("static")).unwrap();
+    let state = AppState::open(&db).unwrap();
     assert_eq!(
         get(&state, "/healthz").await.0,
         StatusCode::SERVICE_UNAVAILABLE
@@ -167,22 +167,8 @@ async fn a_read_only_database_gets_503_until_it_is_writable_again() {
 }
 
 /// The `sqlite3` command-line shell, a client in a process of its own as
-/// an administrator's or a cron job's would be; None (the test skips)
-/// where it is not installed, unless `CI` is set.
-fn sqlite3_shell() -> Option<&'static str> {
-    let found = Command::new("sqlite3")
-        .arg("-version")
-        .output()
-        .is_ok_and(|out| out.status.success());
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "the sqlite3 shell is missing (apt-get install sqlite3)"
-        );
-        eprintln!("skipped: no sqlite3 shell");
-    }
-    found.then_some("sqlite3")
-}
+/// an administrator's or a cron job's would be.
+const SQLITE3: &str = "sqlite3";
 
 /// Submissions as another process reads them, opening the file read-write
 /// as the shell does and closing it again.
@@ -191,7 +177,7 @@ fn submissions_seen_by_another_process(shell: &str, db: &Path) -> String {
         .arg(db)
         .arg("SELECT count(*) FROM submissions")
         .output()
-        .unwrap();
+        .unwrap_or_else(|e| panic!("running {shell}: {e} (apt-get install sqlite3)"));
     assert!(
         out.status.success(),
         "{}",
@@ -211,10 +197,9 @@ fn beside(db: &Path, suffix: &str) -> PathBuf {
 /// next client to close take the server's log for abandoned, checkpoint
 /// it and delete it while the server wrote on into it.
 #[tokio::test]
+#[ignore = "needs the sqlite3 shell (apt-get install sqlite3); .ci/run runs it"]
 async fn a_health_check_leaves_the_servers_locks_to_another_sqlite_client() {
-    let Some(shell) = sqlite3_shell() else {
-        return;
-    };
+    let shell = SQLITE3;
     let (_dir, db, state) = test_state();
     upload(&state, &smack_log(1, 2)).await;
     assert_eq!(get(&state, "/healthz").await.0, StatusCode::OK);
@@ -272,7 +257,7 @@ async fn a_file_replaced_while_serving_is_refused_and_survives_the_restart() {
     );
     drop(state);
 
-    let state = AppState::open(&db, &repo_path("static")).unwrap();
+    let state = AppState::open(&db).unwrap();
     assert_eq!(counts(&db), restored_counts, "the restored file as it was");
     let (status, body) = upload(&state, &smack_log(3, 2)).await;
     assert_eq!(status, StatusCode::SEE_OTHER, "{body}");
@@ -347,7 +332,7 @@ async fn a_damaged_file_is_reported_and_refuses_uploads() {
     };
     let before = submissions(&db);
 
-    let state = AppState::open(&db, &repo_path("static")).unwrap();
+    let state = AppState::open(&db).unwrap();
     state.verify_in_background().join().unwrap();
     let (status, body) = get(&state, "/healthz").await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");

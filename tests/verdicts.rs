@@ -31,22 +31,10 @@ fn ingest(db: &Path, fixtures: &[&str]) {
     }
 }
 
-/// Every example log stored as `benchlog demo` stores them: each `.txt`
-/// below `fixtures/` a submission, each `.mbox` a submission per message.
+/// Every example log stored as `benchlog demo` stores them (the ones
+/// built into the binary).
 pub(crate) fn ingest_all_fixtures(conn: &mut Connection) {
-    let files = benchlog::ingest::collect_input_files(&[repo_path("fixtures")]).unwrap();
-    let mut summary = benchlog::archive::ImportSummary::default();
-    for file in files {
-        match file.extension().and_then(|e| e.to_str()) {
-            Some("txt") => {
-                benchlog::ingest::ingest_file(conn, &file).unwrap();
-            }
-            Some("mbox") => {
-                benchlog::archive::import_file(conn, &file, &mut summary, |_| {}).unwrap();
-            }
-            _ => {}
-        }
-    }
+    benchlog::demo::load_examples(conn, None).unwrap();
 }
 
 /// What ministat printed for two sets: `None` for "No difference proven".
@@ -59,12 +47,16 @@ struct MinistatDifference {
     pooled_s: f64,
 }
 
-fn ministat_path() -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join("ministat"))
-            .find(|path| path.is_file())
-    })
+/// FreeBSD's ministat, the oracle: found on PATH, or the test fails
+/// saying how to install it.
+fn ministat_path() -> PathBuf {
+    std::env::var_os("PATH")
+        .and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|dir| dir.join("ministat"))
+                .find(|path| path.is_file())
+        })
+        .expect("ministat is not on PATH: apt-get install ministat")
 }
 
 /// Runs `ministat -A -c LEVEL baseline other` and reads its verdict.
@@ -191,14 +183,9 @@ fn baselines_with_pairs(comparison: &Comparison) -> Vec<String> {
 }
 
 #[test]
+#[ignore = "needs ministat (apt-get install ministat); .ci/run runs it"]
 fn ministat_gives_the_same_intervals_for_every_pair_of_repeated_runs() {
-    let Some(ministat_bin) = ministat_path() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("CI is set but ministat is missing: apt-get install ministat");
-        }
-        eprintln!("skipped: ministat is not installed (apt-get install ministat)");
-        return;
-    };
+    let ministat_bin = ministat_path();
     let (_dir, _path, mut conn) = crate::support::fresh_db();
     ingest_all_fixtures(&mut conn);
     let scratch = tempfile::tempdir().unwrap();
@@ -345,14 +332,9 @@ fn ministat_gives_the_same_intervals_for_every_pair_of_repeated_runs() {
 /// differ, Welch's interval leaves zero out and Student's holds it.
 /// ministat says no difference, and so does benchlog, in every level.
 #[test]
+#[ignore = "needs ministat (apt-get install ministat); .ci/run runs it"]
 fn welch_never_proves_what_ministat_does_not() {
-    let Some(ministat_bin) = ministat_path() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("CI is set but ministat is missing: apt-get install ministat");
-        }
-        eprintln!("skipped: ministat is not installed (apt-get install ministat)");
-        return;
-    };
+    let ministat_bin = ministat_path();
     let scratch = tempfile::tempdir().unwrap();
     let baseline = [95.0, 105.0, 92.0, 108.0, 97.0, 103.0, 90.0, 110.0];
     let quiet = [106.9, 107.0, 107.1];

@@ -11,7 +11,7 @@
 //! their statistics, `stats` judges differences to the baseline, `output`
 //! and `table` give the chart, CSV and text.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 use parsers::contract::{
@@ -345,12 +345,21 @@ fn cell_rows(cells: Vec<store::Cell>, attr_keys: &[String]) -> Vec<MetricRow> {
         .collect()
 }
 
-/// Reads the runs each point of sums links: a few per point.
+/// Reads the runs each point of sums links (a few per point), all in one
+/// statement, each point's in the order it links them.
 fn link_runs(conn: &rusqlite::Connection, comparison: &mut Comparison) -> rusqlite::Result<()> {
+    let points = || comparison.series.iter().flat_map(|s| &s.points);
+    let ids: Vec<i64> = points()
+        .flat_map(|point| point.linked.iter().copied())
+        .collect();
+    let found: HashMap<i64, store::LinkedResult> = store::linked_results(conn, &ids)?
+        .into_iter()
+        .map(|result| (result.result_id, result))
+        .collect();
     for point in comparison.series.iter_mut().flat_map(|s| &mut s.points) {
-        let linked = std::mem::take(&mut point.linked);
-        point.runs = store::linked_results(conn, &linked)?
+        point.runs = std::mem::take(&mut point.linked)
             .into_iter()
+            .filter_map(|id| found.get(&id))
             .map(|found| RunValue {
                 run_id: found.run_id,
                 submission_id: found.submission_id,

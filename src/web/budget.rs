@@ -18,7 +18,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::server::Holding;
-use super::{guard, AppError, AppState};
+use super::{cache, guard, AppError, AppState};
 use crate::limits::{
     ANSWER_BUDGET_BYTES, CLIENT_ANSWER_BYTES, LARGE_ANSWER_BYTES, WRITE_STALL_TIMEOUT,
 };
@@ -116,6 +116,10 @@ pub async fn hold_large_answers(
 ) -> Response {
     let client = guard::peer_ip(&request);
     let response = next.run(request).await;
+    // Read from a kept file a piece at a time: they hold no more.
+    if response.extensions().get::<cache::SentFromFile>().is_some() {
+        return response;
+    }
     // Bodies of unknown length are streamed (static files), not held.
     let Some(bytes) = response.body().size_hint().exact() else {
         return response;

@@ -16,7 +16,6 @@ use axum::Router;
 use rusqlite::Connection;
 use tower_http::compression::CompressionLayer;
 use tower_http::limit::RequestBodyLimitLayer;
-use tower_http::services::ServeDir;
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
@@ -37,6 +36,7 @@ mod review;
 mod rights;
 mod runs;
 mod server;
+mod static_files;
 mod submissions;
 mod threads;
 mod upload;
@@ -94,6 +94,9 @@ pub struct WebOptions {
     /// Below this many bytes free on the database's disk, uploads are
     /// refused and `/healthz` says the disk is full.
     pub min_free_disk_bytes: u64,
+    /// Serve /static from this folder; None: the files built into the
+    /// binary ([`crate::embedded::STATIC`]).
+    pub static_dir: Option<PathBuf>,
 }
 
 /// The defaults of the `benchlog serve` options, which take theirs from
@@ -115,6 +118,7 @@ impl Default for WebOptions {
             max_connections_per_ip: limits::MAX_CONNECTIONS_PER_IP,
             shutdown_grace: limits::SHUTDOWN_GRACE,
             min_free_disk_bytes: limits::MIN_FREE_DISK_BYTES,
+            static_dir: None,
         }
     }
 }
@@ -130,7 +134,6 @@ struct Inner {
     db_path: PathBuf,
     /// The file opened, to notice it deleted or replaced while serving.
     db_file: store::DatabaseFile,
-    static_dir: PathBuf,
     /// Connections not in use, the one to take next last: those whose
     /// page cache is valid above those a commit has emptied (see
     /// [`AppState::with_conn`]).
@@ -217,24 +220,20 @@ fn open_counted(
 
 impl AppState {
     /// Opens (creating and migrating) the database and keeps the connection.
-    pub fn open(db_path: &Path, static_dir: &Path) -> Result<Self, store::StoreError> {
-        Self::open_with(db_path, static_dir, WebOptions::default())
+    pub fn open(db_path: &Path) -> Result<Self, store::StoreError> {
+        Self::open_with(db_path, WebOptions::default())
     }
 
     /// [`AppState::open`] with limits and rights other than the defaults.
-    pub fn open_with(
-        db_path: &Path,
-        static_dir: &Path,
-        options: WebOptions,
-    ) -> Result<Self, store::StoreError> {
+    pub fn open_with(db_path: &Path, options: WebOptions) -> Result<Self, store::StoreError> {
         let conn = open_counted(db_path, &options, true)?;
         let checkpointer = store::Checkpointer::start(db_path)?;
         let light = light::LightLane::start(db_path, &options)?;
+        let answers = cache::AnswerCache::new(db_path, options.min_free_disk_bytes);
         Ok(AppState {
             inner: Arc::new(Inner {
                 db_path: db_path.to_owned(),
                 db_file: store::DatabaseFile::of(db_path),
-                static_dir: static_dir.to_owned(),
                 idle: Mutex::new(vec![conn]),
                 upload_limiter: guard::RateLimiter::per_minute(options.uploads_per_minute),
                 submission_limiter: guard::RateLimiter::per_minute(options.submissions_per_minute),
@@ -245,7 +244,7 @@ impl AppState {
                 statements: AtomicU64::new(0),
                 writes: AtomicU64::new(0),
                 busy: tokio::sync::Semaphore::new(BUSY_CONNECTIONS),
-                answers: cache::AnswerCache::new(),
+                answers,
                 light,
                 answer_budget: Arc::new(budget::AnswerBudget::new(
                     limits::ANSWER_BUDGET_BYTES,
@@ -479,7 +478,7 @@ impl AppState {
 /// The whole application: every page area's router, static files and the
 /// layers that apply to all of them.
 pub fn app(state: AppState) -> Router {
-    let static_files = ServeDir::new(&state.inner.static_dir);
+    let static_files = static_files::service(state.inner.options.static_dir.as_deref());
     let options = state.inner.options.clone();
     let budget = middleware::from_fn_with_state(state.clone(), budget::hold_large_answers);
     // Every page but /upload, which keeps its own timeout (see upload.rs).
@@ -571,7 +570,7 @@ mod tests {
     #[test]
     fn connections_with_a_valid_page_cache_are_taken_first() {
         let dir = tempfile::tempdir().unwrap();
-        let state = AppState::open(&dir.path().join("pool.db"), dir.path()).unwrap();
+        let state = AppState::open(&dir.path().join("pool.db")).unwrap();
         let (stale, valid) = (
             state.take_connection().unwrap(),
             state.take_connection().unwrap(),
@@ -589,7 +588,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
     async fn a_read_ending_after_a_write_leaves_the_writer_next() {
         let dir = tempfile::tempdir().unwrap();
-        let state = AppState::open(&dir.path().join("pool.db"), dir.path()).unwrap();
+        let state = AppState::open(&dir.path().join("pool.db")).unwrap();
         let (first, second) = (
             state.take_connection().unwrap(),
             state.take_connection().unwrap(),

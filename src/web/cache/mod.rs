@@ -3,13 +3,17 @@
 //! once per change to the data, then served from memory. A change by any
 //! writer, this server or `benchlog ingest`, moves the generation on, and
 //! the next request makes the page again from the new data.
+//!
+//! Three stores: the main one in memory, a one-part one for answers too
+//! large for a part of it, and files on disk ([`spill`]) for answers over
+//! [`DISK_ANSWER_BYTES`](crate::limits::DISK_ANSWER_BYTES).
 
 use std::sync::Arc;
 
 use askama::Template;
 
 use axum::body::Bytes;
-use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, IF_NONE_MATCH};
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, IF_NONE_MATCH, VARY};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use quick_cache::sync::{Cache, DefaultLifecycle, GuardResult};
@@ -17,7 +21,11 @@ use quick_cache::{DefaultHashBuilder, OptionsBuilder, Weighter};
 use sha2::{Digest, Sha256};
 
 use super::AppError;
-use crate::limits::{CACHE_BYTES, LARGE_CACHE_BYTES};
+use crate::limits::{CACHE_BYTES, DISK_CACHE_BYTES, LARGE_CACHE_BYTES};
+
+mod spill;
+
+pub use spill::SentFromFile;
 
 /// Answers kept, as the cache's first estimate; it grows within
 /// [`CACHE_BYTES`].
@@ -40,10 +48,18 @@ const HTML: &str = "text/html; charset=utf-8";
 #[derive(Debug)]
 pub struct Answer {
     pub content_type: &'static str,
-    pub body: Bytes,
+    body: Body,
     /// A weak ETag (the body may be compressed on the way) over the body:
     /// the same bytes, the same tag, whatever generation made them.
     pub etag: String,
+}
+
+/// Where an answer's body is.
+#[derive(Debug)]
+enum Body {
+    Memory(Bytes),
+    /// Kept on disk ([`spill`]), with its gzip copy.
+    Disk(spill::Files),
 }
 
 impl Answer {
@@ -52,8 +68,39 @@ impl Answer {
         let etag = format!("W/\"{}\"", &hex::encode(Sha256::digest(&body))[..32]);
         Answer {
             content_type,
-            body,
+            body: Body::Memory(body),
             etag,
+        }
+    }
+
+    /// The body's length, as made.
+    pub fn body_len(&self) -> u64 {
+        match &self.body {
+            Body::Memory(bytes) => bytes.len() as u64,
+            Body::Disk(files) => files.body_len(),
+        }
+    }
+
+    /// The body, when it is in memory.
+    pub fn bytes(&self) -> Option<&Bytes> {
+        match &self.body {
+            Body::Memory(bytes) => Some(bytes),
+            Body::Disk(_) => None,
+        }
+    }
+
+    fn files(&self) -> Option<&spill::Files> {
+        match &self.body {
+            Body::Memory(_) => None,
+            Body::Disk(files) => Some(files),
+        }
+    }
+
+    /// The same answer, its body now read from `files`.
+    fn on_disk(self, files: spill::Files) -> Self {
+        Answer {
+            body: Body::Disk(files),
+            ..self
         }
     }
 
@@ -68,16 +115,23 @@ impl Answer {
     /// The answer, or 304 when the client's If-None-Match already names it.
     /// `cache_control` lets shared caches keep it a while.
     pub fn respond(&self, request: &HeaderMap, cache_control: Option<&'static str>) -> Response {
-        let mut response = if names_tag(request, &self.etag) {
-            StatusCode::NOT_MODIFIED.into_response()
-        } else {
-            let mut response = self.body.clone().into_response();
-            response
-                .headers_mut()
-                .insert(CONTENT_TYPE, HeaderValue::from_static(self.content_type));
-            response
+        let mut response = match &self.body {
+            _ if names_tag(request, &self.etag) => StatusCode::NOT_MODIFIED.into_response(),
+            Body::Memory(bytes) => {
+                let mut response = bytes.clone().into_response();
+                response
+                    .headers_mut()
+                    .insert(CONTENT_TYPE, HeaderValue::from_static(self.content_type));
+                response
+            }
+            Body::Disk(files) => files.response(request, self.content_type),
         };
         let headers = response.headers_mut();
+        if self.files().is_some() {
+            // Its gzip copy or its body as made, by the request's
+            // Accept-Encoding: on 304s too, for the caches on the way.
+            headers.insert(VARY, HeaderValue::from_static("accept-encoding"));
+        }
         if let Ok(value) = HeaderValue::from_str(&self.etag) {
             headers.insert(ETAG, value);
         }
@@ -109,7 +163,7 @@ struct Size;
 
 impl Weighter<Key, Arc<Answer>> for Size {
     fn weight(&self, key: &Key, answer: &Arc<Answer>) -> u64 {
-        (key.1.len() + answer.body.len() + answer.etag.len() + 64) as u64
+        key.1.len() as u64 + answer.body_len() + answer.etag.len() as u64 + 64
     }
 }
 
@@ -131,27 +185,37 @@ fn store(estimated_answers: usize, bytes: u64, shards: usize) -> Store {
 }
 
 /// The answers kept, least useful first out when [`CACHE_BYTES`] (or, for
-/// large answers, [`LARGE_CACHE_BYTES`]) is reached; answers of past
-/// generations are never asked for again and go.
+/// large answers, [`LARGE_CACHE_BYTES`], and on disk
+/// [`DISK_CACHE_BYTES`]) is reached; answers of past generations are
+/// never asked for again and go.
 pub struct AnswerCache {
     answers: Store,
     /// Answers over [`LARGE_ANSWER`], which one part of `answers` could
     /// not hold.
     large: Store,
+    /// Answers over [`DISK_ANSWER_BYTES`](crate::limits::DISK_ANSWER_BYTES).
+    disk: spill::DiskAnswers,
 }
 
 impl AnswerCache {
-    pub fn new() -> Self {
+    /// A cache whose largest answers go to files beside the database at
+    /// `db_path`, while its disk has more than `min_free_disk` bytes free.
+    pub fn new(db_path: &std::path::Path, min_free_disk: u64) -> Self {
         AnswerCache {
             answers: store(ESTIMATED_ANSWERS, CACHE_BYTES, SHARDS),
             large: store(16, LARGE_CACHE_BYTES, 1),
+            disk: spill::DiskAnswers::new(db_path, min_free_disk, DISK_CACHE_BYTES),
         }
     }
 
     /// The answer kept for `key`, if there is one: no waiting for one
     /// being made.
     pub fn get(&self, key: &Key) -> Option<Arc<Answer>> {
-        self.large.get(key).or_else(|| self.answers.get(key))
+        self.kept_large(key).or_else(|| self.answers.get(key))
+    }
+
+    fn kept_large(&self, key: &Key) -> Option<Arc<Answer>> {
+        self.disk.get(key).or_else(|| self.large.get(key))
     }
 
     /// The answer kept for `key`, or the one `make` gives, kept for the
@@ -163,7 +227,7 @@ impl AnswerCache {
         key: &Key,
         make: impl FnOnce() -> Result<Answer, E>,
     ) -> Result<Arc<Answer>, E> {
-        if let Some(answer) = self.large.get(key) {
+        if let Some(answer) = self.kept_large(key) {
             return Ok(answer);
         }
         // The main store's placeholder makes one request do the work for
@@ -174,10 +238,14 @@ impl AnswerCache {
             GuardResult::Timeout => None,
         };
         // Made while this request waited, and too large for the main store.
-        if let Some(answer) = self.large.get(key) {
+        if let Some(answer) = self.kept_large(key) {
             return Ok(answer);
         }
-        let answer = Arc::new(make()?);
+        let answer = make()?;
+        if spill::DiskAnswers::takes(&answer) {
+            return Ok(self.disk.keep(key, answer));
+        }
+        let answer = Arc::new(answer);
         if Size.weight(key, &answer) > LARGE_ANSWER {
             self.large.insert(key.clone(), answer.clone());
         } else if let Some(guard) = guard {
@@ -213,7 +281,8 @@ mod tests {
 
     #[test]
     fn makes_once_per_key_and_keeps_no_error() {
-        let cache = AnswerCache::new();
+        let dir = tempfile::tempdir().unwrap();
+        let cache = AnswerCache::new(&dir.path().join("benchlog.db"), 0);
         let key = (7, "/compare?tool=sysbench".to_owned());
         let first = cache
             .get_or_make(&key, || Ok::<_, ()>(Answer::new("text/plain", "made")))
@@ -237,19 +306,20 @@ mod tests {
                 Ok::<_, ()>(Answer::new("text/plain", "new data"))
             })
             .unwrap();
-        assert_eq!(made.body, "new data");
+        assert_eq!(made.bytes().unwrap(), "new data");
     }
 
     #[test]
     fn answers_of_any_size_are_kept() {
-        let cache = AnswerCache::new();
+        let dir = tempfile::tempdir().unwrap();
+        let cache = AnswerCache::new(&dir.path().join("benchlog.db"), 0);
         // A 5 MB answer: over what one part of the main store holds.
         let big = vec![b'x'; 5 << 20];
         let key = (1, "/compare.json?tool=sysbench&metric=tps".to_owned());
         let first = cache
             .get_or_make(&key, || Ok::<_, ()>(Answer::new("application/json", big)))
             .unwrap();
-        assert_eq!(first.body.len(), 5 << 20);
+        assert_eq!(first.bytes().unwrap().len(), 5 << 20);
         let again = cache
             .get_or_make(&key, || -> Result<Answer, ()> {
                 panic!("a 5 MB answer was made twice")

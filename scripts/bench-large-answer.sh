@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# A large answer served again (docs/performance.md, "Large answers"): the
+# comparison's /compare.json on the scale database, whose size passes
+# what the in-memory cache takes for one item at 600,000 runs (32.7 MB),
+# measured with wrk as made (identity) and gzipped, by a release build of
+# BENCH_BEFORE (default main) and of this work tree, one after the other
+# in one run; then nginx sending the same bytes from a file (and the
+# same gzip copy, gzip_static), as the ratio's base.
+#
+#   scripts/bench-large-answer.sh                       # 600,000 runs
+#   BENCH_RUNS=60000 BENCH_SECONDS=5 scripts/bench-large-answer.sh
+#   BENCH_BEFORE_BIN=path/to/benchlog scripts/bench-large-answer.sh
+#
+# The database is made once in target/bench-scale/ (as
+# scripts/bench-scale.sh makes it: a few minutes at 600,000 runs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RUNS=${BENCH_RUNS:-600000}
+SECONDS_EACH=${BENCH_SECONDS:-10}
+CONNECTIONS=${BENCH_CONNECTIONS:-8}
+BEFORE=${BENCH_BEFORE:-main}
+PORT=${BENCH_PORT:-18941}
+TARGET=${CARGO_TARGET_DIR:-target}
+DIR=target/bench-scale
+DB=$DIR/scale-$RUNS.db
+WORK=$DIR/large-answer
+BASE=http://127.0.0.1:$PORT
+COMPARE='tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=scheduler&by=thread_lib'
+URL="$BASE/compare.json?$COMPARE"
+
+for tool in wrk nginx; do
+    command -v $tool >/dev/null || { echo "installing $tool" >&2; apt-get install -y "$([ $tool = nginx ] && echo nginx-light || echo wrk)" >/dev/null; }
+done
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+mkdir -p "$WORK"
+
+# The binary of BEFORE, built from its tree (git archive) in a target dir
+# of its own; and this tree's.
+# BENCH_BEFORE_BIN names one built already.
+BEFORE_BIN=${BENCH_BEFORE_BIN:-}
+if [ -z "$BEFORE_BIN" ]; then
+    rm -rf "$WORK/before-src"
+    mkdir -p "$WORK/before-src"
+    git archive "$BEFORE" | tar -x -C "$WORK/before-src"
+    (cd "$WORK/before-src" && CARGO_TARGET_DIR="$TARGET/bench-before" cargo build --release --quiet --bin benchlog)
+    BEFORE_BIN=$TARGET/bench-before/release/benchlog
+fi
+cargo build --release --quiet --bin benchlog --example gen_scale_db
+AFTER_BIN=$TARGET/release/benchlog
+"$TARGET/release/examples/gen_scale_db" "$DB" "$RUNS"
+
+SERVER=
+trap '[ -z "$SERVER" ] || kill $SERVER 2>/dev/null || true' EXIT
+wait_for() {
+    for _ in $(seq 300); do
+        curl -fs "$1" >/dev/null 2>&1 && return
+        sleep 0.1
+    done
+    echo "no answer from $1" >&2
+    exit 1
+}
+# rate NAME [HEADER]: one wrk run of URL; prints req/s, median, MB/s and
+# the non-2xx count.
+rate() {
+    local out
+    out=$(wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_EACH}s" --timeout 60s --latency ${2:+-H "$2"} "$3")
+    awk -v name="$1" '
+        /Requests\/sec/ {rps = $2}
+        /Transfer\/sec/ {tps = $2}
+        $1 == "50%" {median = $2}
+        /Non-2xx/ {bad = $NF}
+        /Socket errors/ {bad = bad " " $0}
+        END {printf "%-28s %10s %10s %12s %s\n", name, rps, median, tps, bad}' <<<"$out"
+}
+
+echo "database: $DB ($(du -h "$DB" | cut -f1)); wrk -t2 -c$CONNECTIONS, ${SECONDS_EACH}s each, $(nproc) cores"
+printf '%-28s %10s %10s %12s\n' what req/s median transfer/s
+for which in before after; do
+    bin=$BEFORE_BIN
+    [ $which = after ] && bin=$AFTER_BIN
+    SERVED=$WORK/serving.db
+    rm -f "$SERVED" "$SERVED-wal" "$SERVED-shm"
+    cp "$DB" "$SERVED"
+    # Older trees take the static files' folder; newer ones embed them.
+    static=()
+    "$bin" serve --help | grep -q -- --static-dir && static=(--static-dir static)
+    "$bin" serve --db "$SERVED" --listen "127.0.0.1:$PORT" "${static[@]}" 2>"$WORK/serve-$which.log" &
+    SERVER=$!
+    wait_for "$BASE/healthz"
+    # The first request makes the answer; the body and its gzip as sent.
+    made=$(curl -fs -o "$WORK/answer-$which.json" -w '%{time_total}' "$URL")
+    curl -fs -H 'Accept-Encoding: gzip' -o "$WORK/answer-$which.json.gz" "$URL"
+    label=$BEFORE
+    [ $which = after ] && label="this tree"
+    echo "$which ($label): first request $made s, $(wc -c <"$WORK/answer-$which.json") bytes, gzip $(wc -c <"$WORK/answer-$which.json.gz") bytes"
+    rate "$which identity" "" "$URL"
+    rate "$which gzip" "Accept-Encoding: gzip" "$URL"
+    echo "$which peak RSS: $(awk '/VmHWM/ {printf "%.0f MB", $2 / 1024}' "/proc/$SERVER/status")"
+    kill $SERVER
+    wait $SERVER 2>/dev/null || true
+    SERVER=
+done
+cmp "$WORK/answer-before.json" "$WORK/answer-after.json" && echo "before and after: the same bytes"
+
+# nginx sending the same bytes from a file, and the same gzip copy.
+ROOT=$(realpath "$WORK")/nginx
+mkdir -p "$ROOT/www"
+cp "$WORK/answer-after.json" "$ROOT/www/compare.json"
+cp "$WORK/answer-after.json.gz" "$ROOT/www/compare.json.gz"
+cat >"$ROOT/nginx.conf" <<EOF
+worker_processes 2;
+daemon off;
+pid $ROOT/nginx.pid;
+error_log $ROOT/error.log;
+events { worker_connections 256; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    types { application/json json; }
+    client_body_temp_path $ROOT/tmp;
+    proxy_temp_path $ROOT/tmp;
+    fastcgi_temp_path $ROOT/tmp;
+    uwsgi_temp_path $ROOT/tmp;
+    scgi_temp_path $ROOT/tmp;
+    server {
+        listen 127.0.0.1:$PORT;
+        root $ROOT/www;
+        gzip_static on;
+        gzip_vary on;
+    }
+}
+EOF
+mkdir -p "$ROOT/tmp"
+"$NGINX" -c "$ROOT/nginx.conf" -p "$ROOT" &
+SERVER=$!
+wait_for "$BASE/compare.json"
+cmp <(curl -fs "$BASE/compare.json") "$WORK/answer-after.json" && echo "nginx: the same bytes"
+rate "nginx identity" "" "$BASE/compare.json"
+rate "nginx gzip" "Accept-Encoding: gzip" "$BASE/compare.json"
+kill $SERVER
+wait $SERVER 2>/dev/null || true
+SERVER=

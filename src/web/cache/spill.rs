@@ -1,0 +1,381 @@
+//! Answers over [`DISK_ANSWER_BYTES`] kept on disk: written once to an
+//! unnamed file beside the database, with a gzip copy made once beside
+//! it, and sent from there for every request until the data changes. The
+//! cache keeps only the files' handles and lengths.
+//!
+//! The files have no name (`O_TMPFILE`, or created and unlinked at once),
+//! so nothing is left behind when the server stops or crashes; a file
+//! dropped from the cache while a client still reads it is freed when
+//! that last reader is done.
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use axum::body::{Body, Bytes};
+use axum::http::header::{ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE};
+use axum::http::{HeaderMap, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use flate2::write::GzEncoder;
+use hyper::body::{Frame, SizeHint};
+
+use super::{Answer, Key};
+use crate::limits::{ANSWER_CHUNK_BYTES, DISK_ANSWER_BYTES};
+use crate::store::DatabaseFile;
+
+/// Marks a response whose body is read from a kept file: it holds one
+/// piece in memory at a time, so the budget of answers being sent
+/// ([`super::super::budget`]) leaves it alone.
+#[derive(Debug, Clone, Copy)]
+pub struct SentFromFile;
+
+/// One copy of an answer's body in a file.
+#[derive(Debug)]
+struct Stored {
+    file: Arc<File>,
+    len: u64,
+}
+
+/// An answer's body on disk: as made, and gzipped.
+#[derive(Debug)]
+pub struct Files {
+    plain: Stored,
+    gzip: Stored,
+}
+
+impl Files {
+    pub fn body_len(&self) -> u64 {
+        self.plain.len
+    }
+
+    /// Bytes on disk, both copies.
+    fn disk_bytes(&self) -> u64 {
+        self.plain.len + self.gzip.len
+    }
+
+    /// The body, streamed from its file: the gzip copy to a client that
+    /// takes gzip (tower-http's compression leaves a body with a
+    /// `Content-Encoding` alone), else the body as made.
+    pub fn response(&self, request: &HeaderMap, content_type: &'static str) -> Response {
+        let gzip = accepts_gzip(request);
+        let copy = if gzip { &self.gzip } else { &self.plain };
+        let mut response =
+            Body::new(FileBody::new(Arc::clone(&copy.file), copy.len)).into_response();
+        let headers = response.headers_mut();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+        headers.insert(CONTENT_LENGTH, HeaderValue::from(copy.len));
+        if gzip {
+            headers.insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+        }
+        response.extensions_mut().insert(SentFromFile);
+        response
+    }
+}
+
+/// Whether the request's Accept-Encoding takes gzip: named (or `x-gzip`)
+/// with a q-value above 0, or, when not named, `*` above 0. The rule
+/// tower-http's compression follows, so that it never compresses on the
+/// fly what a kept copy would have served.
+fn accepts_gzip(request: &HeaderMap) -> bool {
+    let mut named = None;
+    let mut any = None;
+    for value in request.get_all(ACCEPT_ENCODING) {
+        let Ok(value) = value.to_str() else { continue };
+        for part in value.split(',') {
+            let mut pieces = part.split(';');
+            let coding = pieces.next().unwrap_or("").trim();
+            let wanted = pieces.all(|param| {
+                let param = param.trim();
+                match param.split_once('=') {
+                    Some((q, v)) if q.trim().eq_ignore_ascii_case("q") => {
+                        v.trim().parse::<f32>().is_ok_and(|q| q > 0.0)
+                    }
+                    _ => true,
+                }
+            });
+            if coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip") {
+                named = Some(named.unwrap_or(false) || wanted);
+            } else if coding == "*" {
+                any = Some(any.unwrap_or(false) || wanted);
+            }
+        }
+    }
+    named.or(any).unwrap_or(false)
+}
+
+/// A file's bytes from offset 0 to `len`, read a piece
+/// ([`ANSWER_CHUNK_BYTES`]) at a time as hyper asks for it. Each read is
+/// a `pread` at the body's own offset, so the readers of one file share
+/// no cursor. It reads on the async worker: the file was written when
+/// the answer was made and sits in the page cache, so a piece is a copy
+/// of 64 KiB, less than handing it to a blocking thread would cost (and
+/// those are the database's, [`crate::limits::BLOCKING_THREADS`]).
+struct FileBody {
+    file: Arc<File>,
+    offset: u64,
+    len: u64,
+}
+
+impl FileBody {
+    fn new(file: Arc<File>, len: u64) -> Self {
+        FileBody {
+            file,
+            offset: 0,
+            len,
+        }
+    }
+}
+
+impl hyper::body::Body for FileBody {
+    type Data = Bytes;
+    type Error = io::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, io::Error>>> {
+        let this = self.get_mut();
+        let left = this.len - this.offset;
+        if left == 0 {
+            return Poll::Ready(None);
+        }
+        let mut piece = vec![0; left.min(ANSWER_CHUNK_BYTES as u64) as usize];
+        let read = match this.file.read_exact_at(&mut piece, this.offset) {
+            Ok(()) => piece.len() as u64,
+            Err(error) => return Poll::Ready(Some(Err(error))),
+        };
+        this.offset += read;
+        Poll::Ready(Some(Ok(Frame::data(Bytes::from(piece)))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.offset == self.len
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::with_exact(self.len - self.offset)
+    }
+}
+
+/// The answers kept on disk, oldest first, within [`crate::limits::DISK_CACHE_BYTES`].
+pub struct DiskAnswers {
+    /// Where the files go: the database's folder, whose disk is watched
+    /// (a temp folder may be memory).
+    dir: PathBuf,
+    disk: DatabaseFile,
+    /// Free space to leave on the disk ([`super::super::WebOptions::min_free_disk_bytes`]).
+    min_free: u64,
+    /// Bytes of files kept at most ([`crate::limits::DISK_CACHE_BYTES`]).
+    budget: u64,
+    kept: Mutex<Kept>,
+}
+
+#[derive(Default)]
+struct Kept {
+    answers: VecDeque<(Key, Arc<Answer>)>,
+    bytes: u64,
+    /// The newest data generation asked for: answers of older ones are
+    /// never asked for again.
+    newest: i64,
+}
+
+impl Kept {
+    /// Drops the answers of generations before `generation`, and the
+    /// oldest while more than `budget` bytes are kept.
+    fn drop_stale(&mut self, generation: i64, budget: u64) {
+        self.newest = self.newest.max(generation);
+        let newest = self.newest;
+        let before = self.answers.len();
+        self.answers.retain(|(key, _)| key.0 >= newest);
+        if self.answers.len() != before {
+            self.bytes = self.answers.iter().map(|(_, a)| disk_bytes(a)).sum();
+        }
+        while self.bytes > budget {
+            let Some((_, oldest)) = self.answers.pop_front() else {
+                break;
+            };
+            self.bytes -= disk_bytes(&oldest);
+        }
+    }
+}
+
+fn disk_bytes(answer: &Answer) -> u64 {
+    answer.files().map_or(0, Files::disk_bytes)
+}
+
+impl DiskAnswers {
+    /// Answers kept in unnamed files in the folder of the database at
+    /// `db_path`, while its disk has more than `min_free` bytes free, at
+    /// most `budget` bytes of them ([`crate::limits::DISK_CACHE_BYTES`]).
+    pub fn new(db_path: &Path, min_free: u64, budget: u64) -> Self {
+        let dir = match db_path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+            _ => PathBuf::from("."),
+        };
+        DiskAnswers {
+            dir,
+            disk: DatabaseFile::of(db_path),
+            min_free,
+            budget,
+            kept: Mutex::new(Kept::default()),
+        }
+    }
+
+    fn kept(&self) -> std::sync::MutexGuard<'_, Kept> {
+        self.kept.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The answer kept for `key`, if there is one.
+    pub fn get(&self, key: &Key) -> Option<Arc<Answer>> {
+        let mut kept = self.kept();
+        if key.0 > kept.newest {
+            kept.drop_stale(key.0, self.budget);
+        }
+        kept.answers
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, answer)| Arc::clone(answer))
+    }
+
+    /// Whether `answer` is large enough to be kept here.
+    pub fn takes(answer: &Answer) -> bool {
+        answer.body_len() > DISK_ANSWER_BYTES
+    }
+
+    /// Writes `answer`'s body and its gzip copy to files and keeps them
+    /// for `key`; gives back the answer read from them. When they cannot
+    /// be written (the disk is short of room, say), the answer as made,
+    /// kept nowhere.
+    pub fn keep(&self, key: &Key, answer: Answer) -> Arc<Answer> {
+        let Some(body) = answer.bytes() else {
+            return Arc::new(answer);
+        };
+        let files = match self.write(body) {
+            Ok(files) => files,
+            Err(error) => {
+                tracing::warn!(
+                    "an answer of {} MiB is not kept on disk in {}: {error}",
+                    body.len() >> 20,
+                    self.dir.display()
+                );
+                return Arc::new(answer);
+            }
+        };
+        tracing::info!(
+            what = %key.1,
+            generation = key.0,
+            bytes = files.plain.len,
+            gzip_bytes = files.gzip.len,
+            "answer kept on disk"
+        );
+        let kept_answer = Arc::new(answer.on_disk(files));
+        let mut kept = self.kept();
+        kept.answers
+            .push_back((key.clone(), Arc::clone(&kept_answer)));
+        kept.bytes += disk_bytes(&kept_answer);
+        kept.drop_stale(key.0, self.budget);
+        kept_answer
+    }
+
+    fn write(&self, body: &[u8]) -> io::Result<Files> {
+        // Room for both copies above the floor uploads need.
+        let needed = self.min_free + 2 * body.len() as u64;
+        if let Err(problem) = self.disk.check_free_space(needed) {
+            return Err(io::Error::other(format!(
+                "{needed} bytes free needed on the database's disk: {problem}"
+            )));
+        }
+        let plain = tempfile::tempfile_in(&self.dir)?;
+        (&plain).write_all(body)?;
+        let gzip = tempfile::tempfile_in(&self.dir)?;
+        let mut encoder = GzEncoder::new(BufWriter::new(&gzip), flate2::Compression::default());
+        encoder.write_all(body)?;
+        encoder.finish()?.flush()?;
+        let gzip_len = gzip.metadata()?.len();
+        Ok(Files {
+            plain: Stored {
+                file: Arc::new(plain),
+                len: body.len() as u64,
+            },
+            gzip: Stored {
+                file: Arc::new(gzip),
+                len: gzip_len,
+            },
+        })
+    }
+
+    /// Answers kept, and the bytes of their files.
+    #[cfg(test)]
+    fn usage(&self) -> (usize, u64) {
+        let kept = self.kept();
+        (kept.answers.len(), kept.bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(accept: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(ACCEPT_ENCODING, HeaderValue::from_str(accept).unwrap());
+        headers
+    }
+
+    #[test]
+    fn gzip_is_taken_as_tower_http_takes_it() {
+        assert!(accepts_gzip(&headers("gzip, deflate, br")));
+        assert!(accepts_gzip(&headers("br;q=1.0, GZIP;q=0.5")));
+        assert!(accepts_gzip(&headers("x-gzip")));
+        assert!(accepts_gzip(&headers("*")));
+        assert!(!accepts_gzip(&headers("gzip;q=0")));
+        assert!(!accepts_gzip(&headers("gzip;q=0, *")));
+        assert!(!accepts_gzip(&headers("br, identity")));
+        assert!(!accepts_gzip(&HeaderMap::new()));
+    }
+
+    #[test]
+    fn kept_files_are_bounded_and_go_with_their_generation() {
+        let dir = tempfile::tempdir().unwrap();
+        // Room for three answers of a little over 8 MiB and their copies.
+        let budget = 3 * (DISK_ANSWER_BYTES + (1 << 20));
+        let db = dir.path().join("benchlog.db");
+        std::fs::write(&db, "").unwrap();
+        let disk = DiskAnswers::new(&db, 0, budget);
+        assert!(budget < crate::limits::DISK_CACHE_BYTES);
+        let body = vec![b'7'; (DISK_ANSWER_BYTES + 1) as usize];
+        let answer = Answer::new("application/json", body.clone());
+        assert!(DiskAnswers::takes(&answer));
+        let key = (3, "/compare.json?tool=bonnie".to_owned());
+        let kept = disk.keep(&key, answer);
+        assert!(kept.bytes().is_none(), "the body is read from its file");
+        assert!(Arc::ptr_eq(&kept, &disk.get(&key).unwrap()));
+        let files = kept.files().unwrap();
+        let mut read = vec![0; body.len()];
+        files.plain.file.read_exact_at(&mut read, 0).unwrap();
+        assert_eq!(read, body);
+        assert!(files.gzip.len < files.plain.len / 100);
+
+        // Enough answers of one generation to pass the budget: the oldest go.
+        let each = files.disk_bytes();
+        let fit = (budget / each) as usize;
+        assert_eq!(fit, 3);
+        for n in 0..fit {
+            let key = (3, format!("/compare.json?n={n}"));
+            disk.keep(&key, Answer::new("application/json", body.clone()));
+        }
+        let (answers, bytes) = disk.usage();
+        assert_eq!(answers, fit);
+        assert!(bytes <= budget);
+        assert!(disk.get(&key).is_none(), "the first one went first");
+
+        // A new generation: every older file goes.
+        assert!(disk.get(&(4, key.1.clone())).is_none());
+        assert_eq!(disk.usage(), (0, 0));
+    }
+}
