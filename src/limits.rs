@@ -571,10 +571,7 @@ mod readme {
             ),
             (
                 "all uploads in flight",
-                vec![
-                    BODY_BUDGET_KIB as u128 * 1024,
-                    UPLOADS_AT_WORK as u128,
-                ],
+                vec![BODY_BUDGET_KIB as u128 * 1024, UPLOADS_AT_WORK as u128],
             ),
             ("a line of text", vec![MAX_LINE_BYTES as u128]),
             (
