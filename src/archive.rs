@@ -169,6 +169,54 @@ pub fn import_mails(
     })
 }
 
+/// What the reader of a git archive ([`crate::public_inbox`]) hands
+/// [`import_archive`], in the archive's order.
+pub enum ArchiveItem {
+    /// One message, prepared, or why it could not be.
+    Mail(Result<PreparedMail, MailFailure>),
+    /// Every message of the commits up to this mark is handed over: it is
+    /// stored in the transaction that stores the last of them.
+    Mark(store::ArchiveMark),
+}
+
+/// Stores what `read` hands over as [`import_mails`] stores messages,
+/// `read` running on the reading thread (a git repository's handle stays
+/// on the thread that opened it). `read` is given the sink for each item
+/// and the count `progress` is told once it is stored; it stops when the
+/// sink breaks (storing failed).
+pub fn import_archive(
+    conn: &mut Connection,
+    batch_items: usize,
+    read: impl FnOnce(&mut dyn FnMut(ArchiveItem, u64) -> ControlFlow<()>) + Send,
+    summary: &mut ImportSummary,
+    mut progress: impl FnMut(u64),
+) -> anyhow::Result<()> {
+    std::thread::scope(|scope| {
+        let (sender, receiver) = std::sync::mpsc::sync_channel(QUEUE);
+        scope.spawn(move || {
+            read(&mut |item, done| {
+                let step = match item {
+                    ArchiveItem::Mail(Ok(prepared)) => Step::Mail(Box::new(prepared)),
+                    ArchiveItem::Mail(Err(failure)) => Step::MailFailed(failure),
+                    ArchiveItem::Mark(mark) => Step::Mark(Box::new(mark)),
+                };
+                match sender.send((step, done)) {
+                    Ok(()) => ControlFlow::Continue(()),
+                    Err(_) => ControlFlow::Break(()),
+                }
+            })
+        });
+        write_steps(
+            conn,
+            receiver,
+            batch_items,
+            summary,
+            &mut |_, _| {},
+            &mut progress,
+        )
+    })
+}
+
 /// What [`import_files`] found in one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileOutcome {
@@ -302,6 +350,8 @@ enum Step {
     MailFileDone { file: usize, messages: usize },
     /// A file that could not be read at all, and why (the error's chain).
     FileFailed { file: usize, why: String },
+    /// How far a git archive is read ([`ArchiveItem::Mark`]).
+    Mark(Box<store::ArchiveMark>),
 }
 
 type Sender = std::sync::mpsc::SyncSender<(Step, u64)>;
@@ -531,6 +581,11 @@ fn write_step(
         }
         Step::FileFailed { file, why } => {
             done.reports.push((*file, Err(anyhow::anyhow!("{why}"))));
+            Ok(stored(0, 0, false))
+        }
+        Step::Mark(mark) => {
+            store::set_archive_mark(writer.tx(), mark)
+                .with_context(|| format!("recording how far {} is read", mark.archive))?;
             Ok(stored(0, 0, false))
         }
     }

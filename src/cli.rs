@@ -15,7 +15,7 @@ use crate::config::{
 };
 use crate::store::{self, ExportFilter, ExportRow};
 use crate::web;
-use crate::{archive, csv_cell, demo, ingest, intake};
+use crate::{archive, csv_cell, demo, ingest, intake, public_inbox};
 
 /// Runs one subcommand. Errors carry context for each step; `main` prints
 /// the chain.
@@ -52,11 +52,22 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
 fn ingest_paths(args: IngestArgs) -> anyhow::Result<ExitCode> {
     let mut conn =
         store::open(&args.db.db).with_context(|| format!("opening {}", args.db.db.display()))?;
-    let files = files_to_ingest(&args)?;
-    let bar = progress_bar(&files)?;
     let mut summary = archive::ImportSummary::default();
-    let mut failures = Vec::new();
     let mut out = std::io::stdout().lock();
+    let mut paths = Vec::new();
+    for path in &args.paths {
+        match public_inbox::find(path)? {
+            Some(inbox) => ingest_inbox(&mut conn, &args, &inbox, &mut summary, &mut out)?,
+            None => paths.push(path.clone()),
+        }
+    }
+    let files = if paths.is_empty() {
+        Vec::new()
+    } else {
+        files_to_ingest(&args, &paths)?
+    };
+    let bar = progress_bar(&files)?;
+    let mut failures = Vec::new();
     let mut written = Ok(());
     // Each file is told once it is committed, in order; the bar moves as
     // its bytes are stored.
@@ -97,11 +108,44 @@ fn ingest_paths(args: IngestArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// Imports the commits of a public-inbox archive that no earlier import
+/// read, with a bar counting its messages, and prints what it read.
+fn ingest_inbox(
+    conn: &mut rusqlite::Connection,
+    args: &IngestArgs,
+    inbox: &public_inbox::Inbox,
+    summary: &mut archive::ImportSummary,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let bar = if std::io::stderr().is_terminal() {
+        ProgressBar::new(0).with_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} messages {per_sec} {msg}")
+                .context("the progress bar's template")?,
+        )
+    } else {
+        ProgressBar::hidden()
+    };
+    let read = public_inbox::import_inbox(
+        conn,
+        inbox,
+        args.batch as usize,
+        summary,
+        |total| bar.set_length(total),
+        |done| bar.inc(done),
+    )
+    .with_context(|| format!("importing {}", inbox.path.display()))?;
+    bar.finish_and_clear();
+    for line in read.lines(&inbox.path) {
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
 /// The files named or found under the directories named, less the
 /// database itself: `benchlog ingest --db mails/benchlog.db mails/` would
 /// read it as an input, so it is skipped, never opened.
-fn files_to_ingest(args: &IngestArgs) -> anyhow::Result<Vec<PathBuf>> {
-    let mut files = intake::collect_input_files(&args.paths)?;
+fn files_to_ingest(args: &IngestArgs, paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = intake::collect_input_files(paths)?;
     let db_file = store::DatabaseFile::of(&args.db.db);
     files.retain(|file| {
         let database = db_file.holds(file);

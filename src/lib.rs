@@ -27,5 +27,6 @@ pub mod ingest;
 pub mod intake;
 pub mod limits;
 pub mod moments;
+pub mod public_inbox;
 pub mod store;
 pub mod web;

@@ -16,6 +16,7 @@ mod edits;
 mod export;
 mod health;
 mod mail;
+mod marks;
 mod rows;
 mod submissions;
 mod sums;
@@ -45,6 +46,7 @@ pub use mail::{
     thread_of_submission, MailRef, NewMail, StoredQuote, Thread, ThreadMail, ThreadRun,
     MAX_THREAD_RUNS,
 };
+pub use marks::{archive_mark, set_archive_mark, ArchiveMark};
 pub use rows::{
     describe_runs, StoredResult, StoredRun, Submission, SubmissionHead, SubmissionSummary,
     QUOTED_FROM_SHOWN,
@@ -116,6 +118,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0013_point_sums",
         include_str!("../../migrations/0013_point_sums.sql"),
+    ),
+    (
+        "0014_archive_marks",
+        include_str!("../../migrations/0014_archive_marks.sql"),
     ),
 ];
 

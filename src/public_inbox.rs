@@ -1,0 +1,461 @@
+//! public-inbox archives in, kept current: the git repositories that
+//! lore-style list archives are mirrored and cloned as.
+//!
+//! A v2 archive is a folder of epoch repositories, `git/0.git`,
+//! `git/1.git`, …, whose commits each hold one message as the blob `m`,
+//! or remove one, holding it as `d`. A v1 archive is one bare repository
+//! whose tree keeps every message at a path made from the SHA-1 of its
+//! Message-ID (`ab/cdef…`); a commit adds (or removes) one. Both are read
+//! commit by commit, oldest first, with gitoxide (no `git` is run).
+//!
+//! Each message is prepared as one of an mbox ([`prepare_mail`]) and
+//! stored by the import's writer ([`archive::import_archive`]), so
+//! Message-IDs, threads and quotes are those of any mail; a message
+//! already stored from another source (an mbox of the same list) is
+//! found by its Message-ID ([`crate::ingest::store_mail`]) and stored once.
+//!
+//! The database keeps, per archive (its canonical path) and epoch, the
+//! last commit read ([`store::ArchiveMark`]), written in the transaction
+//! that stores that commit's message: importing again reads only the
+//! commits after it, and a crash at any moment skips no message.
+//!
+//! A message that a later commit of the same import deletes (a `d`, or a
+//! v1 file removed) is not stored; one stored by an earlier import stays
+//! stored (benchlog keeps what it found; the deletion is counted).
+
+use std::collections::HashSet;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use gix::ObjectId;
+use rusqlite::Connection;
+
+use crate::archive::{self, ArchiveItem, ImportSummary};
+use crate::intake::{prepare_mail, MailFailure};
+use crate::store::{self, ArchiveMark};
+
+/// A public-inbox archive found at a path.
+#[derive(Debug, Clone)]
+pub struct Inbox {
+    /// Its canonical path: what its marks are recorded under.
+    pub path: PathBuf,
+    pub version: Version,
+    /// Its repositories and their epoch numbers, in order: `git/N.git`
+    /// (v2), or the one repository as epoch 0 (v1).
+    pub epochs: Vec<(u32, PathBuf)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    V1,
+    V2,
+}
+
+/// The public-inbox archive at `path`, if it is one: a folder holding
+/// `git/` (v2), or a bare git repository (v1). `None`: something else (a
+/// file, a folder of files), read as today. A `git/` folder without an
+/// epoch repository is an error, not a folder of files.
+pub fn find(path: &Path) -> anyhow::Result<Option<Inbox>> {
+    if !path.is_dir() {
+        return Ok(None);
+    }
+    let git = path.join("git");
+    if git.is_dir() {
+        let mut epochs = Vec::new();
+        for entry in
+            std::fs::read_dir(&git).with_context(|| format!("listing {}", git.display()))?
+        {
+            let entry = entry.with_context(|| format!("listing {}", git.display()))?;
+            let name = entry.file_name();
+            let number = name
+                .to_str()
+                .and_then(|name| name.strip_suffix(".git"))
+                .and_then(|number| number.parse::<u32>().ok());
+            if let Some(number) = number {
+                epochs.push((number, entry.path()));
+            }
+        }
+        if epochs.is_empty() {
+            bail!(
+                "{} holds no epoch repository (0.git, 1.git, …): not a public-inbox archive",
+                git.display()
+            );
+        }
+        epochs.sort();
+        return Ok(Some(Inbox {
+            path: canonical(path)?,
+            version: Version::V2,
+            epochs,
+        }));
+    }
+    if path.join("HEAD").is_file() && path.join("objects").is_dir() {
+        let path = canonical(path)?;
+        return Ok(Some(Inbox {
+            epochs: vec![(0, path.clone())],
+            path,
+            version: Version::V1,
+        }));
+    }
+    Ok(None)
+}
+
+fn canonical(path: &Path) -> anyhow::Result<PathBuf> {
+    std::fs::canonicalize(path).with_context(|| format!("reading {}", path.display()))
+}
+
+/// What one commit changed, as far as the archive's messages go.
+#[derive(Debug, Clone)]
+enum Change {
+    /// It adds the message of this blob.
+    Message(ObjectId),
+    /// It removes the message of this blob.
+    Deletion(ObjectId),
+    /// It holds something that is not a message, and what.
+    NotMessage(String),
+    /// It changes no message.
+    Nothing,
+}
+
+/// What is to be read of one epoch: the commits after its mark.
+struct EpochPlan {
+    epoch: u32,
+    git_dir: PathBuf,
+    /// The name its messages are reported under.
+    name: String,
+    /// Oldest first; a commit may have more than one change (v1).
+    changes: Vec<(ObjectId, Change)>,
+    /// Commits read by earlier imports, skipped.
+    skipped: u64,
+}
+
+/// What an archive's import read, beside the messages' summary.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InboxRead {
+    /// Commits read now, and commits skipped as read by an earlier import.
+    pub commits_read: u64,
+    pub commits_skipped: u64,
+    /// Messages the commits read add.
+    pub messages: u64,
+    /// Deletions (`d`, or a v1 file removed) among the commits read, and
+    /// of the messages added, those a later commit deletes (not stored).
+    pub deletions: u64,
+    pub deleted_before_read: u64,
+    /// Epochs whose recorded commit is no longer in their history (the
+    /// archive was rewritten): read whole again, their messages already
+    /// stored found as such.
+    pub marks_lost: Vec<u32>,
+}
+
+impl InboxRead {
+    /// The lines printed for the archive at `path`.
+    pub fn lines(&self, path: &Path) -> Vec<String> {
+        let mut lines = vec![format!(
+            "{}: {} new commits read ({} messages, {} deletions); {} commits skipped, read by an earlier import",
+            path.display(),
+            self.commits_read,
+            self.messages,
+            self.deletions,
+            self.commits_skipped
+        )];
+        if self.deleted_before_read > 0 {
+            lines.push(format!(
+                "{} messages not stored: a later commit of the archive deletes them",
+                self.deleted_before_read
+            ));
+        }
+        for epoch in &self.marks_lost {
+            lines.push(format!(
+                "epoch {epoch}: the commit read last time is no longer in its history (rewritten?); read it whole again"
+            ));
+        }
+        lines
+    }
+}
+
+/// Imports the commits of `inbox` that no earlier import read: walks each
+/// epoch's history back to its mark (a commit id and a blob id per
+/// commit, held until read: tens of MB for a million commits), then a reading thread reads and prepares the messages one
+/// by one, oldest first, while this one stores them in batches.
+/// `progress` is told of each message handled; `total` first of how many
+/// there are.
+pub fn import_inbox(
+    conn: &mut Connection,
+    inbox: &Inbox,
+    batch_items: usize,
+    summary: &mut ImportSummary,
+    total: impl FnOnce(u64),
+    progress: impl FnMut(u64),
+) -> anyhow::Result<InboxRead> {
+    let archive = inbox.path.to_string_lossy().into_owned();
+    let inbox_name = inbox
+        .path
+        .file_name()
+        .map_or_else(|| archive.clone(), |n| n.to_string_lossy().into_owned());
+    let mut read = InboxRead::default();
+    let mut plans = Vec::new();
+    for (epoch, git_dir) in &inbox.epochs {
+        let name = match inbox.version {
+            Version::V2 => format!("{inbox_name}/git/{epoch}.git"),
+            Version::V1 => inbox_name.clone(),
+        };
+        let mark = store::archive_mark(conn, &archive, *epoch)
+            .context("reading how far the archive was read")?;
+        let plan = plan_epoch(*epoch, git_dir, name, mark.as_ref(), &mut read)?;
+        plans.push(plan);
+    }
+    // A message deleted later in what is read now is not stored at all.
+    let deleted: HashSet<ObjectId> = plans
+        .iter()
+        .flat_map(|plan| &plan.changes)
+        .filter_map(|(_, change)| match change {
+            Change::Deletion(blob) => Some(*blob),
+            _ => None,
+        })
+        .collect();
+    for plan in &plans {
+        read.commits_skipped += plan.skipped;
+        let mut last = None;
+        for (commit, change) in &plan.changes {
+            if last != Some(commit) {
+                read.commits_read += 1;
+                last = Some(commit);
+            }
+            match change {
+                Change::Message(blob) if deleted.contains(blob) => {
+                    read.messages += 1;
+                    read.deleted_before_read += 1;
+                }
+                Change::Message(_) => read.messages += 1,
+                Change::Deletion(_) => read.deletions += 1,
+                Change::NotMessage(_) | Change::Nothing => {}
+            }
+        }
+    }
+    total(
+        plans
+            .iter()
+            .flat_map(|plan| &plan.changes)
+            .filter(|(_, change)| matches!(change, Change::Message(b) if !deleted.contains(b)))
+            .count() as u64,
+    );
+    let reader = |sink: &mut dyn FnMut(ArchiveItem, u64) -> ControlFlow<()>| {
+        for plan in &plans {
+            if read_epoch(&archive, plan, &deleted, sink).is_break() {
+                return;
+            }
+        }
+    };
+    archive::import_archive(conn, batch_items, reader, summary, progress)?;
+    Ok(read)
+}
+
+/// Opens one repository of an archive, as it is: no discovery upwards,
+/// and neither the environment's nor the system's git settings.
+fn open(git_dir: &Path) -> anyhow::Result<gix::Repository> {
+    let options = gix::open::Options::isolated().open_path_as_is(true);
+    gix::open_opts(git_dir, options).with_context(|| {
+        format!(
+            "{} is not a git repository that can be read: not a public-inbox archive, or a damaged one",
+            git_dir.display()
+        )
+    })
+}
+
+/// Walks an epoch's first-parent history from its head back to `mark`
+/// (or its first commit) and lists what each commit changes, oldest first.
+fn plan_epoch(
+    epoch: u32,
+    git_dir: &Path,
+    name: String,
+    mark: Option<&ArchiveMark>,
+    read: &mut InboxRead,
+) -> anyhow::Result<EpochPlan> {
+    let repo = open(git_dir)?;
+    let damaged = || format!("reading {} (a damaged archive?)", git_dir.display());
+    let head = repo
+        .head()
+        .with_context(damaged)?
+        .id()
+        .map(|id| id.detach());
+    let stop = mark.and_then(|mark| ObjectId::from_hex(mark.commit_id.as_bytes()).ok());
+    let mut changes = Vec::new();
+    let mut next = head;
+    let mut reached_mark = false;
+    while let Some(id) = next {
+        if Some(id) == stop {
+            reached_mark = true;
+            break;
+        }
+        let commit = repo.find_commit(id).with_context(damaged)?;
+        let tree = commit.tree_id().with_context(damaged)?.detach();
+        let parent = commit.parent_ids().next().map(|id| id.detach());
+        let parent_tree = match parent {
+            Some(parent) => Some(
+                repo.find_commit(parent)
+                    .with_context(damaged)?
+                    .tree_id()
+                    .with_context(damaged)?
+                    .detach(),
+            ),
+            None => None,
+        };
+        let mut of_commit = changes_of(&repo, tree, parent_tree).with_context(damaged)?;
+        // Newest first for now; reversed below.
+        of_commit.reverse();
+        changes.extend(of_commit.into_iter().map(|change| (id, change)));
+        next = parent;
+    }
+    changes.reverse();
+    let skipped = match mark {
+        Some(mark) if reached_mark => mark.commits,
+        Some(_) => {
+            read.marks_lost.push(epoch);
+            0
+        }
+        None => 0,
+    };
+    Ok(EpochPlan {
+        epoch,
+        git_dir: git_dir.to_path_buf(),
+        name,
+        changes,
+        skipped,
+    })
+}
+
+/// What a commit whose tree is `tree` changes from its parent's.
+fn changes_of(
+    repo: &gix::Repository,
+    tree: ObjectId,
+    parent_tree: Option<ObjectId>,
+) -> anyhow::Result<Vec<Change>> {
+    let tree = repo.find_tree(tree)?;
+    let entries = tree.decode()?.entries;
+    // v2: the commit's one message, or the one it deletes.
+    for entry in &entries {
+        if entry.mode.is_blob() && entry.filename == "m" {
+            return Ok(vec![Change::Message(entry.oid.to_owned())]);
+        }
+        if entry.mode.is_blob() && entry.filename == "d" {
+            return Ok(vec![Change::Deletion(entry.oid.to_owned())]);
+        }
+    }
+    // v1: the files at ab/cdef… it adds and removes.
+    let new = v1_files(repo, Some(tree.id))?;
+    let old = v1_files(repo, parent_tree)?;
+    let mut changes = Vec::new();
+    let (new, not_messages) = new;
+    changes.extend(not_messages.into_iter().map(Change::NotMessage));
+    let (old, _) = old;
+    for (path, blob) in &new {
+        if old.get(path) != Some(blob) {
+            changes.push(Change::Message(*blob));
+        }
+    }
+    for (path, blob) in &old {
+        if !new.contains_key(path) {
+            changes.push(Change::Deletion(*blob));
+        }
+    }
+    if changes.is_empty() {
+        changes.push(Change::Nothing);
+    }
+    Ok(changes)
+}
+
+/// A v1 tree's messages by path, and what it holds that is not one. Only
+/// the fan-out folders that differ matter to one commit, but a v1 tree is
+/// at most 256 folders: it is read whole.
+type V1Files = (std::collections::BTreeMap<String, ObjectId>, Vec<String>);
+
+fn v1_files(repo: &gix::Repository, tree: Option<ObjectId>) -> anyhow::Result<V1Files> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut not_messages = Vec::new();
+    let Some(tree) = tree else {
+        return Ok((files, not_messages));
+    };
+    let is_hex =
+        |name: &str, len: usize| name.len() == len && name.bytes().all(|b| b.is_ascii_hexdigit());
+    let root = repo.find_tree(tree)?;
+    for entry in root.decode()?.entries {
+        let folder = entry.filename.to_string();
+        if !(entry.mode.is_tree() && is_hex(&folder, 2)) {
+            not_messages.push(format!(
+                "{folder}: not a public-inbox message (neither m, d, nor ab/cdef…)"
+            ));
+            continue;
+        }
+        let sub = repo.find_tree(entry.oid.to_owned())?;
+        for file in sub.decode()?.entries {
+            let name = file.filename.to_string();
+            if file.mode.is_blob() && is_hex(&name, 38) {
+                files.insert(format!("{folder}/{name}"), file.oid.to_owned());
+            } else {
+                not_messages.push(format!(
+                    "{folder}/{name}: not a public-inbox message (neither m, d, nor ab/cdef…)"
+                ));
+            }
+        }
+    }
+    Ok((files, not_messages))
+}
+
+/// Reads the messages of one epoch's plan into `sink`, with a mark after
+/// each commit's. Breaks when the sink does (storing failed).
+fn read_epoch(
+    archive: &str,
+    plan: &EpochPlan,
+    deleted: &HashSet<ObjectId>,
+    sink: &mut dyn FnMut(ArchiveItem, u64) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    let repo = match open(&plan.git_dir) {
+        Ok(repo) => repo,
+        Err(error) => {
+            let failure = MailFailure {
+                source_name: plan.name.clone(),
+                why: format!("{error:#}"),
+            };
+            return sink(ArchiveItem::Mail(Err(failure)), 0);
+        }
+    };
+    let mut commits = plan.skipped;
+    for (i, (commit, change)) in plan.changes.iter().enumerate() {
+        let source_name = format!("{}, commit {}", plan.name, commit.to_hex_with_len(12));
+        match change {
+            Change::Message(blob) if !deleted.contains(blob) => {
+                let mail = match repo.find_blob(*blob) {
+                    Ok(mut found) => prepare_mail(source_name, &found.take_data()),
+                    Err(error) => Err(MailFailure {
+                        source_name,
+                        why: format!("its message {blob} could not be read: {error}"),
+                    }),
+                };
+                sink(ArchiveItem::Mail(mail), 1)?;
+            }
+            Change::NotMessage(what) => {
+                let failure = MailFailure {
+                    source_name,
+                    why: what.clone(),
+                };
+                sink(ArchiveItem::Mail(Err(failure)), 0)?;
+            }
+            Change::Message(_) | Change::Deletion(_) | Change::Nothing => {}
+        }
+        let last_of_commit = plan
+            .changes
+            .get(i + 1)
+            .is_none_or(|(next, _)| next != commit);
+        if last_of_commit {
+            commits += 1;
+            let mark = ArchiveMark {
+                archive: archive.to_owned(),
+                epoch: plan.epoch,
+                commit_id: commit.to_string(),
+                commits,
+            };
+            sink(ArchiveItem::Mark(mark), 0)?;
+        }
+    }
+    ControlFlow::Continue(())
+}
