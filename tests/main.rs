@@ -21,6 +21,7 @@ mod limits;
 mod load;
 mod mbox;
 mod pinned;
+mod public_inbox;
 mod quoted_counts;
 mod review;
 mod rights;
