@@ -282,25 +282,34 @@ fn plan_epoch(
     let mut changes = Vec::new();
     let mut next = head;
     let mut reached_mark = false;
+    // Each commit is read once: a v1 commit's parent, read for its tree,
+    // is the next commit of the walk.
+    let mut parent_read: Option<(ObjectId, ObjectId, Option<ObjectId>)> = None;
+    let read_commit = |id: ObjectId| -> anyhow::Result<(ObjectId, ObjectId, Option<ObjectId>)> {
+        let commit = repo.find_commit(id).with_context(damaged)?;
+        let tree = commit.tree_id().with_context(damaged)?.detach();
+        let parent = commit.parent_ids().next().map(|id| id.detach());
+        Ok((id, tree, parent))
+    };
     while let Some(id) = next {
         if Some(id) == stop {
             reached_mark = true;
             break;
         }
-        let commit = repo.find_commit(id).with_context(damaged)?;
-        let tree = commit.tree_id().with_context(damaged)?.detach();
-        let parent = commit.parent_ids().next().map(|id| id.detach());
-        let parent_tree = match parent {
-            Some(parent) => Some(
-                repo.find_commit(parent)
-                    .with_context(damaged)?
-                    .tree_id()
-                    .with_context(damaged)?
-                    .detach(),
-            ),
-            None => None,
+        let (_, tree, parent) = match parent_read.take() {
+            Some(read) if read.0 == id => read,
+            _ => read_commit(id)?,
         };
-        let mut of_commit = changes_of(&repo, tree, parent_tree).with_context(damaged)?;
+        let mut parent_tree = || -> anyhow::Result<Option<ObjectId>> {
+            let Some(parent) = parent else {
+                return Ok(None);
+            };
+            let read = read_commit(parent)?;
+            let tree = read.1;
+            parent_read = Some(read);
+            Ok(Some(tree))
+        };
+        let mut of_commit = changes_of(&repo, tree, &mut parent_tree).with_context(damaged)?;
         // Newest first for now; reversed below.
         of_commit.reverse();
         changes.extend(of_commit.into_iter().map(|change| (id, change)));
@@ -325,10 +334,11 @@ fn plan_epoch(
 }
 
 /// What a commit whose tree is `tree` changes from its parent's.
+/// `parent_tree` is asked only for a v1 commit.
 fn changes_of(
     repo: &gix::Repository,
     tree: ObjectId,
-    parent_tree: Option<ObjectId>,
+    parent_tree: &mut dyn FnMut() -> anyhow::Result<Option<ObjectId>>,
 ) -> anyhow::Result<Vec<Change>> {
     let tree = repo.find_tree(tree)?;
     let entries = tree.decode()?.entries;
@@ -343,7 +353,7 @@ fn changes_of(
     }
     // v1: the files at ab/cdef… it adds and removes.
     let new = v1_files(repo, Some(tree.id))?;
-    let old = v1_files(repo, parent_tree)?;
+    let old = v1_files(repo, parent_tree()?)?;
     let mut changes = Vec::new();
     let (new, not_messages) = new;
     changes.extend(not_messages.into_iter().map(Change::NotMessage));
