@@ -173,7 +173,7 @@ pub fn import_mails(
 /// [`import_archive`], in the archive's order.
 pub enum ArchiveItem {
     /// One message, prepared, or why it could not be.
-    Mail(Result<PreparedMail, MailFailure>),
+    Mail(Result<Box<PreparedMail>, MailFailure>),
     /// Every message of the commits up to this mark is handed over: it is
     /// stored in the transaction that stores the last of them.
     Mark(store::ArchiveMark),
@@ -196,7 +196,7 @@ pub fn import_archive(
         scope.spawn(move || {
             read(&mut |item, done| {
                 let step = match item {
-                    ArchiveItem::Mail(Ok(prepared)) => Step::Mail(Box::new(prepared)),
+                    ArchiveItem::Mail(Ok(prepared)) => Step::Mail(prepared),
                     ArchiveItem::Mail(Err(failure)) => Step::MailFailed(failure),
                     ArchiveItem::Mark(mark) => Step::Mark(Box::new(mark)),
                 };

@@ -435,7 +435,7 @@ fn read_epoch(
         match change {
             Change::Message(blob) if !deleted.contains(blob) => {
                 let mail = match repo.find_blob(*blob) {
-                    Ok(mut found) => prepare_mail(source_name, &found.take_data()),
+                    Ok(mut found) => prepare_mail(source_name, &found.take_data()).map(Box::new),
                     Err(error) => Err(MailFailure {
                         source_name,
                         why: format!("its message {blob} could not be read: {error}"),
