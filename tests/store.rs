@@ -26,6 +26,7 @@ fn migrations_apply_to_an_empty_database() {
     assert_eq!(
         tables,
         [
+            "archive_marks",
             "configs",
             "data_generation",
             "deleted_submissions",
