@@ -618,6 +618,9 @@ mod readme {
                     PART_TEXT_BYTES as u128,
                     MAX_THREAD_MAILS as u128,
                     MAX_THREAD_RUNS as u128,
+                    LIKE_RUNS_SHOWN as u128,
+                    LIKE_POINTS_READ as u128,
+                    RUN_SOURCE_LINES as u128,
                 ],
             ),
             (

@@ -200,3 +200,35 @@ async fn a_run_page_lists_the_runs_most_like_it() {
         assert!(body.contains("is not a run number"), "{bad}: {body}");
     }
 }
+
+/// The compare page links each series to the page of its newest run,
+/// which lists the runs like it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_series_on_the_compare_page_links_runs_like_it() {
+    let server = start_server(&["--uploads-per-minute", "0"]);
+    let client = client();
+    let addr = server.addr;
+    let (status, _, body) = fetch(&client, upload(addr, &seed_000())).await.unwrap();
+    assert_eq!(status, StatusCode::SEE_OTHER, "{body}");
+    let (status, compare) = page(
+        &client,
+        addr,
+        "/compare?tool=super-smack&test=select-key&item=select_index&metric=q_per_s&x=threads&by=scheduler",
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{compare}");
+    assert!(
+        compare.contains("opens the page of its newest run"),
+        "{compare}"
+    );
+    // Series 4BSD, ULE and (none): their newest runs are 16 (4BSD, with
+    // patches), 14 (ULE) and 4 (6.1RC1, no scheduler).
+    for id in [16, 14, 4] {
+        let link = format!(r##"<a class="like small" href="/runs/{id}#like""##);
+        assert!(compare.contains(&link), "{link}: {compare}");
+    }
+    let (status, run) = page(&client, addr, "/runs/16").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(run.contains(r#"<section id="like">"#));
+    assert!(!like_ids(&run).is_empty());
+}

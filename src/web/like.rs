@@ -7,7 +7,8 @@
 //!
 //! The runs like it come from the sums (`store::like_points`): a bounded
 //! range of one index, ranked here, and at most [`LIKE_RUNS_SHOWN`] runs
-//! read back by their result ids. Nine statements, whatever is stored.
+//! read back by their result ids: twelve statements, whatever is stored
+//! (tests/scale.rs counts them).
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
