@@ -232,3 +232,33 @@ async fn each_series_on_the_compare_page_links_runs_like_it() {
     assert!(run.contains(r#"<section id="like">"#));
     assert!(!like_ids(&run).is_empty());
 }
+
+/// A run read from a mail links the mail's thread (through the router:
+/// the archive goes up as a file).
+#[tokio::test]
+async fn a_run_from_a_mail_links_its_thread() {
+    use crate::http::{get as get_page, multipart, send};
+    let (_dir, _db, state) = crate::support::test_state();
+    let gz = std::fs::read(crate::support::repo_path(
+        "fixtures/mbox/seed-threads.mbox.gz",
+    ))
+    .unwrap();
+    let response = send(
+        &state,
+        multipart(&[("file", Some("2006-April.txt.gz"), &gz)]),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    // Run 1 is the first message's (Steven Hartland's) first run.
+    let (status, run) = get_page(&state, "/runs/1").await;
+    assert_eq!(status, StatusCode::OK, "{run}");
+    assert!(run.contains(r#"href="/submissions/1#run-1""#), "{run}");
+    let at = run
+        .find(r#"<a href="/threads/"#)
+        .expect("a link to the thread");
+    let rest = &run[at + r#"<a href=""#.len()..];
+    let thread = &rest[..rest.find('"').unwrap()];
+    let (status, page) = get_page(&state, thread).await;
+    assert_eq!(status, StatusCode::OK, "{thread}: {page}");
+    assert!(page.contains("Michael Vince"), "{page}");
+}

@@ -10,7 +10,8 @@
 //! same few statements, each reading a bounded number of rows, however
 //! many runs are stored.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
@@ -50,8 +51,9 @@ pub fn run_by_id(conn: &Connection, id: i64) -> rusqlite::Result<Option<RunOf>> 
 #[derive(Debug, Clone, PartialEq)]
 pub struct LikePoint {
     pub config_id: i64,
-    /// The configuration's attributes (provenance aside).
-    pub attrs: BTreeMap<String, String>,
+    /// The configuration's attributes (provenance aside), shared by its
+    /// points.
+    pub attrs: Rc<BTreeMap<String, String>>,
     pub threads: Option<u32>,
     /// Its runs, a run found again counted once.
     pub runs: usize,
@@ -101,15 +103,31 @@ pub fn like_points(
     )?;
     let mut rows = stmt.query(params![tool, metric, item, test.unwrap_or(""), limit + 1])?;
     let mut points = Vec::new();
+    // A configuration's points are next to each other: its attributes
+    // are read once.
+    let mut configs: HashMap<i64, Rc<BTreeMap<String, String>>> = HashMap::new();
     while let Some(row) = rows.next()? {
-        let text: String = row.get(1)?;
-        let pairs: Vec<(String, String)> = serde_json::from_str(&text).map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(1, rusqlite::types::Type::Text, Box::new(e))
-        })?;
+        let config_id: i64 = row.get(0)?;
+        let attrs = match configs.get(&config_id) {
+            Some(attrs) => Rc::clone(attrs),
+            None => {
+                let text: String = row.get(1)?;
+                let pairs: Vec<(String, String)> = serde_json::from_str(&text).map_err(|e| {
+                    rusqlite::Error::FromSqlConversionFailure(
+                        1,
+                        rusqlite::types::Type::Text,
+                        Box::new(e),
+                    )
+                })?;
+                let attrs = Rc::new(pairs.into_iter().collect());
+                configs.insert(config_id, Rc::clone(&attrs));
+                attrs
+            }
+        };
         let threads: i64 = row.get(2)?;
         points.push(LikePoint {
-            config_id: row.get(0)?,
-            attrs: pairs.into_iter().collect(),
+            config_id,
+            attrs,
             threads: u32::try_from(threads).ok(),
             runs: row.get::<_, i64>(3)?.max(0) as usize,
             result_ids: super::sums::parse_ids(&row.get::<_, String>(4)?),

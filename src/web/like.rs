@@ -11,7 +11,7 @@
 //! (tests/scale.rs counts them).
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use askama::Template;
 use axum::extract::{Path, State};
@@ -134,10 +134,17 @@ fn rank_points<'a>(
     mine: &BTreeMap<String, String>,
     threads: Option<u32>,
 ) -> Vec<&'a LikePoint> {
+    // Each configuration's count once, not once per comparison.
+    let mut common: HashMap<i64, usize> = HashMap::new();
+    for p in points {
+        common
+            .entry(p.config_id)
+            .or_insert_with(|| in_common(mine, &p.attrs));
+    }
     let mut ranked: Vec<&LikePoint> = points.iter().collect();
     ranked.sort_by_key(|p| {
         (
-            Reverse(in_common(mine, &p.attrs)),
+            Reverse(common[&p.config_id]),
             Reverse(p.threads == threads),
             Reverse(p.config_id),
             // One configuration's thread counts: the newest results first.
@@ -265,7 +272,7 @@ fn render(conn: &Connection, id: i64) -> Result<Answer, AppError> {
             let attrs = config_attrs(&r.run);
             ranked
                 .iter()
-                .position(|p| p.threads == r.run.threads && p.attrs == attrs)
+                .position(|p| p.threads == r.run.threads && *p.attrs == attrs)
                 .unwrap_or(usize::MAX)
         };
         runs.sort_by_cached_key(|r| (point_of(r), Reverse(r.run.id)));
@@ -381,7 +388,7 @@ mod tests {
     fn point(config_id: i64, threads: Option<u32>, pairs: &[(&str, &str)]) -> LikePoint {
         LikePoint {
             config_id,
-            attrs: attrs(pairs),
+            attrs: std::rc::Rc::new(attrs(pairs)),
             threads,
             runs: 1,
             result_ids: vec![config_id],
