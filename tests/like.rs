@@ -121,7 +121,7 @@ async fn a_run_page_lists_the_runs_most_like_it() {
         "{differs}"
     );
     assert_eq!(differs.matches("class=\"differ\"").count(), 1, "{differs}");
-    assert!(differs_of(&run, 11).contains("nothing: a repeat"));
+    assert!(differs_of(&run, 11).contains("nothing: the same configuration"));
     let differs = differs_of(&run, 16);
     assert!(differs.contains("scheduler: ULE → 4BSD"), "{differs}");
     assert!(differs.contains("patches: — →"), "{differs}");
