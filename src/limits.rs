@@ -145,6 +145,22 @@ pub const SUBMISSIONS_PER_PAGE: usize = 50;
 /// Runs per page of `/runs`.
 pub const RUNS_PER_PAGE: usize = 100;
 
+/// Runs a run's page (`/runs/{id}`) lists as most like it: a screen of
+/// rows to read side by side, few enough that the comparison of them all
+/// stays a chart one reads (the rest are counted: "and N more").
+pub const LIKE_RUNS_SHOWN: usize = 20;
+
+/// Comparison points (a configuration at one thread count) of a run's
+/// tool, test and item that its page reads to find the runs most like
+/// it, the newest configurations first: a range of one index, ranked in
+/// memory in well under a millisecond. Older configurations past it are
+/// not considered, and the page says so.
+pub const LIKE_POINTS_READ: usize = 2_000;
+
+/// Lines of a run's report its page shows: reports are a screen or less;
+/// a longer span is cut, and its submission's page has the rest.
+pub const RUN_SOURCE_LINES: usize = 200;
+
 /// Lines of text a submission's page shows.
 pub const PART_LINES: usize = 2_000;
 
@@ -602,6 +618,9 @@ mod readme {
                     PART_TEXT_BYTES as u128,
                     MAX_THREAD_MAILS as u128,
                     MAX_THREAD_RUNS as u128,
+                    LIKE_RUNS_SHOWN as u128,
+                    LIKE_POINTS_READ as u128,
+                    RUN_SOURCE_LINES as u128,
                 ],
             ),
             (

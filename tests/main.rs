@@ -17,6 +17,7 @@ mod http;
 mod ignored;
 mod ingest;
 mod large_answers;
+mod like;
 mod limits;
 mod load;
 mod mbox;

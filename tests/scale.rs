@@ -7,13 +7,15 @@ use crate::http::get;
 use crate::support::{smack_log, test_state};
 
 /// The pages whose statement counts must not grow with the data.
-const PAGES: [&str; 9] = [
+const PAGES: [&str; 11] = [
     "/",
     "/runs",
     "/runs?tool=super-smack&page=2",
     "/runs?tool=super-smack&before=150&page=2",
     "/runs?tool=super-smack&after=50&page=3",
     "/submissions/1",
+    "/runs/1",
+    "/runs/100",
     "/compare?tool=super-smack&item=select_index&metric=q_per_s&x=threads",
     "/compare.svg?tool=super-smack&item=select_index&metric=q_per_s&x=threads",
     "/compare.csv?tool=super-smack&item=select_index&metric=q_per_s&x=threads",

@@ -64,6 +64,7 @@ async fn every_page_answers() {
         ("/submissions", "text/html"),
         (submission.as_str(), "text/html"),
         ("/runs", "text/html"),
+        ("/runs/1", "text/html"),
         (thread.as_str(), "text/html"),
         ("/compare", "text/html"),
         (&format!("/compare?{COMPARE_QUERY}"), "text/html"),

@@ -15,6 +15,7 @@ mod compare;
 mod edits;
 mod export;
 mod health;
+mod like;
 mod mail;
 mod marks;
 mod rows;
@@ -40,6 +41,7 @@ pub use edits::{
 };
 pub use export::{export_rows, ExportFilter, ExportRow};
 pub use health::{ping, DatabaseFile, PingError, Unavailable};
+pub use like::{like_points, run_by_id, runs_of_results, LikePoint, LikePoints, RunOf};
 pub use mail::{
     copy_keys_of_fingerprints, find_mail_by_message_id, find_mail_by_raw_sha256, insert_mail,
     insert_run_fingerprints, quotes_of_submission, thread, thread_length, thread_of_message_id,

@@ -210,20 +210,26 @@ pub(super) fn summary_from_row(row: &Row) -> rusqlite::Result<SubmissionSummary>
 /// A run from [`RUN_COLUMNS`], the first columns of the row, without its
 /// attributes and results (see [`fill_attrs_and_results`]).
 pub(super) fn run_from_row(row: &Row) -> rusqlite::Result<StoredRun> {
+    run_from_row_at(row, 0)
+}
+
+/// A run from [`RUN_COLUMNS`] starting at column `at` (after columns of
+/// the query's own, such as the run's submission).
+pub(super) fn run_from_row_at(row: &Row, at: usize) -> rusqlite::Result<StoredRun> {
     Ok(StoredRun {
-        id: row.get(0)?,
-        idx: row.get::<_, i64>(1)? as usize,
-        message_idx: row.get::<_, Option<i64>>(2)?.map(|i| i as usize),
-        tool: row.get(3)?,
-        test: row.get(4)?,
-        label: row.get(5)?,
-        threads: row.get(6)?,
-        quote_depth: row.get::<_, i64>(7)? as usize,
-        author: row.get(8)?,
-        command: row.get(9)?,
+        id: row.get(at)?,
+        idx: row.get::<_, i64>(at + 1)? as usize,
+        message_idx: row.get::<_, Option<i64>>(at + 2)?.map(|i| i as usize),
+        tool: row.get(at + 3)?,
+        test: row.get(at + 4)?,
+        label: row.get(at + 5)?,
+        threads: row.get(at + 6)?,
+        quote_depth: row.get::<_, i64>(at + 7)? as usize,
+        author: row.get(at + 8)?,
+        command: row.get(at + 9)?,
         lines: [
-            row.get::<_, i64>(10)? as usize,
-            row.get::<_, i64>(11)? as usize,
+            row.get::<_, i64>(at + 10)? as usize,
+            row.get::<_, i64>(at + 11)? as usize,
         ],
         attrs: BTreeMap::new(),
         results: Vec::new(),

@@ -296,6 +296,9 @@ struct SeriesView {
     is_baseline: bool,
     peak: Option<String>,
     rows: Vec<RowView>,
+    /// The page of the series' newest run linked, which lists the runs
+    /// most like it across all submissions and compares them all.
+    like_url: Option<String>,
 }
 
 struct RowView {
@@ -685,6 +688,13 @@ fn series_view(comparison: &Comparison, index: usize, series: &compare::Series) 
             format!("{word} {} {unit}{at}", format_value(peak.mean))
         }),
         rows: series.points.iter().map(|p| row_view(p, unit)).collect(),
+        like_url: series
+            .points
+            .iter()
+            .flat_map(|p| &p.runs)
+            .map(|run| run.run_id)
+            .max()
+            .map(|id| format!("/runs/{id}#like")),
     }
 }
 

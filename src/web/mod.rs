@@ -30,6 +30,7 @@ mod guard;
 mod health;
 mod home;
 mod light;
+mod like;
 mod query;
 mod ready;
 mod review;
@@ -518,6 +519,7 @@ fn pages(state: AppState) -> Router<AppState> {
         .merge(review::router())
         .merge(rights::router())
         .merge(runs::router())
+        .merge(like::router())
         .merge(threads::router())
         .merge(compare::router())
         .route_layer(middleware::from_fn_with_state(

@@ -45,6 +45,8 @@ struct RunsPage {
 }
 
 struct RunRow {
+    /// The run's id, for its own page.
+    id: i64,
     submission_id: i64,
     submission: String,
     number: usize,
@@ -267,6 +269,7 @@ fn run_row(listing: &RunListing) -> RunRow {
     let run = &listing.run;
     let headline = ready::run_headline(run);
     RunRow {
+        id: run.id,
         submission_id: listing.submission_id,
         submission: listing
             .subject

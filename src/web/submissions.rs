@@ -192,6 +192,15 @@ impl Part {
     }
 }
 
+/// The address of line `line` of submission `id`'s text, on the part of
+/// its page that shows it.
+pub(super) fn line_url(id: i64, line: usize) -> String {
+    match Part::of_line(line) {
+        1 => format!("/submissions/{id}#L{line}"),
+        part => format!("/submissions/{id}?part={part}#L{line}"),
+    }
+}
+
 impl SubmissionPage {
     /// The link to line `line` of the text: an anchor on this page, or on
     /// the part that shows it.
@@ -289,6 +298,8 @@ struct ScopeView {
 }
 
 struct RunView {
+    /// The run's id, for its own page.
+    id: i64,
     /// 1-based, as shown and as in the anchor `run-N`.
     number: usize,
     tool: String,
@@ -317,17 +328,17 @@ struct AttrView {
     parsed: Option<String>,
 }
 
-struct ItemValues {
-    item: String,
-    values: Vec<ValueView>,
+pub(super) struct ItemValues {
+    pub(super) item: String,
+    pub(super) values: Vec<ValueView>,
 }
 
-struct ValueView {
-    metric: String,
-    value: String,
-    unit: String,
-    line: usize,
-    estimated: bool,
+pub(super) struct ValueView {
+    pub(super) metric: String,
+    pub(super) value: String,
+    pub(super) unit: String,
+    pub(super) line: usize,
+    pub(super) estimated: bool,
 }
 
 struct LineView {
@@ -620,6 +631,7 @@ fn run_view(run: &StoredRun, edits: &[&RunEdit], comparisons: &[ReadyComparison]
         .find(|c| c.tool == run.tool && c.test == run.test && c.item.as_deref() == item)
         .map(|c| c.url.clone());
     RunView {
+        id: run.id,
         number: run.idx + 1,
         tool: run.tool.clone(),
         test: run.test.clone().unwrap_or_default(),
@@ -639,7 +651,7 @@ fn run_view(run: &StoredRun, edits: &[&RunEdit], comparisons: &[ReadyComparison]
 }
 
 /// A run's values grouped by item, items in the order first printed.
-fn group_by_item(run: &StoredRun) -> Vec<ItemValues> {
+pub(super) fn group_by_item(run: &StoredRun) -> Vec<ItemValues> {
     let mut groups: Vec<ItemValues> = Vec::new();
     let mut group_of: HashMap<&str, usize> = HashMap::new();
     for r in &run.results {

@@ -262,7 +262,7 @@ fn join_ids(ids: &[i64]) -> String {
     texts.join(",")
 }
 
-fn parse_ids(text: &str) -> Vec<i64> {
+pub(super) fn parse_ids(text: &str) -> Vec<i64> {
     text.split(',').filter_map(|id| id.parse().ok()).collect()
 }
 
