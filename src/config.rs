@@ -162,7 +162,9 @@ pub struct IngestArgs {
     #[command(flatten)]
     pub db: DbArgs,
     /// Files or folders; folders are read recursively, `.gz` files unpacked.
-    /// Mail archives (mbox, `.eml`) become one submission per message.
+    /// Mail archives (mbox, `.eml`) become one submission per message; so
+    /// do the commits of a public-inbox archive (a folder holding
+    /// `git/N.git`, or a v1 repository) not read by an earlier import.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Where to write the list of messages that could not be read, and why
