@@ -316,3 +316,90 @@ fn benchlog_ingest_says_how_many_commits_it_skipped() {
         "{again}"
     );
 }
+
+/// A v2 inbox of `messages` mails laid out as public-inbox writes one (a
+/// commit per message, its blob `m`), written with gix: seed 000's text
+/// under headers of its own, so that every message is new.
+fn write_inbox(dir: &Path, messages: usize) -> PathBuf {
+    let inbox = dir.join("big");
+    let repo = gix::init_bare(inbox.join("git/0.git")).unwrap();
+    let body = crate::support::seed_000();
+    let mut parent: Option<gix::ObjectId> = None;
+    for i in 0..messages {
+        let mail = format!(
+            "From: Poster {i} <p{i}@example.org>\nDate: Mon, 1 Jan 2007 10:{:02}:00 +0000\n\
+             Subject: run {i}\nMessage-ID: <run{i}@example.org>\n\n{body}",
+            i % 60
+        );
+        let blob = repo.write_blob(mail.as_bytes()).unwrap().detach();
+        let tree = gix::objs::Tree {
+            entries: vec![gix::objs::tree::Entry {
+                mode: gix::objs::tree::EntryKind::Blob.into(),
+                filename: "m".into(),
+                oid: blob,
+            }],
+        };
+        let tree = repo.write_object(&tree).unwrap().detach();
+        let who = gix::actor::SignatureRef {
+            name: "Poster".into(),
+            email: "p@example.org".into(),
+            time: "1167645600 +0000",
+        };
+        let commit = repo
+            .commit_as(who, who, "HEAD", format!("run {i}"), tree, parent)
+            .unwrap();
+        parent = Some(commit.detach());
+    }
+    inbox
+}
+
+/// `benchlog ingest` killed with SIGKILL at moments through an inbox's
+/// import, then run to its end: every message is stored, once. A mark
+/// committed ahead of its message would make the next import skip it.
+#[test]
+fn an_import_killed_at_any_moment_skips_no_message() {
+    const MESSAGES: usize = 240;
+    let dir = tempfile::tempdir().unwrap();
+    let inbox = write_inbox(dir.path(), MESSAGES);
+    let db = dir.path().join("k.db");
+    let ingest = || {
+        Command::new(env!("CARGO_BIN_EXE_benchlog"))
+            .args(["ingest", "--batch", "4", "--db"])
+            .arg(&db)
+            .arg(&inbox)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let mut kills = 0;
+    for wait_ms in [40, 90, 150, 220, 300, 400, 550, 700] {
+        let mut child = ingest();
+        std::thread::sleep(std::time::Duration::from_millis(wait_ms));
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap();
+            kills += 1;
+        }
+        child.wait().unwrap();
+    }
+    let status = ingest().wait().unwrap();
+    assert!(status.success());
+    let conn = Connection::open(&db).unwrap();
+    let (mails, distinct): (i64, i64) = conn
+        .query_row(
+            "SELECT count(*), count(DISTINCT message_id) FROM mails",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        (mails, distinct),
+        (MESSAGES as i64, MESSAGES as i64),
+        "{kills} kills"
+    );
+    let commits: i64 = conn
+        .query_row("SELECT commits FROM archive_marks", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(commits, MESSAGES as i64);
+    assert!(kills > 0, "no import was killed: make the inbox larger");
+}
