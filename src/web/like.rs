@@ -22,7 +22,7 @@ use axum::Router;
 use rusqlite::Connection;
 
 use super::submissions::{group_by_item, line_url, ItemValues};
-use super::{ready, Answer, AppError, AppState};
+use super::{ready, runs, Answer, AppError, AppState};
 use crate::compare::{self, CompareQuery, MAX_BY, MAX_WHERE, PROVENANCE};
 use crate::limits::{LIKE_POINTS_READ, LIKE_RUNS_SHOWN, RUN_SOURCE_LINES};
 use crate::store::{self, LikePoint, RunOf, StoredRun};
@@ -340,15 +340,7 @@ fn render(conn: &Connection, id: i64) -> Result<Answer, AppError> {
         quote_depth: run.quote_depth,
         message: run.message_idx.map(|m| m + 1),
         command: run.command.clone().unwrap_or_default(),
-        attrs: run
-            .attrs
-            .iter()
-            .map(|(k, v)| {
-                let filter = serde_urlencoded::to_string([("where", format!("{k}:{v}"))])
-                    .unwrap_or_default();
-                (k.clone(), v.clone(), format!("/runs?{filter}"))
-            })
-            .collect(),
+        attrs: runs::attribute_links(&run.attrs),
         values: group_by_item(&run),
         lines,
         lines_cut,

@@ -265,6 +265,21 @@ fn render(conn: &Connection, search: &RunSearch, page: Option<usize>) -> Result<
     Answer::page(&page)
 }
 
+/// Each attribute with the link to the runs that share it
+/// (`/runs?where=key:value`): key, value, link.
+pub(super) fn attribute_links(
+    attrs: &std::collections::BTreeMap<String, String>,
+) -> Vec<(String, String, String)> {
+    attrs
+        .iter()
+        .map(|(k, v)| {
+            let filter =
+                serde_urlencoded::to_string([("where", format!("{k}:{v}"))]).unwrap_or_default();
+            (k.clone(), v.clone(), format!("/runs?{filter}"))
+        })
+        .collect()
+}
+
 fn run_row(listing: &RunListing) -> RunRow {
     let run = &listing.run;
     let headline = ready::run_headline(run);
@@ -281,15 +296,7 @@ fn run_row(listing: &RunListing) -> RunRow {
         test: run.test.clone().unwrap_or_default(),
         label: run.label.clone().unwrap_or_default(),
         threads: run.threads.map(|t| t.to_string()).unwrap_or_default(),
-        attrs: run
-            .attrs
-            .iter()
-            .map(|(k, v)| {
-                let filter = serde_urlencoded::to_string([("where", format!("{k}:{v}"))])
-                    .unwrap_or_default();
-                (k.clone(), v.clone(), format!("/runs?{filter}"))
-            })
-            .collect(),
+        attrs: attribute_links(&run.attrs),
         author: run.author.clone().unwrap_or_default(),
         quote_depth: run.quote_depth,
         first_line: run.lines[0],
