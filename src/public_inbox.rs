@@ -32,7 +32,8 @@ use gix::ObjectId;
 use rusqlite::Connection;
 
 use crate::archive::{self, ArchiveItem, ImportSummary};
-use crate::intake::{prepare_mail, MailFailure};
+use crate::intake::{prepare_mail, size_for_people, MailFailure};
+use crate::limits::MAX_INPUT_BYTES;
 use crate::store::{self, ArchiveMark};
 
 /// A public-inbox archive found at a path.
@@ -351,21 +352,38 @@ fn changes_of(
             return Ok(vec![Change::Deletion(entry.oid.to_owned())]);
         }
     }
-    // v1: the files at ab/cdef… it adds and removes.
-    let new = v1_files(repo, Some(tree.id))?;
-    let old = v1_files(repo, parent_tree()?)?;
-    let mut changes = Vec::new();
-    let (new, not_messages) = new;
-    changes.extend(not_messages.into_iter().map(Change::NotMessage));
-    let (old, _) = old;
-    for (path, blob) in &new {
-        if old.get(path) != Some(blob) {
-            changes.push(Change::Message(*blob));
+    // v1: the files at ab/cdef… it adds and removes, read only in the
+    // fan-out folders whose tree differs from the parent's (a commit
+    // touches one), so that a commit costs one folder, not the archive.
+    let new_root = v1_folders(repo, Some(tree.id))?;
+    let old_root = v1_folders(repo, parent_tree()?)?;
+    // What is not a message is reported by the commit that brings it.
+    let mut changes: Vec<Change> = new_root
+        .1
+        .into_iter()
+        .filter(|what| !old_root.1.contains(what))
+        .map(Change::NotMessage)
+        .collect();
+    let (new_root, old_root) = (new_root.0, old_root.0);
+    let folders: std::collections::BTreeSet<&String> =
+        new_root.keys().chain(old_root.keys()).collect();
+    for folder in folders {
+        let (in_new, in_old) = (new_root.get(folder), old_root.get(folder));
+        if in_new == in_old {
+            continue;
         }
-    }
-    for (path, blob) in &old {
-        if !new.contains_key(path) {
-            changes.push(Change::Deletion(*blob));
+        let (new, not_messages) = v1_files(repo, folder, in_new.copied())?;
+        let (old, _) = v1_files(repo, folder, in_old.copied())?;
+        changes.extend(not_messages.into_iter().map(Change::NotMessage));
+        for (name, blob) in &new {
+            if old.get(name) != Some(blob) {
+                changes.push(Change::Message(*blob));
+            }
+        }
+        for (name, blob) in &old {
+            if !new.contains_key(name) {
+                changes.push(Change::Deletion(*blob));
+            }
         }
     }
     if changes.is_empty() {
@@ -374,38 +392,55 @@ fn changes_of(
     Ok(changes)
 }
 
-/// A v1 tree's messages by path, and what it holds that is not one. Only
-/// the fan-out folders that differ matter to one commit, but a v1 tree is
-/// at most 256 folders: it is read whole.
+/// Whether `name` is `len` hexadecimal digits (a v1 fan-out folder or file).
+fn is_hex(name: &str, len: usize) -> bool {
+    name.len() == len && name.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// What a v1 archive's entry that is not a message is reported as.
+fn not_a_message(path: &str) -> String {
+    format!("{path}: not a public-inbox message (neither m, d, nor ab/cdef…)")
+}
+
+/// A v1 tree's fan-out folders (`ab`) by name, and what else it holds.
+type V1Folders = (std::collections::BTreeMap<String, ObjectId>, Vec<String>);
+
+fn v1_folders(repo: &gix::Repository, tree: Option<ObjectId>) -> anyhow::Result<V1Folders> {
+    let mut folders = std::collections::BTreeMap::new();
+    let mut not_messages = Vec::new();
+    let Some(tree) = tree else {
+        return Ok((folders, not_messages));
+    };
+    for entry in repo.find_tree(tree)?.decode()?.entries {
+        let folder = entry.filename.to_string();
+        if entry.mode.is_tree() && is_hex(&folder, 2) {
+            folders.insert(folder, entry.oid.to_owned());
+        } else {
+            not_messages.push(not_a_message(&folder));
+        }
+    }
+    Ok((folders, not_messages))
+}
+
+/// One fan-out folder's messages (`cdef…`) by name, and what else it holds.
 type V1Files = (std::collections::BTreeMap<String, ObjectId>, Vec<String>);
 
-fn v1_files(repo: &gix::Repository, tree: Option<ObjectId>) -> anyhow::Result<V1Files> {
+fn v1_files(
+    repo: &gix::Repository,
+    folder: &str,
+    tree: Option<ObjectId>,
+) -> anyhow::Result<V1Files> {
     let mut files = std::collections::BTreeMap::new();
     let mut not_messages = Vec::new();
     let Some(tree) = tree else {
         return Ok((files, not_messages));
     };
-    let is_hex =
-        |name: &str, len: usize| name.len() == len && name.bytes().all(|b| b.is_ascii_hexdigit());
-    let root = repo.find_tree(tree)?;
-    for entry in root.decode()?.entries {
-        let folder = entry.filename.to_string();
-        if !(entry.mode.is_tree() && is_hex(&folder, 2)) {
-            not_messages.push(format!(
-                "{folder}: not a public-inbox message (neither m, d, nor ab/cdef…)"
-            ));
-            continue;
-        }
-        let sub = repo.find_tree(entry.oid.to_owned())?;
-        for file in sub.decode()?.entries {
-            let name = file.filename.to_string();
-            if file.mode.is_blob() && is_hex(&name, 38) {
-                files.insert(format!("{folder}/{name}"), file.oid.to_owned());
-            } else {
-                not_messages.push(format!(
-                    "{folder}/{name}: not a public-inbox message (neither m, d, nor ab/cdef…)"
-                ));
-            }
+    for file in repo.find_tree(tree)?.decode()?.entries {
+        let name = file.filename.to_string();
+        if file.mode.is_blob() && is_hex(&name, 38) {
+            files.insert(name, file.oid.to_owned());
+        } else {
+            not_messages.push(not_a_message(&format!("{folder}/{name}")));
         }
     }
     Ok((files, not_messages))
@@ -434,8 +469,24 @@ fn read_epoch(
         let source_name = format!("{}, commit {}", plan.name, commit.to_hex_with_len(12));
         match change {
             Change::Message(blob) if !deleted.contains(blob) => {
-                let mail = match repo.find_blob(*blob) {
-                    Ok(mut found) => prepare_mail(source_name, &found.take_data()).map(Box::new),
+                let mail = match repo.find_header(*blob).map(|header| header.size()) {
+                    Ok(size) if size > MAX_INPUT_BYTES => Err(MailFailure {
+                        source_name,
+                        why: format!(
+                            "its message is {}, more than the {} benchlog reads as one input",
+                            size_for_people(size),
+                            size_for_people(MAX_INPUT_BYTES)
+                        ),
+                    }),
+                    Ok(_) => match repo.find_blob(*blob) {
+                        Ok(mut found) => {
+                            prepare_mail(source_name, &found.take_data()).map(Box::new)
+                        }
+                        Err(error) => Err(MailFailure {
+                            source_name,
+                            why: format!("its message {blob} could not be read: {error}"),
+                        }),
+                    },
                     Err(error) => Err(MailFailure {
                         source_name,
                         why: format!("its message {blob} could not be read: {error}"),
