@@ -25,7 +25,7 @@ use rusqlite::{Connection, Transaction};
 use crate::ingest::{self, store_mail, MailOutcome};
 // Stored by `ingest`; named here too, where the tests found it.
 pub use crate::ingest::store_input;
-use crate::intake::{self, parts_not_read, Policy, Read, ReadError};
+use crate::intake::{self, parts_not_read, Handed, Policy, Read, ReadError};
 // Read by `intake`; named here too, where the import's callers found them.
 pub use crate::intake::{prepare_input, prepare_mail, Input, MailFailure, PreparedMail};
 use crate::store;
@@ -42,7 +42,16 @@ pub struct ImportSummary {
     /// Messages in which at least one run was found (stored or quoted).
     pub messages_with_results: usize,
     pub messages_added: usize,
+    /// Of `messages_added`, those stored with their header block only,
+    /// their text kept by the archive (`ingest::store_mail`).
+    pub messages_headers_only: usize,
+    /// Messages stored with their header block only whose text was
+    /// brought back from the archive: a message answering them holds runs.
+    pub texts_restored: usize,
     pub messages_already_stored: usize,
+    /// Of `messages_already_stored`, those known by their raw bytes
+    /// before they were decoded and parsed.
+    pub messages_known_unread: usize,
     pub runs_added: usize,
     /// Of `runs_added`, those found again in a later message: each is
     /// stored as that message's own run, linked to the earlier one as its
@@ -65,7 +74,10 @@ impl ImportSummary {
             messages_read,
             messages_with_results,
             messages_added,
+            messages_headers_only,
+            texts_restored,
             messages_already_stored,
+            messages_known_unread,
             runs_added,
             runs_quoted,
             failures,
@@ -76,7 +88,10 @@ impl ImportSummary {
         self.messages_read += messages_read;
         self.messages_with_results += messages_with_results;
         self.messages_added += messages_added;
+        self.messages_headers_only += messages_headers_only;
+        self.texts_restored += texts_restored;
         self.messages_already_stored += messages_already_stored;
+        self.messages_known_unread += messages_known_unread;
         self.runs_added += runs_added;
         self.runs_quoted += runs_quoted;
         self.failures.extend(failures);
@@ -93,13 +108,20 @@ impl ImportSummary {
         )];
         if self.messages_read > 0 {
             lines.push(format!(
-                "mail: {} messages read, {} with results, {} runs added ({} of them quoted again, linked to the earlier run); duplicates skipped: {} messages already stored; {} messages could not be read",
+                "mail: {} messages read, {} with results, {} runs added ({} of them quoted again, linked to the earlier run); duplicates skipped: {} messages already stored ({} of them known before decoding); {} messages could not be read",
                 self.messages_read,
                 self.messages_with_results,
                 self.runs_added,
                 self.runs_quoted,
                 self.messages_already_stored,
+                self.messages_known_unread,
                 self.failures.len()
+            ));
+        }
+        if self.messages_headers_only > 0 || self.texts_restored > 0 {
+            lines.push(format!(
+                "{} messages with no results stored with their headers only (the archive keeps their text); {} texts brought back from the archive as the thread context of results",
+                self.messages_headers_only, self.texts_restored
             ));
         }
         if !self.parts_not_read.is_empty() {
@@ -174,6 +196,8 @@ pub fn import_mails(
 pub enum ArchiveItem {
     /// One message, prepared, or why it could not be.
     Mail(Result<Box<PreparedMail>, MailFailure>),
+    /// A message stored already (by its raw bytes), not read.
+    Known,
     /// Every message of the commits up to this mark is handed over: it is
     /// stored in the transaction that stores the last of them.
     Mark(store::ArchiveMark),
@@ -198,6 +222,7 @@ pub fn import_archive(
                 let step = match item {
                     ArchiveItem::Mail(Ok(prepared)) => Step::Mail(prepared),
                     ArchiveItem::Mail(Err(failure)) => Step::MailFailed(failure),
+                    ArchiveItem::Known => Step::Known,
                     ArchiveItem::Mark(mark) => Step::Mark(Box::new(mark)),
                 };
                 match sender.send((step, done)) {
@@ -307,12 +332,14 @@ fn import_files_within(
     mut report: impl FnMut(&Path, anyhow::Result<FileOutcome>),
     progress: &mut impl FnMut(u64),
 ) -> anyhow::Result<()> {
+    let mut known = store::KnownMails::of(conn);
     std::thread::scope(|scope| {
         let (sender, receiver) = std::sync::mpsc::sync_channel(QUEUE);
         scope.spawn(move || {
             for (index, path) in files.iter().enumerate() {
                 // The receiver is gone when storing failed: stop.
-                if read_file_steps(index, path, limits.file_bytes, &sender).is_err() {
+                let read = read_file_steps(index, path, limits.file_bytes, &mut known, &sender);
+                if read.is_err() {
                     break;
                 }
             }
@@ -346,6 +373,8 @@ enum Step {
     Mail(Box<PreparedMail>),
     /// A message that could not be read.
     MailFailed(MailFailure),
+    /// A message stored already, known by its raw bytes: not read.
+    Known,
     /// The end of a mail file: all its messages were sent.
     MailFileDone { file: usize, messages: usize },
     /// A file that could not be read at all, and why (the error's chain).
@@ -357,8 +386,15 @@ enum Step {
 type Sender = std::sync::mpsc::SyncSender<(Step, u64)>;
 
 /// Reads, decodes and parses one file into steps ([`intake::read_each`]
-/// with [`Policy::import`]). Errs only when the writer is gone.
-fn read_file_steps(file: usize, path: &Path, limit: u64, sender: &Sender) -> Result<(), ()> {
+/// with [`Policy::import`]), skipping the messages `known` holds. Errs
+/// only when the writer is gone.
+fn read_file_steps(
+    file: usize,
+    path: &Path,
+    limit: u64,
+    known: &mut store::KnownMails,
+    sender: &Sender,
+) -> Result<(), ()> {
     let send = |step: Step, bytes: u64| sender.send((step, bytes)).map_err(|_| ());
     let failed = |error: anyhow::Error| {
         let why = format!("{error:#}");
@@ -375,10 +411,12 @@ fn read_file_steps(file: usize, path: &Path, limit: u64, sender: &Sender) -> Res
     );
     let mut gone = false;
     let policy = Policy::import(limit);
-    let read = intake::read_each(&name, Cow::Owned(bytes), &policy, |on_disk, mail| {
+    let known = |raw_sha256: &str| known.holds(raw_sha256);
+    let read = intake::read_each(&name, Cow::Owned(bytes), &policy, known, |on_disk, mail| {
         let step = match mail {
-            Ok(prepared) => Step::Mail(Box::new(prepared)),
-            Err(failure) => Step::MailFailed(failure),
+            Handed::Prepared(Ok(prepared)) => Step::Mail(prepared),
+            Handed::Prepared(Err(failure)) => Step::MailFailed(failure),
+            Handed::Known { .. } => Step::Known,
         };
         gone = send(step, on_disk).is_err();
         if gone {
@@ -555,8 +593,14 @@ fn write_step(
             }
             let outcome = in_savepoint(writer, alone, |tx| store_mail(tx, prepared))?;
             match &outcome {
-                Ok(MailOutcome::Stored { runs, quotes, .. }) => {
+                Ok(MailOutcome::Stored {
+                    runs,
+                    quotes,
+                    headers_only,
+                    ..
+                }) => {
                     summary.messages_added += 1;
+                    summary.messages_headers_only += usize::from(*headers_only);
                     summary.runs_added += runs;
                     summary.runs_quoted += quotes;
                 }
@@ -567,6 +611,12 @@ fn write_step(
                 }),
             }
             Ok(stored(1, prepared.mail.text.len(), outcome.is_err()))
+        }
+        Step::Known => {
+            summary.messages_read += 1;
+            summary.messages_already_stored += 1;
+            summary.messages_known_unread += 1;
+            Ok(stored(0, 0, false))
         }
         Step::MailFailed(failure) => {
             summary.messages_read += 1;

@@ -125,10 +125,16 @@ fn ingest_inbox(
     } else {
         ProgressBar::hidden()
     };
+    let keep = if args.keep_all_text {
+        public_inbox::KeepTexts::All
+    } else {
+        public_inbox::KeepTexts::WithFindings
+    };
     let read = public_inbox::import_inbox(
         conn,
         inbox,
         args.batch as usize,
+        keep,
         summary,
         |total| bar.set_length(total),
         |done| bar.inc(done),

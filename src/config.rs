@@ -178,6 +178,11 @@ pub struct IngestArgs {
     #[arg(long, value_name = "N", default_value_t = limits::BATCH_ITEMS as u64,
           value_parser = clap::value_parser!(u64).range(1..=limits::BATCH_ITEMS as u64))]
     pub batch: u64,
+    /// Keep the full text of every message of a public-inbox archive. By
+    /// default a message that holds no run or near miss, and answers none,
+    /// keeps only its headers and where the archive keeps its text.
+    #[arg(long)]
+    pub keep_all_text: bool,
 }
 
 #[derive(Debug, Args)]

@@ -468,6 +468,8 @@ pub enum MailOutcome {
         runs: usize,
         /// Of `runs`, the copies of earlier runs.
         quotes: usize,
+        /// Stored with its header block only: the archive keeps its text.
+        headers_only: bool,
     },
     /// The same message (raw bytes, Message-ID or decoded text) is stored.
     AlreadyStored(i64),
@@ -505,6 +507,12 @@ fn ancestors(mail: &MailMessage) -> Vec<&str> {
 /// runs already stored (from an earlier mail of the thread, or any earlier
 /// submission) to the copies of them it stores, and records the mail's
 /// place in its thread.
+///
+/// A message whose archive keeps it ([`PreparedMail::archived`]) is
+/// stored with its header block only, unless it holds runs or near misses
+/// or answers a message that does (it is that message's thread context).
+/// One that holds them marks the messages it answers as context, whose
+/// text the import brings back ([`restore_archived_text`]).
 pub fn store_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<MailOutcome> {
     let mail = &prepared.mail;
     if let Some(id) = stored_mail(tx, prepared)? {
@@ -514,15 +522,28 @@ pub fn store_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<M
         .into_iter()
         .map(|id| store::find_mail_by_message_id(tx, id))
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    let mut fresh = copies_of_stored_runs(tx, &prepared.document)?;
-    fresh.quoted_authors = found_ancestors
-        .iter()
-        .map(|ancestor| ancestor.as_ref().and_then(|found| found.author.clone()))
-        .collect();
+    let findings = holds_findings(&prepared.document);
+    let headers_only = match &prepared.archived {
+        Some(at) if !findings && !answers_findings(tx, &found_ancestors)? => Some(at),
+        _ => None,
+    };
+    // The header block alone, and what the parsers find in it (its
+    // message): all the database keeps of a message the archive keeps.
+    let header_document;
+    let (text, document) = match headers_only {
+        Some(_) => {
+            let header = header_block(&mail.text);
+            header_document = parsers::parse(header);
+            (header, &header_document)
+        }
+        None => (mail.text.as_str(), &prepared.document),
+    };
+    let mut fresh = copies_of_stored_runs(tx, document)?;
+    fresh.quoted_authors = quoted_authors(&found_ancestors);
     let submission_id = store_document(
         tx,
         Some(&prepared.source_name),
-        &mail.text,
+        text,
         &text_sha256(&mail.text),
         &fresh,
     )
@@ -542,11 +563,89 @@ pub fn store_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<M
         },
     )
     .with_context(|| format!("storing the headers of {}", prepared.source_name))?;
+    if let Some(at) = headers_only {
+        let at = store::ArchivedText {
+            text_bytes: (mail.text.len() - text.len()) as u64,
+            ..at.clone()
+        };
+        store::insert_archived_text(tx, submission_id, &at).with_context(|| {
+            format!("recording where the archive keeps {}", prepared.source_name)
+        })?;
+    }
+    if findings {
+        for ancestor in found_ancestors.iter().flatten() {
+            store::mark_wanted(tx, ancestor.submission_id)?;
+        }
+    }
     Ok(MailOutcome::Stored {
         submission_id,
         runs: fresh.runs.len(),
         quotes: fresh.copies(),
+        headers_only: headers_only.is_some(),
     })
+}
+
+/// Whether a message holds what makes it worth its text: a run, or a near
+/// miss (text that looked like a report).
+fn holds_findings(document: &Document) -> bool {
+    !document.runs.is_empty() || !document.unparsed.is_empty()
+}
+
+/// Whether the nearest stored message a mail answers holds runs or near
+/// misses: the mail is then part of that message's thread context.
+fn answers_findings(
+    tx: &Transaction,
+    found_ancestors: &[Option<store::MailRef>],
+) -> anyhow::Result<bool> {
+    match found_ancestors.iter().flatten().next() {
+        Some(parent) => Ok(store::holds_findings(tx, parent.submission_id)?),
+        None => Ok(false),
+    }
+}
+
+/// The authors of the messages a mail answers, nearest first: the authors
+/// of the text it quotes at depth 1, 2, ….
+fn quoted_authors(found_ancestors: &[Option<store::MailRef>]) -> Vec<Option<String>> {
+    found_ancestors
+        .iter()
+        .map(|ancestor| ancestor.as_ref().and_then(|found| found.author.clone()))
+        .collect()
+}
+
+/// A decoded message's header block (`From:`, `Date:`, `Subject:`, …, up
+/// to the blank line that ends it), with its line end.
+fn header_block(text: &str) -> &str {
+    match text.find("\n\n") {
+        Some(end) => &text[..end + 1],
+        None => text,
+    }
+}
+
+/// Puts back the full text of a message stored with its header block only
+/// ([`store_mail`]), read again from its archive as `prepared`: the text,
+/// and its messages with their authors. Its runs are not looked for: it
+/// held none when it was stored.
+pub fn restore_archived_text(
+    tx: &Transaction,
+    submission_id: i64,
+    prepared: &PreparedMail,
+) -> anyhow::Result<()> {
+    let found_ancestors = ancestors(&prepared.mail)
+        .into_iter()
+        .map(|id| store::find_mail_by_message_id(tx, id))
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut fresh = ToStore {
+        document: &prepared.document,
+        runs: Vec::new(),
+        fingerprints: Vec::new(),
+        copy_keys: Vec::new(),
+        quoted_authors: Vec::new(),
+        title: None,
+    };
+    fresh.quoted_authors = quoted_authors(&found_ancestors);
+    store::restore_text(tx, submission_id, &prepared.mail.text)?;
+    insert_messages(tx, submission_id, &fresh)
+        .with_context(|| format!("storing the messages of {}", prepared.source_name))
 }
 
 /// The submission a message is stored as already, found by its raw

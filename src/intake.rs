@@ -22,6 +22,7 @@ use parsers::Document;
 use sha2::{Digest, Sha256};
 
 use crate::limits::{MAX_INPUT_BYTES, MAX_LINE_BYTES};
+use crate::store::ArchivedText;
 
 /// Why some bytes cannot be a submission. These are the user's to fix.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -113,10 +114,20 @@ impl Policy {
 /// MIME message when it is one, else decoded as text like any paste.
 pub fn read(name: &str, bytes: &[u8], policy: &Policy) -> Result<Input, InputError> {
     let mut mails = Vec::new();
-    let read = read_each(name, Cow::Borrowed(bytes), policy, |_, mail| {
-        mails.push(mail);
-        ControlFlow::Continue(())
-    });
+    let read = read_each(
+        name,
+        Cow::Borrowed(bytes),
+        policy,
+        |_| false,
+        |_, message| {
+            match message {
+                Handed::Prepared(mail) => mails.push(mail.map(|prepared| *prepared)),
+                // `known` above says no message is.
+                Handed::Known { .. } => {}
+            }
+            ControlFlow::Continue(())
+        },
+    );
     match read {
         Ok(Read::Text(text, document)) => Ok(Input::Text(text, document)),
         Ok(Read::Mails { .. }) => Ok(Input::Mails(mails)),
@@ -156,16 +167,28 @@ pub enum ReadError {
     Input(InputError),
 }
 
+/// What [`read_each`] hands over of one message.
+pub enum Handed {
+    /// The message prepared, or why it could not be.
+    Prepared(Result<Box<PreparedMail>, MailFailure>),
+    /// A message whose raw bytes `known` said are stored already: neither
+    /// decoded nor parsed.
+    Known { source_name: String },
+}
+
 /// [`read`], handing each message of mail to `each` as soon as it is
 /// prepared, with the bytes of the input as given (gzipped or not) it
-/// accounts for; `each` breaking stops the reading. `bytes` is dropped
-/// once unpacked. Mail that becomes text ([`UnreadableMail::Text`]) has
-/// handed over its messages' failures first.
+/// accounts for; `each` breaking stops the reading. A message whose raw
+/// SHA-256 (hex) `known` says is stored is handed over unread
+/// ([`Handed::Known`]). `bytes` is dropped once unpacked. Mail that
+/// becomes text ([`UnreadableMail::Text`]) has handed over its messages'
+/// failures first.
 pub fn read_each(
     name: &str,
     bytes: Cow<'_, [u8]>,
     policy: &Policy,
-    mut each: impl FnMut(u64, Result<PreparedMail, MailFailure>) -> ControlFlow<()>,
+    mut known: impl FnMut(&str) -> bool,
+    mut each: impl FnMut(u64, Handed) -> ControlFlow<()>,
 ) -> Result<Read, ReadError> {
     let given = bytes.len() as u64;
     let gunzipped = match unpack(&bytes, policy.max_bytes) {
@@ -198,7 +221,17 @@ pub fn read_each(
     let (mut messages, mut readable) = (0, false);
     if kind != Kind::Text {
         for (i, (source_name, raw)) in raws.enumerate() {
-            let prepared = match prepare(source_name, raw) {
+            let on_disk = (raw.len() as f64 * scale) as u64;
+            let raw_sha256 = raw_sha256(raw);
+            if known(&raw_sha256) {
+                readable = true;
+                messages += 1;
+                if each(on_disk, Handed::Known { source_name }).is_break() {
+                    return Ok(Read::Mails { messages });
+                }
+                continue;
+            }
+            let prepared = match prepare(source_name, raw, raw_sha256) {
                 Err((_, Refusal::Text(error)))
                     if policy.bad_message == BadMessage::RefusesInput =>
                 {
@@ -215,7 +248,7 @@ pub fn read_each(
             };
             readable |= prepared.is_ok();
             messages += 1;
-            if each((raw.len() as f64 * scale) as u64, prepared).is_break() {
+            if each(on_disk, Handed::Prepared(prepared.map(Box::new))).is_break() {
                 return Ok(Read::Mails { messages });
             }
         }
@@ -316,6 +349,10 @@ pub struct PreparedMail {
     pub raw_len: usize,
     pub mail: MailMessage,
     pub document: Document,
+    /// Where an archive keeps the message (a public-inbox blob): set, the
+    /// message is stored with its header block only unless it holds or
+    /// answers runs or near misses (`ingest::store_mail`).
+    pub archived: Option<ArchivedText>,
 }
 
 /// A message that could not be read, and why.
@@ -341,11 +378,30 @@ enum Refusal {
 /// Decodes and parses one raw message. Pure work, no database: all of it
 /// is done before a transaction takes the write lock.
 pub fn prepare_mail(source_name: String, raw: &[u8]) -> Result<PreparedMail, MailFailure> {
-    prepare(source_name, raw).map_err(|(failure, _)| failure)
+    prepare(source_name, raw, raw_sha256(raw)).map_err(|(failure, _)| failure)
+}
+
+/// [`prepare_mail`] of a message whose [`raw_sha256`] is known.
+pub fn prepare_hashed_mail(
+    source_name: String,
+    raw: &[u8],
+    raw_sha256: String,
+) -> Result<PreparedMail, MailFailure> {
+    prepare(source_name, raw, raw_sha256).map_err(|(failure, _)| failure)
+}
+
+/// The identity of a message as read: the SHA-256 of its raw bytes, hex
+/// (`mails.raw_sha256`).
+pub fn raw_sha256(raw: &[u8]) -> String {
+    hex::encode(Sha256::digest(raw))
 }
 
 /// [`prepare_mail`], telling also why a message was refused.
-fn prepare(source_name: String, raw: &[u8]) -> Result<PreparedMail, (MailFailure, Refusal)> {
+fn prepare(
+    source_name: String,
+    raw: &[u8],
+    raw_sha256: String,
+) -> Result<PreparedMail, (MailFailure, Refusal)> {
     let decoded =
         mbox::decode(raw)
             .map_err(Refusal::from)
@@ -366,10 +422,11 @@ fn prepare(source_name: String, raw: &[u8]) -> Result<PreparedMail, (MailFailure
     let document = parsers::parse(&mail.text);
     Ok(PreparedMail {
         source_name,
-        raw_sha256: hex::encode(Sha256::digest(raw)),
+        raw_sha256,
         raw_len: raw.len(),
         mail,
         document,
+        archived: None,
     })
 }
 

@@ -23,7 +23,7 @@
 //! v1 file removed) is not stored; one stored by an earlier import stays
 //! stored (benchlog keeps what it found; the deletion is counted).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
@@ -32,9 +32,10 @@ use gix::ObjectId;
 use rusqlite::Connection;
 
 use crate::archive::{self, ArchiveItem, ImportSummary};
-use crate::intake::{prepare_mail, size_for_people, MailFailure};
+use crate::ingest;
+use crate::intake::{prepare_hashed_mail, raw_sha256, size_for_people, MailFailure, PreparedMail};
 use crate::limits::MAX_INPUT_BYTES;
-use crate::store::{self, ArchiveMark};
+use crate::store::{self, ArchiveMark, ArchivedText};
 
 /// A public-inbox archive found at a path.
 #[derive(Debug, Clone)]
@@ -174,6 +175,17 @@ impl InboxRead {
     }
 }
 
+/// What an archive import keeps of the messages that hold no result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeepTexts {
+    /// Their header block and where the archive keeps the rest; the text
+    /// of messages holding runs or near misses, and of their thread
+    /// context, in full (`ingest::store_mail`).
+    WithFindings,
+    /// Every message's text in full.
+    All,
+}
+
 /// Imports the commits of `inbox` that no earlier import read: walks each
 /// epoch's history back to its mark (a commit id and a blob id per
 /// commit, held until read: tens of MB for a million commits), then a reading thread reads and prepares the messages one
@@ -184,6 +196,7 @@ pub fn import_inbox(
     conn: &mut Connection,
     inbox: &Inbox,
     batch_items: usize,
+    keep: KeepTexts,
     summary: &mut ImportSummary,
     total: impl FnOnce(u64),
     progress: impl FnMut(u64),
@@ -240,14 +253,17 @@ pub fn import_inbox(
             .filter(|(_, change)| matches!(change, Change::Message(b) if !deleted.contains(b)))
             .count() as u64,
     );
+    let mut known = store::KnownMails::of(conn);
     let reader = |sink: &mut dyn FnMut(ArchiveItem, u64) -> ControlFlow<()>| {
         for plan in &plans {
-            if read_epoch(&archive, plan, &deleted, sink).is_break() {
+            let read = read_epoch(&archive, plan, &deleted, keep, &mut known, sink);
+            if read.is_break() {
                 return;
             }
         }
     };
     archive::import_archive(conn, batch_items, reader, summary, progress)?;
+    restore_context(conn, inbox, &archive, batch_items, summary)?;
     Ok(read)
 }
 
@@ -452,6 +468,8 @@ fn read_epoch(
     archive: &str,
     plan: &EpochPlan,
     deleted: &HashSet<ObjectId>,
+    keep: KeepTexts,
+    known: &mut store::KnownMails,
     sink: &mut dyn FnMut(ArchiveItem, u64) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
     let repo = match open(&plan.git_dir) {
@@ -479,8 +497,26 @@ fn read_epoch(
                         ),
                     }),
                     Ok(_) => match repo.find_blob(*blob) {
-                        Ok(mut found) => {
-                            prepare_mail(source_name, &found.take_data()).map(Box::new)
+                        Ok(found) => {
+                            let raw_sha256 = raw_sha256(&found.data);
+                            if known.holds(&raw_sha256) {
+                                sink(ArchiveItem::Known, 1)?;
+                                continue_after_mark(plan, i, commit, &mut commits, archive, sink)?;
+                                continue;
+                            }
+                            let archived =
+                                (keep == KeepTexts::WithFindings).then(|| ArchivedText {
+                                    archive: archive.to_owned(),
+                                    epoch: plan.epoch,
+                                    blob: blob.to_string(),
+                                    text_bytes: 0,
+                                });
+                            prepare_hashed_mail(source_name, &found.data, raw_sha256).map(
+                                |mut prepared| {
+                                    prepared.archived = archived;
+                                    Box::new(prepared)
+                                },
+                            )
                         }
                         Err(error) => Err(MailFailure {
                             source_name,
@@ -503,20 +539,121 @@ fn read_epoch(
             }
             Change::Message(_) | Change::Deletion(_) | Change::Nothing => {}
         }
-        let last_of_commit = plan
-            .changes
-            .get(i + 1)
-            .is_none_or(|(next, _)| next != commit);
-        if last_of_commit {
-            commits += 1;
-            let mark = ArchiveMark {
-                archive: archive.to_owned(),
-                epoch: plan.epoch,
-                commit_id: commit.to_string(),
-                commits,
-            };
-            sink(ArchiveItem::Mark(mark), 0)?;
-        }
+        continue_after_mark(plan, i, commit, &mut commits, archive, sink)?;
     }
     ControlFlow::Continue(())
+}
+
+/// After change `i` of `plan`: hands over the mark of its commit when it
+/// is the commit's last change, counting it in `commits`.
+fn continue_after_mark(
+    plan: &EpochPlan,
+    i: usize,
+    commit: &ObjectId,
+    commits: &mut u64,
+    archive: &str,
+    sink: &mut dyn FnMut(ArchiveItem, u64) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    let last_of_commit = plan
+        .changes
+        .get(i + 1)
+        .is_none_or(|(next, _)| next != commit);
+    if last_of_commit {
+        *commits += 1;
+        let mark = ArchiveMark {
+            archive: archive.to_owned(),
+            epoch: plan.epoch,
+            commit_id: commit.to_string(),
+            commits: *commits,
+        };
+        sink(ArchiveItem::Mark(mark), 0)?;
+    }
+    ControlFlow::Continue(())
+}
+
+/// Brings back from the archive the text of the messages stored with
+/// their headers only that a message holding runs or near misses answers
+/// (marked wanted by `ingest::store_mail`, in this import or an earlier
+/// one), as many per transaction as the import stores. A blob that is gone, or whose
+/// bytes are not those stored (a rewritten archive), is reported and the
+/// message keeps its headers only.
+fn restore_context(
+    conn: &mut Connection,
+    inbox: &Inbox,
+    archive: &str,
+    batch_items: usize,
+    summary: &mut ImportSummary,
+) -> anyhow::Result<()> {
+    let mut repos: HashMap<u32, gix::Repository> = HashMap::new();
+    let mut after = 0;
+    loop {
+        let wanted = store::wanted_texts(conn, archive, after, batch_items.max(1))
+            .context("listing the thread context to bring back from the archive")?;
+        let Some(last) = wanted.last() else {
+            return Ok(());
+        };
+        after = last.submission_id;
+        let mut read = Vec::with_capacity(wanted.len());
+        for text in &wanted {
+            let source_name = format!("{archive}, epoch {}, message {}", text.epoch, text.blob);
+            match read_wanted(inbox, &mut repos, text, source_name.clone()) {
+                Ok(prepared) => read.push((text.submission_id, prepared)),
+                Err(why) => summary.failures.push(MailFailure { source_name, why }),
+            }
+        }
+        let writer = store::Writer::begin(conn, None).context("starting the transaction")?;
+        for (submission_id, prepared) in &read {
+            ingest::restore_archived_text(writer.tx(), *submission_id, prepared)?;
+        }
+        writer
+            .finish()
+            .context("indexing the texts brought back")?
+            .commit()
+            .context("committing the texts brought back")?;
+        summary.texts_restored += read.len();
+        // A message that could not be read back is not asked for again by
+        // this import (`after`), and stays wanted for the next.
+    }
+}
+
+/// Reads one wanted message back from its epoch's repository, checked
+/// against the bytes stored, or why it cannot be.
+fn read_wanted(
+    inbox: &Inbox,
+    repos: &mut HashMap<u32, gix::Repository>,
+    wanted: &store::WantedText,
+    source_name: String,
+) -> Result<PreparedMail, String> {
+    let repo = match repos.entry(wanted.epoch) {
+        std::collections::hash_map::Entry::Occupied(repo) => repo.into_mut(),
+        std::collections::hash_map::Entry::Vacant(slot) => {
+            let Some((_, git_dir)) = inbox.epochs.iter().find(|(n, _)| *n == wanted.epoch) else {
+                return Err(format!(
+                    "epoch {} is no longer in the archive: the message keeps its headers only",
+                    wanted.epoch
+                ));
+            };
+            slot.insert(open(git_dir).map_err(|error| format!("{error:#}"))?)
+        }
+    };
+    let gone = |why: String| format!("{why}: the message keeps its headers only");
+    let blob = ObjectId::from_hex(wanted.blob.as_bytes())
+        .map_err(|error| gone(format!("the blob id {} is not one: {error}", wanted.blob)))?;
+    let size = repo
+        .find_header(blob)
+        .map_err(|error| gone(format!("its message is gone from the archive: {error}")))?
+        .size();
+    if size > MAX_INPUT_BYTES {
+        return Err(gone(format!("its message is {}", size_for_people(size))));
+    }
+    let found = repo
+        .find_blob(blob)
+        .map_err(|error| gone(format!("its message is gone from the archive: {error}")))?;
+    let raw_sha256 = raw_sha256(&found.data);
+    if raw_sha256 != wanted.raw_sha256 {
+        return Err(gone(
+            "the archive holds other bytes under its id than were stored".to_owned(),
+        ));
+    }
+    prepare_hashed_mail(source_name, &found.data, raw_sha256).map_err(|failure| failure.why)
 }

@@ -1,5 +1,6 @@
 //! benchlog's integration tests: one binary, a module per feature.
 
+mod archived_texts;
 mod backup;
 mod bounded_pages;
 mod browse;

@@ -511,7 +511,7 @@ fn the_command_line_imports_an_archive_and_reports() {
     let out = String::from_utf8_lossy(&first.stdout);
     assert!(first.status.success(), "{out}");
     assert!(
-        out.contains("8 messages read, 8 with results, 26 runs added (3 of them quoted again, linked to the earlier run); duplicates skipped: 0 messages already stored; 0 messages could not be read"),
+        out.contains("8 messages read, 8 with results, 26 runs added (3 of them quoted again, linked to the earlier run); duplicates skipped: 0 messages already stored (0 of them known before decoding); 0 messages could not be read"),
         "{out}"
     );
     assert!(!dir.path().join("benchlog-ingest-report.txt").exists());
@@ -528,7 +528,7 @@ fn the_command_line_imports_an_archive_and_reports() {
         !again.status.success(),
         "a message that could not be read fails the command"
     );
-    assert!(out.contains("0 runs added (0 of them quoted again, linked to the earlier run); duplicates skipped: 8 messages already stored; 1 messages could not be read"), "{out}");
+    assert!(out.contains("0 runs added (0 of them quoted again, linked to the earlier run); duplicates skipped: 8 messages already stored (8 of them known before decoding); 1 messages could not be read"), "{out}");
     let report = std::fs::read_to_string(dir.path().join("benchlog-ingest-report.txt")).unwrap();
     assert!(
         report.contains("broken.mbox, message 1: no mail headers"),

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use benchlog::archive::{self, ImportSummary};
-use benchlog::public_inbox::{self, InboxRead, Version};
+use benchlog::public_inbox::{self, InboxRead, KeepTexts, Version};
 use rusqlite::Connection;
 
 use crate::support::{fresh_db, repo_path};
@@ -33,10 +33,13 @@ fn import_inbox(conn: &mut Connection, path: &Path) -> (ImportSummary, InboxRead
         .expect("reading the folder")
         .expect("an inbox");
     let mut summary = ImportSummary::default();
+    // Every text in full, to compare with the mbox's (tests/archived_texts.rs
+    // holds the default, which keeps only the headers of prose).
     let read = public_inbox::import_inbox(
         conn,
         &inbox,
         archive::BATCH_ITEMS,
+        KeepTexts::All,
         &mut summary,
         |_| {},
         |_| {},
@@ -260,8 +263,16 @@ fn a_damaged_or_empty_archive_is_a_clear_error() {
     let inbox = public_inbox::find(&not_git).unwrap().unwrap();
     let (_db_dir, _path, mut conn) = fresh_db();
     let mut summary = ImportSummary::default();
-    let error = public_inbox::import_inbox(&mut conn, &inbox, 10, &mut summary, |_| {}, |_| {})
-        .unwrap_err();
+    let error = public_inbox::import_inbox(
+        &mut conn,
+        &inbox,
+        10,
+        KeepTexts::All,
+        &mut summary,
+        |_| {},
+        |_| {},
+    )
+    .unwrap_err();
     assert!(
         format!("{error:#}").contains("is not a git repository that can be read"),
         "{error:#}"
@@ -278,8 +289,16 @@ fn a_damaged_or_empty_archive_is_a_clear_error() {
         }
     }
     let inbox = public_inbox::find(&cut).unwrap().unwrap();
-    let error = public_inbox::import_inbox(&mut conn, &inbox, 10, &mut summary, |_| {}, |_| {})
-        .unwrap_err();
+    let error = public_inbox::import_inbox(
+        &mut conn,
+        &inbox,
+        10,
+        KeepTexts::All,
+        &mut summary,
+        |_| {},
+        |_| {},
+    )
+    .unwrap_err();
     assert!(
         format!("{error:#}").contains("a damaged archive?"),
         "{error:#}"
@@ -322,15 +341,31 @@ fn benchlog_ingest_says_how_many_commits_it_skipped() {
 /// under headers of its own, so that every message is new.
 fn write_inbox(dir: &Path, messages: usize) -> PathBuf {
     let inbox = dir.join("big");
-    let repo = gix::init_bare(inbox.join("git/0.git")).unwrap();
     let body = crate::support::seed_000();
-    let mut parent: Option<gix::ObjectId> = None;
-    for i in 0..messages {
-        let mail = format!(
-            "From: Poster {i} <p{i}@example.org>\nDate: Mon, 1 Jan 2007 10:{:02}:00 +0000\n\
-             Subject: run {i}\nMessage-ID: <run{i}@example.org>\n\n{body}",
-            i % 60
-        );
+    let mails: Vec<String> = (0..messages)
+        .map(|i| {
+            format!(
+                "From: Poster {i} <p{i}@example.org>\nDate: Mon, 1 Jan 2007 10:{:02}:00 +0000\n\
+                 Subject: run {i}\nMessage-ID: <run{i}@example.org>\n\n{body}",
+                i % 60
+            )
+        })
+        .collect();
+    append_mails(&inbox, &mails);
+    inbox
+}
+
+/// Commits `mails` to the v2 inbox at `inbox` (epoch 0, made if needed),
+/// one commit each with its blob `m`, after the epoch's head.
+pub fn append_mails(inbox: &Path, mails: &[String]) {
+    let git_dir = inbox.join("git/0.git");
+    let repo = if git_dir.exists() {
+        gix::open(&git_dir).unwrap()
+    } else {
+        gix::init_bare(&git_dir).unwrap()
+    };
+    let mut parent: Option<gix::ObjectId> = repo.head_id().ok().map(|id| id.detach());
+    for (i, mail) in mails.iter().enumerate() {
         let blob = repo.write_blob(mail.as_bytes()).unwrap().detach();
         let tree = gix::objs::Tree {
             entries: vec![gix::objs::tree::Entry {
@@ -346,11 +381,10 @@ fn write_inbox(dir: &Path, messages: usize) -> PathBuf {
             time: "1167645600 +0000",
         };
         let commit = repo
-            .commit_as(who, who, "HEAD", format!("run {i}"), tree, parent)
+            .commit_as(who, who, "HEAD", format!("mail {i}"), tree, parent)
             .unwrap();
         parent = Some(commit.detach());
     }
-    inbox
 }
 
 /// `benchlog ingest` killed with SIGKILL six times through an inbox's

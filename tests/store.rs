@@ -27,6 +27,7 @@ fn migrations_apply_to_an_empty_database() {
         tables,
         [
             "archive_marks",
+            "archived_texts",
             "configs",
             "data_generation",
             "deleted_submissions",

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
+mod archived;
 mod backup;
 mod browse;
 mod checkpoint;
@@ -24,6 +25,10 @@ mod sums;
 mod tokens;
 mod writer;
 
+pub use archived::{
+    archived_text, holds_findings, insert_archived_text, mark_wanted, restore_text, wanted_texts,
+    ArchivedText, WantedText,
+};
 pub use backup::backup;
 pub use browse::{
     attr_keys, fts_query, messages_in_lines, messages_of_submission, ready_groups, search_runs,
@@ -45,7 +50,7 @@ pub use like::{like_points, run_by_id, runs_of_results, LikePoint, LikePoints, R
 pub use mail::{
     copy_keys_of_fingerprints, find_mail_by_message_id, find_mail_by_raw_sha256, insert_mail,
     insert_run_fingerprints, quotes_of_submission, thread, thread_length, thread_of_message_id,
-    thread_of_submission, MailRef, NewMail, StoredQuote, Thread, ThreadMail, ThreadRun,
+    thread_of_submission, KnownMails, MailRef, NewMail, StoredQuote, Thread, ThreadMail, ThreadRun,
     MAX_THREAD_RUNS,
 };
 pub use marks::{archive_mark, set_archive_mark, ArchiveMark};
@@ -124,6 +129,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0014_archive_marks",
         include_str!("../../migrations/0014_archive_marks.sql"),
+    ),
+    (
+        "0015_archived_texts",
+        include_str!("../../migrations/0015_archived_texts.sql"),
     ),
 ];
 

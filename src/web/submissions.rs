@@ -155,6 +155,9 @@ struct SubmissionPage {
     more_runs: Option<usize>,
     /// The runs touching the part's lines, on this page or not.
     part_runs: usize,
+    /// Where the archive keeps the text of a message stored with its
+    /// header block only.
+    archived: Option<store::ArchivedText>,
 }
 
 /// A long submission is shown a part at a time: [`PART_LINES`] lines of
@@ -498,6 +501,7 @@ fn review_page(
     let edits = store::edits_in_lines(conn, id, &window)?;
     let runs_per_message = store::runs_per_message(conn, id)?;
     let mail = super::threads::submission_mail(conn, id, &window)?;
+    let archived = store::archived_text(conn, id)?;
 
     let lines = line_views(text.lines, first_line, &runs, &unparsed);
     let title = submission
@@ -558,6 +562,7 @@ fn review_page(
         part,
         runs_from: params.runs,
         more_runs,
+        archived,
         part_runs: runs.len(),
     })
 }
