@@ -27,12 +27,13 @@ for mode in all default; do
     flag=""; [ "$mode" = all ] && flag="--keep-all-text"
     start=$(date +%s.%N)
     /usr/bin/time -f "%M" -o "$DIR/$mode.rss" \
-        "$BIN" ingest --db "$DIR/$mode.db" $flag "$ARCHIVE" >"$DIR/$mode.out"
+        "$BIN" ingest --db "$DIR/$mode.db" $flag "$ARCHIVE" >"$DIR/$mode.out" ||
+        echo "$mode: some messages could not be read (exit $?): $DIR/$mode.out"
     end=$(date +%s.%N)
     msgs=$(sqlite3 "$DIR/$mode.db" 'SELECT count(*) FROM mails')
     headers=$(sqlite3 "$DIR/$mode.db" 'SELECT count(*) FROM archived_texts')
     bytes=$(size "$DIR/$mode.db")
-    python3 - "$mode" "$start" "$end" "$msgs" "$headers" "$bytes" "$(cat "$DIR/$mode.rss")" <<'PY'
+    python3 - "$mode" "$start" "$end" "$msgs" "$headers" "$bytes" "$(tail -1 "$DIR/$mode.rss")" <<'PY'
 import sys
 mode, start, end, msgs, headers, size, rss = sys.argv[1:]
 secs = float(end) - float(start); msgs = int(msgs); size = int(size)
