@@ -416,7 +416,7 @@ fn read_file_steps(
         let step = match mail {
             Handed::Prepared(Ok(prepared)) => Step::Mail(prepared),
             Handed::Prepared(Err(failure)) => Step::MailFailed(failure),
-            Handed::Known { .. } => Step::Known,
+            Handed::Known => Step::Known,
         };
         gone = send(step, on_disk).is_err();
         if gone {

@@ -634,15 +634,14 @@ pub fn restore_archived_text(
         .into_iter()
         .map(|id| store::find_mail_by_message_id(tx, id))
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    let mut fresh = ToStore {
+    let fresh = ToStore {
         document: &prepared.document,
         runs: Vec::new(),
         fingerprints: Vec::new(),
         copy_keys: Vec::new(),
-        quoted_authors: Vec::new(),
+        quoted_authors: quoted_authors(&found_ancestors),
         title: None,
     };
-    fresh.quoted_authors = quoted_authors(&found_ancestors);
     store::restore_text(tx, submission_id, &prepared.mail.text)?;
     insert_messages(tx, submission_id, &fresh)
         .with_context(|| format!("storing the messages of {}", prepared.source_name))

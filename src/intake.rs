@@ -123,7 +123,7 @@ pub fn read(name: &str, bytes: &[u8], policy: &Policy) -> Result<Input, InputErr
             match message {
                 Handed::Prepared(mail) => mails.push(mail.map(|prepared| *prepared)),
                 // `known` above says no message is.
-                Handed::Known { .. } => {}
+                Handed::Known => {}
             }
             ControlFlow::Continue(())
         },
@@ -173,7 +173,7 @@ pub enum Handed {
     Prepared(Result<Box<PreparedMail>, MailFailure>),
     /// A message whose raw bytes `known` said are stored already: neither
     /// decoded nor parsed.
-    Known { source_name: String },
+    Known,
 }
 
 /// [`read`], handing each message of mail to `each` as soon as it is
@@ -226,7 +226,7 @@ pub fn read_each(
             if known(&raw_sha256) {
                 readable = true;
                 messages += 1;
-                if each(on_disk, Handed::Known { source_name }).is_break() {
+                if each(on_disk, Handed::Known).is_break() {
                     return Ok(Read::Mails { messages });
                 }
                 continue;

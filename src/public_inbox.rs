@@ -34,7 +34,7 @@ use rusqlite::Connection;
 use crate::archive::{self, ArchiveItem, ImportSummary};
 use crate::ingest;
 use crate::intake::{prepare_hashed_mail, raw_sha256, size_for_people, MailFailure, PreparedMail};
-use crate::limits::MAX_INPUT_BYTES;
+use crate::limits::{BATCH_BYTES, MAX_INPUT_BYTES};
 use crate::store::{self, ArchiveMark, ArchivedText};
 
 /// A public-inbox archive found at a path.
@@ -487,8 +487,9 @@ fn read_epoch(
         let source_name = format!("{}, commit {}", plan.name, commit.to_hex_with_len(12));
         match change {
             Change::Message(blob) if !deleted.contains(blob) => {
-                let mail = match repo.find_header(*blob).map(|header| header.size()) {
-                    Ok(size) if size > MAX_INPUT_BYTES => Err(MailFailure {
+                let failed = |failure| ArchiveItem::Mail(Err(failure));
+                let item = match repo.find_header(*blob).map(|header| header.size()) {
+                    Ok(size) if size > MAX_INPUT_BYTES => failed(MailFailure {
                         source_name,
                         why: format!(
                             "its message is {}, more than the {} benchlog reads as one input",
@@ -500,35 +501,34 @@ fn read_epoch(
                         Ok(found) => {
                             let raw_sha256 = raw_sha256(&found.data);
                             if known.holds(&raw_sha256) {
-                                sink(ArchiveItem::Known, 1)?;
-                                continue_after_mark(plan, i, commit, &mut commits, archive, sink)?;
-                                continue;
-                            }
-                            let archived =
-                                (keep == KeepTexts::WithFindings).then(|| ArchivedText {
-                                    archive: archive.to_owned(),
-                                    epoch: plan.epoch,
-                                    blob: blob.to_string(),
-                                    text_bytes: 0,
-                                });
-                            prepare_hashed_mail(source_name, &found.data, raw_sha256).map(
-                                |mut prepared| {
+                                ArchiveItem::Known
+                            } else {
+                                let archived =
+                                    (keep == KeepTexts::WithFindings).then(|| ArchivedText {
+                                        archive: archive.to_owned(),
+                                        epoch: plan.epoch,
+                                        blob: blob.to_string(),
+                                        text_bytes: 0,
+                                    });
+                                let prepared =
+                                    prepare_hashed_mail(source_name, &found.data, raw_sha256);
+                                ArchiveItem::Mail(prepared.map(|mut prepared| {
                                     prepared.archived = archived;
                                     Box::new(prepared)
-                                },
-                            )
+                                }))
+                            }
                         }
-                        Err(error) => Err(MailFailure {
+                        Err(error) => failed(MailFailure {
                             source_name,
                             why: format!("its message {blob} could not be read: {error}"),
                         }),
                     },
-                    Err(error) => Err(MailFailure {
+                    Err(error) => failed(MailFailure {
                         source_name,
                         why: format!("its message {blob} could not be read: {error}"),
                     }),
                 };
-                sink(ArchiveItem::Mail(mail), 1)?;
+                sink(item, 1)?;
             }
             Change::NotMessage(what) => {
                 let failure = MailFailure {
@@ -539,34 +539,20 @@ fn read_epoch(
             }
             Change::Message(_) | Change::Deletion(_) | Change::Nothing => {}
         }
-        continue_after_mark(plan, i, commit, &mut commits, archive, sink)?;
-    }
-    ControlFlow::Continue(())
-}
-
-/// After change `i` of `plan`: hands over the mark of its commit when it
-/// is the commit's last change, counting it in `commits`.
-fn continue_after_mark(
-    plan: &EpochPlan,
-    i: usize,
-    commit: &ObjectId,
-    commits: &mut u64,
-    archive: &str,
-    sink: &mut dyn FnMut(ArchiveItem, u64) -> ControlFlow<()>,
-) -> ControlFlow<()> {
-    let last_of_commit = plan
-        .changes
-        .get(i + 1)
-        .is_none_or(|(next, _)| next != commit);
-    if last_of_commit {
-        *commits += 1;
-        let mark = ArchiveMark {
-            archive: archive.to_owned(),
-            epoch: plan.epoch,
-            commit_id: commit.to_string(),
-            commits: *commits,
-        };
-        sink(ArchiveItem::Mark(mark), 0)?;
+        let last_of_commit = plan
+            .changes
+            .get(i + 1)
+            .is_none_or(|(next, _)| next != commit);
+        if last_of_commit {
+            commits += 1;
+            let mark = ArchiveMark {
+                archive: archive.to_owned(),
+                epoch: plan.epoch,
+                commit_id: commit.to_string(),
+                commits,
+            };
+            sink(ArchiveItem::Mark(mark), 0)?;
+        }
     }
     ControlFlow::Continue(())
 }
@@ -574,9 +560,10 @@ fn continue_after_mark(
 /// Brings back from the archive the text of the messages stored with
 /// their headers only that a message holding runs or near misses answers
 /// (marked wanted by `ingest::store_mail`, in this import or an earlier
-/// one), as many per transaction as the import stores. A blob that is gone, or whose
-/// bytes are not those stored (a rewritten archive), is reported and the
-/// message keeps its headers only.
+/// one), as many per transaction as the import stores and at most
+/// [`BATCH_BYTES`] of text. A blob that is gone, or whose bytes are not
+/// those stored (a rewritten archive), is reported and the message keeps
+/// its headers only.
 fn restore_context(
     conn: &mut Connection,
     inbox: &Inbox,
@@ -589,16 +576,23 @@ fn restore_context(
     loop {
         let wanted = store::wanted_texts(conn, archive, after, batch_items.max(1))
             .context("listing the thread context to bring back from the archive")?;
-        let Some(last) = wanted.last() else {
+        if wanted.is_empty() {
             return Ok(());
-        };
-        after = last.submission_id;
-        let mut read = Vec::with_capacity(wanted.len());
+        }
+        // Held until stored: at most BATCH_BYTES of text, as an import's batch.
+        let (mut read, mut text_bytes) = (Vec::new(), 0);
         for text in &wanted {
+            after = text.submission_id;
             let source_name = format!("{archive}, epoch {}, message {}", text.epoch, text.blob);
             match read_wanted(inbox, &mut repos, text, source_name.clone()) {
-                Ok(prepared) => read.push((text.submission_id, prepared)),
+                Ok(prepared) => {
+                    text_bytes += prepared.mail.text.len();
+                    read.push((text.submission_id, prepared));
+                }
                 Err(why) => summary.failures.push(MailFailure { source_name, why }),
+            }
+            if text_bytes >= BATCH_BYTES {
+                break;
             }
         }
         let writer = store::Writer::begin(conn, None).context("starting the transaction")?;

@@ -260,19 +260,15 @@ fn a_damaged_or_empty_archive_is_a_clear_error() {
     let not_git = dir.path().join("not-git");
     std::fs::create_dir_all(not_git.join("git/0.git")).unwrap();
     std::fs::write(not_git.join("git/0.git/HEAD"), "garbage").unwrap();
-    let inbox = public_inbox::find(&not_git).unwrap().unwrap();
     let (_db_dir, _path, mut conn) = fresh_db();
-    let mut summary = ImportSummary::default();
-    let error = public_inbox::import_inbox(
-        &mut conn,
-        &inbox,
-        10,
-        KeepTexts::All,
-        &mut summary,
-        |_| {},
-        |_| {},
-    )
-    .unwrap_err();
+    let mut import_error = |path: &Path| {
+        let inbox = public_inbox::find(path).unwrap().unwrap();
+        let mut summary = ImportSummary::default();
+        let keep = KeepTexts::All;
+        public_inbox::import_inbox(&mut conn, &inbox, 10, keep, &mut summary, |_| {}, |_| {})
+            .unwrap_err()
+    };
+    let error = import_error(&not_git);
     assert!(
         format!("{error:#}").contains("is not a git repository that can be read"),
         "{error:#}"
@@ -288,17 +284,7 @@ fn a_damaged_or_empty_archive_is_a_clear_error() {
             std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
         }
     }
-    let inbox = public_inbox::find(&cut).unwrap().unwrap();
-    let error = public_inbox::import_inbox(
-        &mut conn,
-        &inbox,
-        10,
-        KeepTexts::All,
-        &mut summary,
-        |_| {},
-        |_| {},
-    )
-    .unwrap_err();
+    let error = import_error(&cut);
     assert!(
         format!("{error:#}").contains("a damaged archive?"),
         "{error:#}"
