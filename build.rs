@@ -1,25 +1,30 @@
 //! Embeds the files a copied or installed binary needs and a checkout
 //! keeps beside the sources: the stylesheets (`static/`) and the demo's
-//! example logs (the `*.txt` and `*.mbox` below `fixtures/`). Each table
+//! example logs (below `fixtures/`, by `src/example_logs.rs`). Each table
 //! lists its files by path below its folder, in name order, hidden
 //! entries left out; `src/embedded.rs` includes them.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+#[path = "src/example_logs.rs"]
+mod example_logs;
+
 fn main() {
     let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("set by cargo"));
     let mut code = String::new();
     table(&mut code, "STATIC", &root.join("static"), |_| true);
-    table(&mut code, "EXAMPLE_LOGS", &root.join("fixtures"), |path| {
-        path.extension()
-            .is_some_and(|ext| ext == "txt" || ext == "mbox")
+    let fixtures = root.join("fixtures");
+    table(&mut code, "EXAMPLE_LOGS", &fixtures, |path| {
+        path.strip_prefix(&fixtures)
+            .is_ok_and(example_logs::is_example_log)
     });
     std::fs::write(out.join("embedded.rs"), code).expect("OUT_DIR is writable");
     // A folder named here is scanned for changes to any file below it.
     println!("cargo::rerun-if-changed=static");
     println!("cargo::rerun-if-changed=fixtures");
+    println!("cargo::rerun-if-changed=src/example_logs.rs");
 }
 
 /// Writes `pub static NAME: &[(&str, &[u8])]`: every file below `folder`

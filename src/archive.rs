@@ -249,6 +249,88 @@ pub enum FileOutcome {
     Text(ingest::Ingested),
     /// A mail archive or message; its messages are counted in the summary.
     Mail { messages: usize },
+    /// Fetched by its address, it has not changed since it was read (the
+    /// server answered 304 to the mark of [`Fetched::Body`]): not read.
+    Unchanged,
+}
+
+/// What fetching one file of an archive by its address gave
+/// ([`import_fetched`]).
+pub enum Fetched {
+    /// The file's bytes, named as an error should name it, and what to
+    /// record once every message of it is stored, if anything.
+    Body {
+        name: String,
+        bytes: Vec<u8>,
+        mark: Option<store::UrlMark>,
+    },
+    /// The server says it has not changed since it was read.
+    Unchanged,
+}
+
+/// Imports `count` files that `fetch` brings one after the other, as
+/// [`import_files`] imports files from disk: `fetch` runs on the reading
+/// thread, so one file is fetched while the one before is stored. A
+/// file's mark is stored in the transaction that stores its last message
+/// (or a later one), never before; a file that could not be fetched or
+/// read is reported with why, and the others are read.
+pub fn import_fetched(
+    conn: &mut Connection,
+    count: usize,
+    batch_items: usize,
+    mut fetch: impl FnMut(usize) -> anyhow::Result<Fetched> + Send,
+    summary: &mut ImportSummary,
+    mut report: impl FnMut(usize, anyhow::Result<FileOutcome>),
+    mut progress: impl FnMut(u64),
+) -> anyhow::Result<()> {
+    let mut known = store::KnownMails::of(conn);
+    std::thread::scope(|scope| {
+        let (sender, receiver) = std::sync::mpsc::sync_channel(QUEUE);
+        scope.spawn(move || {
+            for file in 0..count {
+                let sent = match fetch(file) {
+                    Err(error) => {
+                        let why = format!("{error:#}");
+                        sender.send((Step::FileFailed { file, why }, 0)).is_ok()
+                    }
+                    Ok(Fetched::Unchanged) => sender.send((Step::Unchanged { file }, 0)).is_ok(),
+                    Ok(Fetched::Body { name, bytes, mark }) => {
+                        let file_name = name.rsplit('/').next().unwrap_or(&name).to_owned();
+                        match read_bytes_steps(
+                            file,
+                            &file_name,
+                            &name,
+                            bytes,
+                            MAX_ARCHIVE_BYTES,
+                            &mut known,
+                            &sender,
+                        ) {
+                            Ok(true) => match mark {
+                                Some(mark) => {
+                                    sender.send((Step::UrlMark(Box::new(mark)), 0)).is_ok()
+                                }
+                                None => true,
+                            },
+                            Ok(false) => true,
+                            Err(()) => false,
+                        }
+                    }
+                };
+                // The receiver is gone when storing failed: stop.
+                if !sent {
+                    break;
+                }
+            }
+        });
+        write_steps(
+            conn,
+            receiver,
+            batch_items,
+            summary,
+            &mut report,
+            &mut progress,
+        )
+    })
 }
 
 /// Reads one file: a mail archive is imported message by message (counted
@@ -381,13 +463,17 @@ enum Step {
     FileFailed { file: usize, why: String },
     /// How far a git archive is read ([`ArchiveItem::Mark`]).
     Mark(Box<store::ArchiveMark>),
+    /// A file fetched by its address is unchanged ([`Fetched::Unchanged`]).
+    Unchanged { file: usize },
+    /// What the server said of a file fetched by its address, all of whose
+    /// messages were sent ([`Fetched::Body`]).
+    UrlMark(Box<store::UrlMark>),
 }
 
 type Sender = std::sync::mpsc::SyncSender<(Step, u64)>;
 
-/// Reads, decodes and parses one file into steps ([`intake::read_each`]
-/// with [`Policy::import`]), skipping the messages `known` holds. Errs
-/// only when the writer is gone.
+/// Reads, decodes and parses one file into steps ([`read_bytes_steps`]).
+/// Errs only when the writer is gone.
 fn read_file_steps(
     file: usize,
     path: &Path,
@@ -395,24 +481,47 @@ fn read_file_steps(
     known: &mut store::KnownMails,
     sender: &Sender,
 ) -> Result<(), ()> {
-    let send = |step: Step, bytes: u64| sender.send((step, bytes)).map_err(|_| ());
-    let failed = |error: anyhow::Error| {
-        let why = format!("{error:#}");
-        send(Step::FileFailed { file, why }, 0)
-    };
     let bytes = match intake::read_file(path, limit) {
         Ok(bytes) => bytes,
-        Err(error) => return failed(error),
+        Err(error) => {
+            let why = format!("{error:#}");
+            return sender
+                .send((Step::FileFailed { file, why }, 0))
+                .map_err(|_| ());
+        }
     };
-    let on_disk = bytes.len() as u64;
     let name = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
+    let shown = path.display().to_string();
+    read_bytes_steps(file, &name, &shown, bytes, limit, known, sender).map(|_| ())
+}
+
+/// Reads, decodes and parses one file's bytes into steps
+/// ([`intake::read_each`] with [`Policy::import`]), skipping the messages
+/// `known` holds: `name` is the file's name (it tells an mbox), `shown`
+/// how errors name it. Says whether the file was read as mail; errs only
+/// when the writer is gone.
+fn read_bytes_steps(
+    file: usize,
+    name: &str,
+    shown: &str,
+    bytes: Vec<u8>,
+    limit: u64,
+    known: &mut store::KnownMails,
+    sender: &Sender,
+) -> Result<bool, ()> {
+    let send = |step: Step, bytes: u64| sender.send((step, bytes)).map_err(|_| ());
+    let failed = |error: anyhow::Error| {
+        let why = format!("{error:#}");
+        send(Step::FileFailed { file, why }, 0).map(|()| false)
+    };
+    let on_disk = bytes.len() as u64;
     let mut gone = false;
     let policy = Policy::import(limit);
     let known = |raw_sha256: &str| known.holds(raw_sha256);
-    let read = intake::read_each(&name, Cow::Owned(bytes), &policy, known, |on_disk, mail| {
+    let read = intake::read_each(name, Cow::Owned(bytes), &policy, known, |on_disk, mail| {
         let step = match mail {
             Handed::Prepared(Ok(prepared)) => Step::Mail(prepared),
             Handed::Prepared(Err(failure)) => Step::MailFailed(failure),
@@ -433,20 +542,21 @@ fn read_file_steps(
             let document = Box::new(document);
             let step = Step::Text {
                 file,
-                name,
+                name: name.to_owned(),
                 text,
                 document,
             };
-            send(step, on_disk)
+            send(step, on_disk).map(|()| false)
         }
-        Ok(Read::Mails { messages }) => send(Step::MailFileDone { file, messages }, 0),
+        Ok(Read::Mails { messages }) => {
+            send(Step::MailFileDone { file, messages }, 0).map(|()| true)
+        }
         Err(ReadError::TooLarge) => failed(anyhow::anyhow!(
-            "{} is larger than {} unpacked, the most benchlog reads from one file; split it",
-            path.display(),
+            "{shown} is larger than {} unpacked, the most benchlog reads from one file; split it",
             intake::size_for_people(limit)
         )),
         Err(ReadError::Input(error)) => {
-            failed(anyhow::Error::new(error).context(format!("reading {}", path.display())))
+            failed(anyhow::Error::new(error).context(format!("reading {shown}")))
         }
     }
 }
@@ -636,6 +746,15 @@ fn write_step(
         Step::Mark(mark) => {
             store::set_archive_mark(writer.tx(), mark)
                 .with_context(|| format!("recording how far {} is read", mark.archive))?;
+            Ok(stored(0, 0, false))
+        }
+        Step::Unchanged { file } => {
+            done.reports.push((*file, Ok(FileOutcome::Unchanged)));
+            Ok(stored(0, 0, false))
+        }
+        Step::UrlMark(mark) => {
+            store::set_url_mark(writer.tx(), mark)
+                .with_context(|| format!("recording what the server said of {}", mark.url))?;
             Ok(stored(0, 0, false))
         }
     }

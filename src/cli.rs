@@ -15,7 +15,7 @@ use crate::config::{
 };
 use crate::store::{self, ExportFilter, ExportRow};
 use crate::web;
-use crate::{archive, csv_cell, demo, ingest, intake, public_inbox};
+use crate::{archive, csv_cell, demo, ingest, intake, pipermail, public_inbox};
 
 /// Runs one subcommand. Errors carry context for each step; `main` prints
 /// the chain.
@@ -56,6 +56,10 @@ fn ingest_paths(args: IngestArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     let mut paths = Vec::new();
     for path in &args.paths {
+        if let Some(address) = path.to_str().filter(|arg| pipermail::is_url(arg)) {
+            ingest_url(&mut conn, &args, address, &mut summary, &mut out)?;
+            continue;
+        }
         match public_inbox::find(path)? {
             Some(inbox) => ingest_inbox(&mut conn, &args, &inbox, &mut summary, &mut out)?,
             None => paths.push(path.clone()),
@@ -79,7 +83,7 @@ fn ingest_paths(args: IngestArgs) -> anyhow::Result<ExitCode> {
         |file, outcome| match outcome {
             Ok(outcome) => {
                 if written.is_ok() {
-                    let line = outcome_line(file, &outcome);
+                    let line = outcome_line(&file.display(), &outcome);
                     written = bar.suspend(|| writeln!(out, "{line}"));
                 }
             }
@@ -147,6 +151,51 @@ fn ingest_inbox(
     Ok(())
 }
 
+/// Imports the archive at an address (a month, or an index page's
+/// months), printing each month once it is stored, with a bar counting
+/// the months.
+fn ingest_url(
+    conn: &mut rusqlite::Connection,
+    args: &IngestArgs,
+    address: &str,
+    summary: &mut archive::ImportSummary,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let bar = if std::io::stderr().is_terminal() {
+        ProgressBar::new_spinner().with_style(
+            ProgressStyle::with_template("{spinner} {pos} months read {msg}")
+                .context("the progress bar's template")?,
+        )
+    } else {
+        ProgressBar::hidden()
+    };
+    let mut written = Ok(());
+    let read = pipermail::import_url(
+        conn,
+        address,
+        args.batch as usize,
+        summary,
+        |month, outcome| {
+            bar.inc(1);
+            let line = match outcome {
+                Ok(outcome) => outcome_line(&month, outcome),
+                Err(why) => format!("error: {why}"),
+            };
+            if written.is_ok() {
+                written = bar.suspend(|| writeln!(out, "{line}"));
+            }
+        },
+        |_| {},
+    )
+    .with_context(|| format!("importing {address}"))?;
+    written?;
+    bar.finish_and_clear();
+    for line in read.lines(address) {
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
 /// The files named or found under the directories named, less the
 /// database itself: `benchlog ingest --db mails/benchlog.db mails/` would
 /// read it as an input, so it is skipped, never opened.
@@ -183,22 +232,21 @@ fn progress_bar(files: &[PathBuf]) -> anyhow::Result<ProgressBar> {
 }
 
 /// The line printed for a file once it is committed.
-fn outcome_line(file: &Path, outcome: &archive::FileOutcome) -> String {
+fn outcome_line(file: &dyn std::fmt::Display, outcome: &archive::FileOutcome) -> String {
     match outcome {
         archive::FileOutcome::Text(done) if done.created => format!(
             "{}: submission {} ({} runs, {} near misses)",
-            file.display(),
-            done.submission_id,
-            done.runs,
-            done.unparsed
+            file, done.submission_id, done.runs, done.unparsed
         ),
         archive::FileOutcome::Text(done) => format!(
             "{}: already stored as submission {}",
-            file.display(),
-            done.submission_id
+            file, done.submission_id
         ),
         archive::FileOutcome::Mail { messages } => {
-            format!("{}: {messages} mail messages", file.display())
+            format!("{file}: {messages} mail messages")
+        }
+        archive::FileOutcome::Unchanged => {
+            format!("{file}: unchanged since the last import (HTTP 304), not read")
         }
     }
 }

@@ -164,8 +164,12 @@ pub struct IngestArgs {
     /// Files or folders; folders are read recursively, `.gz` files unpacked.
     /// Mail archives (mbox, `.eml`) become one submission per message; so
     /// do the commits of a public-inbox archive (a folder holding
-    /// `git/N.git`, or a v1 repository) not read by an earlier import.
-    #[arg(required = true)]
+    /// `git/N.git`, or a v1 repository) not read by an earlier import. An
+    /// `http://` or `https://` address is fetched: a pipermail or mailman
+    /// month (`2006-April.txt.gz`), or an archive's index page, whose
+    /// months are fetched one at a time, those unchanged since the last
+    /// import skipped (If-Modified-Since).
+    #[arg(required = true, value_name = "PATH|URL")]
     pub paths: Vec<PathBuf>,
     /// Where to write the list of messages that could not be read, and why
     /// (default: `benchlog-ingest-report.txt` next to the database).

@@ -12,13 +12,7 @@ use crate::intake::{self, Input, Policy};
 use crate::limits::MAX_INPUT_BYTES;
 use crate::{archive, embedded, ingest, store};
 
-/// Whether a file below the example logs' folder is one: the tools' texts
-/// (`*.txt`) and the list archive (`*.mbox`), not their golden `.json`.
-/// `build.rs` embeds the same files.
-pub fn is_example_log(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|ext| ext == "txt" || ext == "mbox")
-}
+pub use crate::example_logs::is_example_log;
 
 /// What the demo database holds once made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,7 +46,7 @@ pub fn load_examples(conn: &mut Connection, fixtures: Option<&Path>) -> anyhow::
             .collect(),
         Some(folder) => intake::collect_input_files(&[folder.to_path_buf()])?
             .into_iter()
-            .filter(|path| is_example_log(path))
+            .filter(|path| path.strip_prefix(folder).is_ok_and(is_example_log))
             .map(|path| {
                 let bytes = intake::read_file(&path, MAX_INPUT_BYTES)?;
                 Ok((path.display().to_string(), Cow::Owned(bytes)))

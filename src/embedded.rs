@@ -25,15 +25,10 @@ mod tests {
         let on_disk: Vec<String> = crate::intake::collect_input_files(&["fixtures".into()])
             .unwrap()
             .into_iter()
-            .filter(|path| {
-                path.extension()
-                    .is_some_and(|ext| ext == "txt" || ext == "mbox")
-            })
-            .map(|path| {
-                path.strip_prefix("fixtures")
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned()
+            .filter_map(|path| {
+                let below = path.strip_prefix("fixtures").unwrap();
+                crate::example_logs::is_example_log(below)
+                    .then(|| below.to_string_lossy().into_owned())
             })
             .collect();
         let built_in: Vec<String> = EXAMPLE_LOGS

@@ -112,6 +112,25 @@ pub const BATCH_BYTES: usize = 64 * 1024 * 1024;
 pub const MAX_LOCK_HOLD: Duration = Duration::from_secs(2);
 
 // ---------------------------------------------------------------------
+// Archives by their address (`benchlog ingest URL`)
+// ---------------------------------------------------------------------
+
+/// The largest index page read: mailman's index of 25 years of months is
+/// about 100 KiB (a real one of 20 months: 9 KiB).
+pub const MAX_INDEX_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Month archives followed from one index page: 25 years of a list's
+/// weekly archives (mailman's smallest period but daily) are 1,300.
+pub const MAX_INDEX_MONTHS: usize = 2_000;
+
+/// Redirects followed for one request (http to https, a moved archive).
+pub const MAX_REDIRECTS: usize = 5;
+
+/// How long a request waits to connect, and for each read or write: a
+/// server that stops sending fails the month, with why, not the import.
+pub const HTTP_TIMEOUT: Duration = Duration::from_secs(60);
+
+// ---------------------------------------------------------------------
 // Pages and queries
 // ---------------------------------------------------------------------
 
@@ -642,6 +661,16 @@ mod readme {
                     BATCH_ITEMS as u128,
                     BATCH_BYTES as u128,
                     ms(MAX_LOCK_HOLD),
+                ],
+            ),
+            (
+                "`benchlog ingest URL`",
+                vec![
+                    MAX_INDEX_BYTES as u128,
+                    MAX_INDEX_MONTHS as u128,
+                    MAX_ARCHIVE_BYTES as u128,
+                    MAX_REDIRECTS as u128,
+                    ms(HTTP_TIMEOUT),
                 ],
             ),
         ];

@@ -23,6 +23,7 @@ mod limits;
 mod load;
 mod mbox;
 mod pinned;
+mod pipermail;
 mod public_inbox;
 mod quoted_counts;
 mod review;

@@ -49,7 +49,8 @@ fn migrations_apply_to_an_empty_database() {
             "submissions_fts",
             "sums_through",
             "tool_runs",
-            "unparsed"
+            "unparsed",
+            "url_marks",
         ]
     );
     let journal: String = conn

@@ -1,5 +1,6 @@
 //! How far each public-inbox archive has been read
-//! (`migrations/0014_archive_marks.sql`).
+//! (`migrations/0014_archive_marks.sql`), and what a web server said of
+//! each month archive read by its address (`0016_url_marks.sql`).
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
@@ -48,5 +49,42 @@ pub fn set_archive_mark(tx: &Transaction, mark: &ArchiveMark) -> rusqlite::Resul
         mark.commit_id,
         mark.commits as i64
     ])?;
+    Ok(())
+}
+
+/// What a web server said of a month archive `benchlog ingest URL` read
+/// (`migrations/0016_url_marks.sql`): asked again with it, the server
+/// answers 304 when the month has not changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlMark {
+    /// The month's address, as fetched.
+    pub url: String,
+    /// The response's `Last-Modified`, as sent.
+    pub last_modified: Option<String>,
+    /// The response's `ETag`, as sent.
+    pub etag: Option<String>,
+}
+
+/// The mark of `url`, if a month was ever read from it.
+pub fn url_mark(conn: &Connection, url: &str) -> rusqlite::Result<Option<UrlMark>> {
+    conn.prepare_cached("SELECT last_modified, etag FROM url_marks WHERE url = ?1")?
+        .query_row(params![url], |row| {
+            Ok(UrlMark {
+                url: url.to_owned(),
+                last_modified: row.get(0)?,
+                etag: row.get(1)?,
+            })
+        })
+        .optional()
+}
+
+/// Records `mark` in the transaction that stores its month's last message.
+pub fn set_url_mark(tx: &Transaction, mark: &UrlMark) -> rusqlite::Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO url_marks (url, last_modified, etag) VALUES (?1, ?2, ?3)
+         ON CONFLICT (url) DO UPDATE SET last_modified = excluded.last_modified,
+                                         etag = excluded.etag",
+    )?
+    .execute(params![mark.url, mark.last_modified, mark.etag])?;
     Ok(())
 }

@@ -53,7 +53,7 @@ pub use mail::{
     thread_of_submission, KnownMails, MailRef, NewMail, StoredQuote, Thread, ThreadMail, ThreadRun,
     MAX_THREAD_RUNS,
 };
-pub use marks::{archive_mark, set_archive_mark, ArchiveMark};
+pub use marks::{archive_mark, set_archive_mark, set_url_mark, url_mark, ArchiveMark, UrlMark};
 pub use rows::{
     describe_runs, StoredResult, StoredRun, Submission, SubmissionHead, SubmissionSummary,
     QUOTED_FROM_SHOWN,
@@ -133,6 +133,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0015_archived_texts",
         include_str!("../../migrations/0015_archived_texts.sql"),
+    ),
+    (
+        "0016_url_marks",
+        include_str!("../../migrations/0016_url_marks.sql"),
     ),
 ];
 

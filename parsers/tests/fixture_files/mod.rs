@@ -16,15 +16,25 @@ pub fn fixtures_root() -> PathBuf {
         .expect("a fixtures/ folder with SOURCES.md above the crate")
 }
 
+// The one rule of which fixtures are example logs (the app's, built
+// into its binary by the same file).
+#[path = "../../../src/example_logs.rs"]
+mod example_logs;
+
 pub fn fixture_texts() -> Vec<PathBuf> {
     let mut found = Vec::new();
-    let mut stack = vec![fixtures_root()];
+    let root = fixtures_root();
+    let mut stack = vec![root.clone()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).expect("fixtures folder") {
             let path = entry.expect("fixture entry").path();
             if path.is_dir() {
                 stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "txt") {
+            } else if path.extension().is_some_and(|e| e == "txt")
+                && path
+                    .strip_prefix(&root)
+                    .is_ok_and(example_logs::is_example_log)
+            {
                 found.push(path);
             }
         }

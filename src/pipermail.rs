@@ -1,0 +1,498 @@
+//! Mailing-list archives by their address, as pipermail and mailman 2
+//! serve them: a month (`2006-April.txt.gz`, or `.txt`), or the archive's
+//! index page, whose month links are followed oldest first. Politely: one
+//! request at a time, a User-Agent naming benchlog, and, on a re-run,
+//! each month asked with what the server said of it last time
+//! (`If-Modified-Since`, `If-None-Match`), so an unchanged month costs a
+//! 304 and nothing else. What a month is told from: its bytes, unpacked by
+//! [`intake::unpack`] and recognised as an mbox by [`mbox::detect`], the
+//! same rule as a file's; an index page is HTML linking to such months.
+//!
+//! The months are read and stored by [`archive::import_fetched`], each
+//! message as one of an mbox file; a month's mark is stored with its
+//! last message (`migrations/0016_url_marks.sql`).
+
+use std::io::Read as _;
+
+use anyhow::Context;
+use parsers::mbox::{self, Kind};
+use reqwest::blocking::Client;
+use reqwest::header::{ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED};
+use reqwest::{StatusCode, Url};
+use rusqlite::Connection;
+
+use crate::archive::{self, Fetched, FileOutcome, ImportSummary};
+use crate::intake;
+use crate::limits::{
+    HTTP_TIMEOUT, MAX_ARCHIVE_BYTES, MAX_INDEX_BYTES, MAX_INDEX_MONTHS, MAX_REDIRECTS,
+};
+use crate::store::{self, UrlMark};
+
+/// What benchlog says it is to the servers it asks.
+pub const USER_AGENT: &str = concat!(
+    "benchlog/",
+    env!("CARGO_PKG_VERSION"),
+    " (mailing-list archive import; one request at a time)"
+);
+
+/// Whether an argument of `benchlog ingest` is an address to fetch rather
+/// than a path.
+pub fn is_url(argument: &str) -> bool {
+    let lower = argument.get(..8).unwrap_or(argument).to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://")
+}
+
+/// Why an address gave no archive. These are the user's to fix.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    #[error("{0} is not a web address benchlog can fetch: {1}")]
+    BadAddress(String, String),
+    #[error("{0}: the server has no such page (HTTP 404 Not Found); give the address of a month (like .../2006-April.txt.gz) or of the archive's index page")]
+    NotFound(Url),
+    #[error("{0}: the server answered HTTP {1}")]
+    Status(Url, StatusCode),
+    #[error("{url}: larger than {}, the most benchlog reads from one {what}", intake::size_for_people(*.limit))]
+    TooLarge {
+        url: Url,
+        limit: u64,
+        what: &'static str,
+    },
+    #[error("{0} is not a mailing-list archive: neither an mbox month (like 2006-April.txt.gz, its first line `From ...`) nor an index page linking to months (`.txt` or `.txt.gz`)")]
+    NotAnArchive(Url),
+    #[error("{0}: the index page links to {1} months, more than the {max} benchlog follows from one page", max = MAX_INDEX_MONTHS)]
+    TooManyMonths(Url, usize),
+}
+
+/// What one request brought.
+enum Got {
+    /// The page's bytes, as sent, and what to ask with next time.
+    Body { bytes: Vec<u8>, mark: UrlMark },
+    /// 304: unchanged since the mark it was asked with.
+    Unchanged,
+}
+
+/// The web client of an import: one connection pool, requests one after
+/// the other (the import asks for the next month only once the last is
+/// read).
+pub struct Fetcher {
+    client: Client,
+}
+
+impl Fetcher {
+    pub fn new() -> anyhow::Result<Fetcher> {
+        let client = Client::builder()
+            .user_agent(USER_AGENT)
+            .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS))
+            .connect_timeout(HTTP_TIMEOUT)
+            .timeout(HTTP_TIMEOUT)
+            .build()
+            .context("starting the web client")?;
+        Ok(Fetcher { client })
+    }
+
+    /// GETs `url`, at most `limit` bytes of it, asking with `mark` when
+    /// there is one.
+    fn get(
+        &self,
+        url: &Url,
+        mark: Option<&UrlMark>,
+        limit: u64,
+        what: &'static str,
+    ) -> anyhow::Result<Got> {
+        let mut request = self.client.get(url.clone());
+        if let Some(mark) = mark {
+            if let Some(date) = &mark.last_modified {
+                request = request.header(IF_MODIFIED_SINCE, date);
+            }
+            if let Some(etag) = &mark.etag {
+                request = request.header(IF_NONE_MATCH, etag);
+            }
+        }
+        let mut response = request.send().with_context(|| format!("fetching {url}"))?;
+        match response.status() {
+            StatusCode::NOT_MODIFIED if mark.is_some() => return Ok(Got::Unchanged),
+            StatusCode::NOT_FOUND | StatusCode::GONE => {
+                return Err(FetchError::NotFound(url.clone()).into())
+            }
+            status if !status.is_success() => {
+                return Err(FetchError::Status(url.clone(), status).into())
+            }
+            _ => {}
+        }
+        let too_large = || FetchError::TooLarge {
+            url: url.clone(),
+            limit,
+            what,
+        };
+        if response
+            .content_length()
+            .is_some_and(|length| length > limit)
+        {
+            return Err(too_large().into());
+        }
+        let header = |name| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|value: &reqwest::header::HeaderValue| value.to_str().ok())
+                .map(str::to_owned)
+        };
+        let mark = UrlMark {
+            url: url.to_string(),
+            last_modified: header(LAST_MODIFIED),
+            etag: header(ETAG),
+        };
+        let mut bytes = Vec::new();
+        (&mut response)
+            .take(limit + 1)
+            .read_to_end(&mut bytes)
+            .with_context(|| format!("reading {url}"))?;
+        if bytes.len() as u64 > limit {
+            return Err(too_large().into());
+        }
+        Ok(Got::Body { bytes, mark })
+    }
+}
+
+/// What an address turned out to be.
+pub enum Page {
+    /// A month's mbox: its address, its bytes as sent.
+    Month(Url, Vec<u8>, UrlMark),
+    /// A month unchanged since it was read.
+    Unchanged,
+    /// An index page, and the months it links to, oldest first.
+    Index(Vec<Url>),
+}
+
+/// Fetches `address` and tells what it is.
+pub fn fetch_page(fetcher: &Fetcher, conn: &Connection, address: &str) -> anyhow::Result<Page> {
+    let url = Url::parse(address)
+        .map_err(|error| FetchError::BadAddress(address.to_owned(), error.to_string()))?;
+    let mark = store::url_mark(conn, url.as_str())?;
+    let (bytes, mark) = match fetcher.get(&url, mark.as_ref(), MAX_ARCHIVE_BYTES, "archive")? {
+        Got::Unchanged => return Ok(Page::Unchanged),
+        Got::Body { bytes, mark } => (bytes, mark),
+    };
+    if is_month(&url, &bytes) {
+        return Ok(Page::Month(url, bytes, mark));
+    }
+    if bytes.len() as u64 > MAX_INDEX_BYTES {
+        return Err(FetchError::TooLarge {
+            url,
+            limit: MAX_INDEX_BYTES,
+            what: "index page",
+        }
+        .into());
+    }
+    let months = month_links(&url, &bytes);
+    if months.is_empty() {
+        return Err(FetchError::NotAnArchive(url).into());
+    }
+    if months.len() > MAX_INDEX_MONTHS {
+        return Err(FetchError::TooManyMonths(url, months.len()).into());
+    }
+    Ok(Page::Index(months))
+}
+
+/// Whether a page is a month's mbox: unpacked (a `.txt.gz`), its first
+/// line `From ` over header fields.
+fn is_month(url: &Url, bytes: &[u8]) -> bool {
+    let name = file_name(url);
+    match intake::unpack(bytes, MAX_ARCHIVE_BYTES) {
+        Ok(unpacked) => mbox::detect(Some(name), &unpacked) == Kind::Mbox,
+        Err(_) => false,
+    }
+}
+
+/// The last segment of an address's path: `2006-April.txt.gz`.
+fn file_name(url: &Url) -> &str {
+    url.path_segments()
+        .and_then(|mut segments| segments.next_back())
+        .unwrap_or("")
+}
+
+/// The month archives an index page links to: the `href` of each `a`
+/// tag whose path ends in `.txt` or `.txt.gz`, resolved against the page,
+/// on the page's own host (a link elsewhere is not this archive's), each
+/// once, oldest first ([`month_order`]).
+pub fn month_links(page: &Url, html: &[u8]) -> Vec<Url> {
+    let mut months: Vec<Url> = Vec::new();
+    for token in html5gum::Tokenizer::new(html).flatten() {
+        let html5gum::Token::StartTag(tag) = token else {
+            continue;
+        };
+        if !tag.name.eq_ignore_ascii_case(b"a") {
+            continue;
+        }
+        let Some(href) = tag.attributes.get(b"href".as_slice()) else {
+            continue;
+        };
+        let Ok(href) = std::str::from_utf8(&href.value) else {
+            continue;
+        };
+        let Ok(mut url) = page.join(href.trim()) else {
+            continue;
+        };
+        url.set_fragment(None);
+        let path = url.path().to_ascii_lowercase();
+        let month = path.ends_with(".txt") || path.ends_with(".txt.gz");
+        let same_site = url.scheme() == page.scheme()
+            && url.host_str() == page.host_str()
+            && url.port_or_known_default() == page.port_or_known_default();
+        if month && same_site && !months.contains(&url) {
+            months.push(url);
+            // More than the most followed is refused whole; counting on
+            // would only say by how much.
+            if months.len() > MAX_INDEX_MONTHS {
+                break;
+            }
+        }
+    }
+    let mut keyed: Vec<(MonthKey, usize, Url)> = months
+        .into_iter()
+        .enumerate()
+        .map(|(at, url)| (month_order(file_name(&url)), at, url))
+        .collect();
+    keyed.sort();
+    keyed.into_iter().map(|(_, _, url)| url).collect()
+}
+
+/// Sorts an archive's periods oldest first: mailman names them
+/// `2006-April`, `2006q2`, `2006`, `2006-Week-of-Mon-20060403` or
+/// `20060403`. The year is the first four digits; then the month's name
+/// or the quarter; then the rest of the digits (a week's or a day's
+/// date). A name without a year sorts after those with one, in page
+/// order.
+type MonthKey = (bool, u32, u32, u64);
+
+fn month_order(name: &str) -> MonthKey {
+    const MONTHS: [&str; 12] = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    let stem = name.to_ascii_lowercase();
+    let stem = stem
+        .trim_end_matches(".gz")
+        .trim_end_matches(".txt")
+        .to_owned();
+    let digits: String = stem.chars().filter(char::is_ascii_digit).collect();
+    let Some(year) = digits.get(..4).and_then(|year| year.parse::<u32>().ok()) else {
+        return (true, 0, 0, 0);
+    };
+    let month = MONTHS
+        .iter()
+        .position(|month| stem.contains(month))
+        .map(|at| at as u32 + 1)
+        .or_else(|| {
+            let quarter = stem.split_once('q')?.1.chars().next()?.to_digit(10)?;
+            Some((quarter - 1) * 3 + 1)
+        })
+        .unwrap_or(0);
+    let rest = digits[4..].chars().take(18).collect::<String>();
+    (false, year, month, rest.parse().unwrap_or(0))
+}
+
+/// What importing one address did, for the lines `benchlog ingest`
+/// prints.
+pub struct UrlRead {
+    /// Each month's address and what became of it, in the order read.
+    pub months: Vec<(String, Result<FileOutcome, String>)>,
+    /// Whether the address was an index page.
+    pub index: bool,
+}
+
+impl UrlRead {
+    /// The summary lines of the address.
+    pub fn lines(&self, address: &str) -> Vec<String> {
+        let mut lines = Vec::new();
+        let unchanged = self
+            .months
+            .iter()
+            .filter(|(_, outcome)| matches!(outcome, Ok(FileOutcome::Unchanged)))
+            .count();
+        let failed = self
+            .months
+            .iter()
+            .filter(|(_, outcome)| outcome.is_err())
+            .count();
+        if self.index {
+            lines.push(format!(
+                "{address}: index page of {} months: {} read, {unchanged} unchanged since the last import (HTTP 304), {failed} failed",
+                self.months.len(),
+                self.months.len() - unchanged - failed,
+            ));
+        } else if unchanged > 0 {
+            lines.push(format!(
+                "{address}: unchanged since the last import (HTTP 304), not read"
+            ));
+        }
+        lines
+    }
+}
+
+/// Imports the archive at `address`: a month, or every month its index
+/// page links to. `each` is told each month's outcome once it is stored.
+/// What could not be fetched or read is in `summary.failures`, with why;
+/// an address that is no archive at all is an error, and stores nothing.
+pub fn import_url(
+    conn: &mut Connection,
+    address: &str,
+    batch_items: usize,
+    summary: &mut ImportSummary,
+    mut each: impl FnMut(&str, &Result<FileOutcome, String>),
+    progress: impl FnMut(u64),
+) -> anyhow::Result<UrlRead> {
+    let fetcher = Fetcher::new()?;
+    let page = fetch_page(&fetcher, conn, address)?;
+    let (months, first, index) = match page {
+        Page::Unchanged => {
+            let outcome = Ok(FileOutcome::Unchanged);
+            each(address, &outcome);
+            return Ok(UrlRead {
+                months: vec![(address.to_owned(), outcome)],
+                index: false,
+            });
+        }
+        Page::Month(url, bytes, mark) => (vec![url], Some((bytes, mark)), false),
+        Page::Index(months) => (months, None, true),
+    };
+    let mut first = first;
+    let mut outcomes: Vec<(String, Result<FileOutcome, String>)> = Vec::new();
+    let mut failures = Vec::new();
+    // Marks are read here, on this thread's connection, before the
+    // reading thread starts.
+    let marks: Vec<Option<UrlMark>> = months
+        .iter()
+        .map(|url| store::url_mark(conn, url.as_str()))
+        .collect::<Result<_, _>>()?;
+    archive::import_fetched(
+        conn,
+        months.len(),
+        batch_items,
+        |at| {
+            let url = &months[at];
+            let got = match first.take() {
+                Some((bytes, mark)) => Got::Body { bytes, mark },
+                None => fetcher.get(url, marks[at].as_ref(), MAX_ARCHIVE_BYTES, "archive")?,
+            };
+            Ok(match got {
+                Got::Unchanged => Fetched::Unchanged,
+                Got::Body { bytes, mark } => {
+                    let worth = mark.last_modified.is_some() || mark.etag.is_some();
+                    Fetched::Body {
+                        name: url.to_string(),
+                        bytes,
+                        mark: worth.then_some(mark),
+                    }
+                }
+            })
+        },
+        summary,
+        |at, outcome| {
+            let url = months[at].to_string();
+            let outcome = outcome.map_err(|error| format!("{error:#}"));
+            if let Err(why) = &outcome {
+                failures.push(intake::MailFailure {
+                    source_name: url.clone(),
+                    why: why.clone(),
+                });
+            }
+            each(&url, &outcome);
+            outcomes.push((url, outcome));
+        },
+        progress,
+    )?;
+    summary.failures.append(&mut failures);
+    Ok(UrlRead {
+        months: outcomes,
+        index,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_are_told_from_paths() {
+        assert!(is_url("http://example.org/pipermail/x/"));
+        assert!(is_url("HTTPS://example.org/2006-April.txt.gz"));
+        assert!(!is_url("2006-April.txt.gz"));
+        assert!(!is_url("http"));
+        assert!(!is_url("./http://x"));
+    }
+
+    fn sorted(mut names: Vec<&str>) -> Vec<&str> {
+        names.sort_by_key(|name| month_order(name));
+        names
+    }
+
+    #[test]
+    fn periods_sort_oldest_first() {
+        // As the index lists them, newest first, and as a folder does.
+        let months = vec![
+            "2017-March.txt",
+            "2006-August.txt.gz",
+            "2006-April.txt.gz",
+            "2005-December.txt.gz",
+        ];
+        let oldest_first = [
+            "2005-December.txt.gz",
+            "2006-April.txt.gz",
+            "2006-August.txt.gz",
+            "2017-March.txt",
+        ];
+        assert_eq!(sorted(months), oldest_first);
+        assert_eq!(
+            sorted(vec![
+                "2006-Week-of-Mon-20060403.txt.gz",
+                "2006-Week-of-Mon-20060327.txt.gz",
+                "2005-Week-of-Mon-20051226.txt.gz",
+            ]),
+            [
+                "2005-Week-of-Mon-20051226.txt.gz",
+                "2006-Week-of-Mon-20060327.txt.gz",
+                "2006-Week-of-Mon-20060403.txt.gz",
+            ]
+        );
+        assert_eq!(
+            sorted(vec!["2006q2.txt", "notes.txt", "2006q1.txt", "2005q4.txt"]),
+            ["2005q4.txt", "2006q1.txt", "2006q2.txt", "notes.txt"]
+        );
+        assert_eq!(
+            sorted(vec!["20060403.txt.gz", "2006.txt.gz", "20060327.txt.gz"]),
+            ["2006.txt.gz", "20060327.txt.gz", "20060403.txt.gz"]
+        );
+    }
+
+    #[test]
+    fn an_index_links_its_months_on_its_own_host_only() {
+        let page = Url::parse("http://lists.example.org/pipermail/perf/").unwrap();
+        let html = br#"<a href="2006-May.txt.gz">x</a> <A HREF='2006-April.txt'>y</A>
+            <a href="2006-May.txt.gz#top">again</a> <a href="2006-May/thread.html">t</a>
+            <a href="http://elsewhere.example.com/2006-June.txt.gz">other host</a>
+            <a href="/pipermail/perf/2006-March.txt.gz">absolute</a><a>no href</a>"#;
+        let links: Vec<String> = month_links(&page, html)
+            .iter()
+            .map(Url::to_string)
+            .collect();
+        assert_eq!(
+            links,
+            [
+                "http://lists.example.org/pipermail/perf/2006-March.txt.gz",
+                "http://lists.example.org/pipermail/perf/2006-April.txt",
+                "http://lists.example.org/pipermail/perf/2006-May.txt.gz",
+            ]
+        );
+    }
+}
