@@ -293,6 +293,26 @@ pub fn unpack(bytes: &[u8], limit: u64) -> Result<Cow<'_, [u8]>, InputError> {
     Ok(Cow::Owned(out))
 }
 
+/// The first `most` bytes of `bytes` as [`unpack`] would give them: enough
+/// to tell what they are ([`mbox::detect`] reads a message's header lines)
+/// without unpacking all of a `.gz`. A gzip stream that cannot be read
+/// gives what could be read before the error.
+pub fn unpacked_prefix(bytes: &[u8], most: usize) -> Cow<'_, [u8]> {
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return Cow::Borrowed(&bytes[..bytes.len().min(most)]);
+    }
+    let mut out = Vec::with_capacity(most);
+    let mut decoder = MultiGzDecoder::new(bytes).take(most as u64);
+    let mut chunk = [0u8; 8192];
+    while let Ok(read) = decoder.read(&mut chunk) {
+        if read == 0 {
+            break;
+        }
+        out.extend_from_slice(&chunk[..read]);
+    }
+    Cow::Owned(out)
+}
+
 /// Turns uploaded or read bytes into text: gunzips `.gz` content
 /// ([`unpack`], to [`MAX_INPUT_BYTES`]), takes UTF-8 when valid and
 /// windows-1252 otherwise (the charset of most old list mail; UTF-16 when
@@ -607,6 +627,27 @@ mod tests {
 
     /// A message whose base64 body decodes to text with a NUL in it.
     const NUL: &str = "From a at b.org  Mon Jan  1 10:01:00 2007\nFrom: A <a@b.org>\nSubject: core\nMessage-ID: <nul@b.org>\nMIME-Version: 1.0\nContent-Transfer-Encoding: base64\n\naGVsbG8Ad29ybGQK\n";
+
+    #[test]
+    fn a_prefix_is_unpacked_only_as_far_as_asked() {
+        let plain = GOOD.repeat(1000);
+        let packed = {
+            use std::io::Write as _;
+            let mut encoder =
+                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            encoder.write_all(plain.as_bytes()).unwrap();
+            encoder.finish().unwrap()
+        };
+        assert_eq!(&*unpacked_prefix(&packed, 100), &plain.as_bytes()[..100]);
+        assert_eq!(
+            &*unpacked_prefix(plain.as_bytes(), 100),
+            &plain.as_bytes()[..100]
+        );
+        assert_eq!(unpacked_prefix(b"short", 100).len(), 5);
+        // Cut short, a stream gives what it held before the cut.
+        let cut = unpacked_prefix(&packed[..packed.len() / 2], plain.len());
+        assert!(!cut.is_empty() && plain.as_bytes().starts_with(&cut));
+    }
 
     fn failures(input: &Input) -> usize {
         match input {

@@ -195,14 +195,15 @@ pub fn fetch_page(fetcher: &Fetcher, conn: &Connection, address: &str) -> anyhow
 }
 
 /// Whether a page is a month's mbox: unpacked (a `.txt.gz`), its first
-/// line `From ` over header fields.
+/// line `From ` over header fields. Only its start is unpacked for this.
 fn is_month(url: &Url, bytes: &[u8]) -> bool {
-    let name = file_name(url);
-    match intake::unpack(bytes, MAX_ARCHIVE_BYTES) {
-        Ok(unpacked) => mbox::detect(Some(name), &unpacked) == Kind::Mbox,
-        Err(_) => false,
-    }
+    let start = intake::unpacked_prefix(bytes, SNIFF_BYTES);
+    mbox::detect(Some(file_name(url)), &start) == Kind::Mbox
 }
+
+/// How much of a page is unpacked to tell a month: more than the header
+/// lines [`mbox::detect`] reads of a first message.
+const SNIFF_BYTES: usize = 256 * 1024;
 
 /// The last segment of an address's path: `2006-April.txt.gz`.
 fn file_name(url: &Url) -> &str {
@@ -387,6 +388,11 @@ pub fn import_url(
             };
             Ok(match got {
                 Got::Unchanged => Fetched::Unchanged,
+                // A link of the index that is no month is not stored as
+                // a text: it is listed, with why.
+                Got::Body { bytes, .. } if !is_month(url, &bytes) => {
+                    return Err(FetchError::NotAnArchive(url.clone()).into())
+                }
                 Got::Body { bytes, mark } => {
                     let worth = mark.last_modified.is_some() || mark.etag.is_some();
                     Fetched::Body {

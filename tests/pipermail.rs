@@ -413,20 +413,39 @@ fn a_missing_page_and_a_page_that_is_no_archive_are_clear_errors() {
     assert_eq!(count(&conn, "url_marks"), 0);
 
     // A month the index links that the server lost fails alone, with
-    // why; the others are stored, and it is asked for again next time.
+    // why, and so does a link that is no month (not stored as a text);
+    // the others are stored, and asked for again next time.
     std::fs::remove_file(list.join("1999-August.txt.gz")).unwrap();
+    let page = std::fs::read_to_string(list.join("index.html")).unwrap();
+    let page = page.replace("</BODY>", "<a href=\"notes.txt\">notes</a></BODY>");
+    std::fs::write(list.join("index.html"), page).unwrap();
+    std::fs::copy(repo_path(crate::support::SEED_000), list.join("notes.txt")).unwrap();
     let index = format!("{}/list/", server.base);
     let imported = import_url(&mut conn, &index).unwrap();
-    let failed: Vec<&str> = imported
+    let failed: Vec<(&str, &str)> = imported
         .summary
         .failures
         .iter()
-        .map(|failure| failure.source_name.as_str())
+        .map(|failure| (failure.source_name.as_str(), failure.why.as_str()))
         .collect();
-    assert_eq!(failed, [format!("{}/list/1999-August.txt.gz", server.base)]);
-    assert!(imported.summary.failures[0].why.contains("HTTP 404"));
+    assert_eq!(failed.len(), 2, "{failed:?}");
+    assert_eq!(
+        failed[0].0,
+        format!("{}/list/1999-August.txt.gz", server.base)
+    );
+    assert!(failed[0].1.contains("HTTP 404"), "{failed:?}");
+    assert_eq!(failed[1].0, format!("{}/list/notes.txt", server.base));
+    assert!(
+        failed[1].1.contains("is not a mailing-list archive"),
+        "{failed:?}"
+    );
+    assert_eq!(imported.read.months.len(), 21);
     assert_eq!(count(&conn, "url_marks"), 19);
-    assert!(count(&conn, "submissions") > 90);
+    assert_eq!(count(&conn, "runs"), 0);
+    assert_eq!(
+        count(&conn, "submissions") as usize,
+        imported.summary.messages_added
+    );
 }
 
 #[test]
