@@ -90,6 +90,13 @@ pub const MAX_ARCHIVE_BYTES: u64 = 256 * 1024 * 1024;
 /// reach, and each costs a query under the write lock.
 pub const MAX_ANCESTORS: usize = 16;
 
+/// Objects (messages, or commits with their trees) a public-inbox import
+/// reads through one opening of a repository before it opens it again,
+/// unmapping the pages of its packs read so far
+/// (`public_inbox::Reopening`): a few ms each time, against up to a
+/// whole pack in the import's RSS.
+pub const PACK_WINDOW_OBJECTS: usize = 4096;
+
 /// Steps in flight between the reading thread and the writer; each holds
 /// at most one message or one text (up to [`MAX_INPUT_BYTES`]).
 pub const QUEUE: usize = 64;
