@@ -140,7 +140,7 @@ fn ingest_inbox(
         args.batch as usize,
         keep,
         summary,
-        |total| bar.set_length(total),
+        |more| bar.inc_length(more),
         |done| bar.inc(done),
     )
     .with_context(|| format!("importing {}", inbox.path.display()))?;

@@ -140,7 +140,8 @@ pub struct InboxRead {
     /// Messages the commits read add.
     pub messages: u64,
     /// Deletions (`d`, or a v1 file removed) among the commits read, and
-    /// of the messages added, those a later commit deletes (not stored).
+    /// of the messages added, those a later commit of the same epoch
+    /// deletes (not stored).
     pub deletions: u64,
     pub deleted_before_read: u64,
     /// Epochs whose recorded commit is no longer in their history (the
@@ -150,6 +151,28 @@ pub struct InboxRead {
 }
 
 impl InboxRead {
+    /// Counts what an epoch's plan reads: its commits and messages, and
+    /// the messages a later commit of it deletes.
+    fn count(&mut self, plan: &EpochPlan, deleted: &HashSet<ObjectId>) {
+        self.commits_skipped += plan.skipped;
+        let mut last = None;
+        for (commit, change) in &plan.changes {
+            if last != Some(commit) {
+                self.commits_read += 1;
+                last = Some(commit);
+            }
+            match change {
+                Change::Message(blob) if deleted.contains(blob) => {
+                    self.messages += 1;
+                    self.deleted_before_read += 1;
+                }
+                Change::Message(_) => self.messages += 1,
+                Change::Deletion(_) => self.deletions += 1,
+                Change::NotMessage(_) | Change::Nothing => {}
+            }
+        }
+    }
+
     /// The lines printed for the archive at `path`.
     pub fn lines(&self, path: &Path) -> Vec<String> {
         let mut lines = vec![format!(
@@ -186,20 +209,21 @@ pub enum KeepTexts {
     All,
 }
 
-/// Imports the commits of `inbox` that no earlier import read: walks each
-/// epoch's history back to its mark (a commit id and a blob id per
-/// commit, held until read: tens of MB for a million commits), then a reading thread reads and prepares the messages one
-/// by one, oldest first, while this one stores them in batches.
-/// `progress` is told of each message handled; `total` first of how many
-/// there are.
+/// Imports the commits of `inbox` that no earlier import read, one epoch
+/// after the other: walks the epoch's history back to its mark (a commit
+/// id and a blob id per commit, held until the epoch is read: about 65
+/// bytes a message), then a reading thread reads and prepares its
+/// messages one by one, oldest first, while this one stores them in
+/// batches. `total` is told how many messages each epoch adds before it
+/// is read, `progress` of each message handled.
 pub fn import_inbox(
     conn: &mut Connection,
     inbox: &Inbox,
     batch_items: usize,
     keep: KeepTexts,
     summary: &mut ImportSummary,
-    total: impl FnOnce(u64),
-    progress: impl FnMut(u64),
+    mut total: impl FnMut(u64),
+    mut progress: impl FnMut(u64),
 ) -> anyhow::Result<InboxRead> {
     let archive = inbox.path.to_string_lossy().into_owned();
     let inbox_name = inbox
@@ -207,7 +231,9 @@ pub fn import_inbox(
         .file_name()
         .map_or_else(|| archive.clone(), |n| n.to_string_lossy().into_owned());
     let mut read = InboxRead::default();
-    let mut plans = Vec::new();
+    // One epoch is planned, then read, at a time: a plan holds some 65
+    // bytes a message, and public-inbox rolls an epoch over at about
+    // 1 GB, so what is held stays bounded whatever the archive's size.
     for (epoch, git_dir) in &inbox.epochs {
         let name = match inbox.version {
             Version::V2 => format!("{inbox_name}/git/{epoch}.git"),
@@ -216,53 +242,28 @@ pub fn import_inbox(
         let mark = store::archive_mark(conn, &archive, *epoch)
             .context("reading how far the archive was read")?;
         let plan = plan_epoch(*epoch, git_dir, name, mark.as_ref(), &mut read)?;
-        plans.push(plan);
-    }
-    // A message deleted later in what is read now is not stored at all.
-    let deleted: HashSet<ObjectId> = plans
-        .iter()
-        .flat_map(|plan| &plan.changes)
-        .filter_map(|(_, change)| match change {
-            Change::Deletion(blob) => Some(*blob),
-            _ => None,
-        })
-        .collect();
-    for plan in &plans {
-        read.commits_skipped += plan.skipped;
-        let mut last = None;
-        for (commit, change) in &plan.changes {
-            if last != Some(commit) {
-                read.commits_read += 1;
-                last = Some(commit);
-            }
-            match change {
-                Change::Message(blob) if deleted.contains(blob) => {
-                    read.messages += 1;
-                    read.deleted_before_read += 1;
-                }
-                Change::Message(_) => read.messages += 1,
-                Change::Deletion(_) => read.deletions += 1,
-                Change::NotMessage(_) | Change::Nothing => {}
-            }
-        }
-    }
-    total(
-        plans
+        // A message deleted later in the same epoch is not stored at all.
+        let deleted: HashSet<ObjectId> = plan
+            .changes
             .iter()
-            .flat_map(|plan| &plan.changes)
-            .filter(|(_, change)| matches!(change, Change::Message(b) if !deleted.contains(b)))
-            .count() as u64,
-    );
-    let mut known = store::KnownMails::of(conn);
-    let reader = |sink: &mut dyn FnMut(ArchiveItem, u64) -> ControlFlow<()>| {
-        for plan in &plans {
-            let read = read_epoch(&archive, plan, &deleted, keep, &mut known, sink);
-            if read.is_break() {
-                return;
-            }
-        }
-    };
-    archive::import_archive(conn, batch_items, reader, summary, progress)?;
+            .filter_map(|(_, change)| match change {
+                Change::Deletion(blob) => Some(*blob),
+                _ => None,
+            })
+            .collect();
+        read.count(&plan, &deleted);
+        total(
+            plan.changes
+                .iter()
+                .filter(|(_, change)| matches!(change, Change::Message(b) if !deleted.contains(b)))
+                .count() as u64,
+        );
+        let mut known = store::KnownMails::of(conn);
+        let reader = |sink: &mut dyn FnMut(ArchiveItem, u64) -> ControlFlow<()>| {
+            let _ = read_epoch(&archive, &plan, &deleted, keep, &mut known, sink);
+        };
+        archive::import_archive(conn, batch_items, reader, summary, &mut progress)?;
+    }
     restore_context(conn, inbox, &archive, batch_items, summary)?;
     Ok(read)
 }
