@@ -133,6 +133,11 @@ pub const MAX_INDEX_MONTHS: usize = 2_000;
 /// Redirects followed for one request (http to https, a moved archive).
 pub const MAX_REDIRECTS: usize = 5;
 
+/// The longest a server's `Retry-After` (on 429 or 503) is waited for
+/// before a request is made once more; a longer wait, or a second such
+/// answer, fails that month, with why.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
+
 /// How long a request waits to connect, and for each read or write: a
 /// server that stops sending fails the month, with why, not the import.
 pub const HTTP_TIMEOUT: Duration = Duration::from_secs(60);
@@ -677,6 +682,7 @@ mod readme {
                     MAX_INDEX_MONTHS as u128,
                     MAX_ARCHIVE_BYTES as u128,
                     MAX_REDIRECTS as u128,
+                    ms(MAX_RETRY_AFTER),
                     ms(HTTP_TIMEOUT),
                 ],
             ),

@@ -1,7 +1,8 @@
 //! Mailing-list archives by their address, as pipermail and mailman 2
 //! serve them: a month (`2006-April.txt.gz`, or `.txt`), or the archive's
 //! index page, whose month links are followed oldest first. Politely: one
-//! request at a time, a User-Agent naming benchlog, and, on a re-run,
+//! request at a time, a User-Agent naming benchlog, a busy server's short
+//! `Retry-After` waited for, and, on a re-run,
 //! each month asked with what the server said of it last time
 //! (`If-Modified-Since`, `If-None-Match`), so an unchanged month costs a
 //! 304 and nothing else. What a month is told from: its bytes, unpacked by
@@ -17,7 +18,7 @@ use std::io::Read as _;
 use anyhow::Context;
 use parsers::mbox::{self, Kind};
 use reqwest::blocking::Client;
-use reqwest::header::{ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED};
+use reqwest::header::{ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED, RETRY_AFTER};
 use reqwest::{StatusCode, Url};
 use rusqlite::Connection;
 
@@ -25,6 +26,7 @@ use crate::archive::{self, Fetched, FileOutcome, ImportSummary};
 use crate::intake;
 use crate::limits::{
     HTTP_TIMEOUT, MAX_ARCHIVE_BYTES, MAX_INDEX_BYTES, MAX_INDEX_MONTHS, MAX_REDIRECTS,
+    MAX_RETRY_AFTER,
 };
 use crate::store::{self, UrlMark};
 
@@ -51,6 +53,8 @@ pub enum FetchError {
     NotFound(Url),
     #[error("{0}: the server answered HTTP {1}")]
     Status(Url, StatusCode),
+    #[error("{0}: the server is still busy (HTTP 429 or 503) after the wait it asked for; try again later")]
+    Busy(Url),
     #[error("{url}: larger than {}, the most benchlog reads from one {what}", intake::size_for_people(*.limit))]
     TooLarge {
         url: Url,
@@ -91,7 +95,9 @@ impl Fetcher {
     }
 
     /// GETs `url`, at most `limit` bytes of it, asking with `mark` when
-    /// there is one.
+    /// there is one. A server that is busy (429, 503) and says for how long
+    /// (`Retry-After` in seconds, up to [`MAX_RETRY_AFTER`]) is asked once
+    /// more after that wait.
     fn get(
         &self,
         url: &Url,
@@ -99,6 +105,25 @@ impl Fetcher {
         limit: u64,
         what: &'static str,
     ) -> anyhow::Result<Got> {
+        match self.get_once(url, mark, limit, what)? {
+            Answer::Got(got) => Ok(got),
+            Answer::Busy(wait) => {
+                std::thread::sleep(wait);
+                match self.get_once(url, mark, limit, what)? {
+                    Answer::Got(got) => Ok(got),
+                    Answer::Busy(_) => Err(FetchError::Busy(url.clone()).into()),
+                }
+            }
+        }
+    }
+
+    fn get_once(
+        &self,
+        url: &Url,
+        mark: Option<&UrlMark>,
+        limit: u64,
+        what: &'static str,
+    ) -> anyhow::Result<Answer> {
         let mut request = self.client.get(url.clone());
         if let Some(mark) = mark {
             if let Some(date) = &mark.last_modified {
@@ -110,7 +135,20 @@ impl Fetcher {
         }
         let mut response = request.send().with_context(|| format!("fetching {url}"))?;
         match response.status() {
-            StatusCode::NOT_MODIFIED if mark.is_some() => return Ok(Got::Unchanged),
+            StatusCode::NOT_MODIFIED if mark.is_some() => return Ok(Answer::Got(Got::Unchanged)),
+            StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE => {
+                let wait = response
+                    .headers()
+                    .get(RETRY_AFTER)
+                    .and_then(|value| value.to_str().ok())
+                    .and_then(|value| value.trim().parse::<u64>().ok())
+                    .map(std::time::Duration::from_secs)
+                    .filter(|wait| *wait <= MAX_RETRY_AFTER);
+                return match wait {
+                    Some(wait) => Ok(Answer::Busy(wait)),
+                    None => Err(FetchError::Status(url.clone(), response.status()).into()),
+                };
+            }
             StatusCode::NOT_FOUND | StatusCode::GONE => {
                 return Err(FetchError::NotFound(url.clone()).into())
             }
@@ -150,8 +188,15 @@ impl Fetcher {
         if bytes.len() as u64 > limit {
             return Err(too_large().into());
         }
-        Ok(Got::Body { bytes, mark })
+        Ok(Answer::Got(Got::Body { bytes, mark }))
     }
+}
+
+/// What one request was answered.
+enum Answer {
+    Got(Got),
+    /// 429 or 503, with a wait short enough to ask again after it.
+    Busy(std::time::Duration),
 }
 
 /// What an address turned out to be.

@@ -38,6 +38,8 @@ struct Log {
     seen: Mutex<Vec<Seen>>,
     in_flight: AtomicUsize,
     most_in_flight: AtomicUsize,
+    /// Requests answered 503 below `/busy-once/`.
+    busy: AtomicUsize,
 }
 
 /// A web server on 127.0.0.1 serving `root` (a folder below it answers
@@ -88,7 +90,27 @@ async fn record(State(log): State<Arc<Log>>, request: Request, next: Next) -> Re
     let user_agent = header(&request, "user-agent").unwrap_or_default();
     let if_modified_since = header(&request, "if-modified-since");
     let path = request.uri().path().to_owned();
-    let response = next.run(request).await;
+    // A busy server: below /busy-once/ the first request is asked to come
+    // back in a second, below /busy-always/ every one, and below
+    // /busy-long/ every one in an hour.
+    let retry_after = if path.starts_with("/busy-once/")
+        && log.busy.fetch_add(1, Ordering::SeqCst) == 0
+        || path.starts_with("/busy-always/")
+    {
+        Some("1")
+    } else if path.starts_with("/busy-long/") {
+        Some("3600")
+    } else {
+        None
+    };
+    let response = match retry_after {
+        Some(wait) => Response::builder()
+            .status(503)
+            .header("retry-after", wait)
+            .body(axum::body::Body::from("busy"))
+            .unwrap(),
+        None => next.run(request).await,
+    };
     log.seen.lock().unwrap().push(Seen {
         path,
         user_agent,
@@ -433,6 +455,36 @@ fn a_missing_page_and_a_page_that_is_no_archive_are_clear_errors() {
         count(&conn, "submissions") as usize,
         imported.summary.messages_added
     );
+}
+
+#[test]
+fn a_busy_server_is_waited_for_once_as_it_asks() {
+    let dir = tempfile::tempdir().unwrap();
+    let month = repo_path(ARCHIVE).join("2003-May.txt.gz");
+    for folder in ["busy-once", "busy-always", "busy-long"] {
+        std::fs::create_dir_all(dir.path().join(folder)).unwrap();
+        std::fs::copy(&month, dir.path().join(folder).join("2003-May.txt.gz")).unwrap();
+    }
+    let server = Server::start(dir.path());
+    let (_db, _, mut conn) = fresh_db();
+
+    let once = format!("{}/busy-once/2003-May.txt.gz", server.base);
+    let imported = import_url(&mut conn, &once).unwrap();
+    assert!(imported.summary.messages_added > 0);
+    let statuses: Vec<u16> = server.seen().iter().map(|request| request.status).collect();
+    assert_eq!(statuses, [503, 200]);
+    server.forget();
+
+    let always = format!("{}/busy-always/2003-May.txt.gz", server.base);
+    let error = format!("{:#}", import_url(&mut conn, &always).err().unwrap());
+    assert!(error.contains("still busy"), "{error}");
+    assert_eq!(server.seen().len(), 2, "asked once more, not again");
+    server.forget();
+
+    let long = format!("{}/busy-long/2003-May.txt.gz", server.base);
+    let error = format!("{:#}", import_url(&mut conn, &long).err().unwrap());
+    assert!(error.contains("HTTP 503 Service Unavailable"), "{error}");
+    assert_eq!(server.seen().len(), 1, "an hour is not waited for");
 }
 
 #[test]
