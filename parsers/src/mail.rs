@@ -45,6 +45,9 @@ pub fn messages(lines: &[Line<'_>]) -> Messages {
     let mut current: Vec<Option<usize>> = vec![Some(0)];
     // The quoted message an Outlook-style header block is still filling.
     let mut filling: Option<(usize, usize)> = None;
+    // opening[d]: no line of the message at depth d is read yet but blank
+    // ones: its body's first line may be git's in-body `From:`.
+    let mut opening: Vec<bool> = vec![true];
 
     for (i, line) in lines.iter().enumerate().skip(body_start) {
         let d = line.depth;
@@ -55,6 +58,33 @@ pub fn messages(lines: &[Line<'_>]) -> Messages {
                 continue;
             }
             filling = None;
+        }
+        let opens = !line.is_blank() && opening.get(d).copied().unwrap_or(d > 0);
+        if !line.is_blank() && opening.len() > d {
+            opening[d] = false;
+        }
+        if opens {
+            if let Some(author) = in_body_from(lines, i) {
+                // The patch's author wrote what follows (its commit
+                // message, with the figures in it): its own message at
+                // this depth, as a forward's is.
+                let m = messages.len();
+                let mut message = Message {
+                    quote_depth: d,
+                    ..Message::default()
+                };
+                set_from(&mut message, author);
+                messages.push(message);
+                if current.len() <= d {
+                    current.resize(d + 1, None);
+                }
+                current[d] = Some(m);
+                current.truncate(d + 1);
+                filling = Some((m, d));
+                of_line[i] = line_owner(m);
+                cover(&mut messages[m], line);
+                continue;
+            }
         }
         if forward_starts(lines, i) {
             // The forwarded text is at the forwarder's depth but is the
@@ -96,6 +126,11 @@ pub fn messages(lines: &[Line<'_>]) -> Messages {
             current[d + 1] = Some(m);
             current.truncate(d + 2);
             filling = Some((m, d));
+            if opening.len() <= d + 1 {
+                opening.resize(d + 2, false);
+            }
+            opening[d + 1] = true;
+            opening.truncate(d + 2);
         }
         let m = owner(&mut current, &mut messages, d, line);
         of_line[i] = line_owner(m);
@@ -229,6 +264,36 @@ fn forward_starts(lines: &[Line<'_>], i: usize) -> bool {
                 "from" | "date" | "sent" | "subject" | "to"
             )
         })
+}
+
+/// The value of git's in-body `From:` at line `i`: `git format-patch` and
+/// `git send-email` open the body with `From: Author <address>` (then
+/// perhaps `Date:` and `Subject:`) and a blank line when the one sending
+/// the patch is not its author, and `git am` takes the author from it.
+/// Asked only of a message's first line; the value must hold an address.
+fn in_body_from<'a>(lines: &[Line<'a>], i: usize) -> Option<&'a str> {
+    let line = &lines[i];
+    let (name, value) = header_field(line.text)?;
+    if !name.eq_ignore_ascii_case("from") || !value.contains('@') && !value.contains(" at ") {
+        return None;
+    }
+    // The block ends with a blank line at its depth, after at most the
+    // other fields git writes there.
+    let mut after = lines[i + 1..]
+        .iter()
+        .take_while(|next| next.depth == line.depth);
+    loop {
+        match after.next() {
+            None => return None,
+            Some(next) if next.is_blank() => return Some(value.trim()),
+            Some(next) => match header_field(next.text) {
+                Some((name, _))
+                    if name.eq_ignore_ascii_case("date")
+                        || name.eq_ignore_ascii_case("subject") => {}
+                _ => return None,
+            },
+        }
+    }
 }
 
 fn header_field(text: &str) -> Option<(&str, &str)> {
@@ -494,6 +559,36 @@ mod tests {
                 (Some("numbers"), 0),
                 "{mark}"
             );
+        }
+    }
+
+    #[test]
+    fn git_in_body_from_names_the_patch_author_at_any_depth() {
+        let input = "From: Sasha Levin <sashal@kernel.org>\nSubject: [PATCH AUTOSEL] x\n\nFrom: Filipe Manana <fdmanana@suse.com>\n\n[ Upstream commit 1234 ]\n\nBefore this change:\n";
+        let (all, per_line) = authors(input);
+        assert_eq!(per_line[3].as_deref(), Some("Filipe Manana"));
+        assert_eq!(per_line[5].as_deref(), Some("Filipe Manana"));
+        assert_eq!(per_line[7].as_deref(), Some("Filipe Manana"));
+        assert_eq!(all.len(), 2, "{all:?}");
+
+        // Quoted under its sender's attribution, with git's Date: too.
+        let input = "From: D <d@x.org>\nSubject: Re: x\n\nOn Fri, Sasha Levin wrote:\n> From: Filipe Manana <fdmanana@suse.com>\n> Date: Tue, 30 Jan 2024\n>\n> Before this change:\n\nNo.\n";
+        let (_, per_line) = authors(input);
+        assert_eq!(per_line[4].as_deref(), Some("Filipe Manana"));
+        assert_eq!(per_line[7].as_deref(), Some("Filipe Manana"));
+        assert_eq!(per_line[9].as_deref(), Some("D"));
+
+        // Not the first line, no blank line after it, or no address:
+        // the writer's own text.
+        for input in [
+            "From: A <a@b.c>\nSubject: s\n\nhello\nFrom: B <b@c.d>\n\ntext\n",
+            "From: A <a@b.c>\nSubject: s\n\nFrom: B <b@c.d> wrote the report below\ntext\n",
+            "From: A <a@b.c>\nSubject: s\n\nFrom: the lab\n\ntext\n",
+        ] {
+            let (all, per_line) = authors(input);
+            let text = input.lines().position(|line| line == "text").unwrap();
+            assert_eq!(all.len(), 1, "{input}");
+            assert_eq!(per_line[text].as_deref(), Some("A"), "{input}");
         }
     }
 
