@@ -30,6 +30,10 @@ MARKERS = [
     ("super-smack", re.compile(rb"Query Barrel Report")),
     ("sql-bench", re.compile(rb"(^[ >|]*(alter-table|ATIS|big-tables|connect|create|insert|select|wisconsin):\s+Total time|run-all-tests|sql-bench)", re.M)),
     ("diskinfo", re.compile(rb"(diskinfo -[a-z]*t|^[ >|]*Seek times:|^[ >|]*Transfer rates:)", re.M)),
+    # Looser: the brief's strings, wherever they are on a line.
+    ("loose-version", re.compile(rb"Version\s+[12]\.[0-9]")),
+    ("loose-transactions", re.compile(rb"transactions:")),
+    ("loose-events", re.compile(rb"total number of events|events per second", re.I)),
 ]
 
 
@@ -58,7 +62,7 @@ def main():
                 m = rx.search(data)
                 if m:
                     hits.append(name)
-                    if first is None and name != "sysbench-word":
+                    if first is None and name != "sysbench-word" and not name.startswith("loose-"):
                         s = data.rfind(b"\n", 0, m.start()) + 1
                         e = data.find(b"\n", m.end())
                         first = data[s:e if e >= 0 else None]
