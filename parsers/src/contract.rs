@@ -313,7 +313,8 @@ impl Tool {
     /// general keys.
     pub fn own_attribute_keys(self) -> &'static [&'static str] {
         match self {
-            Tool::SuperSmack | Tool::Sysbench => &[],
+            Tool::SuperSmack => &[],
+            Tool::Sysbench => crate::sysbench::workload::KEYS,
             Tool::SqlBench => &[
                 "date",
                 "arguments",

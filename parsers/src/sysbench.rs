@@ -50,6 +50,7 @@ use crate::{Measurement, Run, Tool, Unparsed};
 
 mod columns;
 mod header;
+pub(crate) mod workload;
 
 pub(crate) use header::prepare_or_cleanup_output;
 mod report;
@@ -412,6 +413,19 @@ fn to_run(
         .test
         .or(header.mode_test.map(str::to_string))
         .or(report.implied_test.map(str::to_string));
+    // A test's own options only: `block size:` above a fileio report is
+    // not memory's.
+    let own_prefix = match test.as_deref() {
+        Some("fileio") => Some("file_"),
+        Some("cpu") => Some("cpu_"),
+        Some("memory") => Some("memory_"),
+        _ => None,
+    };
+    for (key, value) in header.workload {
+        if own_prefix.is_some_and(|prefix| key.starts_with(prefix)) {
+            attrs.insert(key.to_string(), value);
+        }
+    }
     let first = header.first.unwrap_or(report_start).min(report_start);
     Run {
         test,

@@ -1,6 +1,10 @@
 //! The run's header above a report: banner, thread count, command line, mode line.
 
+use std::collections::BTreeMap;
+
 use crate::text::Line;
+
+use super::workload;
 
 /// How far above a report its header (banner, threads, command) may be.
 const MAX_HEADER_LINES: usize = 60;
@@ -15,6 +19,9 @@ pub struct RunHeader {
     pub test: Option<String>,
     pub mode_test: Option<&'static str>,
     pub command: Option<String>,
+    /// The workload's options, printed or on the command line
+    /// ([`workload`]), by attribute key.
+    pub workload: BTreeMap<&'static str, String>,
     /// Index of the header's first line, if any was found.
     pub first: Option<usize>,
 }
@@ -88,6 +95,7 @@ pub(super) fn read_header(
         if let Some(mode) = mode_line(text) {
             header.mode_test = Some(mode);
         }
+        workload::printed(text, &mut header.workload);
         if let Some(command) = command_at(&window[n..]).filter(runs_a_benchmark) {
             // A second benchmark command above the report is the one that
             // printed it: the first ran another report, which was not
@@ -111,6 +119,9 @@ pub(super) fn read_header(
         if found && header.first.is_none() {
             header.first = Some(j);
         }
+    }
+    if let Some(command) = &header.command {
+        workload::from_command(command, &mut header.workload);
     }
     header
 }
