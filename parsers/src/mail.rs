@@ -68,18 +68,12 @@ pub fn messages(lines: &[Line<'_>]) -> Messages {
                 // The patch's author wrote what follows (its commit
                 // message, with the figures in it): its own message at
                 // this depth, as a forward's is.
-                let m = messages.len();
                 let mut message = Message {
                     quote_depth: d,
                     ..Message::default()
                 };
                 set_from(&mut message, author);
-                messages.push(message);
-                if current.len() <= d {
-                    current.resize(d + 1, None);
-                }
-                current[d] = Some(m);
-                current.truncate(d + 1);
+                let m = owns_from_here(&mut messages, &mut current, message);
                 filling = Some((m, d));
                 of_line[i] = line_owner(m);
                 cover(&mut messages[m], line);
@@ -90,16 +84,11 @@ pub fn messages(lines: &[Line<'_>]) -> Messages {
             // The forwarded text is at the forwarder's depth but is the
             // forwarded message's: its own message, filled from the header
             // block under the mark, owns what follows at this depth.
-            let m = messages.len();
-            messages.push(Message {
+            let message = Message {
                 quote_depth: d,
                 ..Message::default()
-            });
-            if current.len() <= d {
-                current.resize(d + 1, None);
-            }
-            current[d] = Some(m);
-            current.truncate(d + 1);
+            };
+            let m = owns_from_here(&mut messages, &mut current, message);
             filling = Some((m, d));
             of_line[i] = line_owner(m);
             cover(&mut messages[m], line);
@@ -137,6 +126,24 @@ pub fn messages(lines: &[Line<'_>]) -> Messages {
         cover(&mut messages[m], line);
     }
     Messages { messages, of_line }
+}
+
+/// Adds `message`, which owns what follows at its depth from here on (a
+/// forward's, or a patch author's), and gives its index.
+fn owns_from_here(
+    messages: &mut Vec<Message>,
+    current: &mut Vec<Option<usize>>,
+    message: Message,
+) -> usize {
+    let d = message.quote_depth;
+    let m = messages.len();
+    messages.push(message);
+    if current.len() <= d {
+        current.resize(d + 1, None);
+    }
+    current[d] = Some(m);
+    current.truncate(d + 1);
+    m
 }
 
 /// Widens a message's first and last line to take in `line`, one of its
