@@ -101,6 +101,11 @@ pub const PACK_WINDOW_OBJECTS: usize = 4096;
 /// at most one message or one text (up to [`MAX_INPUT_BYTES`]).
 pub const QUEUE: usize = 64;
 
+/// Text those steps hold at most (a larger step goes alone): with
+/// [`BATCH_BYTES`], what an import holds of what it read, whatever its
+/// messages' sizes.
+pub const QUEUE_BYTES: usize = 64 * 1024 * 1024;
+
 /// Texts and messages stored per transaction at most, unless told fewer
 /// (`benchlog ingest --batch`): one commit per message would cost more
 /// than the parsing.
@@ -670,6 +675,7 @@ mod readme {
                 "`benchlog ingest`",
                 vec![
                     MAX_ARCHIVE_BYTES as u128,
+                    QUEUE_BYTES as u128,
                     BATCH_ITEMS as u128,
                     BATCH_BYTES as u128,
                     ms(MAX_LOCK_HOLD),
