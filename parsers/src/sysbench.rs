@@ -58,7 +58,7 @@ mod summary;
 
 use header::{read_header, RunHeader};
 use report::{assemble, is_interval_line, overflow_reason, report_elements, Item, SysbenchReport};
-use summary::summaries;
+use summary::{summaries, thread_count_line, thread_count_lines};
 
 /// A report longer than this many lines is not one report (600 interval
 /// lines and a histogram still fit).
@@ -147,6 +147,10 @@ impl Reader for SysbenchReader {
             None => return i + 1,
             Some(Start::Summaries) => {
                 *taken_until = summaries(lines, i, runs, unparsed);
+                return *taken_until;
+            }
+            Some(Start::ThreadCounts) => {
+                *taken_until = thread_count_lines(lines, i, runs);
                 return *taken_until;
             }
             Some(Start::Report(offset)) => offset,
@@ -332,6 +336,8 @@ fn report_block(lines: &[Line<'_>], start: usize, offset: usize) -> LogicalLine 
 enum Start {
     Report(usize),
     Summaries,
+    /// `1: transactions: 4073 (407.23 per sec.)` ([`thread_count_line`]).
+    ThreadCounts,
 }
 
 /// The cheap test every line goes through: a first-byte check for interval
@@ -362,6 +368,10 @@ fn start_in(text: &str, holds: Holds<'_>) -> Option<Start> {
         let head = text.get(..=colon)?;
         if head.ends_with(SUMMARY_MARK) {
             return Some(Start::Summaries);
+        }
+        // (`s` before the colon is in BEFORE_COLON: `SQL statistics:`.)
+        if head.ends_with(" transactions:") && thread_count_line(text).is_some() {
+            return Some(Start::ThreadCounts);
         }
         if let Some(anchor) = ANCHORS.iter().find(|a| head.ends_with(*a)) {
             return Some(Start::Report(head.len() - anchor.len()));

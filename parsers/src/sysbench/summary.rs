@@ -153,6 +153,69 @@ fn heading_line_above(lines: &[Line<'_>], start: usize) -> Option<String> {
     (!heading.is_empty() && heading.len() <= 80).then(|| heading.to_string())
 }
 
+/// A line of a shell loop over thread counts that greps sysbench's
+/// `transactions:` line and prints the count before it: `1: transactions:
+/// 4073 (407.23 per sec.)`, as LKML's scheduler benchmarks list them under
+/// `#threads`, or without the colon (`16 transactions: 89778 (1496.01 per
+/// sec.)` under `Threads`). Gives the count, the transactions and their
+/// rate.
+pub(super) fn thread_count_line(text: &str) -> Option<(u32, f64, f64)> {
+    let parsed: Res<'_, _> = (
+        multispace0,
+        digit1.map_res(str::parse::<u32>),
+        (
+            opt(char(':')),
+            multispace1,
+            tag_no_case("transactions:"),
+            multispace0,
+        ),
+        pointed_decimal,
+        (multispace0, char('('), multispace0),
+        pointed_decimal,
+        (multispace1, tag_no_case("per sec.)"), multispace0),
+    )
+        .parse(text);
+    let (rest, (_, threads, _, transactions, _, tps, _)) = parsed.ok()?;
+    (rest.is_empty() && threads > 0).then_some((threads, transactions, tps))
+}
+
+/// Reads the thread-count lines from line `start` on ([`thread_count_line`],
+/// consecutive at one depth), each a run with its thread count, labelled
+/// by the line ending in a colon above them (`v2.6.23 +
+/// sys_time-speedup.patch:`), past a `#threads` heading. Returns the index
+/// of the first line after them.
+pub(super) fn thread_count_lines(lines: &[Line<'_>], start: usize, runs: &mut Vec<Run>) -> usize {
+    let depth = lines[start].depth;
+    let label = lines[..start]
+        .iter()
+        .rev()
+        .take_while(|line| line.depth == depth)
+        .map(|line| line.text.trim())
+        .find(|text| !text.is_empty() && !text.starts_with('#'))
+        .and_then(|text| text.strip_suffix(':'))
+        .map(str::trim)
+        .filter(|text| !text.is_empty() && text.len() <= 80)
+        .map(str::to_owned);
+    let mut i = start;
+    while let Some(line) = lines.get(i).filter(|line| line.depth == depth) {
+        let Some((threads, transactions, tps)) = thread_count_line(line.text) else {
+            break;
+        };
+        let n = line.number;
+        let results = vec![
+            Measurement::new("total", "transactions", transactions, n),
+            Measurement::new("total", "tps", tps, n),
+        ];
+        runs.push(Run {
+            label: label.clone(),
+            threads: Some(threads),
+            ..Run::new(Tool::Sysbench, depth, [n, n], results)
+        });
+        i += 1;
+    }
+    i.max(start + 1)
+}
+
 fn summary_run(summary: &OneLineSummary, label: Option<String>, line: &Line<'_>) -> Run {
     let n = line.number;
     let results = vec![
@@ -172,6 +235,57 @@ fn summary_run(summary: &OneLineSummary, label: Option<String>, line: &Line<'_>)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thread_count_lines_are_runs_labelled_by_the_line_above() {
+        let input = "v2.6.23:\n#threads\n1: transactions: 4073 (407.23 per sec.)\n2: transactions: 8530 (852.81 per sec.)\nv2.6.23 + sys_time-speedup.patch:\n1: transactions: 4281 (428.09 per sec.)\n";
+        let lines = crate::text::lines(input);
+        let mut runs = Vec::new();
+        assert_eq!(thread_count_lines(&lines, 2, &mut runs), 4);
+        assert_eq!(thread_count_lines(&lines, 5, &mut runs), 6);
+        type Seen<'a> = (Option<&'a str>, Option<u32>, Option<f64>, Option<f64>);
+        let got: Vec<Seen> = runs
+            .iter()
+            .map(|run| {
+                (
+                    run.label.as_deref(),
+                    run.threads,
+                    run.value("total", "transactions"),
+                    run.value("total", "tps"),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Some("v2.6.23"), Some(1), Some(4073.0), Some(407.23)),
+                (Some("v2.6.23"), Some(2), Some(8530.0), Some(852.81)),
+                (
+                    Some("v2.6.23 + sys_time-speedup.patch"),
+                    Some(1),
+                    Some(4281.0),
+                    Some(428.09)
+                ),
+            ]
+        );
+        assert_eq!(runs[1].lines, [4, 4]);
+        assert_eq!(
+            thread_count_line("16 transactions:                        89778  (1496.01 per sec.)"),
+            Some((16, 89778.0, 1496.01))
+        );
+        assert_eq!(
+            thread_count_line("0: transactions: 1 (1.00 per sec.)"),
+            None
+        );
+        assert_eq!(
+            thread_count_line("1: transactions: 4073 (407.23 per sec.) and more"),
+            None
+        );
+        assert_eq!(
+            thread_count_line("    transactions: 4073 (407.23 per sec.)"),
+            None
+        );
+    }
 
     #[test]
     fn underlined_headings() {
