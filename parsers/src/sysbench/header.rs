@@ -272,7 +272,15 @@ pub fn parse_command(text: &str) -> Option<SysbenchCommand> {
         .iter()
         .position(|w| basename(w) == "sysbench" || basename(w).starts_with("sysbench-"))?;
     let args = &words[from + 1..];
-    if !args.iter().any(|w| w.starts_with("--")) {
+    // sysbench's grammar is `sysbench [options] [testname] [command]`: a
+    // known test then its command (`sysbench mutex run`) is one too,
+    // with no option.
+    let test_then_command = matches!(
+        args,
+        [test, verb, ..] if known_test(test_name(test).as_deref().unwrap_or(""))
+            && matches!(*verb, "run" | "prepare" | "cleanup")
+    );
+    if !test_then_command && !args.iter().any(|w| w.starts_with("--")) {
         return None;
     }
     let mut command = SysbenchCommand {
@@ -325,6 +333,8 @@ mod tests {
     #[test]
     fn command_lines() {
         let cases = [
+            ("$ sysbench mutex run", Some("mutex"), None),
+            ("sysbench cpu run", Some("cpu"), None),
             (
                 "$ sysbench oltp_read_only --threads=8 --time=60 run",
                 Some("oltp_read_only"),
@@ -364,6 +374,8 @@ mod tests {
             None
         );
         assert_eq!(parse_command("we used sysbench and super-smack"), None);
+        assert_eq!(parse_command("I ran sysbench cpu yesterday"), None);
+        assert_eq!(parse_command("sysbench run"), None);
     }
 
     #[test]

@@ -16,7 +16,8 @@
 //! `Maximum prime number checked in CPU test: 20000`), and memory's
 //! `  block size: 1KiB` / `  total size: 102400MiB` / `  operation: write`
 //! / `  scope: global` (0.4: `Memory block size: 1K` ...). The command
-//! line's options say the same (`--file-test-mode=seqwr`). Each is an
+//! line's options say the same (`--file-test-mode=seqwr`), and one more
+//! that sysbench does not print (`--memory-access-mode=rnd`). Each is an
 //! attribute named after the option (Contract 2's sysbench keys); what
 //! sysbench printed wins over what the command asked for, as for the
 //! thread count. Sizes are written in the largest binary unit that holds
@@ -38,6 +39,7 @@ pub(crate) const KEYS: &[&str] = &[
     "memory_total_size",
     "memory_oper",
     "memory_scope",
+    "memory_access_mode",
 ];
 
 /// The attributes one printed header line gives (at most two: fileio's
@@ -125,6 +127,7 @@ pub(super) fn from_command(command: &str, into: &mut BTreeMap<&'static str, Stri
             "memory-total-size" => ("memory_total_size", size_value(value)),
             "memory-oper" => ("memory_oper", word(value)),
             "memory-scope" => ("memory_scope", word(value)),
+            "memory-access-mode" => ("memory_access_mode", word(value)),
             _ => continue,
         };
         if let Some(value) = value {
@@ -302,6 +305,13 @@ mod tests {
             None,
         );
         assert_eq!(found["cpu_max_prime"], "20000");
+        assert_eq!(
+            read(
+                &[],
+                Some("sysbench --test=memory --memory-access-mode=rnd run")
+            )["memory_access_mode"],
+            "rnd"
+        );
         assert_eq!(found["memory_block_size"], "1KiB");
         assert_eq!(found["memory_total_size"], "100GiB");
         assert_eq!(found["memory_oper"], "write");
