@@ -393,8 +393,39 @@ fn testing_server(t: &str) -> Option<(String, String)> {
     Some((version, date.trim().to_string()))
 }
 
+/// The test scripts whose logs are read, each with its own first
+/// message.
+const FIRST_MESSAGES: [(&str, &str); 8] = [
+    ("ATIS table test", "test-ATIS"),
+    ("Testing of ALTER TABLE", "test-alter-table"),
+    ("Testing of some unusual tables", "test-big-tables"),
+    (
+        "Testing the speed of connecting to the server",
+        "test-connect",
+    ),
+    ("Testing the speed of creating and dro", "test-create"),
+    ("Testing the speed of inserting data", "test-insert"),
+    ("Testing the speed of selecting on keys", "test-select"),
+    ("Wisconsin benchmark test", "test-wisconsin"),
+];
+
+/// The test whose log `run-all-tests --log` wrote at `path`: it names
+/// each `output/TEST-SERVER_COMMENT-OS` (`output/select-mysql_fast-Linux_2.4.18_686_smp_i686`).
+fn test_of_output_file(path: &str) -> Option<String> {
+    let (folder, name) = path.rsplit_once('/')?;
+    if folder.rsplit('/').next()? != "output" {
+        return None;
+    }
+    FIRST_MESSAGES.iter().find_map(|(_, test)| {
+        let script = test.strip_prefix("test-")?;
+        let server = name.strip_prefix(script)?.strip_prefix('-')?;
+        (!server.is_empty()).then(|| test.to_string())
+    })
+}
+
 /// Which test script printed a log: a `test-NAME` command just above it,
-/// or the script's own first message.
+/// the log's file name (`tail output/select-mysql...`), or the script's
+/// own first message.
 fn test_of_log(lines: &[Line<'_>], start: usize, last: usize) -> Option<String> {
     let above = lines[start.saturating_sub(RUN_FILE_DISTANCE)..start]
         .iter()
@@ -410,23 +441,11 @@ fn test_of_log(lines: &[Line<'_>], start: usize, last: usize) -> Option<String> 
                     .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
             valid.then(|| name.to_string())
         });
+        let named = named.or_else(|| line.text.split_whitespace().find_map(test_of_output_file));
         if named.is_some() {
             return named;
         }
     }
-    const FIRST_MESSAGES: [(&str, &str); 8] = [
-        ("ATIS table test", "test-ATIS"),
-        ("Testing of ALTER TABLE", "test-alter-table"),
-        ("Testing of some unusual tables", "test-big-tables"),
-        (
-            "Testing the speed of connecting to the server",
-            "test-connect",
-        ),
-        ("Testing the speed of creating and dro", "test-create"),
-        ("Testing the speed of inserting data", "test-insert"),
-        ("Testing the speed of selecting on keys", "test-select"),
-        ("Wisconsin benchmark test", "test-wisconsin"),
-    ];
     lines[start..=last].iter().take(6).find_map(|line| {
         let t = line.text.trim();
         FIRST_MESSAGES
@@ -470,6 +489,26 @@ mod tests {
             runs.is_empty() && unparsed.is_empty(),
             "{runs:?} {unparsed:?}"
         );
+    }
+
+    #[test]
+    fn a_log_is_named_by_its_output_file() {
+        assert_eq!(
+            test_of_output_file("output/select-mysql_fast-Linux_2.4.18_686_smp_i686").as_deref(),
+            Some("test-select")
+        );
+        assert_eq!(
+            test_of_output_file("sql-bench/output/alter-table-mysql-Linux").as_deref(),
+            Some("test-alter-table")
+        );
+        assert_eq!(test_of_output_file("output/RUN-mysql_fast-Linux"), None);
+        assert_eq!(test_of_output_file("logs/select-mysql"), None);
+        assert_eq!(test_of_output_file("output/select"), None);
+        let (runs, _) = runs_of(
+            "sql-bench$ tail -5 output/select-mysql_fast-Linux_2.4.18_686_smp_i686\nTime for count_distinct_big (100:1000000):\n8 wallclock secs ( 4.22 usr 2.20 sys + 0.00 cusr 0.00 csys = 6.42 CPU)\nTotal time:\n868 wallclock secs (33.24 usr 9.55 sys + 0.00 cusr 0.00 csys = 42.79 CPU)\n",
+        );
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].test.as_deref(), Some("test-select"));
     }
 
     #[test]
