@@ -108,8 +108,40 @@ fn take_label(lines: &[Line<'_>], run: &mut Run, labels: &ActiveLabels) -> Optio
         for (key, value) in label_attrs(label) {
             run.attrs.entry(key).or_insert(value);
         }
+        if run.threads.is_none() && run.tool == crate::Tool::Sysbench {
+            run.threads = threads_in_label(label);
+        }
     }
     label_start
+}
+
+/// The thread count a sysbench run's label gives when nothing else did
+/// (`### 1. Test with 10 threads` over a report pasted without its
+/// header): one `N threads` (or `N thread`) in it; none when it names
+/// two different counts (`8 vs 16 threads`).
+fn threads_in_label(label: &str) -> Option<u32> {
+    let words: Vec<&str> = label.split_whitespace().collect();
+    let number = |word: &str| word.trim_end_matches(',').parse::<u32>().ok();
+    let mut found = None;
+    for (at, pair) in words.windows(2).enumerate() {
+        let unit = pair[1].trim_end_matches(|c: char| !c.is_ascii_alphanumeric());
+        if !unit.eq_ignore_ascii_case("threads") && !unit.eq_ignore_ascii_case("thread") {
+            continue;
+        }
+        let Some(count) = number(pair[0]) else {
+            continue;
+        };
+        // `8 16 32 threads`, `8, 16 and 32 threads`: a list, not one count.
+        let before = at.checked_sub(1).map(|b| words[b]);
+        let listed = before.is_some_and(|word| {
+            number(word).is_some() || word == "and" || word == "or" || word == "vs"
+        });
+        if count == 0 || listed || found.is_some_and(|seen| seen != count) {
+            return None;
+        }
+        found = Some(count);
+    }
+    found
 }
 
 /// The places runs lie in, (message, quote depth): a fact is looked up
@@ -332,6 +364,20 @@ fn apply_facts(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_label_gives_one_thread_count() {
+        assert_eq!(threads_in_label("1. Test with 10 threads`"), Some(10));
+        assert_eq!(threads_in_label("ULE, 8 threads"), Some(8));
+        assert_eq!(threads_in_label("1 thread"), Some(1));
+        assert_eq!(threads_in_label("8 vs 16 threads"), None);
+        assert_eq!(threads_in_label("8 16 32 threads"), None);
+        assert_eq!(threads_in_label("8, 16 and 32 threads"), None);
+        assert_eq!(threads_in_label("2 Test with 16 threads"), Some(16));
+        assert_eq!(threads_in_label("threads: many"), None);
+        assert_eq!(threads_in_label("0 threads"), None);
+        assert_eq!(threads_in_label("libthr"), None);
+    }
     use crate::{mail, text, Measurement, Tool};
 
     /// A sysbench run on 1-based `lines`, its first value on `value_line`.
