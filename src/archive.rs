@@ -257,10 +257,12 @@ pub enum FileOutcome {
 /// What fetching one file of an archive by its address gave
 /// ([`import_fetched`]).
 pub enum Fetched {
-    /// The file's bytes, named as an error should name it, and what to
-    /// record once every message of it is stored, if anything.
+    /// The file's bytes, named as an error should name it (`name`) and
+    /// by its file name (which tells an mbox), and what to record once
+    /// every message of it is stored, if anything.
     Body {
         name: String,
+        file_name: String,
         bytes: Vec<u8>,
         mark: Option<store::UrlMark>,
     },
@@ -294,8 +296,12 @@ pub fn import_fetched(
                         sender.send((Step::FileFailed { file, why }, 0)).is_ok()
                     }
                     Ok(Fetched::Unchanged) => sender.send((Step::Unchanged { file }, 0)).is_ok(),
-                    Ok(Fetched::Body { name, bytes, mark }) => {
-                        let file_name = name.rsplit('/').next().unwrap_or(&name).to_owned();
+                    Ok(Fetched::Body {
+                        name,
+                        file_name,
+                        bytes,
+                        mark,
+                    }) => {
                         match read_bytes_steps(
                             file,
                             &file_name,

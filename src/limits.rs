@@ -135,6 +135,10 @@ pub const MAX_INDEX_BYTES: u64 = 4 * 1024 * 1024;
 /// weekly archives (mailman's smallest period but daily) are 1,300.
 pub const MAX_INDEX_MONTHS: usize = 2_000;
 
+/// How much of a fetched page is unpacked to tell a month from an index:
+/// more than the header lines `mbox::detect` reads of a first message.
+pub const SNIFF_BYTES: usize = 256 * 1024;
+
 /// Redirects followed for one request (http to https, a moved archive).
 pub const MAX_REDIRECTS: usize = 5;
 

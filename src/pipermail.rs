@@ -26,7 +26,7 @@ use crate::archive::{self, Fetched, FileOutcome, ImportSummary};
 use crate::intake;
 use crate::limits::{
     HTTP_TIMEOUT, MAX_ARCHIVE_BYTES, MAX_INDEX_BYTES, MAX_INDEX_MONTHS, MAX_REDIRECTS,
-    MAX_RETRY_AFTER,
+    MAX_RETRY_AFTER, SNIFF_BYTES,
 };
 use crate::store::{self, UrlMark};
 
@@ -63,8 +63,8 @@ pub enum FetchError {
     },
     #[error("{0} is not a mailing-list archive: neither an mbox month (like 2006-April.txt.gz, its first line `From ...`) nor an index page linking to months (`.txt` or `.txt.gz`)")]
     NotAnArchive(Url),
-    #[error("{0}: the index page links to {1} months, more than the {max} benchlog follows from one page", max = MAX_INDEX_MONTHS)]
-    TooManyMonths(Url, usize),
+    #[error("{0}: the index page links to more than the {max} months benchlog follows from one page", max = MAX_INDEX_MONTHS)]
+    TooManyMonths(Url),
 }
 
 /// What one request brought.
@@ -234,7 +234,7 @@ pub fn fetch_page(fetcher: &Fetcher, conn: &Connection, address: &str) -> anyhow
         return Err(FetchError::NotAnArchive(url).into());
     }
     if months.len() > MAX_INDEX_MONTHS {
-        return Err(FetchError::TooManyMonths(url, months.len()).into());
+        return Err(FetchError::TooManyMonths(url).into());
     }
     Ok(Page::Index(months))
 }
@@ -245,10 +245,6 @@ fn is_month(url: &Url, bytes: &[u8]) -> bool {
     let start = intake::unpacked_prefix(bytes, SNIFF_BYTES);
     mbox::detect(Some(file_name(url)), &start) == Kind::Mbox
 }
-
-/// How much of a page is unpacked to tell a month: more than the header
-/// lines [`mbox::detect`] reads of a first message.
-const SNIFF_BYTES: usize = 256 * 1024;
 
 /// The last segment of an address's path: `2006-April.txt.gz`.
 fn file_name(url: &Url) -> &str {
@@ -263,6 +259,7 @@ fn file_name(url: &Url) -> &str {
 /// once, oldest first ([`month_order`]).
 pub fn month_links(page: &Url, html: &[u8]) -> Vec<Url> {
     let mut months: Vec<Url> = Vec::new();
+    let mut seen: std::collections::HashSet<Url> = std::collections::HashSet::new();
     for token in html5gum::Tokenizer::new(html).flatten() {
         let html5gum::Token::StartTag(tag) = token else {
             continue;
@@ -285,7 +282,7 @@ pub fn month_links(page: &Url, html: &[u8]) -> Vec<Url> {
         let same_site = url.scheme() == page.scheme()
             && url.host_str() == page.host_str()
             && url.port_or_known_default() == page.port_or_known_default();
-        if month && same_site && !months.contains(&url) {
+        if month && same_site && seen.insert(url.clone()) {
             months.push(url);
             // More than the most followed is refused whole; counting on
             // would only say by how much.
@@ -416,11 +413,9 @@ pub fn import_url(
     let mut outcomes: Vec<(String, Result<FileOutcome, String>)> = Vec::new();
     let mut failures = Vec::new();
     // Marks are read here, on this thread's connection, before the
-    // reading thread starts.
-    let marks: Vec<Option<UrlMark>> = months
-        .iter()
-        .map(|url| store::url_mark(conn, url.as_str()))
-        .collect::<Result<_, _>>()?;
+    // reading thread starts: all in one statement.
+    let addresses: Vec<String> = months.iter().map(Url::to_string).collect();
+    let marks = store::url_marks(conn, &addresses)?;
     archive::import_fetched(
         conn,
         months.len(),
@@ -442,6 +437,7 @@ pub fn import_url(
                     let worth = mark.last_modified.is_some() || mark.etag.is_some();
                     Fetched::Body {
                         name: url.to_string(),
+                        file_name: file_name(url).to_owned(),
                         bytes,
                         mark: worth.then_some(mark),
                     }

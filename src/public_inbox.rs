@@ -231,6 +231,7 @@ pub fn import_inbox(
         .file_name()
         .map_or_else(|| archive.clone(), |n| n.to_string_lossy().into_owned());
     let mut read = InboxRead::default();
+    let mut known = store::KnownMails::of(conn);
     // One epoch is planned, then read, at a time: a plan holds some 65
     // bytes a message, and public-inbox rolls an epoch over at about
     // 1 GB, so what is held stays bounded whatever the archive's size.
@@ -258,7 +259,6 @@ pub fn import_inbox(
                 .filter(|(_, change)| matches!(change, Change::Message(b) if !deleted.contains(b)))
                 .count() as u64,
         );
-        let mut known = store::KnownMails::of(conn);
         let reader = |sink: &mut dyn FnMut(ArchiveItem, u64) -> ControlFlow<()>| {
             let _ = read_epoch(&archive, &plan, &deleted, keep, &mut known, sink);
         };

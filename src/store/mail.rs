@@ -116,7 +116,7 @@ pub fn copy_keys_of_fingerprints(
 }
 
 /// Strings as a JSON array, for `json_each`.
-fn json_strings(strings: &[String]) -> rusqlite::Result<String> {
+pub(super) fn json_strings(strings: &[String]) -> rusqlite::Result<String> {
     serde_json::to_string(strings)
         .map_err(|error| rusqlite::Error::ToSqlConversionFailure(error.into()))
 }

@@ -78,6 +78,28 @@ pub fn url_mark(conn: &Connection, url: &str) -> rusqlite::Result<Option<UrlMark
         .optional()
 }
 
+/// The marks of `urls`, in their order, read in one statement (an index
+/// links up to `limits::MAX_INDEX_MONTHS` months).
+pub fn url_marks(conn: &Connection, urls: &[String]) -> rusqlite::Result<Vec<Option<UrlMark>>> {
+    let mut found = vec![None; urls.len()];
+    let mut select = conn.prepare_cached(
+        "SELECT j.key, m.url, m.last_modified, m.etag
+         FROM json_each(?1) j JOIN url_marks m ON m.url = j.value",
+    )?;
+    let mut rows = select.query([super::mail::json_strings(urls)?])?;
+    while let Some(row) = rows.next()? {
+        let key: i64 = row.get(0)?;
+        if let Some(slot) = usize::try_from(key).ok().and_then(|key| found.get_mut(key)) {
+            *slot = Some(UrlMark {
+                url: row.get(1)?,
+                last_modified: row.get(2)?,
+                etag: row.get(3)?,
+            });
+        }
+    }
+    Ok(found)
+}
+
 /// Records `mark` in the transaction that stores its month's last message.
 pub fn set_url_mark(tx: &Transaction, mark: &UrlMark) -> rusqlite::Result<()> {
     tx.prepare_cached(

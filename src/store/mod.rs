@@ -53,7 +53,9 @@ pub use mail::{
     thread_of_submission, KnownMails, MailRef, NewMail, StoredQuote, Thread, ThreadMail, ThreadRun,
     MAX_THREAD_RUNS,
 };
-pub use marks::{archive_mark, set_archive_mark, set_url_mark, url_mark, ArchiveMark, UrlMark};
+pub use marks::{
+    archive_mark, set_archive_mark, set_url_mark, url_mark, url_marks, ArchiveMark, UrlMark,
+};
 pub use rows::{
     describe_runs, StoredResult, StoredRun, Submission, SubmissionHead, SubmissionSummary,
     QUOTED_FROM_SHOWN,
