@@ -139,6 +139,10 @@ pub const MAX_INDEX_MONTHS: usize = 2_000;
 /// more than the header lines `mbox::detect` reads of a first message.
 pub const SNIFF_BYTES: usize = 256 * 1024;
 
+/// The longest `Last-Modified` or `ETag` kept as a month's mark (an HTTP
+/// date is 29 bytes, a tag a quoted hash).
+pub const MAX_MARK_BYTES: usize = 256;
+
 /// Redirects followed for one request (http to https, a moved archive).
 pub const MAX_REDIRECTS: usize = 5;
 

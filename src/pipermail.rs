@@ -25,8 +25,8 @@ use rusqlite::Connection;
 use crate::archive::{self, Fetched, FileOutcome, ImportSummary};
 use crate::intake;
 use crate::limits::{
-    HTTP_TIMEOUT, MAX_ARCHIVE_BYTES, MAX_INDEX_BYTES, MAX_INDEX_MONTHS, MAX_REDIRECTS,
-    MAX_RETRY_AFTER, SNIFF_BYTES,
+    HTTP_TIMEOUT, MAX_ARCHIVE_BYTES, MAX_INDEX_BYTES, MAX_INDEX_MONTHS, MAX_MARK_BYTES,
+    MAX_REDIRECTS, MAX_RETRY_AFTER, SNIFF_BYTES,
 };
 use crate::store::{self, UrlMark};
 
@@ -173,6 +173,9 @@ impl Fetcher {
                 .headers()
                 .get(name)
                 .and_then(|value: &reqwest::header::HeaderValue| value.to_str().ok())
+                // A longer one is no date or tag worth keeping: the month
+                // is then read again next time.
+                .filter(|value| value.len() <= MAX_MARK_BYTES)
                 .map(str::to_owned)
         };
         let mark = UrlMark {

@@ -178,9 +178,12 @@ fn whole(text: &str) -> Option<String> {
         })
 }
 
-/// A ratio: `1.50`.
+/// A ratio: `1.50` (as written, at most 16 characters).
 fn number(text: &str) -> Option<String> {
     let text = text.trim();
+    if text.len() > 16 {
+        return None;
+    }
     text.parse::<f64>()
         .ok()
         .filter(|value| value.is_finite() && *value >= 0.0)
@@ -355,7 +358,7 @@ mod tests {
                 "block size: huge",
                 "operation: 12 ops",
             ],
-            Some("run --file-test-mode=fast --cpu-max-prime=-1"),
+            Some("run --file-test-mode=fast --cpu-max-prime=-1 --file-rw-ratio=1.00000000000000000001"),
         );
         assert!(found.is_empty(), "{found:?}");
     }
