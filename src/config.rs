@@ -74,10 +74,16 @@ pub struct WebArgs {
     /// Fields (runs times fields named) the edits of one client, and of one
     /// submission, may change per minute, after a burst of as many; an
     /// edit that would pass it is answered with 429 and changes nothing.
-    /// Below 20000 (the most one edit may change) it refuses the largest
+    /// Below 10000 (the most one edit may change) it refuses the largest
     /// edits for good. 0 turns the limit off.
     #[arg(long, env = "BENCHLOG_EDIT_CHANGES_PER_MINUTE", default_value_t = limits::EDIT_CHANGES_PER_MINUTE)]
     pub edit_changes_per_minute: u32,
+    /// Bytes (each changed field's name and value and 64 bytes, runs times
+    /// fields) the edits of all clients together may write per hour, after a burst of
+    /// as many; an edit that would pass it is answered with 503 and
+    /// changes nothing. 0 turns the limit off.
+    #[arg(long, env = "BENCHLOG_EDIT_BYTES_PER_HOUR", default_value_t = limits::EDIT_BYTES_PER_HOUR)]
+    pub edit_bytes_per_hour: u64,
     /// Seconds a request may take before it is answered with 408.
     #[arg(long, env = "BENCHLOG_REQUEST_TIMEOUT", default_value_t = limits::REQUEST_TIMEOUT.as_secs())]
     pub request_timeout_secs: u64,
@@ -135,6 +141,7 @@ impl WebArgs {
             submissions_per_minute: self.submissions_per_minute,
             edits_per_minute: self.edits_per_minute,
             edit_changes_per_minute: self.edit_changes_per_minute,
+            edit_bytes_per_hour: self.edit_bytes_per_hour,
             request_timeout: std::time::Duration::from_secs(self.request_timeout_secs),
             admin_token: self.admin_token.clone().filter(|token| !token.is_empty()),
             header_read_timeout: std::time::Duration::from_secs(self.header_read_timeout_secs),

@@ -320,15 +320,47 @@ pub const MAX_ATTRS_PER_RUN: usize = 64;
 pub const MAX_FIELDS_PER_EDIT: usize = MAX_ATTRS_PER_RUN + 1;
 
 /// Most changes (runs times fields) one edit may write while it holds
-/// the database's write lock.
-pub const MAX_CHANGES_PER_EDIT: usize = 20_000;
+/// the database's write lock: about half a second of it (an edit of
+/// 19,656 changes held it for 3.8 s and made others' uploads wait past
+/// the busy timeout), and 500 runs of 20 fields.
+pub const MAX_CHANGES_PER_EDIT: usize = 10_000;
+
+/// What each change of an edit counts for [`MAX_EDIT_BYTES`] besides its
+/// name and value: the rows and index entries that keep it (the value in
+/// force, the correction log, the parser's original), about 300 bytes on
+/// disk, of which the name and value are repeated in several.
+pub const EDIT_CHANGE_BYTES: usize = 64;
+
+/// Most bytes one edit may write, counted as its changes' names and
+/// values and [`EDIT_CHANGE_BYTES`] each. A value is stored about ten
+/// times (in force with its four indexes, in the correction log, in the
+/// run's new configuration with its unique index), and the write-ahead
+/// log holds it once more until a checkpoint: an edit of this size grows
+/// the database and its log by at most about 25 MB (one of 60 attributes
+/// of 200 characters on 300 runs, 3.7 MB, grew them by 600 MB). 300 runs
+/// given one 200-character attribute each count 80 KB.
+pub const MAX_EDIT_BYTES: usize = 1 << 20;
+
+/// The default of `--edit-bytes-per-hour`: what the edits of every client
+/// together may write an hour ([`MAX_EDIT_BYTES`]' measure), after a
+/// burst of as many. Per-client limits alone let many addresses (a /64
+/// holds 2^64) fill the disk through the correction log, which keeps
+/// every value a pinned link may show: this holds the database's growth
+/// by edits to about 100 MB an hour, whoever sends them. Eight edits of
+/// the largest size.
+pub const EDIT_BYTES_PER_HOUR: u64 = 8 << 20;
+
+// The most changes one edit may make fit in its bytes with values to
+// spare, and the largest edit fits in an hour's budget.
+const _: () = assert!(MAX_CHANGES_PER_EDIT * EDIT_CHANGE_BYTES <= MAX_EDIT_BYTES * 2 / 3);
+const _: () = assert!(MAX_EDIT_BYTES as u64 <= EDIT_BYTES_PER_HOUR);
 
 /// The default of `--edits-per-minute`: edits and undos one client may
 /// send a minute, and one submission may take, after a burst of as many.
 pub const EDITS_PER_MINUTE: u32 = 60;
 
 /// The default of `--edit-changes-per-minute`: one edit of the most
-/// fields, then a field every 3 ms.
+/// fields, then a field every 6 ms.
 pub const EDIT_CHANGES_PER_MINUTE: u32 = MAX_CHANGES_PER_EDIT as u32;
 
 /// Most edit-token cookies one request is checked with.
@@ -650,6 +682,8 @@ mod readme {
                     // "fields an edit": the attributes, the label besides.
                     (MAX_FIELDS_PER_EDIT - 1) as u128,
                     MAX_CHANGES_PER_EDIT as u128,
+                    MAX_EDIT_BYTES as u128,
+                    EDIT_CHANGE_BYTES as u128,
                     MAX_FORM_BYTES as u128,
                 ],
             ),

@@ -656,3 +656,158 @@ async fn edits_undos_and_deletes_wait_for_another_writer_instead_of_failing() {
     assert!(store::edits_of_submission(&conn, 1).unwrap().is_empty());
     assert_eq!(crate::support::counts(&db).submissions, 1);
 }
+
+/// `runs` sysbench one-line summaries, each under its `== boxN ==`
+/// heading: a run each, each in a configuration of its own.
+fn box_series(runs: usize) -> String {
+    let mut text = String::from("Results of the box series.\n\n");
+    for n in 0..runs {
+        let threads = [1, 4, 8, 16, 32, 64][n % 6];
+        text.push_str(&format!(
+            "== box{n} ==\n{threads} threads, time spent: 60s, queries executed: {}, qps: {}.5, 1 thread qps: {}, tps: {}\n\n",
+            100_000 + n,
+            1000 + n,
+            (1000 + n) / threads,
+            50 + n
+        ));
+    }
+    text
+}
+
+/// An `all=1` edit setting `attrs` attributes of `chars` characters on
+/// every run of submission 1.
+fn wide_edit(attrs: usize, chars: usize) -> axum::http::Request<axum::body::Body> {
+    let mut pairs = vec![("all".to_owned(), "1".to_owned())];
+    for n in 0..attrs {
+        let letter = char::from(b'a' + (n % 26) as u8);
+        pairs.push((format!("attr.key{n}"), letter.to_string().repeat(chars)));
+    }
+    let pairs: Vec<(&str, &str)> = pairs
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    edit_form("/submissions/1/edit", &pairs)
+}
+
+/// (configurations stored, configurations some run is in).
+fn configurations(db: &std::path::Path) -> (i64, i64) {
+    let conn = store::open(db).unwrap();
+    let count = |sql: &str| conn.query_row(sql, [], |row| row.get::<_, i64>(0)).unwrap();
+    (
+        count("SELECT count(*) FROM configs"),
+        count("SELECT count(DISTINCT config_id) FROM run_configs"),
+    )
+}
+
+#[tokio::test]
+async fn an_edit_costs_one_configuration_a_run_and_what_it_writes_is_bounded() {
+    let (_dir, db, state) = test_state();
+    paste(&state, &box_series(300)).await;
+    let runs = crate::support::counts(&db).runs;
+    assert_eq!(runs, 300);
+    assert_eq!(configurations(&db), (300, 300));
+
+    // The attack: 60 attributes of 200 characters on 300 runs, 3.6 MB of
+    // values (which grew the database and its log by 600 MB): 18,000
+    // changes, refused whole, saying why, before anything is written.
+    let before = written_state(&db);
+    let (status, body) = read(send(&state, wide_edit(60, 200)).await).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body.contains(
+            "would change 60 fields of 300 runs at once; one edit may change at most 10000"
+        ),
+        "{body}"
+    );
+    assert_eq!(written_state(&db), before, "a refused edit writes nothing");
+    // Half as many changes, 1.8 MB of values: within the changes, past
+    // what one edit may write.
+    let (status, body) = read(send(&state, wide_edit(30, 200)).await).await;
+    assert_eq!(status, 413, "{body}");
+    assert!(
+        body.contains("would write 2418000 bytes (300 runs, 8060 bytes each"),
+        "{body}"
+    );
+    assert!(body.contains("at most 1 MiB"), "{body}");
+    assert!(body.contains("Nothing was changed"), "{body}");
+    assert_eq!(written_state(&db), before, "a refused edit writes nothing");
+
+    // The largest edit of that shape allowed, 12 attributes of 200
+    // characters (720 KB of values): one new configuration a run, none
+    // left unused, and the database and its log grow by less than 25 MB.
+    let (.., bytes_before) = written_state(&db);
+    let (status, body) = read(send(&state, wide_edit(12, 200)).await).await;
+    assert_eq!(status, 303, "{body}");
+    let (.., bytes_after) = written_state(&db);
+    let grown = bytes_after.saturating_sub(bytes_before);
+    assert!(
+        grown < 25_000_000,
+        "a 965 KB edit grew the database and its log by {grown} bytes"
+    );
+    let conn = store::open(&db).unwrap();
+    let set: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM run_attrs WHERE key LIKE 'key%'",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(set, 300 * 12);
+    drop(conn);
+    assert_eq!(
+        configurations(&db),
+        (300, 300),
+        "each run moved to one new configuration; the old ones are gone"
+    );
+
+    // Undoing one field and deleting the submission leave none unused
+    // either.
+    let response = send(
+        &state,
+        edit_form(
+            "/submissions/1/undo",
+            &[("run", "1"), ("field", "attr"), ("key", "key0")],
+        ),
+    )
+    .await;
+    assert_eq!(see_other(&response), "/submissions/1?undone=1#run-1");
+    assert_eq!(configurations(&db), (300, 300));
+    let response = send(&state, edit_form("/submissions/1/delete", &[])).await;
+    assert_eq!(see_other(&response), "/submissions");
+    assert_eq!(configurations(&db), (0, 0));
+}
+
+#[tokio::test]
+async fn the_bytes_every_clients_edits_write_an_hour_are_bounded_together() {
+    let (_dir, db, state) = crate::support::test_state_with(benchlog::web::WebOptions {
+        admin_token: Some(crate::support::ADMIN_TOKEN.to_owned()),
+        edit_bytes_per_hour: 3000,
+        ..benchlog::web::WebOptions::default()
+    });
+    paste(&state, &seed_000()).await;
+    let all = |value: &str| {
+        edit_form(
+            "/submissions/1/edit",
+            &[("all", "1"), ("new_key", "rack"), ("new_value", value)],
+        )
+    };
+    // 17 runs x (4 + 10 + 64) bytes: 1326 of the hour's 3000, from one
+    // address.
+    let response = send(&state, from("192.0.2.1", all("0123456789"))).await;
+    assert_eq!(see_other(&response), "/submissions/1?saved=17#review");
+    // 17 x (4 + 50 + 64): 2006 more would pass 3000, from whichever
+    // address.
+    let before = written_state(&db);
+    let (status, retry, body) = refused(&state, from("198.51.100.7", all(&"x".repeat(50)))).await;
+    assert_eq!(status, 503, "{body}");
+    assert!((1..=3600).contains(&retry.unwrap()), "{retry:?}");
+    assert!(
+        body.contains("3000 bytes an hour, from every client together"),
+        "{body}"
+    );
+    assert!(body.contains("Nothing was changed"), "{body}");
+    assert_eq!(written_state(&db), before, "a refused edit writes nothing");
+    // A smaller one (1241) still fits.
+    let response = send(&state, from("203.0.113.9", all("short"))).await;
+    assert_eq!(see_other(&response), "/submissions/1?saved=17#review");
+}

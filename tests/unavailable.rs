@@ -344,3 +344,62 @@ async fn a_damaged_file_is_reported_and_refuses_uploads() {
     );
     assert_eq!(submissions(&db), before);
 }
+
+#[tokio::test]
+async fn edits_and_undos_of_a_database_made_read_only_get_503_and_change_nothing() {
+    let (_dir, db, state) = test_state();
+    upload(&state, &seed_000()).await;
+    let edited = |state: &AppState| {
+        let state = state.clone();
+        async move {
+            read(
+                send(
+                    &state,
+                    crate::http::edit_form("/submissions/1/edit", &[("run", "1"), ("label", "x")]),
+                )
+                .await,
+            )
+            .await
+        }
+    };
+    // One edit first, so there is something to undo.
+    assert_eq!(edited(&state).await.0, StatusCode::SEE_OTHER);
+    let labels = || {
+        let conn = Connection::open_with_flags(&db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT coalesce(label, '') FROM runs ORDER BY id")
+            .unwrap();
+        let labels: Vec<String> = stmt
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        labels
+    };
+    let before = labels();
+    let Some(_read_only) = ReadOnly::make(&db) else {
+        eprintln!("skipped: this process cannot make a file read-only to itself");
+        return;
+    };
+    // The connections kept from before could still write to the file
+    // they opened: the edit is refused before it would.
+    let (status, body) = read(
+        send(
+            &state,
+            crate::http::edit_form("/submissions/1/edit", &[("run", "1"), ("label", "y")]),
+        )
+        .await,
+    )
+    .await;
+    assert_refused("an edit", (status, body), "the database is read-only");
+    let (status, body) = read(
+        send(
+            &state,
+            crate::http::edit_form("/submissions/1/undo", &[("run", "1"), ("field", "label")]),
+        )
+        .await,
+    )
+    .await;
+    assert_refused("an undo", (status, body), "the database is read-only");
+    assert_eq!(labels(), before);
+}

@@ -157,17 +157,57 @@ fn write_value(
                 .execute(params![run_id, key])?;
         }
     }
-    // An attribute moves the run to another configuration: its points'
-    // sums follow (a label is in none).
-    if matches!(field, RunField::Attr(_)) {
-        super::sums::refresh_runs(tx, &[run_id])?;
-    }
     Ok(())
 }
 
 /// Sets a field of a run (None removes an attribute or clears the label),
 /// keeping the parser's original. Returns whether anything changed.
 pub fn set_run_field(
+    tx: &Transaction,
+    run_id: i64,
+    field: &RunField,
+    value: Option<&str>,
+) -> rusqlite::Result<bool> {
+    let changed = write_field(tx, run_id, field, value)?;
+    if changed && matches!(field, RunField::Attr(_)) {
+        super::sums::refresh_runs(tx, &[run_id])?;
+    }
+    Ok(changed)
+}
+
+/// Sets every one of `fields` on every one of `run_ids` ([`set_run_field`]
+/// for each) and moves each run whose attributes changed to its new
+/// configuration once, at the end: a run gets one new configuration per
+/// edit, not one per attribute (each of which held the whole growing set
+/// of attributes), and a configuration shared by the runs is rebuilt
+/// once, not once per run. Returns how many fields changed.
+pub fn set_run_fields(
+    tx: &Transaction,
+    run_ids: &[i64],
+    fields: &[(RunField, Option<String>)],
+) -> rusqlite::Result<usize> {
+    let mut changed = 0;
+    let mut moved = Vec::new();
+    for &run_id in run_ids {
+        let mut attrs_changed = false;
+        for (field, value) in fields {
+            let this = write_field(tx, run_id, field, value.as_deref())?;
+            changed += usize::from(this);
+            attrs_changed |= this && matches!(field, RunField::Attr(_));
+        }
+        if attrs_changed {
+            moved.push(run_id);
+        }
+    }
+    // An attribute moves a run to another configuration: its points' sums
+    // follow (a label is in none).
+    super::sums::refresh_runs(tx, &moved)?;
+    Ok(changed)
+}
+
+/// [`set_run_field`] without placing the run in its new configuration,
+/// which its caller does once for all the fields it sets.
+fn write_field(
     tx: &Transaction,
     run_id: i64,
     field: &RunField,
@@ -219,6 +259,9 @@ pub fn undo_run_edit(tx: &Transaction, run_id: i64, field: &RunField) -> rusqlit
     write_value(tx, run_id, field, current.as_deref(), parsed.as_deref())?;
     tx.prepare_cached("DELETE FROM run_edits WHERE run_id = ?1 AND field = ?2 AND key = ?3")?
         .execute(params![run_id, column, key])?;
+    if matches!(field, RunField::Attr(_)) {
+        super::sums::refresh_runs(tx, &[run_id])?;
+    }
     Ok(true)
 }
 

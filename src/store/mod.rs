@@ -42,7 +42,8 @@ pub use compare::{
 };
 pub use edits::{
     attr_counts_after, corrected_attr_keys, edits_in_lines, edits_of_submission, has_run_edit,
-    run_places, set_run_field, undo_run_edit, AttrCounts, RunEdit, RunField, RunPlace,
+    run_places, set_run_field, set_run_fields, undo_run_edit, AttrCounts, RunEdit, RunField,
+    RunPlace,
 };
 pub use export::{export_rows, ExportFilter, ExportRow};
 pub use health::{ping, DatabaseFile, PingError, Unavailable};
@@ -139,6 +140,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0016_url_marks",
         include_str!("../../migrations/0016_url_marks.sql"),
+    ),
+    (
+        "0017_unused_configs",
+        include_str!("../../migrations/0017_unused_configs.sql"),
     ),
 ];
 

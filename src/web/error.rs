@@ -95,18 +95,45 @@ impl AppError {
 }
 
 /// Any error of the work behind a request: a server-side database failure
-/// anywhere in its causes makes it [`AppError::Unavailable`].
+/// anywhere in its causes makes it [`AppError::Unavailable`], and another
+/// writer holding the write lock past the busy timeout [`AppError::Busy`]:
+/// nothing was stored, and sending it again shortly may well work.
 impl From<anyhow::Error> for AppError {
     fn from(error: anyhow::Error) -> Self {
-        match store::Unavailable::in_chain(error.chain()) {
-            Some(problem) => AppError::Unavailable {
+        if let Some(problem) = store::Unavailable::in_chain(error.chain()) {
+            return AppError::Unavailable {
                 problem,
                 detail: format!("{error:#}"),
-            },
-            None => AppError::Internal(error),
+            };
         }
+        let busy = error.chain().any(|cause| {
+            cause
+                .downcast_ref::<rusqlite::Error>()
+                .and_then(rusqlite::Error::sqlite_error_code)
+                .is_some_and(|code| {
+                    matches!(
+                        code,
+                        rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                    )
+                })
+        });
+        if busy {
+            tracing::warn!("database busy: {error:#}");
+            return AppError::Busy {
+                message: format!(
+                    "The database was busy with other changes for longer than {} s. Nothing was stored; please send it again in a few seconds.",
+                    crate::limits::BUSY_TIMEOUT.as_secs()
+                ),
+                retry_after: BUSY_RETRY_AFTER_SECS,
+            };
+        }
+        AppError::Internal(error)
     }
 }
+
+/// The `Retry-After` of an answer to a request that found the database
+/// busy: about one write lock's longest hold.
+const BUSY_RETRY_AFTER_SECS: u64 = 5;
 
 impl From<rusqlite::Error> for AppError {
     fn from(error: rusqlite::Error) -> Self {
@@ -251,5 +278,36 @@ fn bare_status_message(status: StatusCode) -> String {
         StatusCode::UNSUPPORTED_MEDIA_TYPE => "The request's content type is not one this address reads; send a form.".to_owned(),
         status if status.is_server_error() => "Something went wrong on our side; please try again later.".to_owned(),
         status => format!("The request could not be handled ({status})."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sqlite(code: std::ffi::c_int) -> anyhow::Error {
+        anyhow::Error::new(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(code),
+            Some("database is locked".to_owned()),
+        ))
+        .context("storing the upload")
+    }
+
+    #[test]
+    fn a_busy_database_is_503_with_retry_after_never_500() {
+        for code in [rusqlite::ffi::SQLITE_BUSY, rusqlite::ffi::SQLITE_LOCKED] {
+            let error = AppError::from(sqlite(code));
+            assert_eq!(error.status(), StatusCode::SERVICE_UNAVAILABLE, "{code}");
+            let response = error.into_response();
+            assert_eq!(
+                response.headers()[header::RETRY_AFTER],
+                BUSY_RETRY_AFTER_SECS.to_string()
+            );
+        }
+        let message = AppError::from(sqlite(rusqlite::ffi::SQLITE_BUSY)).public_message();
+        assert!(message.contains("Nothing was stored"), "{message}");
+        // Anything else stays an internal error.
+        let other = AppError::from(sqlite(rusqlite::ffi::SQLITE_MISMATCH));
+        assert_eq!(other.status(), StatusCode::INTERNAL_SERVER_ERROR);
     }
 }

@@ -86,7 +86,9 @@ fn is_cross_site(headers: &HeaderMap) -> bool {
 /// with no known peer (tests calling the router directly) share a bucket.
 /// Other keys (`K`) make buckets of other things, a submission's say.
 pub struct RateLimiter<K = Option<IpAddr>> {
+    /// What a bucket holds, and is refilled with each `window`.
     pub(super) per_minute: u32,
+    window: Duration,
     buckets: Mutex<HashMap<K, Bucket>>,
 }
 
@@ -106,8 +108,15 @@ impl RateLimiter {
 impl<K: Hash + Eq + Clone> RateLimiter<K> {
     /// Buckets per key; 0: no limit.
     pub fn keyed_per_minute(per_minute: u32) -> Self {
+        RateLimiter::keyed_per_window(per_minute, Duration::from_secs(60))
+    }
+
+    /// Buckets per key holding `amount`, refilled with as much each
+    /// `window` (so `per_minute` is then per window); 0: no limit.
+    pub fn keyed_per_window(amount: u32, window: Duration) -> Self {
         RateLimiter {
-            per_minute,
+            per_minute: amount,
+            window,
             buckets: Mutex::new(HashMap::new()),
         }
     }
@@ -137,7 +146,7 @@ impl<K: Hash + Eq + Clone> RateLimiter<K> {
             return Ok(());
         }
         let capacity = f64::from(self.per_minute);
-        let per_second = capacity / 60.0;
+        let per_second = capacity / self.window.as_secs_f64().max(1.0);
         let cost = f64::from(cost);
         if cost > capacity {
             return Err(Duration::MAX);

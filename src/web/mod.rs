@@ -72,6 +72,9 @@ pub struct WebOptions {
     /// Fields (runs times fields) edits may change per minute, per client
     /// and per submission (after a burst of as many); 0: no limit.
     pub edit_changes_per_minute: u32,
+    /// Bytes of names and values the edits of all clients together may
+    /// write per hour (after a burst of as many); 0: no limit.
+    pub edit_bytes_per_hour: u64,
     /// Longer requests are answered with 408.
     pub request_timeout: Duration,
     /// May change or delete any submission.
@@ -110,6 +113,7 @@ impl Default for WebOptions {
             submissions_per_minute: limits::SUBMISSIONS_PER_MINUTE,
             edits_per_minute: limits::EDITS_PER_MINUTE,
             edit_changes_per_minute: limits::EDIT_CHANGES_PER_MINUTE,
+            edit_bytes_per_hour: limits::EDIT_BYTES_PER_HOUR,
             request_timeout: limits::REQUEST_TIMEOUT,
             admin_token: None,
             max_database_pages: None,

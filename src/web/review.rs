@@ -22,8 +22,8 @@ use super::guard::{PeerIp, RateLimiter};
 use super::rights::require_edit_rights;
 use super::{AppError, AppState, WebOptions};
 use crate::limits::{
-    MAX_ATTRS_PER_RUN, MAX_CHANGES_PER_EDIT, MAX_FIELDS_PER_EDIT, MAX_FORM_BYTES, MAX_KEY_CHARS,
-    MAX_VALUE_CHARS,
+    EDIT_CHANGE_BYTES, MAX_ATTRS_PER_RUN, MAX_CHANGES_PER_EDIT, MAX_EDIT_BYTES,
+    MAX_FIELDS_PER_EDIT, MAX_FORM_BYTES, MAX_KEY_CHARS, MAX_VALUE_CHARS,
 };
 use crate::store::{self, RunField, RunPlace};
 use parsers::contract::PseudoField;
@@ -53,6 +53,9 @@ enum EditBucket {
 pub struct EditLimits {
     edits: RateLimiter<EditBucket>,
     changes: RateLimiter<EditBucket>,
+    /// What every client's edits together may write an hour (`benchlog
+    /// serve --edit-bytes-per-hour`), one bucket for all.
+    bytes: RateLimiter<()>,
 }
 
 impl EditLimits {
@@ -60,7 +63,30 @@ impl EditLimits {
         EditLimits {
             edits: RateLimiter::keyed_per_minute(options.edits_per_minute),
             changes: RateLimiter::keyed_per_minute(options.edit_changes_per_minute),
+            bytes: RateLimiter::keyed_per_window(
+                u32::try_from(options.edit_bytes_per_hour).unwrap_or(u32::MAX),
+                Duration::from_secs(3600),
+            ),
         }
+    }
+
+    /// `bytes` more written by edits, from the budget all clients share:
+    /// the last check before an edit writes, so that an edit refused for
+    /// anything else takes none of it.
+    fn bytes(&self, bytes: usize) -> Result<(), AppError> {
+        let per_hour = self.bytes.per_minute;
+        self.bytes
+            .check_cost(
+                (),
+                u32::try_from(bytes).unwrap_or(u32::MAX),
+            )
+            .map_err(|wait| AppError::Busy {
+                message: format!(
+                    "Edits on this server have written as much as it allows for now ({} an hour, from every client together); please wait and send it again. Nothing was changed.",
+                    crate::intake::size_for_people(u64::from(per_hour))
+                ),
+                retry_after: wait.as_secs().clamp(1, 3600),
+            })
     }
 
     /// One more edit from this client: charged before anything is read, so
@@ -152,6 +178,37 @@ struct Edit {
     label: Option<Option<String>>,
     /// None removes the attribute.
     attrs: Vec<(String, Option<String>)>,
+}
+
+impl Edit {
+    /// The fields to set on each run, the label first.
+    fn fields(&self) -> Vec<(RunField, Option<String>)> {
+        let label = self.label.clone().map(|label| (RunField::Label, label));
+        label
+            .into_iter()
+            .chain(
+                self.attrs
+                    .iter()
+                    .map(|(key, value)| (RunField::Attr(key.clone()), value.clone())),
+            )
+            .collect()
+    }
+
+    /// What it writes on each run, as [`MAX_EDIT_BYTES`] counts it: each
+    /// field's name and value and [`EDIT_CHANGE_BYTES`].
+    fn bytes_per_run(&self) -> usize {
+        let label = self.label.as_ref().map_or(0, |label| {
+            "label".len() + label.as_ref().map_or(0, String::len) + EDIT_CHANGE_BYTES
+        });
+        label
+            + self
+                .attrs
+                .iter()
+                .map(|(key, value)| {
+                    key.len() + value.as_ref().map_or(0, String::len) + EDIT_CHANGE_BYTES
+                })
+                .sum::<usize>()
+    }
 }
 
 fn bad(message: impl Into<String>) -> AppError {
@@ -346,6 +403,10 @@ async fn edit(
     require_edit_rights(&state, id, &headers, &pairs).await?;
     state.inner.edit_limits.submission_edit(id)?;
     let edit = parse_edit(pairs)?;
+    // A read-only, deleted or full database is told as it is to uploads,
+    // before anything is written, not after SQLite wrote to a file no
+    // longer at its path.
+    state.check_database_file()?;
     let target = edit.target;
     let limits = state.clone();
     let changed = state
@@ -366,24 +427,21 @@ async fn edit(
                     chosen.len()
                 )));
             }
+            let bytes = chosen.len().saturating_mul(edit.bytes_per_run());
+            if bytes > MAX_EDIT_BYTES {
+                return Err(AppError::TooLarge(format!(
+                    "This edit would write {} ({} runs, {} each: every field's name and value and {EDIT_CHANGE_BYTES} bytes for the rows that keep it); one edit may write at most {}. Edit fewer runs, or shorter values, at a time. Nothing was changed.",
+                    crate::intake::size_for_people(bytes as u64),
+                    chosen.len(),
+                    crate::intake::size_for_people(edit.bytes_per_run() as u64),
+                    crate::intake::size_for_people(MAX_EDIT_BYTES as u64),
+                )));
+            }
             check_attr_limit(&tx, id, &chosen, &edit.attrs)?;
             limits.inner.edit_limits.changes(peer, id, changes)?;
-            let mut changed = 0;
-            for run in chosen {
-                if let Some(label) = &edit.label {
-                    changed += usize::from(store::set_run_field(
-                        &tx,
-                        run.id,
-                        &RunField::Label,
-                        label.as_deref(),
-                    )?);
-                }
-                for (key, value) in &edit.attrs {
-                    let field = RunField::Attr(key.clone());
-                    changed +=
-                        usize::from(store::set_run_field(&tx, run.id, &field, value.as_deref())?);
-                }
-            }
+            limits.inner.edit_limits.bytes(bytes)?;
+            let run_ids: Vec<i64> = chosen.iter().map(|run| run.id).collect();
+            let changed = store::set_run_fields(&tx, &run_ids, &edit.fields())?;
             tx.commit()?;
             Ok(changed)
         })
@@ -426,6 +484,7 @@ async fn undo(
         }
         _ => return Err(bad("Send field=label, or field=attr with key=NAME.")),
     };
+    state.check_database_file()?;
     let limits = state.clone();
     state
         .with_conn(move |conn| {

@@ -10,7 +10,7 @@
 //! aside), a test and a thread count: a run's results are all in the
 //! cells of its combination, one per metric, item and unit.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
@@ -638,9 +638,28 @@ pub fn refresh_runs(tx: &Transaction, run_ids: &[i64]) -> rusqlite::Result<()> {
     }
     let related = with_their_copies(tx, &placed)?;
     let mut combinations = combinations_of(tx, &related)?;
+    let left: BTreeSet<i64> = combinations.iter().map(|c| c.config_id).collect();
     place_again(tx, &related)?;
     combinations.extend(combinations_of(tx, &related)?);
-    rebuild(tx, combinations)
+    rebuild(tx, combinations)?;
+    drop_unused_configs(tx, &left)
+}
+
+/// Deletes those of `config_ids` that no run is in any more (after runs
+/// moved out of them, or were deleted): a configuration is its whole set
+/// of attributes, up to [`crate::limits::MAX_ATTRS_PER_RUN`] values of
+/// [`crate::limits::MAX_VALUE_CHARS`], so the ones every edit leaves
+/// behind would otherwise pile up. Their cells went with their last run
+/// ([`rebuild`]); one indexed look-up each (`run_configs_config`).
+fn drop_unused_configs(tx: &Connection, config_ids: &BTreeSet<i64>) -> rusqlite::Result<()> {
+    let mut stmt = tx.prepare_cached(
+        "DELETE FROM configs WHERE id = ?1
+           AND NOT EXISTS (SELECT 1 FROM run_configs WHERE config_id = ?1)",
+    )?;
+    for id in config_ids {
+        stmt.execute([id])?;
+    }
+    Ok(())
 }
 
 /// Reads the runs' attributes and places them again, in id order.
@@ -698,6 +717,7 @@ fn delete_in(tx: &Transaction, submission_id: i64) -> rusqlite::Result<bool> {
         .collect::<rusqlite::Result<_>>()?;
     let related = with_their_copies(tx, &runs)?;
     let combinations = combinations_of(tx, &related)?;
+    let left: BTreeSet<i64> = combinations.iter().map(|c| c.config_id).collect();
     let per_tool: Vec<(String, i64)> = tx
         .prepare_cached(
             "SELECT r.tool, -count(*) FROM runs r JOIN run_configs rc ON rc.run_id = r.id
@@ -717,6 +737,7 @@ fn delete_in(tx: &Transaction, submission_id: i64) -> rusqlite::Result<bool> {
         .collect();
     place_again(tx, &survivors)?;
     rebuild(tx, combinations)?;
+    drop_unused_configs(tx, &left)?;
     add_tool_runs(
         tx,
         per_tool.iter().map(|(tool, runs)| (tool.as_str(), *runs)),
