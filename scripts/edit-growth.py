@@ -14,7 +14,8 @@
                                         # EDIT_SECONDS (130): how fast the
                                         # database and the edit log grow
 
-`growth` sets EDIT_ATTRS (60) attributes of EDIT_CHARS (200) characters.
+`growth` sets EDIT_ATTRS (60) attributes of EDIT_CHARS (200) characters;
+`log` LOG_ATTRS (32) of LOG_CHARS (30); `lock` LOCK_ATTRS (63) of 2.
 Each starts `BINARY serve` on a fresh database in a temporary folder
 (EDIT_PORT, 18971) and stops it. Clients are told apart by their source
 address (127.0.0.N), as the server tells them apart.
@@ -33,6 +34,10 @@ import urllib.parse
 
 PORT = int(os.environ.get("EDIT_PORT", "18971"))
 SECONDS = float(os.environ.get("EDIT_SECONDS", "130"))
+# The edit `log` sends: 32 attributes of 30 characters on 312 runs (9,984
+# changes, 1.0 MB as the edits limit counts them) is the largest allowed.
+LOG_ATTRS = int(os.environ.get("LOG_ATTRS", "32"))
+LOG_CHARS = int(os.environ.get("LOG_CHARS", "30"))
 
 
 class SourceConnection(http.client.HTTPConnection):
@@ -169,7 +174,8 @@ def lock(binary, work):
     try:
         clients = [f"127.0.0.{10 + n}" for n in range(6)]
         owned = [upload(c, smack_log(312, c))[:2] for c in clients]
-        pairs = [(f"attr.k{n}", "v1") for n in range(63)]
+        attrs = int(os.environ.get("LOCK_ATTRS", "63"))
+        pairs = [(f"attr.k{n}", "v1") for n in range(attrs)]
         results = {}
 
         def one(n):
@@ -188,7 +194,7 @@ def lock(binary, work):
         for n in range(6):
             status, took, body = results[n]
             extra = "" if status == 303 else f" {body[:120]!r}"
-            print(f"lock: edit {n + 1} of 19,656 changes: {status} after {took:.2f} s{extra}")
+            print(f"lock: edit {n + 1} of {312 * attrs} changes: {status} after {took:.2f} s{extra}")
         print(f"lock: the six edits took {total:.2f} s; the paste: {paste_status} after {paste_took:.2f} s")
     finally:
         server.terminate()
@@ -214,7 +220,7 @@ def log(binary, work):
             while not stop.is_set():
                 upload(c, smack_log(1, f"{c} {n}"))
                 submission, token = owned[c]
-                pairs = [(f"attr.k{k}", f"value {n % 2} " + "x" * 180) for k in range(63)]
+                pairs = [(f"attr.k{k}", f"{n % 2}" + "x" * (LOG_CHARS - 1)) for k in range(LOG_ATTRS)]
                 status, _, _ = edit(c, submission, token, pairs)
                 statuses[status] = statuses.get(status, 0) + 1
                 n += 1
