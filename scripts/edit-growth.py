@@ -31,6 +31,13 @@ import tempfile
 import threading
 import time
 import urllib.parse
+import importlib.util
+
+_spec = importlib.util.spec_from_file_location(
+    "edit_flood", os.path.join(os.path.dirname(os.path.abspath(__file__)), "edit-flood.py")
+)
+FLOOD = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(FLOOD)
 
 PORT = int(os.environ.get("EDIT_PORT", "18971"))
 SECONDS = float(os.environ.get("EDIT_SECONDS", "130"))
@@ -61,18 +68,8 @@ def boxes(runs, salt=""):
 
 
 def smack_log(runs, salt=""):
-    """As scripts/edit-flood.py: `runs` super-smack runs, no attributes."""
-    text = f"Results of the flood series {salt}.\n\n"
-    for run in range(runs):
-        clients = [1, 4, 10, 16, 30, 50, 100][run % 7]
-        text += (
-            f"super-smack -d mysql select-key.smack {clients} 10000\n"
-            "Query Barrel Report for client smacker1\n"
-            f"connect: max=4ms min=1ms avg= 2ms from {clients} clients\n"
-            "Query_type num_queries max_time min_time q_per_s\n"
-            f"select_index {clients * 20000} 0 0 {1000 + run * 11.5:.2f}\n\n"
-        )
-    return text
+    """edit-flood.py's `runs` super-smack runs, told apart by `salt`."""
+    return f"{salt}\n" + FLOOD.smack_log(runs)
 
 
 def db_bytes(db):

@@ -349,21 +349,16 @@ async fn a_damaged_file_is_reported_and_refuses_uploads() {
 async fn edits_and_undos_of_a_database_made_read_only_get_503_and_change_nothing() {
     let (_dir, db, state) = test_state();
     upload(&state, &seed_000()).await;
-    let edited = |state: &AppState| {
+    let sent = |path: &'static str, pairs: &'static [(&'static str, &'static str)]| {
         let state = state.clone();
-        async move {
-            read(
-                send(
-                    &state,
-                    crate::http::edit_form("/submissions/1/edit", &[("run", "1"), ("label", "x")]),
-                )
-                .await,
-            )
-            .await
-        }
+        async move { read(send(&state, crate::http::edit_form(path, pairs)).await).await }
     };
     // One edit first, so there is something to undo.
-    assert_eq!(edited(&state).await.0, StatusCode::SEE_OTHER);
+    let label_x: &[(&str, &str)] = &[("run", "1"), ("label", "x")];
+    assert_eq!(
+        sent("/submissions/1/edit", label_x).await.0,
+        StatusCode::SEE_OTHER
+    );
     let labels = || {
         let conn = Connection::open_with_flags(&db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
         let mut stmt = conn
@@ -382,24 +377,20 @@ async fn edits_and_undos_of_a_database_made_read_only_get_503_and_change_nothing
         return;
     };
     // The connections kept from before could still write to the file
-    // they opened: the edit is refused before it would.
-    let (status, body) = read(
-        send(
-            &state,
-            crate::http::edit_form("/submissions/1/edit", &[("run", "1"), ("label", "y")]),
-        )
-        .await,
-    )
-    .await;
-    assert_refused("an edit", (status, body), "the database is read-only");
-    let (status, body) = read(
-        send(
-            &state,
-            crate::http::edit_form("/submissions/1/undo", &[("run", "1"), ("field", "label")]),
-        )
-        .await,
-    )
-    .await;
-    assert_refused("an undo", (status, body), "the database is read-only");
+    // they opened: the edit and the undo are refused before they would.
+    for (what, path, pairs) in [
+        (
+            "an edit",
+            "/submissions/1/edit",
+            &[("run", "1"), ("label", "y")][..],
+        ),
+        (
+            "an undo",
+            "/submissions/1/undo",
+            &[("run", "1"), ("field", "label")][..],
+        ),
+    ] {
+        assert_refused(what, sent(path, pairs).await, "the database is read-only");
+    }
     assert_eq!(labels(), before);
 }
