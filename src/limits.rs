@@ -360,7 +360,7 @@ pub const HYPER_MAX_HEADERS: usize = 2 * MAX_HEADER_COUNT;
 /// is kept well above [`MAX_URI_BYTES`] + [`MAX_HEADER_BYTES`] for nearly
 /// every oversized request to reach the server's `refuse_oversized_heads`;
 /// and it bounds what silent clients can make the server hold (128 KiB
-/// times [`MAX_CONNECTIONS`]: 64 MiB by default).
+/// times [`MAX_CONNECTIONS`]: 512 MiB at most).
 pub const READ_BUFFER_BYTES: usize = 128 * 1024;
 
 const _: () = assert!(READ_BUFFER_BYTES >= 2 * (MAX_URI_BYTES + MAX_HEADER_BYTES));
@@ -380,9 +380,44 @@ pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// page held 1.5 GB). The default of `--write-stall-timeout-secs`.
 pub const WRITE_STALL_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The default of `--max-connections`: well under the usual file limit of
-/// 1024, which also has to hold the database's files.
-pub const MAX_CONNECTIONS: usize = 512;
+/// The most connections `benchlog serve` holds at once when
+/// `--max-connections` is not given ([`max_connections_for`]), for memory:
+/// a silent connection costs about 3 KB (3,000 of them grew the server by
+/// 8 MiB), but one sending a long request head slowly can
+/// hold hyper's whole read buffer ([`READ_BUFFER_BYTES`]) until the
+/// header-read timeout, so 4,096 of them hold 512 MiB at worst. It used
+/// to be 512, under the usual soft file limit of 1,024: 520 addresses,
+/// each holding one silent connection, took every place.
+pub const MAX_CONNECTIONS: usize = 4_096;
+
+/// Open files kept back from connections for everything else the server
+/// opens: three per database connection (the database, its WAL and
+/// shared memory; the dashboard's, the light lane's, the checkpointer's
+/// and the writer's), two per answer kept on disk, a socket per
+/// connection waiting for a place ([`MAX_WAITING`]), and 64 more (the
+/// listener, the event loop, logs, uploads' temporary files).
+pub const FILES_KEPT_BACK: u64 = 3
+    * (IDLE_CONNECTIONS + BUSY_CONNECTIONS + LIGHT_THREADS + 2) as u64
+    + 2 * (DISK_CACHE_BYTES / DISK_ANSWER_BYTES)
+    + MAX_WAITING as u64
+    + 64;
+
+/// The default of `--max-connections`, from the process's open files
+/// limit (`benchlog serve` raises its soft limit to the hard one at
+/// start): what [`FILES_KEPT_BACK`] leaves, at most [`MAX_CONNECTIONS`];
+/// half the limit when it is too low to keep that many back.
+pub const fn max_connections_for(files: u64) -> usize {
+    let left = if files > 2 * FILES_KEPT_BACK {
+        files - FILES_KEPT_BACK
+    } else {
+        files / 2
+    };
+    if left > MAX_CONNECTIONS as u64 {
+        MAX_CONNECTIONS
+    } else {
+        left as usize
+    }
+}
 
 /// The default of `--max-connections-per-ip`: connections open at once
 /// from one client (IPv4 address, IPv6 /64), so that one client cannot

@@ -87,7 +87,9 @@ pub struct WebOptions {
     /// is closed.
     pub write_stall_timeout: Duration,
     /// Connections open at once, in all; more are told 503 and closed.
-    pub max_connections: usize,
+    /// None: what the open files limit leaves
+    /// ([`limits::max_connections_for`]).
+    pub max_connections: Option<usize>,
     /// Connections open at once from one client (IPv4 address, IPv6 /64).
     pub max_connections_per_ip: usize,
     /// How long requests under way may finish after SIGTERM or Ctrl-C.
@@ -115,7 +117,7 @@ impl Default for WebOptions {
             max_database_pages: None,
             header_read_timeout: limits::HEADER_READ_TIMEOUT,
             write_stall_timeout: limits::WRITE_STALL_TIMEOUT,
-            max_connections: limits::MAX_CONNECTIONS,
+            max_connections: None,
             max_connections_per_ip: limits::MAX_CONNECTIONS_PER_IP,
             shutdown_grace: limits::SHUTDOWN_GRACE,
             min_free_disk_bytes: limits::MIN_FREE_DISK_BYTES,
