@@ -463,6 +463,16 @@ pub const ANSWER_BUDGET_BYTES: u64 = 64 * 1024 * 1024;
 /// cannot hold it all.
 pub const CLIENT_ANSWER_BYTES: u64 = ANSWER_BUDGET_BYTES / 4;
 
+/// Bytes of large answers sent from unnamed files beside the database at
+/// once, when the answers being sent from memory hold the whole
+/// [`ANSWER_BUDGET_BYTES`] (a client at most a quarter of them): a few
+/// never-reading clients holding that budget refused a 4.6 MB page to
+/// everyone (58 of 66 asks). A file costs no memory but the piece being
+/// sent; each lasts until its answer is sent or its client stalls
+/// ([`WRITE_STALL_TIMEOUT`]), and none is written below the disk's free
+/// space floor (`--min-free-disk-mb`).
+pub const SPILLED_ANSWER_BYTES: u64 = 512 * 1024 * 1024;
+
 /// Bytes of answers the answer cache keeps at most (bodies, keys and
 /// tags). A comparison page is 10–100 KB, a chart 5–60 KB: a few hundred
 /// answers.
@@ -708,6 +718,7 @@ mod readme {
                     LARGE_ANSWER_BYTES as u128,
                     ANSWER_BUDGET_BYTES as u128,
                     CLIENT_ANSWER_BYTES as u128,
+                    SPILLED_ANSWER_BYTES as u128,
                 ],
             ),
             (

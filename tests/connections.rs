@@ -72,8 +72,18 @@ async fn exchange_from(
     server: SocketAddr,
     request: &[u8],
 ) -> (Option<(u16, String)>, Duration) {
+    exchange_within(from, server, request, Duration::from_secs(10)).await
+}
+
+/// [`exchange_from`], the server given `within` to answer.
+async fn exchange_within(
+    from: IpAddr,
+    server: SocketAddr,
+    request: &[u8],
+    within: Duration,
+) -> (Option<(u16, String)>, Duration) {
     let started = Instant::now();
-    let answer = tokio::time::timeout(Duration::from_secs(10), async {
+    let answer = tokio::time::timeout(within, async {
         let mut stream = silent(from, server).await;
         stream.write_all(request).await.ok()?;
         let mut answer = Vec::new();
@@ -84,7 +94,7 @@ async fn exchange_from(
         Some((status, body.to_owned()))
     })
     .await
-    .expect("the server answers within 10 s");
+    .unwrap_or_else(|_| panic!("the server answers within {within:?}"));
     (answer, started.elapsed())
 }
 
@@ -833,6 +843,51 @@ async fn large_answers_nobody_reads_hold_at_most_a_clients_part_of_the_budget() 
     assert_eq!(answer.map(|(status, _)| status), Some(200));
     assert_healthy(server.addr, "while one client's answers wait").await;
     // What the refused ones got: the 429 page, not the 2 MB one.
+    drop(stalled);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn never_reading_clients_holding_the_budget_do_not_refuse_a_large_page_to_others() {
+    let server = start_server(&["--write-stall-timeout-secs", "60"]);
+    let path = large_submission(server.addr).await;
+    let page = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    let (answer, _) = exchange(server.addr, page.as_bytes()).await;
+    let whole = answer.expect("the page").1.len();
+    // 6 addresses x 6 connections, one 2.2 MB answer waiting on each:
+    // more than the 64 MiB budget, each client within its 16 MiB part.
+    let mut stalled = Vec::new();
+    for address in 2..8 {
+        for _ in 0..6 {
+            stalled.push(never_reading(loopback(address), server.addr, &path).await);
+        }
+    }
+    let spilled = || {
+        let log = server.log.lock().unwrap();
+        log.iter()
+            .any(|line| line.contains("large answers sent from files"))
+    };
+    // Until the waiting answers fill the budget (a debug build is slow),
+    // and once after: another client gets the whole page every time.
+    let started = Instant::now();
+    loop {
+        let full = spilled();
+        // Its page is made after those asked before it (a debug build
+        // makes a few at a time, slowly).
+        let within = Duration::from_secs(60);
+        let (answer, _) = exchange_within(loopback(1), server.addr, page.as_bytes(), within).await;
+        let (status, body) = answer.expect("an answer");
+        assert_eq!(status, 200, "{}", &body[..body.len().min(300)]);
+        assert_eq!(body.len(), whole, "the whole page");
+        if full {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(90),
+            "the never-reading clients never filled the budget"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    assert_healthy(server.addr, "while the budget is full").await;
     drop(stalled);
 }
 

@@ -166,6 +166,9 @@ struct Inner {
     light: light::LightLane,
     /// What large answers being sent hold.
     answer_budget: Arc<budget::AnswerBudget>,
+    /// What large answers sent from files, the budget being full, hold
+    /// on disk.
+    spilled_budget: Arc<budget::AnswerBudget>,
     /// Copies what uploads wrote into the database file after they are
     /// answered (see store::checkpoint).
     checkpointer: store::Checkpointer,
@@ -253,6 +256,10 @@ impl AppState {
                     limits::ANSWER_BUDGET_BYTES,
                     limits::CLIENT_ANSWER_BYTES,
                 )),
+                spilled_budget: Arc::new(budget::AnswerBudget::new(
+                    limits::SPILLED_ANSWER_BYTES,
+                    limits::SPILLED_ANSWER_BYTES / 4,
+                )),
                 checkpointer,
                 corrupt: AtomicBool::new(false),
             }),
@@ -339,6 +346,25 @@ impl AppState {
     /// What large answers being sent hold ([`budget`]).
     fn answer_budget(&self) -> &Arc<budget::AnswerBudget> {
         &self.inner.answer_budget
+    }
+
+    /// What large answers sent from files hold on disk ([`budget`]).
+    fn spilled_budget(&self) -> &Arc<budget::AnswerBudget> {
+        &self.inner.spilled_budget
+    }
+
+    /// The database file, whose disk's free space is watched.
+    fn db_file(&self) -> &store::DatabaseFile {
+        &self.inner.db_file
+    }
+
+    /// The folder of the database, where unnamed files go (a temporary
+    /// folder may be memory).
+    fn db_dir(&self) -> &Path {
+        match self.inner.db_path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        }
     }
 
     /// The answer for `what` (a page and its canonical query) at the
