@@ -28,6 +28,20 @@ server, and reports /healthz latency (median, p99, max, failures) from
                  opened again as soon as the server closes it, for 30 s;
   viewers        32 clients reading that submission's page in a loop while
                  /healthz and a kept /compare are timed.
+
+The loads of issue 36 (set BENCHLOG_MAX_CONNECTIONS to try another cap):
+
+  silent-crowd-520  520 addresses (127.10.0.1 on, 254 to a /24), each
+                 holding one silent connection opened again when the server
+                 closes it, for 30 s, while a browser-like client asks /
+                 on 4 keep-alive connections, a newcomer asks / on a new
+                 connection every 200 ms, and a client downloads a 4.6 MB
+                 comparison again and again, reading 256 KB every 50 ms:
+                 requests answered, and downloads whole or cut;
+  never-reading-6x3  18 connections from 6 addresses asking that 4.6 MB
+                 comparison (4 pipelined) and never reading, opened again
+                 when closed, for 30 s, while another client asks it every
+                 500 ms: its answers by status, and whether each was whole.
 """
 
 import argparse
@@ -267,9 +281,156 @@ class Attack:
 PIPELINED = 4
 
 
+# A comparison of this many super-smack runs is a 4.6 MB JSON answer.
+LARGE_RUNS = 5_400
+LARGE = "/compare.json?tool=super-smack&item=select_index&metric=q_per_s&x=threads"
+
+
+def large_comparison():
+    """Uploads LARGE_RUNS runs in a few texts; the comparison's size."""
+    per_text = 1_800
+    for first in range(0, LARGE_RUNS, per_text):
+        runs = []
+        for run in range(first, min(first + per_text, LARGE_RUNS)):
+            clients = [1, 4, 10, 16, 30, 50, 100][run % 7]
+            runs.append(
+                f"== box{run} ==\nsuper-smack -d mysql select-key.smack {clients} 10000\n"
+                f"Query Barrel Report for client smacker1\n"
+                f"connect: max=4ms min=1ms avg= 2ms from {clients} clients\n"
+                f"Query_type num_queries max_time min_time q_per_s\n"
+                f"select_index {clients * 20000} 0 0 {1000 + run}.5\n\n"
+            )
+        status, _ = upload(f"large{first}.txt", "".join(runs).encode())
+        if status != 303:
+            print(f"uploading runs {first}..: {status}", file=sys.stderr)
+    status, size = get(LARGE)
+    print(f"{LARGE}: {status}, {size / 1e6:.1f} MB")
+    return size
+
+
+class Tally:
+    """Requests asked and answered by status, thread-safe."""
+
+    def __init__(self):
+        self.lock, self.counts = threading.Lock(), {}
+
+    def add(self, what):
+        with self.lock:
+            self.counts[what] = self.counts.get(what, 0) + 1
+
+    def __str__(self):
+        return ", ".join(f"{k}: {v}" for k, v in sorted(self.counts.items(), key=str))
+
+
+def keep_alive_client(stop, tally):
+    """Asks / on one keep-alive connection, a new one when it is closed."""
+    conn = None
+    while not stop.is_set():
+        try:
+            if conn is None:
+                conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=10)
+            conn.request("GET", "/")
+            response = conn.getresponse()
+            response.read()
+            tally.add(response.status)
+            if response.getheader("Connection", "").lower() == "close":
+                conn.close()
+                conn = None
+        except (OSError, http.client.HTTPException):
+            tally.add("no answer")
+            if conn:
+                conn.close()
+            conn = None
+        time.sleep(0.05)
+
+
+def newcomer(stop, tally):
+    while not stop.is_set():
+        try:
+            tally.add(get("/")[0])
+        except (OSError, http.client.HTTPException):
+            tally.add("no answer")
+        time.sleep(0.2)
+
+
+def slow_download(stop, tally, whole):
+    """Downloads LARGE, 256 KB every 50 ms: whole, cut (and at what
+    fraction), or refused."""
+    while not stop.is_set():
+        got = 0
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
+            conn.request("GET", LARGE)
+            response = conn.getresponse()
+            if response.status != 200:
+                tally.add(f"download {response.status}")
+                response.read()
+                conn.close()
+                time.sleep(0.2)
+                continue
+            while True:
+                piece = response.read(256 * 1024)
+                if not piece:
+                    break
+                got += len(piece)
+                time.sleep(0.05)
+            conn.close()
+        except (OSError, http.client.HTTPException):
+            pass
+        tally.add("download whole" if got == whole else f"download cut ({100 * got // whole}%)")
+
+
+def crowd_scenario(server, workdir):
+    whole = large_comparison()
+    addresses = [f"127.10.{n // 254}.{n % 254 + 1}" for n in range(520)]
+    stop, browser, fresh, downloads = threading.Event(), Tally(), Tally(), Tally()
+    threads = [threading.Thread(target=keep_alive_client, args=(stop, browser)) for _ in range(4)]
+    threads.append(threading.Thread(target=newcomer, args=(stop, fresh)))
+    threads.append(threading.Thread(target=slow_download, args=(stop, downloads, whole)))
+    with Sampler(server.pid) as sampler:
+        with Attack(addresses, 1, b"") as attack:
+            time.sleep(2)
+            for thread in threads:
+                thread.start()
+            time.sleep(30)
+            stop.set()
+            for thread in threads:
+                thread.join()
+    sampler.summary(f"silent-crowd-520: 520 x 1 for 32 s ({attack.opened} connections opened)")
+    print(f"  browser on 4 keep-alive connections: {browser}")
+    print(f"  newcomer, a connection a request: {fresh}")
+    print(f"  {whole / 1e6:.1f} MB downloads: {downloads}")
+
+
+def never_reading_scenario(server, workdir):
+    whole = large_comparison()
+    addresses = [f"127.0.0.{i}" for i in range(3, 9)]
+    send = f"GET {LARGE} HTTP/1.1\r\nHost: localhost\r\n\r\n".encode() * PIPELINED
+    tally = Tally()
+    with Sampler(server.pid) as sampler:
+        with Attack(addresses, 3, send) as attack:
+            time.sleep(3)
+            until = time.monotonic() + 30
+            while time.monotonic() < until:
+                try:
+                    status, size = get(LARGE)
+                    tally.add(status if status != 200 or size == whole else "200 cut")
+                except (OSError, http.client.HTTPException):
+                    tally.add("no answer")
+                time.sleep(0.5)
+    sampler.summary(f"never-reading-6x3: 6 x 3 for 33 s ({attack.opened} connections opened)")
+    print(f"  another client asking the {whole / 1e6:.1f} MB comparison: {tally}")
+
+
 def scenario(args, workdir):
     server = start_server(args.binary, workdir, f"{args.scenario}.db")
     try:
+        if args.scenario == "silent-crowd-520":
+            crowd_scenario(server, workdir)
+            return
+        if args.scenario == "never-reading-6x3":
+            never_reading_scenario(server, workdir)
+            return
         db = os.path.join(workdir, f"{args.scenario}.db")
         if args.scenario in ("never-reading", "never-reading-8x64", "viewers"):
             location = heavy_submission(db)
@@ -320,7 +481,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default="target/release/benchlog")
     parser.add_argument("--connections", type=int, default=0)
-    parser.add_argument("--scenario", choices=["never-reading", "never-reading-8x64", "silent-640", "viewers"])
+    parser.add_argument("--scenario", choices=["never-reading", "never-reading-8x64", "silent-640", "viewers",
+                                                 "silent-crowd-520", "never-reading-6x3"])
     args = parser.parse_args()
     workdir = tempfile.mkdtemp(prefix="benchlog-hostile-")
     if args.scenario:

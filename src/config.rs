@@ -106,11 +106,13 @@ pub struct WebArgs {
           default_value_t = limits::WRITE_STALL_TIMEOUT.as_secs(),
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub write_stall_timeout_secs: u64,
-    /// Connections open at once; more are answered 503 and closed. Keep it
-    /// well under the process's file limit (`ulimit -n`).
-    #[arg(long, env = "BENCHLOG_MAX_CONNECTIONS", default_value_t = limits::MAX_CONNECTIONS,
+    /// Connections open at once; more are answered 503 and closed. By
+    /// default what the open files limit leaves (the soft limit is raised
+    /// to the hard one at start), at most 4,096. Keep it well under the
+    /// process's file limit (`ulimit -Hn`).
+    #[arg(long, env = "BENCHLOG_MAX_CONNECTIONS",
           value_parser = RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
-    pub max_connections: usize,
+    pub max_connections: Option<usize>,
     /// Connections open at once from one client (IPv4 address, IPv6 /64
     /// network), so that one client cannot hold them all. Behind a reverse
     /// proxy every client is the proxy: raise it to --max-connections.

@@ -393,7 +393,7 @@ pub const HYPER_MAX_HEADERS: usize = 2 * MAX_HEADER_COUNT;
 /// is kept well above [`MAX_URI_BYTES`] + [`MAX_HEADER_BYTES`] for nearly
 /// every oversized request to reach the server's `refuse_oversized_heads`;
 /// and it bounds what silent clients can make the server hold (128 KiB
-/// times [`MAX_CONNECTIONS`]: 64 MiB by default).
+/// times [`MAX_CONNECTIONS`]: 512 MiB at most).
 pub const READ_BUFFER_BYTES: usize = 128 * 1024;
 
 const _: () = assert!(READ_BUFFER_BYTES >= 2 * (MAX_URI_BYTES + MAX_HEADER_BYTES));
@@ -413,9 +413,44 @@ pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// page held 1.5 GB). The default of `--write-stall-timeout-secs`.
 pub const WRITE_STALL_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The default of `--max-connections`: well under the usual file limit of
-/// 1024, which also has to hold the database's files.
-pub const MAX_CONNECTIONS: usize = 512;
+/// The most connections `benchlog serve` holds at once when
+/// `--max-connections` is not given ([`max_connections_for`]), for memory:
+/// a silent connection costs about 3 KB (3,000 of them grew the server by
+/// 8 MiB), but one sending a long request head slowly can
+/// hold hyper's whole read buffer ([`READ_BUFFER_BYTES`]) until the
+/// header-read timeout, so 4,096 of them hold 512 MiB at worst. It used
+/// to be 512, under the usual soft file limit of 1,024: 520 addresses,
+/// each holding one silent connection, took every place.
+pub const MAX_CONNECTIONS: usize = 4_096;
+
+/// Open files kept back from connections for everything else the server
+/// opens: three per database connection (the database, its WAL and
+/// shared memory; the dashboard's, the light lane's, the checkpointer's
+/// and the writer's), two per answer kept on disk, a socket per
+/// connection waiting for a place ([`MAX_WAITING`]), and 64 more (the
+/// listener, the event loop, logs, uploads' temporary files).
+pub const FILES_KEPT_BACK: u64 = 3
+    * (IDLE_CONNECTIONS + BUSY_CONNECTIONS + LIGHT_THREADS + 2) as u64
+    + 2 * (DISK_CACHE_BYTES / DISK_ANSWER_BYTES)
+    + MAX_WAITING as u64
+    + 64;
+
+/// The default of `--max-connections`, from the process's open files
+/// limit (`benchlog serve` raises its soft limit to the hard one at
+/// start): what [`FILES_KEPT_BACK`] leaves, at most [`MAX_CONNECTIONS`];
+/// half the limit when it is too low to keep that many back.
+pub const fn max_connections_for(files: u64) -> usize {
+    let left = if files > 2 * FILES_KEPT_BACK {
+        files - FILES_KEPT_BACK
+    } else {
+        files / 2
+    };
+    if left > MAX_CONNECTIONS as u64 {
+        MAX_CONNECTIONS
+    } else {
+        left as usize
+    }
+}
 
 /// The default of `--max-connections-per-ip`: connections open at once
 /// from one client (IPv4 address, IPv6 /64), so that one client cannot
@@ -460,6 +495,16 @@ pub const ANSWER_BUDGET_BYTES: u64 = 64 * 1024 * 1024;
 /// server counts clients): a quarter of the budget, so that one client
 /// cannot hold it all.
 pub const CLIENT_ANSWER_BYTES: u64 = ANSWER_BUDGET_BYTES / 4;
+
+/// Bytes of large answers sent from unnamed files beside the database at
+/// once, when the answers being sent from memory hold the whole
+/// [`ANSWER_BUDGET_BYTES`] (a client at most a quarter of them): a few
+/// never-reading clients holding that budget refused a 4.6 MB page to
+/// everyone (58 of 66 asks). A file costs no memory but the piece being
+/// sent; each lasts until its answer is sent or its client stalls
+/// ([`WRITE_STALL_TIMEOUT`]), and none is written below the disk's free
+/// space floor (`--min-free-disk-mb`).
+pub const SPILLED_ANSWER_BYTES: u64 = 512 * 1024 * 1024;
 
 /// Bytes of answers the answer cache keeps at most (bodies, keys and
 /// tags). A comparison page is 10–100 KB, a chart 5–60 KB: a few hundred
@@ -708,6 +753,7 @@ mod readme {
                     LARGE_ANSWER_BYTES as u128,
                     ANSWER_BUDGET_BYTES as u128,
                     CLIENT_ANSWER_BYTES as u128,
+                    SPILLED_ANSWER_BYTES as u128,
                 ],
             ),
             (

@@ -90,7 +90,9 @@ pub struct WebOptions {
     /// is closed.
     pub write_stall_timeout: Duration,
     /// Connections open at once, in all; more are told 503 and closed.
-    pub max_connections: usize,
+    /// None: what the open files limit leaves
+    /// ([`limits::max_connections_for`]).
+    pub max_connections: Option<usize>,
     /// Connections open at once from one client (IPv4 address, IPv6 /64).
     pub max_connections_per_ip: usize,
     /// How long requests under way may finish after SIGTERM or Ctrl-C.
@@ -119,7 +121,7 @@ impl Default for WebOptions {
             max_database_pages: None,
             header_read_timeout: limits::HEADER_READ_TIMEOUT,
             write_stall_timeout: limits::WRITE_STALL_TIMEOUT,
-            max_connections: limits::MAX_CONNECTIONS,
+            max_connections: None,
             max_connections_per_ip: limits::MAX_CONNECTIONS_PER_IP,
             shutdown_grace: limits::SHUTDOWN_GRACE,
             min_free_disk_bytes: limits::MIN_FREE_DISK_BYTES,
@@ -168,6 +170,9 @@ struct Inner {
     light: light::LightLane,
     /// What large answers being sent hold.
     answer_budget: Arc<budget::AnswerBudget>,
+    /// What large answers sent from files, the budget being full, hold
+    /// on disk.
+    spilled_budget: Arc<budget::AnswerBudget>,
     /// Copies what uploads wrote into the database file after they are
     /// answered (see store::checkpoint).
     checkpointer: store::Checkpointer,
@@ -255,6 +260,10 @@ impl AppState {
                     limits::ANSWER_BUDGET_BYTES,
                     limits::CLIENT_ANSWER_BYTES,
                 )),
+                spilled_budget: Arc::new(budget::AnswerBudget::new(
+                    limits::SPILLED_ANSWER_BYTES,
+                    limits::SPILLED_ANSWER_BYTES / 4,
+                )),
                 checkpointer,
                 corrupt: AtomicBool::new(false),
             }),
@@ -341,6 +350,25 @@ impl AppState {
     /// What large answers being sent hold ([`budget`]).
     fn answer_budget(&self) -> &Arc<budget::AnswerBudget> {
         &self.inner.answer_budget
+    }
+
+    /// What large answers sent from files hold on disk ([`budget`]).
+    fn spilled_budget(&self) -> &Arc<budget::AnswerBudget> {
+        &self.inner.spilled_budget
+    }
+
+    /// The database file, whose disk's free space is watched.
+    fn db_file(&self) -> &store::DatabaseFile {
+        &self.inner.db_file
+    }
+
+    /// The folder of the database, where unnamed files go (a temporary
+    /// folder may be memory).
+    fn db_dir(&self) -> &Path {
+        match self.inner.db_path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        }
     }
 
     /// The answer for `what` (a page and its canonical query) at the

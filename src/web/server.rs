@@ -9,9 +9,13 @@
 //! - a connection must send a whole request head within
 //!   [`WebOptions::header_read_timeout`], its first and every following one
 //!   (so an idle keep-alive connection is closed after as long too);
-//! - at most [`WebOptions::max_connections`] are open in all, and at most
-//!   [`WebOptions::max_connections_per_ip`] from one client, so one client
-//!   cannot take them all; one more is told 503 and closed at once;
+//! - at most [`WebOptions::max_connections`] are open in all (by default
+//!   what the open files limit, raised to its hard limit at start,
+//!   leaves), and at most [`WebOptions::max_connections_per_ip`] from one
+//!   client, so one client cannot take them all; when all are taken, a
+//!   silent or idle connection of whoever holds the most, else the oldest
+//!   silent one, makes room (`slots`), and only when none can is one more
+//!   told 503 and closed at once;
 //! - on SIGTERM or Ctrl-C, requests under way get
 //!   [`WebOptions::shutdown_grace`] to finish, then the rest are dropped.
 //!
@@ -46,7 +50,7 @@ use tower::ServiceExt;
 
 use super::WebOptions;
 use crate::limits::{
-    HYPER_MAX_HEADERS, MAX_WAITING, READ_BUFFER_BYTES, RECONNECT_GRACE, REFUSAL_LOG_INTERVAL,
+    self, HYPER_MAX_HEADERS, MAX_WAITING, READ_BUFFER_BYTES, RECONNECT_GRACE, REFUSAL_LOG_INTERVAL,
 };
 
 mod heads;
@@ -59,7 +63,7 @@ pub use heads::refuse_oversized_heads;
 pub(super) use holding::Holding;
 use refusals::RefusalLog;
 pub(super) use slots::client_of;
-use slots::{Refusal, RequestUnderWay, Slot, Slots};
+use slots::{Holder, Refusal, RequestUnderWay, Slot, Slots};
 use stall::StallGuard;
 
 /// What a connection over the caps is told before it is closed: a browser
@@ -86,6 +90,7 @@ pub async fn serve(app: Router, addr: SocketAddr, options: &WebOptions) -> anyho
         .context("reading the listening address")?;
     tracing::info!("benchlog is serving http://{local}/");
 
+    let max_connections = connection_cap(options.max_connections);
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(options.header_read_timeout)
@@ -95,10 +100,7 @@ pub async fn serve(app: Router, addr: SocketAddr, options: &WebOptions) -> anyho
         app,
         http,
         stall_timeout: options.write_stall_timeout,
-        slots: Arc::new(Slots::new(
-            options.max_connections,
-            options.max_connections_per_ip,
-        )),
+        slots: Arc::new(Slots::new(max_connections, options.max_connections_per_ip)),
         refusals: Arc::new(Mutex::new(RefusalLog::default())),
         waiting: Arc::new(AtomicUsize::new(0)),
     };
@@ -183,7 +185,7 @@ impl Connections {
         }
     }
 
-    async fn wait_for_place(&self, ip: IpAddr) -> Result<(Slot, Option<IpAddr>), Refusal> {
+    async fn wait_for_place(&self, ip: IpAddr) -> Result<(Slot, Option<Holder>), Refusal> {
         let deadline = tokio::time::Instant::now() + RECONNECT_GRACE;
         loop {
             tokio::time::sleep(RECONNECT_RETRY).await;
@@ -203,7 +205,7 @@ impl Connections {
         &self,
         stream: TcpStream,
         peer: SocketAddr,
-        (slot, closed): (Slot, Option<IpAddr>),
+        (slot, closed): (Slot, Option<Holder>),
         watcher: Watcher,
     ) {
         if let Some(closed) = closed {
@@ -255,6 +257,30 @@ fn refuse(stream: TcpStream) {
     let mut request = [0u8; 4096];
     let _ = stream.try_read(&mut request);
     let _ = stream.try_write(BUSY_ANSWER);
+}
+
+/// Raises the process's soft limit on open files to its hard limit (the
+/// soft one is often 1,024 where the hard one allows far more), and gives
+/// the connections to hold at most: `asked`, else what the limit leaves
+/// ([`limits::max_connections_for`]).
+fn connection_cap(asked: Option<usize>) -> usize {
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    let limit = getrlimit(Resource::Nofile);
+    let raised = Rlimit {
+        current: limit.maximum,
+        maximum: limit.maximum,
+    };
+    let files = match setrlimit(Resource::Nofile, raised) {
+        Ok(()) => raised.current,
+        Err(error) => {
+            tracing::warn!("could not raise the open files limit to its hard limit: {error}");
+            limit.current
+        }
+    };
+    let cap = asked.unwrap_or_else(|| limits::max_connections_for(files.unwrap_or(u64::MAX)));
+    let files = files.map_or_else(|| "unlimited".to_owned(), |files| files.to_string());
+    tracing::info!("holding up to {cap} connections (open files limit {files})");
+    cap
 }
 
 /// Errors of `accept` are the listener's, not the server's: a connection

@@ -25,6 +25,7 @@ use crate::limits::{CACHE_BYTES, DISK_CACHE_BYTES, LARGE_CACHE_BYTES};
 
 mod spill;
 
+pub(in crate::web) use spill::FileBody;
 pub use spill::SentFromFile;
 
 /// Answers kept, as the cache's first estimate; it grows within
@@ -119,6 +120,9 @@ impl Answer {
             _ if names_tag(request, &self.etag) => StatusCode::NOT_MODIFIED.into_response(),
             Body::Memory(bytes) => {
                 let mut response = bytes.clone().into_response();
+                // Every answer sent from it shares this one buffer.
+                let shared = super::budget::SharedBuffer::of(bytes);
+                response.extensions_mut().insert(shared);
                 response
                     .headers_mut()
                     .insert(CONTENT_TYPE, HeaderValue::from_static(self.content_type));

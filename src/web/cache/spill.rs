@@ -115,14 +115,14 @@ fn accepts_gzip(request: &HeaderMap) -> bool {
 /// the answer was made and sits in the page cache, so a piece is a copy
 /// of 64 KiB, less than handing it to a blocking thread would cost (and
 /// those are the database's, [`crate::limits::BLOCKING_THREADS`]).
-struct FileBody {
+pub(in crate::web) struct FileBody {
     file: Arc<File>,
     offset: u64,
     len: u64,
 }
 
 impl FileBody {
-    fn new(file: Arc<File>, len: u64) -> Self {
+    pub(in crate::web) fn new(file: Arc<File>, len: u64) -> Self {
         FileBody {
             file,
             offset: 0,

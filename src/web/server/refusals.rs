@@ -2,10 +2,9 @@
 //! [`REFUSAL_LOG_INTERVAL`] at most, so a client hammering the caps
 //! cannot flood the log.
 
-use std::net::IpAddr;
 use std::time::Instant;
 
-use super::slots::{Refusal, Slots};
+use super::slots::{Holder, Refusal, Slots};
 use crate::limits::REFUSAL_LOG_INTERVAL;
 
 /// The refusals and closings since the last line logged about them.
@@ -15,19 +14,19 @@ pub(super) struct RefusalLog {
     refused: u64,
     closed: u64,
     /// The client named in the line: the last one refused or closed.
-    client: Option<IpAddr>,
+    client: Option<Holder>,
 }
 
 impl RefusalLog {
     pub(super) fn refused(&mut self, refusal: Refusal, slots: &Slots) {
         self.refused += 1;
-        self.client = Some(refusal.client);
+        self.client = Some(Holder::Client(refusal.client));
         self.log_if_due(slots);
     }
 
-    pub(super) fn closed(&mut self, client: IpAddr, slots: &Slots) {
+    pub(super) fn closed(&mut self, holder: Holder, slots: &Slots) {
         self.closed += 1;
-        self.client = Some(client);
+        self.client = Some(holder);
         self.log_if_due(slots);
     }
 
