@@ -187,6 +187,13 @@ pub struct IngestArgs {
     /// keeps only its headers and where the archive keeps its text.
     #[arg(long)]
     pub keep_all_text: bool,
+    /// Read each public-inbox archive again from its first commit, not
+    /// from where the last import stopped: the messages stored already
+    /// are found by their bytes and skipped, the others stored (a message
+    /// an earlier import could not read, say). Files are always read
+    /// whole.
+    #[arg(long)]
+    pub reread: bool,
 }
 
 #[derive(Debug, Args)]
