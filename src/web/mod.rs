@@ -308,12 +308,20 @@ impl AppState {
                 state.inner.writes.load(Ordering::SeqCst) == writes
             };
             state.give_back(conn, cache_valid);
-            if let Err(AppError::Unavailable {
-                problem: store::Unavailable::Corrupt,
-                ..
-            }) = &result
-            {
-                state.inner.corrupt.store(true, Ordering::SeqCst);
+            match &result {
+                Err(AppError::Unavailable {
+                    problem: store::Unavailable::Corrupt,
+                    ..
+                }) => state.inner.corrupt.store(true, Ordering::SeqCst),
+                // A write (an edit, say) found the disk full: the answers
+                // kept on disk go, so that the next one finds room.
+                Err(AppError::Unavailable {
+                    problem: store::Unavailable::DiskFull,
+                    ..
+                }) => {
+                    state.inner.answers.make_room_on_disk();
+                }
+                _ => {}
             }
             result
         })
