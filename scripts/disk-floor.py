@@ -13,6 +13,11 @@ the paste's and /healthz's answers.
     scripts/disk-floor.py /work/before/benchlog
     scripts/disk-floor.py target/release/benchlog
     GEN=target/release/examples/gen_scale_db RUNS=200000 scripts/disk-floor.py BIN
+
+Measured (release builds, 2 runs each): before (a3e0433) 84 MB free after
+the GETs, the paste 303 leaving 67-73 MB, /healthz 503 "the disk is
+full"; after, 222 MB free after the GETs, the paste 303 leaving 208-211
+MB, /healthz 200.
 """
 import os
 import re

@@ -10,6 +10,9 @@ mark moved past the missing one, 1 when it stayed before it).
 
     scripts/inbox-retry.py /work/before/benchlog
     scripts/inbox-retry.py target/release/benchlog
+
+Measured (release builds): before (a3e0433) 0 stored after the restore
+(the re-run read 0 new commits, 5 skipped); after, 1 (3 read, 2 skipped).
 """
 import os
 import sqlite3
