@@ -134,9 +134,15 @@ fn ingest_inbox(
     } else {
         public_inbox::KeepTexts::WithFindings
     };
-    let read = public_inbox::import_inbox(
+    let start = if args.reread {
+        public_inbox::Start::Beginning
+    } else {
+        public_inbox::Start::Mark
+    };
+    let read = public_inbox::import_inbox_from(
         conn,
         inbox,
+        start,
         args.batch as usize,
         keep,
         summary,

@@ -127,8 +127,9 @@ pub struct WebArgs {
           value_parser = clap::value_parser!(u64).range(0..=3600))]
     pub shutdown_grace_secs: u64,
     /// Megabytes that must stay free on the database's disk: below that,
-    /// uploads are answered 503 and /healthz says the disk is full, before
-    /// a write fails half-way.
+    /// once the answers kept on disk are dropped, uploads are answered 503
+    /// and /healthz says the disk is full, before a write fails half-way.
+    /// The answers kept on disk leave more free (the README's limits).
     #[arg(long, env = "BENCHLOG_MIN_FREE_DISK_MB",
           default_value_t = limits::MIN_FREE_DISK_BYTES / (1024 * 1024))]
     pub min_free_disk_mb: u64,
@@ -196,6 +197,13 @@ pub struct IngestArgs {
     /// keeps only its headers and where the archive keeps its text.
     #[arg(long)]
     pub keep_all_text: bool,
+    /// Read each public-inbox archive again from its first commit, not
+    /// from where the last import stopped: the messages stored already
+    /// are found by their bytes and skipped, the others stored (a message
+    /// an earlier import could not read, say). Files are always read
+    /// whole.
+    #[arg(long)]
+    pub reread: bool,
 }
 
 #[derive(Debug, Args)]

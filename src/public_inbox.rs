@@ -19,6 +19,16 @@
 //! that stores that commit's message: importing again reads only the
 //! commits after it, and a crash at any moment skips no message.
 //!
+//! A message whose object cannot be read (missing from a mirror caught
+//! mid-fetch, or an I/O error) may be readable next time: it is
+//! reported, the messages after it are stored, and its epoch's mark
+//! stays before it, so the next import reads it again (the messages
+//! after it are found stored by their bytes and skipped, as any known
+//! message is). A failure that reading again cannot mend (a message too
+//! large, something that is not a message, mail that cannot be read)
+//! moves the mark on. [`Start::Beginning`] (`benchlog ingest --reread`)
+//! reads every epoch from its first commit again.
+//!
 //! A message that a later commit of the same import deletes (a `d`, or a
 //! v1 file removed) is not stored; one stored by an earlier import stays
 //! stored (benchlog keeps what it found; the deletion is counted).
@@ -148,6 +158,10 @@ pub struct InboxRead {
     /// archive was rewritten): read whole again, their messages already
     /// stored found as such.
     pub marks_lost: Vec<u32>,
+    /// Epochs whose mark stays before a message that could not be read
+    /// for a reason that may pass (a missing object, an I/O error), and
+    /// how many such messages each had: the next import reads them again.
+    pub held_back: Vec<(u32, u64)>,
 }
 
 impl InboxRead {
@@ -194,6 +208,11 @@ impl InboxRead {
                 "epoch {epoch}: the commit read last time is no longer in its history (rewritten?); read it whole again"
             ));
         }
+        for (epoch, messages) in &self.held_back {
+            lines.push(format!(
+                "epoch {epoch}: {messages} messages could not be read now (a missing object: a mirror mid-fetch?); the next import reads them again"
+            ));
+        }
         lines
     }
 }
@@ -209,16 +228,51 @@ pub enum KeepTexts {
     All,
 }
 
-/// Imports the commits of `inbox` that no earlier import read, one epoch
-/// after the other: walks the epoch's history back to its mark (a commit
-/// id and a blob id per commit, held until the epoch is read: about 65
-/// bytes a message), then a reading thread reads and prepares its
-/// messages one by one, oldest first, while this one stores them in
-/// batches. `total` is told how many messages each epoch adds before it
-/// is read, `progress` of each message handled.
+/// Where an import starts reading each epoch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    /// After the commit an earlier import read last (its mark).
+    Mark,
+    /// At the epoch's first commit (`benchlog ingest --reread`): the
+    /// messages stored already are found by their bytes and skipped.
+    Beginning,
+}
+
+/// Imports the commits of `inbox` that no earlier import read
+/// ([`import_inbox_from`] at [`Start::Mark`]).
 pub fn import_inbox(
     conn: &mut Connection,
     inbox: &Inbox,
+    batch_items: usize,
+    keep: KeepTexts,
+    summary: &mut ImportSummary,
+    total: impl FnMut(u64),
+    progress: impl FnMut(u64),
+) -> anyhow::Result<InboxRead> {
+    import_inbox_from(
+        conn,
+        inbox,
+        Start::Mark,
+        batch_items,
+        keep,
+        summary,
+        total,
+        progress,
+    )
+}
+
+/// Imports the commits of `inbox` from `start`, one epoch after the
+/// other: walks the epoch's history back to its mark, or to its first
+/// commit (a commit id and a blob id per commit, held until the epoch is
+/// read: about 65 bytes a message), then a reading thread reads and
+/// prepares its messages one by one, oldest first, while this one stores
+/// them in batches. `total` is told how many messages each epoch adds
+/// before it is read, `progress` of each message handled.
+#[allow(clippy::too_many_arguments)]
+pub fn import_inbox_from(
+    conn: &mut Connection,
+    inbox: &Inbox,
+    start: Start,
     batch_items: usize,
     keep: KeepTexts,
     summary: &mut ImportSummary,
@@ -240,8 +294,11 @@ pub fn import_inbox(
             Version::V2 => format!("{inbox_name}/git/{epoch}.git"),
             Version::V1 => inbox_name.clone(),
         };
-        let mark = store::archive_mark(conn, &archive, *epoch)
-            .context("reading how far the archive was read")?;
+        let mark = match start {
+            Start::Mark => store::archive_mark(conn, &archive, *epoch)
+                .context("reading how far the archive was read")?,
+            Start::Beginning => None,
+        };
         let plan = plan_epoch(*epoch, git_dir, name, mark.as_ref(), &mut read)?;
         // A message deleted later in the same epoch is not stored at all.
         let deleted: HashSet<ObjectId> = plan
@@ -259,10 +316,22 @@ pub fn import_inbox(
                 .filter(|(_, change)| matches!(change, Change::Message(b) if !deleted.contains(b)))
                 .count() as u64,
         );
+        let mut unread = 0;
         let reader = |sink: &mut dyn FnMut(ArchiveItem, u64) -> ControlFlow<()>| {
-            let _ = read_epoch(&archive, &plan, &deleted, keep, &mut known, sink);
+            let _ = read_epoch(
+                &archive,
+                &plan,
+                &deleted,
+                keep,
+                &mut known,
+                &mut unread,
+                sink,
+            );
         };
         archive::import_archive(conn, batch_items, reader, summary, &mut progress)?;
+        if unread > 0 {
+            read.held_back.push((*epoch, unread));
+        }
     }
     restore_context(conn, inbox, &archive, batch_items, summary)?;
     Ok(read)
@@ -508,13 +577,17 @@ fn v1_files(
 }
 
 /// Reads the messages of one epoch's plan into `sink`, with a mark after
-/// each commit's. Breaks when the sink does (storing failed).
+/// each commit's until a message cannot be read for a reason that may
+/// pass (counted in `unread`): the mark stays before it, so that the next
+/// import reads it again, and the messages after it are still read.
+/// Breaks when the sink does (storing failed).
 fn read_epoch(
     archive: &str,
     plan: &EpochPlan,
     deleted: &HashSet<ObjectId>,
     keep: KeepTexts,
     known: &mut store::KnownMails,
+    unread: &mut u64,
     sink: &mut dyn FnMut(ArchiveItem, u64) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
     let unopened = |error: anyhow::Error| {
@@ -537,6 +610,17 @@ fn read_epoch(
                     Err(error) => return sink(unopened(error), 0),
                 };
                 let failed = |failure| ArchiveItem::Mail(Err(failure));
+                // The object is missing or cannot be read now: a mirror
+                // caught mid-fetch, an I/O error. Reading it again may work.
+                let mut unreadable = |error: &dyn std::fmt::Display| {
+                    *unread += 1;
+                    failed(MailFailure {
+                        source_name: source_name.clone(),
+                        why: format!(
+                            "its message {blob} could not be read: {error} (the next import reads it again)"
+                        ),
+                    })
+                };
                 let item = match repo.find_header(*blob).map(|header| header.size()) {
                     Ok(size) if size > MAX_INPUT_BYTES => failed(MailFailure {
                         source_name,
@@ -567,15 +651,9 @@ fn read_epoch(
                                 }))
                             }
                         }
-                        Err(error) => failed(MailFailure {
-                            source_name,
-                            why: format!("its message {blob} could not be read: {error}"),
-                        }),
+                        Err(error) => unreadable(&error),
                     },
-                    Err(error) => failed(MailFailure {
-                        source_name,
-                        why: format!("its message {blob} could not be read: {error}"),
-                    }),
+                    Err(error) => unreadable(&error),
                 };
                 sink(item, 1)?;
             }
@@ -592,7 +670,7 @@ fn read_epoch(
             .changes
             .get(i + 1)
             .is_none_or(|(next, _)| next != commit);
-        if last_of_commit {
+        if last_of_commit && *unread == 0 {
             commits += 1;
             let mark = ArchiveMark {
                 archive: archive.to_owned(),

@@ -394,3 +394,98 @@ async fn edits_and_undos_of_a_database_made_read_only_get_503_and_change_nothing
     }
     assert_eq!(labels(), before);
 }
+
+/// Bytes free for this process on the disk holding `dir`.
+fn free_bytes(dir: &Path) -> u64 {
+    let fs = rustix::fs::statvfs(dir).unwrap();
+    fs.f_bavail * fs.f_frsize
+}
+
+/// `len` bytes no compressor can shrink (xorshift), different for every
+/// `seed`: an answer whose gzip copy is as large as itself.
+fn noise(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+/// Answers kept on disk (comparisons over 8 MiB) asked for until no more
+/// fit leave the uploads room above `--min-free-disk-mb`: the disk then
+/// taking 30 MiB more, a paste is stored and `/healthz` answers 200; and
+/// when the disk goes below the floor, the kept files are dropped before
+/// anyone is told it is full.
+#[tokio::test]
+async fn answers_kept_on_disk_leave_room_for_uploads() {
+    const MIB: u64 = 1 << 20;
+    let headroom = benchlog::limits::DISK_CACHE_HEADROOM_BYTES;
+    // The uploads' floor 60 MiB under the cache's own, both below what is
+    // free now; on a memory file system where there is one, which nothing
+    // else writes to, so that its free space moves only with this test.
+    let margin = headroom + 60 * MIB;
+    let dir = tempfile::tempdir_in("/dev/shm")
+        .ok()
+        .filter(|dir| free_bytes(dir.path()) > margin + 512 * MIB)
+        .unwrap_or_else(|| tempfile::tempdir().unwrap());
+    benchlog::charts::register_fonts();
+    let db = dir.path().join("web.db");
+    let min_free = free_bytes(dir.path()) - margin;
+    let state = AppState::open_with(
+        &db,
+        WebOptions {
+            min_free_disk_bytes: min_free,
+            ..WebOptions::default()
+        },
+    )
+    .unwrap();
+    let above_floor = || free_bytes(dir.path()) as i64 - min_free as i64;
+
+    // Twelve distinct answers of 9 MiB, each in two files of as much:
+    // more than the room there is.
+    let each = benchlog::limits::DISK_ANSWER_BYTES + MIB;
+    for n in 0..12 {
+        let body = noise(each as usize, n);
+        state
+            .answer(format!("/compare.json?n={n}"), move |_| {
+                Ok(benchlog::web::Answer::new("application/json", body))
+            })
+            .await
+            .unwrap();
+    }
+    let kept_room = above_floor();
+    assert!(
+        kept_room >= headroom as i64,
+        "the answers kept left {} MiB above the uploads' floor",
+        kept_room >> 20
+    );
+    assert!(
+        kept_room < margin as i64,
+        "no answer was kept on disk: nothing was tested"
+    );
+
+    // The database and its log grow by 30 MiB meanwhile; a paste comes.
+    let filler = dir.path().join("other");
+    std::fs::write(&filler, vec![1; 30 * MIB as usize]).unwrap();
+    let (status, body) = get(&state, "/healthz").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = upload(&state, &seed_000()).await;
+    assert_eq!(status, StatusCode::SEE_OTHER, "{body}");
+    assert_eq!(counts(&db).submissions, 1);
+
+    // Something else fills the disk to under the floor: the kept answers
+    // go before anyone is told the disk is full.
+    let short = above_floor() + 8 * MIB as i64;
+    std::fs::write(dir.path().join("more"), vec![1; short as usize]).unwrap();
+    assert!(above_floor() < 0);
+    let (status, body) = get(&state, "/healthz").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(above_floor() > 0);
+    let (status, body) = upload(&state, &smack_log(1, 2)).await;
+    assert_eq!(status, StatusCode::SEE_OTHER, "{body}");
+    assert_eq!(counts(&db).submissions, 2);
+}

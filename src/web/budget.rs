@@ -225,7 +225,14 @@ async fn spill(
 ) -> Result<Response, String> {
     let share = AnswerBudget::take(state.spilled_budget(), client, bytes, None)
         .map_err(|exceeded| format!("the spilled answers' budget is full ({exceeded:?})"))?;
-    let needed = state.options().min_free_disk_bytes.saturating_add(bytes);
+    // As the answers kept on disk: never within their headroom above the
+    // uploads' floor, so that no crowd of slow readers leaves uploads
+    // saying the disk is full.
+    let needed = state
+        .options()
+        .min_free_disk_bytes
+        .saturating_add(crate::limits::DISK_CACHE_HEADROOM_BYTES)
+        .saturating_add(bytes);
     state
         .db_file()
         .check_free_space(needed)

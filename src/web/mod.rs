@@ -321,12 +321,20 @@ impl AppState {
                 state.inner.writes.load(Ordering::SeqCst) == writes
             };
             state.give_back(conn, cache_valid);
-            if let Err(AppError::Unavailable {
-                problem: store::Unavailable::Corrupt,
-                ..
-            }) = &result
-            {
-                state.inner.corrupt.store(true, Ordering::SeqCst);
+            match &result {
+                Err(AppError::Unavailable {
+                    problem: store::Unavailable::Corrupt,
+                    ..
+                }) => state.inner.corrupt.store(true, Ordering::SeqCst),
+                // A write (an edit, say) found the disk full: the answers
+                // kept on disk go, so that the next one finds room.
+                Err(AppError::Unavailable {
+                    problem: store::Unavailable::DiskFull,
+                    ..
+                }) => {
+                    state.inner.answers.make_room_on_disk();
+                }
+                _ => {}
             }
             result
         })
@@ -406,8 +414,9 @@ impl AppState {
     /// opened (SQLite would go on writing to a deleted or replaced file,
     /// and the data would be lost with it), a new connection could write
     /// to it (a kept one keeps the write access it had when opened, to a
-    /// file made read-only since, say), its disk has room, and it was not
-    /// found damaged. A `stat`, an `access` and a `statvfs`, before every
+    /// file made read-only since, say), its disk has room (the answers
+    /// kept on disk dropped first if it has not), and it was not found
+    /// damaged. A `stat`, an `access` and a `statvfs`, before every
     /// write; none opens the file.
     pub fn check_database_file(&self) -> Result<(), AppError> {
         self.database_usable().map_err(AppError::unavailable)
@@ -423,7 +432,14 @@ impl AppState {
             return Err(store::Unavailable::Corrupt);
         }
         file.check_writable()?;
-        file.check_free_space(self.inner.options.min_free_disk_bytes)
+        let min_free = self.inner.options.min_free_disk_bytes;
+        match file.check_free_space(min_free) {
+            // The answers kept on disk go before anyone is told it is full.
+            Err(store::Unavailable::DiskFull) if self.inner.answers.make_room_on_disk() => {
+                file.check_free_space(min_free)
+            }
+            checked => checked,
+        }
     }
 
     /// Whether the database can be used, for `/healthz`: what

@@ -203,7 +203,8 @@ pub struct AnswerCache {
 
 impl AnswerCache {
     /// A cache whose largest answers go to files beside the database at
-    /// `db_path`, while its disk has more than `min_free_disk` bytes free.
+    /// `db_path`, while its disk has room enough above the `min_free_disk`
+    /// bytes uploads need ([`spill::DiskAnswers`]).
     pub fn new(db_path: &std::path::Path, min_free_disk: u64) -> Self {
         AnswerCache {
             answers: store(ESTIMATED_ANSWERS, CACHE_BYTES, SHARDS),
@@ -216,6 +217,13 @@ impl AnswerCache {
     /// being made.
     pub fn get(&self, key: &Key) -> Option<Arc<Answer>> {
         self.kept_large(key).or_else(|| self.answers.get(key))
+    }
+
+    /// Drops answers kept on disk, oldest first, until the disk is back
+    /// above the cache's floor ([`spill::DiskAnswers::make_room`]): asked
+    /// before anyone is told the disk is full. Whether any went.
+    pub fn make_room_on_disk(&self) -> bool {
+        self.disk.make_room()
     }
 
     fn kept_large(&self, key: &Key) -> Option<Arc<Answer>> {

@@ -7,6 +7,12 @@
 //! so nothing is left behind when the server stops or crashes; a file
 //! dropped from the cache while a client still reads it is freed when
 //! that last reader is done.
+//!
+//! The disk is the uploads' first: the files keep to a floor of their own
+//! well above `--min-free-disk-mb` ([`DISK_CACHE_HEADROOM_BYTES`] more,
+//! and at most [`DISK_CACHE_SHARE_PERCENT`] of the room above it), the
+//! oldest dropped to make room for a new one, and all of them, oldest
+//! first, before anyone is told the disk is full ([`DiskAnswers::make_room`]).
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -25,8 +31,9 @@ use flate2::write::GzEncoder;
 use hyper::body::{Frame, SizeHint};
 
 use super::{Answer, Key};
-use crate::limits::{ANSWER_CHUNK_BYTES, DISK_ANSWER_BYTES};
-use crate::store::DatabaseFile;
+use crate::limits::{
+    ANSWER_CHUNK_BYTES, DISK_ANSWER_BYTES, DISK_CACHE_HEADROOM_BYTES, DISK_CACHE_SHARE_PERCENT,
+};
 
 /// Marks a response whose body is read from a kept file: it holds one
 /// piece in memory at a time, so the budget of answers being sent
@@ -162,13 +169,15 @@ impl hyper::body::Body for FileBody {
     }
 }
 
-/// The answers kept on disk, oldest first, within [`crate::limits::DISK_CACHE_BYTES`].
+/// The answers kept on disk, oldest first, within [`crate::limits::DISK_CACHE_BYTES`]
+/// and the cache's floor of free space ([`DiskAnswers::may_keep`]).
 pub struct DiskAnswers {
     /// Where the files go: the database's folder, whose disk is watched
     /// (a temp folder may be memory).
     dir: PathBuf,
-    disk: DatabaseFile,
-    /// Free space to leave on the disk ([`super::super::WebOptions::min_free_disk_bytes`]).
+    /// Free space uploads need on the disk
+    /// ([`super::super::WebOptions::min_free_disk_bytes`]); the cache
+    /// leaves more.
     min_free: u64,
     /// Bytes of files kept at most ([`crate::limits::DISK_CACHE_BYTES`]).
     budget: u64,
@@ -219,7 +228,6 @@ impl DiskAnswers {
         };
         DiskAnswers {
             dir,
-            disk: DatabaseFile::of(db_path),
             min_free,
             budget,
             kept: Mutex::new(Kept::default()),
@@ -247,14 +255,86 @@ impl DiskAnswers {
         answer.body_len() > DISK_ANSWER_BYTES
     }
 
+    /// Bytes free on the files' disk for this process (`statvfs` of
+    /// their folder).
+    fn free_space(&self) -> io::Result<u64> {
+        let fs = rustix::fs::statvfs(&self.dir)?;
+        Ok(fs.f_bavail.saturating_mul(fs.f_frsize))
+    }
+
+    /// Whether `kept` bytes of files may stay on a disk with `free` bytes
+    /// free: the room above the uploads' floor is at least
+    /// [`DISK_CACHE_HEADROOM_BYTES`], and the files hold at most
+    /// [`DISK_CACHE_SHARE_PERCENT`] of it and themselves.
+    fn may_keep(&self, kept: u64, free: u64) -> bool {
+        let above = free.saturating_sub(self.min_free);
+        above >= DISK_CACHE_HEADROOM_BYTES
+            && kept.saturating_mul(100)
+                <= DISK_CACHE_SHARE_PERCENT.saturating_mul(kept.saturating_add(above))
+    }
+
+    /// Drops the oldest answers until those left and `extra` bytes more
+    /// written may be kept ([`DiskAnswers::may_keep`]); whether they may.
+    /// A file a client still reads is freed once it is done, so the disk
+    /// may gain less than was dropped: more go then.
+    fn trim_to_floor(&self, kept: &mut Kept, extra: u64) -> bool {
+        let (answers, bytes) = (kept.answers.len(), kept.bytes);
+        let fits = loop {
+            let free = match self.free_space() {
+                Ok(free) => free,
+                Err(error) => {
+                    tracing::warn!("free space on {} unknown: {error}", self.dir.display());
+                    break false;
+                }
+            };
+            if self.may_keep(kept.bytes.saturating_add(extra), free.saturating_sub(extra)) {
+                break true;
+            }
+            let Some((_, oldest)) = kept.answers.pop_front() else {
+                break false;
+            };
+            kept.bytes -= disk_bytes(&oldest);
+        };
+        let dropped = answers - kept.answers.len();
+        if dropped > 0 {
+            tracing::info!(
+                dropped,
+                bytes = bytes - kept.bytes,
+                "answers kept on disk dropped: the disk is short of room"
+            );
+        }
+        fits
+    }
+
+    /// Drops the answers kept, oldest first, until the disk is back above
+    /// the cache's floor or none is left: asked before anyone is told the
+    /// disk is full (`/healthz`, uploads). Whether any was dropped.
+    pub fn make_room(&self) -> bool {
+        let mut kept = self.kept();
+        let before = kept.answers.len();
+        self.trim_to_floor(&mut kept, 0);
+        kept.answers.len() != before
+    }
+
     /// Writes `answer`'s body and its gzip copy to files and keeps them
     /// for `key`; gives back the answer read from them. When they cannot
-    /// be written (the disk is short of room, say), the answer as made,
-    /// kept nowhere.
+    /// be written (the disk is short of room, even with the older answers
+    /// dropped, say), the answer as made, kept nowhere.
     pub fn keep(&self, key: &Key, answer: Answer) -> Arc<Answer> {
         let Some(body) = answer.bytes() else {
             return Arc::new(answer);
         };
+        // Room for both copies (the gzip one is at most about as large).
+        let needed = 2 * body.len() as u64;
+        if !self.trim_to_floor(&mut self.kept(), needed) {
+            tracing::warn!(
+                "an answer of {} MiB is not kept on disk in {}: {needed} bytes would take the disk below the cache's floor ({} MiB free above --min-free-disk-mb, and at most {DISK_CACHE_SHARE_PERCENT}% of the room above it)",
+                body.len() >> 20,
+                self.dir.display(),
+                DISK_CACHE_HEADROOM_BYTES >> 20
+            );
+            return Arc::new(answer);
+        }
         let files = match self.write(body) {
             Ok(files) => files,
             Err(error) => {
@@ -283,13 +363,6 @@ impl DiskAnswers {
     }
 
     fn write(&self, body: &[u8]) -> io::Result<Files> {
-        // Room for both copies above the floor uploads need.
-        let needed = self.min_free + 2 * body.len() as u64;
-        if let Err(problem) = self.disk.check_free_space(needed) {
-            return Err(io::Error::other(format!(
-                "{needed} bytes free needed on the database's disk: {problem}"
-            )));
-        }
         let plain = tempfile::tempfile_in(&self.dir)?;
         (&plain).write_all(body)?;
         let gzip = tempfile::tempfile_in(&self.dir)?;
@@ -337,6 +410,25 @@ mod tests {
         assert!(!accepts_gzip(&headers("gzip;q=0, *")));
         assert!(!accepts_gzip(&headers("br, identity")));
         assert!(!accepts_gzip(&HeaderMap::new()));
+    }
+
+    #[test]
+    fn the_files_keep_to_a_floor_above_the_uploads_one() {
+        const MIB: u64 = 1 << 20;
+        let floor = 64 * MIB;
+        let budget = crate::limits::DISK_CACHE_BYTES;
+        let disk = DiskAnswers::new(Path::new("/srv/benchlog.db"), floor, budget);
+        let headroom = DISK_CACHE_HEADROOM_BYTES;
+        // Never within the headroom above the uploads' floor.
+        assert!(!disk.may_keep(0, floor + headroom - 1));
+        assert!(disk.may_keep(0, floor + headroom));
+        // At most half the room above the floor, their own files counted.
+        assert_eq!(DISK_CACHE_SHARE_PERCENT, 50);
+        let room = 300 * MIB;
+        assert!(disk.may_keep(room, floor + room));
+        assert!(!disk.may_keep(room + 1, floor + room));
+        // A disk below the floor keeps nothing.
+        assert!(!disk.may_keep(0, floor / 2));
     }
 
     #[test]
