@@ -128,7 +128,9 @@ pub const MAX_LOCK_HOLD: Duration = Duration::from_secs(2);
 // ---------------------------------------------------------------------
 
 /// The largest index page read: mailman's index of 25 years of months is
-/// about 100 KiB (a real one of 20 months: 9 KiB).
+/// about 100 KiB (a real one of 20 months: 9 KiB). A page is read up to
+/// this before it must show itself a month to be read on (to
+/// [`MAX_ARCHIVE_BYTES`]), so an index never costs more.
 pub const MAX_INDEX_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Month archives followed from one index page: 25 years of a list's
@@ -143,7 +145,9 @@ pub const SNIFF_BYTES: usize = 256 * 1024;
 /// date is 29 bytes, a tag a quoted hash).
 pub const MAX_MARK_BYTES: usize = 256;
 
-/// Redirects followed for one request (http to https, a moved archive).
+/// Redirects followed for one request (http to https, a page moved on
+/// its host). One to another host or port is refused, as an index's
+/// links to one are (`pipermail::same_archive`).
 pub const MAX_REDIRECTS: usize = 5;
 
 /// The longest a server's `Retry-After` (on 429 or 503) is waited for
@@ -154,6 +158,14 @@ pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
 /// How long a request waits to connect, and for each read or write: a
 /// server that stops sending fails the month, with why, not the import.
 pub const HTTP_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The longest one page (a month or the index) may take, from the
+/// request to its last byte. [`HTTP_TIMEOUT`] alone let a server that
+/// sends a byte every 59 s hold an import for ever; a busy list's month
+/// is a few MB, read in seconds, and the largest allowed
+/// ([`MAX_ARCHIVE_BYTES`]) arrives in this time at 450 KB/s. Past it the
+/// page fails, with why, as a stalled one does.
+pub const MAX_TRANSFER_TIME: Duration = Duration::from_secs(600);
 
 // ---------------------------------------------------------------------
 // Pages and queries
@@ -801,6 +813,7 @@ mod readme {
                     MAX_REDIRECTS as u128,
                     ms(MAX_RETRY_AFTER),
                     ms(HTTP_TIMEOUT),
+                    ms(MAX_TRANSFER_TIME),
                 ],
             ),
         ];

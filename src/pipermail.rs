@@ -13,20 +13,19 @@
 //! message as one of an mbox file; a month's mark is stored with its
 //! last message (`migrations/0016_url_marks.sql`).
 
-use std::io::Read as _;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use parsers::mbox::{self, Kind};
-use reqwest::blocking::Client;
 use reqwest::header::{ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED, RETRY_AFTER};
-use reqwest::{StatusCode, Url};
+use reqwest::{Client, StatusCode, Url};
 use rusqlite::Connection;
 
 use crate::archive::{self, Fetched, FileOutcome, ImportSummary};
 use crate::intake;
 use crate::limits::{
     HTTP_TIMEOUT, MAX_ARCHIVE_BYTES, MAX_INDEX_BYTES, MAX_INDEX_MONTHS, MAX_MARK_BYTES,
-    MAX_REDIRECTS, MAX_RETRY_AFTER, SNIFF_BYTES,
+    MAX_REDIRECTS, MAX_RETRY_AFTER, MAX_TRANSFER_TIME, SNIFF_BYTES,
 };
 use crate::store::{self, UrlMark};
 
@@ -45,7 +44,7 @@ pub fn is_url(argument: &str) -> bool {
 }
 
 /// Why an address gave no archive. These are the user's to fix.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum FetchError {
     #[error("{0} is not a web address benchlog can fetch: {1}")]
     BadAddress(String, String),
@@ -61,10 +60,54 @@ pub enum FetchError {
         limit: u64,
         what: &'static str,
     },
+    #[error("{url}: took longer than {} to arrive, the most benchlog gives one page; the server sends too slowly", duration_for_people(*.limit))]
+    TooSlow { url: Url, limit: Duration },
+    #[error("{url}: the server sent nothing for {}", duration_for_people(*.limit))]
+    Stalled { url: Url, limit: Duration },
+    #[error("{from}: the server redirects to {to}, off the archive's host (another host, port or scheme); benchlog follows redirects only on the host asked, as it follows an index's links; if the archive moved, give its new address")]
+    RedirectedAway { from: Url, to: Url },
+    #[error("{0}: more than {max} redirects", max = MAX_REDIRECTS)]
+    TooManyRedirects(Url),
     #[error("{0} is not a mailing-list archive: neither an mbox month (like 2006-April.txt.gz, its first line `From ...`) nor an index page linking to months (`.txt` or `.txt.gz`)")]
     NotAnArchive(Url),
     #[error("{0}: the index page links to more than the {max} months benchlog follows from one page", max = MAX_INDEX_MONTHS)]
     TooManyMonths(Url),
+}
+
+/// `10 minutes`, `60 s`, `250 ms`: a limit's time as the errors say it.
+fn duration_for_people(duration: Duration) -> String {
+    let seconds = duration.as_secs();
+    if duration.subsec_millis() != 0 || seconds == 0 {
+        format!("{} ms", duration.as_millis())
+    } else if seconds.is_multiple_of(60) && seconds > 60 {
+        format!("{} minutes", seconds / 60)
+    } else {
+        format!("{seconds} s")
+    }
+}
+
+/// What one import by address allows one page; [`FetchLimits::default`]
+/// is the constants of [`crate::limits`], and tests make them short.
+#[derive(Debug, Clone, Copy)]
+pub struct FetchLimits {
+    /// The largest index page ([`MAX_INDEX_BYTES`]); a page is read this
+    /// far before it must show itself a month to be read on.
+    pub index_bytes: u64,
+    /// The largest month ([`MAX_ARCHIVE_BYTES`]).
+    pub month_bytes: u64,
+    /// The longest one page takes from its request to its last byte
+    /// ([`MAX_TRANSFER_TIME`]).
+    pub transfer_time: Duration,
+}
+
+impl Default for FetchLimits {
+    fn default() -> Self {
+        FetchLimits {
+            index_bytes: MAX_INDEX_BYTES,
+            month_bytes: MAX_ARCHIVE_BYTES,
+            transfer_time: MAX_TRANSFER_TIME,
+        }
+    }
 }
 
 /// What one request brought.
@@ -75,41 +118,74 @@ enum Got {
     Unchanged,
 }
 
+/// What a page asked for may be: the address given may be an index or a
+/// month; an index's link must be a month.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Asked {
+    Address,
+    Link,
+}
+
 /// The web client of an import: one connection pool, requests one after
 /// the other (the import asks for the next month only once the last is
-/// read).
+/// read). The client is reqwest's async one on a runtime of its own, so
+/// that each read waits at most what is left of its page's time.
 pub struct Fetcher {
     client: Client,
+    limits: FetchLimits,
+    // Dropped after the client (fields drop in order).
+    runtime: tokio::runtime::Runtime,
 }
 
 impl Fetcher {
     pub fn new() -> anyhow::Result<Fetcher> {
-        let client = Client::builder()
-            .user_agent(USER_AGENT)
-            .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS))
-            .connect_timeout(HTTP_TIMEOUT)
-            .timeout(HTTP_TIMEOUT)
-            .build()
-            .context("starting the web client")?;
-        Ok(Fetcher { client })
+        Fetcher::within(FetchLimits::default())
     }
 
-    /// GETs `url`, at most `limit` bytes of it, asking with `mark` when
-    /// there is one. A server that is busy (429, 503) and says for how long
-    /// (`Retry-After` in seconds, up to [`MAX_RETRY_AFTER`]) is asked once
-    /// more after that wait.
-    fn get(
-        &self,
-        url: &Url,
-        mark: Option<&UrlMark>,
-        limit: u64,
-        what: &'static str,
-    ) -> anyhow::Result<Got> {
-        match self.get_once(url, mark, limit, what)? {
+    /// A fetcher held to `limits`.
+    pub fn within(limits: FetchLimits) -> anyhow::Result<Fetcher> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("starting the web client's runtime")?;
+        let _entered = runtime.enter();
+        let client = Client::builder()
+            .user_agent(USER_AGENT)
+            .redirect(reqwest::redirect::Policy::custom(|attempt| {
+                let asked = &attempt.previous()[0];
+                if !same_archive(asked, attempt.url()) {
+                    let refused = FetchError::RedirectedAway {
+                        from: asked.clone(),
+                        to: attempt.url().clone(),
+                    };
+                    attempt.error(refused)
+                } else if attempt.previous().len() > MAX_REDIRECTS {
+                    let refused = FetchError::TooManyRedirects(asked.clone());
+                    attempt.error(refused)
+                } else {
+                    attempt.follow()
+                }
+            }))
+            .connect_timeout(HTTP_TIMEOUT)
+            .build()
+            .context("starting the web client")?;
+        Ok(Fetcher {
+            client,
+            limits,
+            runtime,
+        })
+    }
+
+    /// GETs `url`, asking with `mark` when there is one. A server that is
+    /// busy (429, 503) and says for how long (`Retry-After` in seconds, up
+    /// to [`MAX_RETRY_AFTER`]) is asked once more after that wait.
+    fn get(&self, url: &Url, mark: Option<&UrlMark>, asked: Asked) -> anyhow::Result<Got> {
+        let once = || self.runtime.block_on(self.get_once(url, mark, asked));
+        match once()? {
             Answer::Got(got) => Ok(got),
             Answer::Busy(wait) => {
                 std::thread::sleep(wait);
-                match self.get_once(url, mark, limit, what)? {
+                match once()? {
                     Answer::Got(got) => Ok(got),
                     Answer::Busy(_) => Err(FetchError::Busy(url.clone()).into()),
                 }
@@ -117,13 +193,18 @@ impl Fetcher {
         }
     }
 
-    fn get_once(
+    /// One request, its whole transfer within the limits' time, each step
+    /// of it within [`HTTP_TIMEOUT`]. Its body is read in pieces and no
+    /// further than the limit: to the index's size while it may be an
+    /// index, then on only if it is a month, to the month's.
+    async fn get_once(
         &self,
         url: &Url,
         mark: Option<&UrlMark>,
-        limit: u64,
-        what: &'static str,
+        asked: Asked,
     ) -> anyhow::Result<Answer> {
+        let limits = &self.limits;
+        let deadline = Instant::now() + limits.transfer_time;
         let mut request = self.client.get(url.clone());
         if let Some(mark) = mark {
             if let Some(date) = &mark.last_modified {
@@ -133,7 +214,9 @@ impl Fetcher {
                 request = request.header(IF_NONE_MATCH, etag);
             }
         }
-        let mut response = request.send().with_context(|| format!("fetching {url}"))?;
+        let mut response = self
+            .in_time(url, deadline, "fetching", request.send())
+            .await?;
         match response.status() {
             StatusCode::NOT_MODIFIED if mark.is_some() => return Ok(Answer::Got(Got::Unchanged)),
             StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE => {
@@ -142,7 +225,7 @@ impl Fetcher {
                     .get(RETRY_AFTER)
                     .and_then(|value| value.to_str().ok())
                     .and_then(|value| value.trim().parse::<u64>().ok())
-                    .map(std::time::Duration::from_secs)
+                    .map(Duration::from_secs)
                     .filter(|wait| *wait <= MAX_RETRY_AFTER);
                 return match wait {
                     Some(wait) => Ok(Answer::Busy(wait)),
@@ -157,16 +240,14 @@ impl Fetcher {
             }
             _ => {}
         }
-        let too_large = || FetchError::TooLarge {
+        let too_large = |limit, what| FetchError::TooLarge {
             url: url.clone(),
             limit,
             what,
         };
-        if response
-            .content_length()
-            .is_some_and(|length| length > limit)
-        {
-            return Err(too_large().into());
+        let length = response.content_length();
+        if length.is_some_and(|length| length > limits.month_bytes) {
+            return Err(too_large(limits.month_bytes, "archive").into());
         }
         let header = |name| {
             response
@@ -183,23 +264,104 @@ impl Fetcher {
             last_modified: header(LAST_MODIFIED),
             etag: header(ETAG),
         };
-        let mut bytes = Vec::new();
-        (&mut response)
-            .take(limit + 1)
-            .read_to_end(&mut bytes)
-            .with_context(|| format!("reading {url}"))?;
-        if bytes.len() as u64 > limit {
-            return Err(too_large().into());
+        // Room for what it says it is, up to an index's size: a length
+        // may lie, and past that size the page must first be a month.
+        let mut bytes = Vec::with_capacity(
+            usize::try_from(length.unwrap_or(0).min(limits.index_bytes)).unwrap_or(0),
+        );
+        let mut a_month = false;
+        while let Some(piece) = self
+            .in_time(url, deadline, "reading", response.chunk())
+            .await?
+        {
+            if !append_within(&mut bytes, &piece, limits.month_bytes) {
+                return Err(too_large(limits.month_bytes, "archive").into());
+            }
+            if !a_month && bytes.len() as u64 > limits.index_bytes {
+                if !is_month(url, &bytes) {
+                    return Err(match asked {
+                        Asked::Address => too_large(limits.index_bytes, "index page"),
+                        Asked::Link => FetchError::NotAnArchive(url.clone()),
+                    }
+                    .into());
+                }
+                a_month = true;
+                // A month says its length truly or is cut at it: room
+                // for all of it at once, not doubling after doubling.
+                if let Some(length) = length.and_then(|n| usize::try_from(n).ok()) {
+                    bytes.reserve_exact(length.saturating_sub(bytes.len()));
+                }
+            }
         }
         Ok(Answer::Got(Got::Body { bytes, mark }))
     }
+
+    /// `step` (`doing` the request to `url`), given what is left of the
+    /// page's time (to `deadline`) and at most [`HTTP_TIMEOUT`]. A redirect
+    /// the client refused is said as such.
+    async fn in_time<T>(
+        &self,
+        url: &Url,
+        deadline: Instant,
+        doing: &str,
+        step: impl std::future::Future<Output = reqwest::Result<T>>,
+    ) -> anyhow::Result<T> {
+        let idle = Instant::now() + HTTP_TIMEOUT;
+        let until = idle.min(deadline);
+        match tokio::time::timeout_at(until.into(), step).await {
+            Ok(Ok(done)) => Ok(done),
+            Ok(Err(error)) => Err(match refused_redirect(&error) {
+                Some(refused) => refused.into(),
+                None => anyhow::Error::new(error).context(format!("{doing} {url}")),
+            }),
+            Err(_) if until == deadline => Err(FetchError::TooSlow {
+                url: url.clone(),
+                limit: self.limits.transfer_time,
+            }
+            .into()),
+            Err(_) => Err(FetchError::Stalled {
+                url: url.clone(),
+                limit: HTTP_TIMEOUT,
+            }
+            .into()),
+        }
+    }
+}
+
+/// The redirect the client's policy refused, if that is what `error` is.
+fn refused_redirect(error: &reqwest::Error) -> Option<FetchError> {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(error) = cause {
+        if let Some(refused) = error.downcast_ref::<FetchError>() {
+            return Some(refused.clone());
+        }
+        cause = error.source();
+    }
+    None
+}
+
+/// Appends `piece` to `bytes` unless that makes them longer than `limit`.
+/// They grow by doubling, but never past `limit`: a doubling past it held
+/// twice the largest page (an endless month took 539 MB).
+fn append_within(bytes: &mut Vec<u8>, piece: &[u8], limit: u64) -> bool {
+    let length = bytes.len() + piece.len();
+    if length as u64 > limit {
+        return false;
+    }
+    if length > bytes.capacity() {
+        let most = usize::try_from(limit).unwrap_or(usize::MAX);
+        let grown = bytes.capacity().saturating_mul(2).clamp(length, most);
+        bytes.reserve_exact(grown - bytes.len());
+    }
+    bytes.extend_from_slice(piece);
+    true
 }
 
 /// What one request was answered.
 enum Answer {
     Got(Got),
     /// 429 or 503, with a wait short enough to ask again after it.
-    Busy(std::time::Duration),
+    Busy(Duration),
 }
 
 /// What an address turned out to be.
@@ -217,17 +379,18 @@ pub fn fetch_page(fetcher: &Fetcher, conn: &Connection, address: &str) -> anyhow
     let url = Url::parse(address)
         .map_err(|error| FetchError::BadAddress(address.to_owned(), error.to_string()))?;
     let mark = store::url_mark(conn, url.as_str())?;
-    let (bytes, mark) = match fetcher.get(&url, mark.as_ref(), MAX_ARCHIVE_BYTES, "archive")? {
+    let (bytes, mark) = match fetcher.get(&url, mark.as_ref(), Asked::Address)? {
         Got::Unchanged => return Ok(Page::Unchanged),
         Got::Body { bytes, mark } => (bytes, mark),
     };
     if is_month(&url, &bytes) {
         return Ok(Page::Month(url, bytes, mark));
     }
-    if bytes.len() as u64 > MAX_INDEX_BYTES {
+    let limit = fetcher.limits.index_bytes;
+    if bytes.len() as u64 > limit {
         return Err(FetchError::TooLarge {
             url,
-            limit: MAX_INDEX_BYTES,
+            limit,
             what: "index page",
         }
         .into());
@@ -256,10 +419,25 @@ fn file_name(url: &Url) -> &str {
         .unwrap_or("")
 }
 
+/// Whether `url` is on the archive at `asked`: the same host and port by
+/// the same scheme, or the same host moved from http to https (each on
+/// its default port). An index's links and every redirect are held to
+/// it: a page elsewhere is not this archive's, and a month's redirect
+/// must not reach what its link could not.
+pub fn same_archive(asked: &Url, url: &Url) -> bool {
+    let same = url.scheme() == asked.scheme()
+        && url.port_or_known_default() == asked.port_or_known_default();
+    let upgraded = asked.scheme() == "http"
+        && url.scheme() == "https"
+        && asked.port().is_none()
+        && url.port().is_none();
+    url.host_str() == asked.host_str() && (same || upgraded)
+}
+
 /// The month archives an index page links to: the `href` of each `a`
 /// tag whose path ends in `.txt` or `.txt.gz`, resolved against the page,
-/// on the page's own host (a link elsewhere is not this archive's), each
-/// once, oldest first ([`month_order`]).
+/// on the page's own archive ([`same_archive`]), each once, oldest first
+/// ([`month_order`]).
 pub fn month_links(page: &Url, html: &[u8]) -> Vec<Url> {
     let mut months: Vec<Url> = Vec::new();
     let mut seen: std::collections::HashSet<Url> = std::collections::HashSet::new();
@@ -282,10 +460,7 @@ pub fn month_links(page: &Url, html: &[u8]) -> Vec<Url> {
         url.set_fragment(None);
         let path = url.path().to_ascii_lowercase();
         let month = path.ends_with(".txt") || path.ends_with(".txt.gz");
-        let same_site = url.scheme() == page.scheme()
-            && url.host_str() == page.host_str()
-            && url.port_or_known_default() == page.port_or_known_default();
-        if month && same_site && seen.insert(url.clone()) {
+        if month && same_archive(page, &url) && seen.insert(url.clone()) {
             months.push(url);
             // More than the most followed is refused whole; counting on
             // would only say by how much.
@@ -395,10 +570,24 @@ pub fn import_url(
     address: &str,
     batch_items: usize,
     summary: &mut ImportSummary,
+    each: impl FnMut(&str, &Result<FileOutcome, String>),
+    progress: impl FnMut(u64),
+) -> anyhow::Result<UrlRead> {
+    let limits = FetchLimits::default();
+    import_url_within(conn, address, limits, batch_items, summary, each, progress)
+}
+
+/// [`import_url`] with other limits than [`crate::limits`]' on each page.
+pub fn import_url_within(
+    conn: &mut Connection,
+    address: &str,
+    limits: FetchLimits,
+    batch_items: usize,
+    summary: &mut ImportSummary,
     mut each: impl FnMut(&str, &Result<FileOutcome, String>),
     progress: impl FnMut(u64),
 ) -> anyhow::Result<UrlRead> {
-    let fetcher = Fetcher::new()?;
+    let fetcher = Fetcher::within(limits)?;
     let page = fetch_page(&fetcher, conn, address)?;
     let (months, first, index) = match page {
         Page::Unchanged => {
@@ -427,7 +616,7 @@ pub fn import_url(
             let url = &months[at];
             let got = match first.take() {
                 Some((bytes, mark)) => Got::Body { bytes, mark },
-                None => fetcher.get(url, marks[at].as_ref(), MAX_ARCHIVE_BYTES, "archive")?,
+                None => fetcher.get(url, marks[at].as_ref(), Asked::Link)?,
             };
             Ok(match got {
                 Got::Unchanged => Fetched::Unchanged,
@@ -523,6 +712,46 @@ mod tests {
             sorted(vec!["20060403.txt.gz", "2006.txt.gz", "20060327.txt.gz"]),
             ["2006.txt.gz", "20060327.txt.gz", "20060403.txt.gz"]
         );
+    }
+
+    #[test]
+    fn an_archive_is_its_host_and_port_or_its_https() {
+        let asked = Url::parse("http://lists.example.org/pipermail/perf/").unwrap();
+        let on = |url: &str| same_archive(&asked, &Url::parse(url).unwrap());
+        assert!(on("http://lists.example.org/pipermail/perf/2006-May.txt"));
+        assert!(on("http://lists.example.org:80/elsewhere/2006-May.txt"));
+        assert!(on("https://lists.example.org/pipermail/perf/2006-May.txt"));
+        assert!(!on(
+            "https://lists.example.org:8443/pipermail/perf/2006-May.txt"
+        ));
+        assert!(!on(
+            "http://lists.example.org:8080/pipermail/perf/2006-May.txt"
+        ));
+        assert!(!on("http://example.org/pipermail/perf/2006-May.txt"));
+        assert!(!on("ftp://lists.example.org/pipermail/perf/2006-May.txt"));
+        // Not back from https to http.
+        let secure = Url::parse("https://lists.example.org/").unwrap();
+        let plain = Url::parse("http://lists.example.org/2006-May.txt").unwrap();
+        assert!(!same_archive(&secure, &plain));
+    }
+
+    #[test]
+    fn limits_are_said_in_the_units_they_were_chosen_in() {
+        assert_eq!(duration_for_people(Duration::from_secs(600)), "10 minutes");
+        assert_eq!(duration_for_people(Duration::from_secs(60)), "60 s");
+        assert_eq!(duration_for_people(Duration::from_millis(1500)), "1500 ms");
+    }
+
+    #[test]
+    fn a_page_grows_by_doubling_but_never_past_its_limit() {
+        let mut bytes = Vec::new();
+        assert!(append_within(&mut bytes, &[1; 600], 1000));
+        assert!(append_within(&mut bytes, &[2; 300], 1000));
+        assert!(bytes.capacity() <= 1000, "{}", bytes.capacity());
+        assert!(append_within(&mut bytes, &[3; 100], 1000));
+        assert!(!append_within(&mut bytes, &[4], 1000));
+        assert_eq!(bytes.len(), 1000);
+        assert_eq!(bytes.capacity(), 1000);
     }
 
     #[test]

@@ -5,13 +5,16 @@
 //! page, the twenty months it links, and a page that is not an archive.
 //! What an index brings equals what the same month files bring from disk;
 //! the requests are one at a time, named benchlog, and conditional on a
-//! re-run.
+//! re-run. A hand-written server ([`Rogue`]) misbehaves where ServeDir
+//! cannot: pages that never end, drip, or redirect elsewhere.
 
 use std::collections::BTreeSet;
-use std::net::SocketAddr;
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use axum::extract::{Request, State};
 use axum::middleware::Next;
@@ -52,11 +55,16 @@ struct Server {
 
 impl Server {
     fn start(root: &Path) -> Server {
+        Server::start_on(root, "127.0.0.1")
+    }
+
+    /// The same on another loopback address (`127.0.0.2`: another host).
+    fn start_on(root: &Path, ip: &str) -> Server {
         let log = Arc::new(Log::default());
         let app = axum::Router::new()
             .fallback_service(tower_http::services::ServeDir::new(root))
             .layer(axum::middleware::from_fn_with_state(log.clone(), record));
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let listener = std::net::TcpListener::bind((ip, 0)).unwrap();
         listener.set_nonblocking(true).unwrap();
         let addr: SocketAddr = listener.local_addr().unwrap();
         std::thread::spawn(move || {
@@ -520,4 +528,342 @@ fn the_command_line_takes_an_address_and_says_what_it_read() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success());
     assert!(stderr.contains("HTTP 404 Not Found"), "{stderr}");
+}
+
+/// A hand-written HTTP/1.1 server on 127.0.0.1, for what ServeDir does
+/// not do: each connection on its own thread, its request's path handed
+/// to `answer` with a [`Reply`] to write to; every answer closes its
+/// connection. It counts the bytes its answers got into the socket.
+struct Rogue {
+    base: String,
+    sent: Arc<AtomicU64>,
+    open: Arc<AtomicUsize>,
+}
+
+/// Where a [`Rogue`]'s answer goes: the connection, and the count of
+/// bytes written.
+struct Reply {
+    stream: TcpStream,
+    sent: Arc<AtomicU64>,
+}
+
+impl Reply {
+    /// Writes `bytes`; false once the client has gone.
+    fn write(&mut self, bytes: &[u8]) -> bool {
+        let written = self.stream.write_all(bytes).is_ok();
+        if written {
+            self.sent.fetch_add(bytes.len() as u64, Ordering::SeqCst);
+        }
+        written
+    }
+
+    fn head(&mut self, status: &str, fields: &str) -> bool {
+        self.write(format!("HTTP/1.1 {status}\r\n{fields}Connection: close\r\n\r\n").as_bytes())
+    }
+
+    /// A whole page, with its Content-Length.
+    fn page(&mut self, body: &[u8]) {
+        if self.head("200 OK", &format!("Content-Length: {}\r\n", body.len())) {
+            self.write(body);
+        }
+    }
+
+    /// `start`, then `filler` again and again: for ever (no
+    /// Content-Length: the page ends when the connection does), or up to
+    /// the `length` it says.
+    fn endless(&mut self, length: Option<u64>, start: &[u8], filler: &[u8]) {
+        let fields = length.map_or(String::new(), |n| format!("Content-Length: {n}\r\n"));
+        if !self.head("200 OK", &fields) || !self.write(start) {
+            return;
+        }
+        let chunk = filler.repeat(64 * 1024 / filler.len());
+        let mut left = length.map_or(u64::MAX, |n| n - start.len() as u64);
+        while left > 0 {
+            let piece = &chunk[..chunk.len().min(usize::try_from(left).unwrap_or(usize::MAX))];
+            if !self.write(piece) {
+                return;
+            }
+            left -= piece.len() as u64;
+        }
+    }
+
+    /// `start`, then one byte every `every`, for ever.
+    fn drip(&mut self, start: &[u8], every: Duration) {
+        if !self.head("200 OK", "") || !self.write(start) {
+            return;
+        }
+        loop {
+            std::thread::sleep(every);
+            if !self.write(b"x") {
+                return;
+            }
+        }
+    }
+
+    fn missing(&mut self) {
+        self.head("404 Not Found", "Content-Length: 0\r\n");
+    }
+
+    fn redirect(&mut self, location: &str) {
+        self.head(
+            "302 Found",
+            &format!("Location: {location}\r\nContent-Length: 0\r\n"),
+        );
+    }
+}
+
+impl Rogue {
+    fn start(answer: impl Fn(&str, &mut Reply) + Send + Sync + 'static) -> Rogue {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let sent = Arc::new(AtomicU64::new(0));
+        let open = Arc::new(AtomicUsize::new(0));
+        let answer = Arc::new(answer);
+        let (counted, opened) = (sent.clone(), open.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let (answer, sent, open) = (answer.clone(), counted.clone(), opened.clone());
+                open.fetch_add(1, Ordering::SeqCst);
+                std::thread::spawn(move || {
+                    let mut reader = BufReader::new(stream.try_clone().unwrap());
+                    let mut line = String::new();
+                    reader.read_line(&mut line).unwrap_or(0);
+                    let path = line.split(' ').nth(1).unwrap_or("").to_owned();
+                    // The rest of the head.
+                    loop {
+                        let mut field = String::new();
+                        if reader.read_line(&mut field).unwrap_or(0) == 0 || field == "\r\n" {
+                            break;
+                        }
+                    }
+                    answer(&path, &mut Reply { stream, sent });
+                    open.fetch_sub(1, Ordering::SeqCst);
+                });
+            }
+        });
+        Rogue { base, sent, open }
+    }
+
+    /// The bytes written, once every answer has ended (the client gone).
+    fn sent_when_done(&self) -> u64 {
+        let until = Instant::now() + Duration::from_secs(20);
+        while self.open.load(Ordering::SeqCst) > 0 && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(self.open.load(Ordering::SeqCst), 0, "an answer still runs");
+        self.sent.load(Ordering::SeqCst)
+    }
+}
+
+/// The start of an mbox month: what tells a month from an index.
+const MONTH_START: &[u8] = b"From perf at example.org  Mon Apr  3 10:00:00 2006\n\
+From: perf at example.org (Perf)\n\
+Date: Mon, 3 Apr 2006 10:00:00 +0000\n\
+Subject: [perf] results\n\
+Message-ID: <endless@example.org>\n\n";
+
+const MIB: u64 = 1024 * 1024;
+
+/// What the sockets between the two ends hold besides what the client
+/// read (loopback buffers grow to a few MiB each way).
+const IN_THE_SOCKETS: u64 = 24 * MIB;
+
+fn import_within(
+    address: &str,
+    limits: pipermail::FetchLimits,
+) -> (anyhow::Result<pipermail::UrlRead>, ImportSummary) {
+    let (_dir, _, mut conn) = fresh_db();
+    let mut summary = ImportSummary::default();
+    let read = pipermail::import_url_within(
+        &mut conn,
+        address,
+        limits,
+        archive::BATCH_ITEMS,
+        &mut summary,
+        |_, _| {},
+        |_| {},
+    );
+    (read, summary)
+}
+
+/// An index page or a month that never ends, or whose Content-Length
+/// says 200 MB, was read to the month's limit (256 MiB, in memory)
+/// before any limit applied: it is read no further than its own.
+#[test]
+fn an_endless_page_is_read_no_further_than_its_limit() {
+    const PROSE: &[u8] = b"<p>no month links here, only words</p>\n";
+    let rogue = Rogue::start(|path, reply| match path {
+        "/big/" => reply.endless(Some(200 * MIB), b"<html><body>", PROSE),
+        "/endless/" => reply.endless(None, b"<html><body>", PROSE),
+        "/list/" => reply.page(b"<a href=\"notes.txt\">notes</a>"),
+        "/list/notes.txt" => reply.endless(None, b"<html><body>", PROSE),
+        "/month/2006-April.txt" => reply.endless(None, MONTH_START, b"more of the report\n"),
+        _ => reply.missing(),
+    });
+    let limits = pipermail::FetchLimits::default();
+    let index_bytes = limits.index_bytes;
+    for page in ["/big/", "/endless/"] {
+        let address = format!("{}{page}", rogue.base);
+        let before = rogue.sent.load(Ordering::SeqCst);
+        let error = format!("{:#}", import_within(&address, limits).0.err().unwrap());
+        assert!(
+            error.contains(&address)
+                && error.contains("larger than 4 MiB, the most benchlog reads from one index page"),
+            "{error}"
+        );
+        let sent = rogue.sent_when_done() - before;
+        assert!(
+            sent < index_bytes + IN_THE_SOCKETS,
+            "{page}: {sent} bytes sent for an index of at most {index_bytes}"
+        );
+    }
+
+    // An index's link that is no month is not read to a month's size.
+    let before = rogue.sent.load(Ordering::SeqCst);
+    let (read, summary) = import_within(&format!("{}/list/", rogue.base), limits);
+    assert_eq!(read.unwrap().months.len(), 1);
+    assert_eq!(summary.failures.len(), 1, "{:?}", summary.failures);
+    assert!(
+        summary.failures[0]
+            .why
+            .contains("is not a mailing-list archive"),
+        "{:?}",
+        summary.failures
+    );
+    let sent = rogue.sent_when_done() - before;
+    assert!(sent < index_bytes + IN_THE_SOCKETS, "{sent} bytes sent");
+
+    // A month is read to its limit, and no further.
+    let month_bytes = 32 * MIB;
+    let limits = pipermail::FetchLimits {
+        month_bytes,
+        ..limits
+    };
+    let address = format!("{}/month/2006-April.txt", rogue.base);
+    let before = rogue.sent.load(Ordering::SeqCst);
+    let error = format!("{:#}", import_within(&address, limits).0.err().unwrap());
+    assert!(
+        error.contains(&address) && error.contains("larger than 32 MiB"),
+        "{error}"
+    );
+    let sent = rogue.sent_when_done() - before;
+    assert!(
+        (month_bytes..month_bytes + IN_THE_SOCKETS).contains(&sent),
+        "{sent} bytes sent"
+    );
+}
+
+/// A page that sends a byte a little more often than the read timeout
+/// held an import for ever: each page has its whole time, and a month
+/// over it fails alone, with why.
+#[test]
+fn a_page_that_drips_fails_once_its_time_is_up() {
+    let month = std::fs::read(repo_path(ARCHIVE).join("2003-May.txt.gz")).unwrap();
+    let rogue = Rogue::start(move |path, reply| match path {
+        "/list/" => {
+            reply.page(b"<a href=\"2003-May.txt.gz\">a</a> <a href=\"2003-June.txt\">b</a>")
+        }
+        "/list/2003-May.txt.gz" => reply.page(&month),
+        "/list/2003-June.txt" => reply.drip(MONTH_START, Duration::from_millis(50)),
+        _ => reply.drip(b"<html><body>", Duration::from_millis(50)),
+    });
+    let limits = pipermail::FetchLimits {
+        transfer_time: Duration::from_secs(1),
+        ..pipermail::FetchLimits::default()
+    };
+    let within = |address: String| {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let started = Instant::now();
+        std::thread::spawn(move || {
+            let (read, summary) = import_within(&address, limits);
+            let read = read.map_err(|error| format!("{error:#}"));
+            sender.send((read.map(|read| read.index), summary)).unwrap();
+        });
+        let done = receiver
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the import ends");
+        (done, started.elapsed())
+    };
+
+    for page in ["/slow-index/", "/list/2003-June.txt"] {
+        let address = format!("{}{page}", rogue.base);
+        let ((read, _), took) = within(address.clone());
+        let error = read.err().unwrap();
+        assert!(
+            error.contains(&address) && error.contains("took longer than 1 s to arrive"),
+            "{error}"
+        );
+        assert!(took < Duration::from_secs(10), "{took:?}");
+    }
+
+    let ((read, summary), took) = within(format!("{}/list/", rogue.base));
+    assert!(read.unwrap(), "an index");
+    assert!(summary.messages_added > 0, "{summary:?}");
+    let failed: Vec<(&str, &str)> = summary
+        .failures
+        .iter()
+        .map(|failure| (failure.source_name.as_str(), failure.why.as_str()))
+        .collect();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0].0, format!("{}/list/2003-June.txt", rogue.base));
+    assert!(failed[0].1.contains("took longer than 1 s"), "{failed:?}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    // And the dripping answers were left, not waited on.
+    rogue.sent_when_done();
+}
+
+/// An index's links to another host or port are not followed; a month's
+/// redirect there was: it is refused, naming where it went, before
+/// anything is asked of the other server. A redirect on the same host is
+/// followed.
+#[test]
+fn a_redirect_off_the_archives_host_is_refused_and_named() {
+    let (served, _list) = served_copy();
+    let other_port = Server::start(served.path());
+    let other_host = Server::start_on(served.path(), "127.0.0.2");
+    let month = std::fs::read(repo_path(ARCHIVE).join("2003-May.txt.gz")).unwrap();
+    let (port_base, host_base) = (other_port.base.clone(), other_host.base.clone());
+    let rogue = Rogue::start(move |path, reply| match path {
+        "/list/" => reply
+            .page(b"<a href=\"2003-May.txt.gz\">a</a> <a href=\"/moved/2004-May.txt.gz\">b</a>"),
+        "/list/2003-May.txt.gz" => reply.redirect(&format!("{port_base}/list/2003-May.txt.gz")),
+        "/list/2004-May.txt.gz" => reply.redirect(&format!("{host_base}/list/2004-May.txt.gz")),
+        "/moved/2004-May.txt.gz" => reply.redirect("/here/2004-May.txt.gz"),
+        "/here/2004-May.txt.gz" => reply.page(&month),
+        _ => reply.missing(),
+    });
+    let limits = pipermail::FetchLimits::default();
+    for (path, to) in [
+        ("/list/2003-May.txt.gz", &other_port.base),
+        ("/list/2004-May.txt.gz", &other_host.base),
+    ] {
+        let address = format!("{}{path}", rogue.base);
+        let error = format!("{:#}", import_within(&address, limits).0.err().unwrap());
+        let went = format!("{to}{path}");
+        assert!(
+            error.contains(&format!(
+                "{address}: the server redirects to {went}, off the archive's host"
+            )),
+            "{error}"
+        );
+    }
+
+    let (read, summary) = import_within(&format!("{}/moved/2004-May.txt.gz", rogue.base), limits);
+    assert!(!read.unwrap().index);
+    assert!(summary.messages_added > 0, "{summary:?}");
+
+    let (read, summary) = import_within(&format!("{}/list/", rogue.base), limits);
+    assert_eq!(read.unwrap().months.len(), 2);
+    assert!(summary.messages_added > 0, "{summary:?}");
+    let failed: Vec<(&str, &str)> = summary
+        .failures
+        .iter()
+        .map(|failure| (failure.source_name.as_str(), failure.why.as_str()))
+        .collect();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0].0, format!("{}/list/2003-May.txt.gz", rogue.base));
+    assert!(failed[0].1.contains(&other_port.base), "{failed:?}");
+    assert!(other_port.seen().is_empty(), "{:?}", other_port.seen());
+    assert!(other_host.seen().is_empty(), "{:?}", other_host.seen());
 }

@@ -663,3 +663,95 @@ fn normal_quantile(level: Confidence) -> f64 {
         other => panic!("no normal quantile kept for {other:?}"),
     }
 }
+
+/// sysbench one-line summaries of two labelled sets, with the qps values
+/// given in units of 1e306 (values near the end of `f64`'s range).
+fn huge_qps(sets: &[(&str, &[u32])]) -> String {
+    let mut text = String::new();
+    for (label, values) in sets {
+        text.push_str(&format!("{label}\n{}\n", "-".repeat(label.len())));
+        for value in *values {
+            text.push_str(&format!(
+                "64 threads, time spent: 60s, queries executed: 1000, qps: {value}{}, 1 thread qps: 2994, tps: 13691\n",
+                "0".repeat(306)
+            ));
+        }
+        text.push('\n');
+    }
+    text
+}
+
+/// Values near 1e308 keep finite means in every view, but the text
+/// view's ministat block printed their standard deviation as `inf` (its
+/// square overflows), and past about 1.3e308 no view had a difference
+/// to the baseline (the scale it is computed at overflowed to infinity).
+/// Every view prints the same figures; none prints `inf`.
+#[tokio::test]
+async fn values_near_the_end_of_the_range_print_alike_in_every_view() {
+    const QUERY: &str = "tool=sysbench&metric=qps&by=label&baseline=Original";
+    for (sets, deviation) in [
+        // Their standard deviation: 1e307 for the baseline.
+        (
+            [
+                ("Original", &[100, 110, 90][..]),
+                ("patched", &[105, 112, 108][..]),
+            ],
+            1e307,
+        ),
+        // Past 2^1023.5.
+        (
+            [
+                ("Original", &[150, 170, 120][..]),
+                ("patched", &[160, 175, 165][..]),
+            ],
+            2.5166114784235836e307,
+        ),
+    ] {
+        let (_dir, db, state) = test_state();
+        let mut conn = benchlog::store::open(&db).unwrap();
+        benchlog::ingest::ingest_text(&mut conn, Some("huge.txt"), &huge_qps(&sets)).unwrap();
+        let (status, json) = get(&state, &format!("/compare.json?{QUERY}")).await;
+        assert_eq!(status, StatusCode::OK, "{json}");
+        let json: Value = serde_json::from_str(&json).unwrap();
+        let vs = &point(&json, "patched")["vs_baseline"];
+        let difference = vs["difference"].as_f64().unwrap_or(f64::NAN);
+        let means: Vec<f64> = sets
+            .iter()
+            .map(|(_, values)| values.iter().map(|v| f64::from(*v)).sum::<f64>() / 3.0 * 1e306)
+            .collect();
+        assert!(
+            (difference / (means[1] - means[0]) - 1.0).abs() < 1e-9,
+            "{vs}"
+        );
+        assert_eq!(vs["verdict"], "no_difference", "{vs}");
+
+        let (_, text) = get(&state, &format!("/compare.txt?{QUERY}")).await;
+        let (_, csv) = get(&state, &format!("/compare.csv?{QUERY}")).await;
+        let (_, page) = get(&state, &format!("/compare?{QUERY}")).await;
+        for (view, body) in [("text", &text), ("csv", &csv), ("page", &page)] {
+            let non_finite = body
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|word| ["inf", "nan"].contains(&word.to_ascii_lowercase().as_str()));
+            assert!(!non_finite, "{view}:\n{body}");
+        }
+        assert!(
+            text.contains("No difference proven at 95.0% confidence"),
+            "{text}"
+        );
+        assert!(
+            text.contains("+8.3% no diff.") || text.contains("+13.6% no diff."),
+            "{text}"
+        );
+        let baseline_vitals = text
+            .lines()
+            .find(|line| line.starts_with("x   3"))
+            .unwrap_or_else(|| panic!("{text}"));
+        let stddev: f64 = baseline_vitals
+            .split_whitespace()
+            .last()
+            .unwrap()
+            .parse()
+            .unwrap_or_else(|_| panic!("{baseline_vitals}"));
+        assert!((stddev / deviation - 1.0).abs() < 1e-7, "{baseline_vitals}");
+    }
+}

@@ -1,11 +1,16 @@
 //! Numbers for people: tick labels and table cells.
 
+/// What a page and the text show for a figure that is not a finite
+/// number (a statistic past `f64`'s range): no figure, as the JSON's
+/// `null` and the CSV's empty cell say; never Rust's `inf` or `NaN`.
+pub const NO_FIGURE: &str = "-";
+
 /// Formats a number short and exact enough to read: `0`, `12`, `2.5`,
 /// `0.125`, `18624.6`, and `30k` / `1.25M` for round large values (tick
 /// labels), never plotters' `140000.0`.
 pub fn format_number(value: f64) -> String {
     if !value.is_finite() {
-        return value.to_string();
+        return NO_FIGURE.to_owned();
     }
     let magnitude = value.abs();
     if magnitude >= 1e6 && is_round(value / 1e6) {

@@ -30,7 +30,7 @@ mod marks;
 mod panels;
 mod text;
 
-pub use format::{format_number, format_tick, format_value};
+pub use format::{format_number, format_tick, format_value, NO_FIGURE};
 
 use axis::*;
 use bars::*;

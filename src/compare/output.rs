@@ -434,11 +434,18 @@ impl Comparison {
                 }
                 let baseline = point.vs_baseline.as_ref();
                 let interval = baseline.and_then(|b| b.interval.as_ref());
-                let number = |value: Option<f64>| value.map(|v| v.to_string()).unwrap_or_default();
+                // A figure that is not a finite number is none: an
+                // empty cell, as JSON's null (and the page's `-`).
+                let number = |value: Option<f64>| {
+                    value
+                        .filter(|v| v.is_finite())
+                        .map(|v| v.to_string())
+                        .unwrap_or_default()
+                };
                 record.extend([
-                    point.mean.to_string(),
-                    point.min.to_string(),
-                    point.max.to_string(),
+                    number(Some(point.mean)),
+                    number(Some(point.min)),
+                    number(Some(point.max)),
                     point.n.to_string(),
                     point.configurations.to_string(),
                     point.mixed.join(";"),
@@ -458,7 +465,7 @@ impl Comparison {
                     baseline
                         .map(|b| b.verdict.name().to_owned())
                         .unwrap_or_default(),
-                    point.efficiency.map(|e| e.to_string()).unwrap_or_default(),
+                    number(point.efficiency),
                     point
                         .runs
                         .iter()

@@ -209,12 +209,27 @@ impl Side<'_> {
 /// they are so large (or small) that their squares or sums would leave
 /// the range of `f64`; else 1. Dividing by a power of two is exact, so
 /// the statistics of the scaled values are those of the values, scaled.
+/// The power stays within `f64`'s: 2^1024, the nearest to values past
+/// 1.3e308, is infinite, and divided by it they were all 0 (no mean, no
+/// difference).
 fn scale_of(largest: f64) -> f64 {
     if largest == 0.0 || (1e-100..=1e100).contains(&largest) {
         1.0
     } else {
-        2.0_f64.powi(largest.log2().round() as i32)
+        let power = largest.log2().round() as i32;
+        2.0_f64.powi(power.clamp(f64::MIN_EXP - 1, f64::MAX_EXP - 1))
     }
+}
+
+/// The standard deviation of `values` (with n − 1), finite whenever it
+/// is within `f64`'s range: the squares are taken of the values scaled by
+/// [`scale_of`] (the variance of values near 1e308 is not, and its root
+/// printed `inf` in the text view).
+pub fn std_dev(values: &[f64]) -> f64 {
+    let finite = |v: &f64| if v.is_finite() { v.abs() } else { 0.0 };
+    let unit = scale_of(values.iter().map(finite).fold(0.0_f64, f64::max));
+    let scaled: Vec<f64> = values.iter().map(|v| v / unit).collect();
+    Sample::of(&scaled).std_dev() * unit
 }
 
 impl Sample {

@@ -4,7 +4,7 @@
 //! baseline, a ministat-style block for each point compared with it.
 
 use super::{Comparison, Point, Sample, Series, Verdict, VsBaseline, XAxis, MIN_RUNS};
-use crate::charts::format_value;
+use crate::charts::{format_value, NO_FIGURE};
 
 mod matrix;
 
@@ -443,9 +443,9 @@ fn vitals(symbol: char, point: &Point) -> String {
     let median = values[values.len() / 2];
     let sample = Sample::of(&values);
     let deviation = if sample.n > 1 {
-        g(sample.std_dev(), 8)
+        g(super::stats::std_dev(&values), 8)
     } else {
-        "-".to_owned()
+        NO_FIGURE.to_owned()
     };
     format!(
         "{symbol} {:>3} {:>11} {:>11} {:>11} {:>11} {:>11}",
@@ -463,7 +463,7 @@ fn vitals(symbol: char, point: &Point) -> String {
 /// for very large or small values.
 fn g(value: f64, precision: usize) -> String {
     if !value.is_finite() {
-        return value.to_string();
+        return NO_FIGURE.to_owned();
     }
     if value == 0.0 {
         return "0".to_owned();
@@ -686,6 +686,10 @@ mod tests {
             (28581.18, 8, "28581.18"),
             (999999.5, 6, "1e+06"),
             (0.0, 6, "0"),
+            // Not a figure: as the page prints it (the CSV leaves the
+            // cell empty, JSON says null).
+            (f64::INFINITY, 6, "-"),
+            (f64::NAN, 8, "-"),
         ];
         for (index, (value, precision, want)) in cases.into_iter().enumerate() {
             assert_eq!(g(value, precision), want, "case {index}");
