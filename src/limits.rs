@@ -45,6 +45,27 @@ pub const MAX_SUBMISSIONS_PER_UPLOAD: usize = 1_000;
 /// none) before it is read.
 pub const BODY_BUDGET_KIB: usize = 64 * 1024;
 
+/// The part of [`BODY_BUDGET_KIB`] one client's uploads may hold at once,
+/// in KiB: a quarter, one body of the default [`MAX_BODY_BYTES`]. Four
+/// slow 16 MiB bodies from one address held the whole budget until their
+/// request timeout, and another client's paste waited 59 s; now a
+/// client's further bodies wait for its own part, and one body alone
+/// always goes (as [`CLIENT_ANSWER_BYTES`] does for answers).
+pub const CLIENT_BODY_KIB: usize = BODY_BUDGET_KIB / 4;
+
+/// The window in which a request body being read must bring
+/// [`MIN_BODY_BYTES_PER_WINDOW`] (or the rest of it): nginx's
+/// `client_body_timeout` idea, so that a body sent a few bytes at a time
+/// gives its part of the budget up within seconds, not at the request
+/// timeout. Long enough for a stalled mobile link to recover.
+pub const BODY_RATE_WINDOW: Duration = Duration::from_secs(10);
+
+/// The least a body must bring in each [`BODY_RATE_WINDOW`]: 64 KiB in
+/// 10 s is 52 kbit/s, slower than any link a paste is sent over today
+/// (and at that rate a 16 MiB body would miss the request timeout by far
+/// anyway). Less gets 408, and nothing is stored.
+pub const MIN_BODY_BYTES_PER_WINDOW: usize = 64 * 1024;
+
 /// Uploads at work at once (unpacking, decoding, parsing and storing):
 /// the rest wait their turn holding only their bodies, which
 /// [`BODY_BUDGET_KIB`] bounds. Uploads are stored one after another
@@ -631,7 +652,13 @@ mod readme {
             ),
             (
                 "all uploads in flight",
-                vec![BODY_BUDGET_KIB as u128 * 1024, UPLOADS_AT_WORK as u128],
+                vec![
+                    BODY_BUDGET_KIB as u128 * 1024,
+                    CLIENT_BODY_KIB as u128 * 1024,
+                    MIN_BODY_BYTES_PER_WINDOW as u128,
+                    ms(BODY_RATE_WINDOW),
+                    UPLOADS_AT_WORK as u128,
+                ],
             ),
             ("a line of text", vec![MAX_LINE_BYTES as u128]),
             (

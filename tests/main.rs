@@ -35,6 +35,7 @@ mod sums;
 mod support;
 mod unavailable;
 mod upload;
+mod upload_bodies;
 mod upload_limits;
 mod verdicts;
 mod web;

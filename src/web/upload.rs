@@ -5,7 +5,9 @@
 //! may cost is bounded: its parts, the bytes it unpacks, the submissions
 //! it makes (per upload and per client a minute), and the memory all
 //! uploads in flight take (request bodies wait for their share of a
-//! budget, and one upload at a time is read, parsed and stored). Then all its submissions are stored
+//! budget, each client's bodies for their part of it, and a body that
+//! comes too slowly is dropped: see [`super::bodies`]; one upload at a
+//! time is read, parsed and stored). Then all its submissions are stored
 //! in one transaction, committed only while the uploader still waits for
 //! the answer that carries their edit token: an upload that times out or
 //! whose client goes away stores nothing. The answer redirects to the
@@ -18,6 +20,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
 use askama::Template;
+use axum::body::Body;
 use axum::extract::{FromRequest, Multipart, Request, State};
 use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE, SET_COOKIE};
 use axum::http::StatusCode;
@@ -26,6 +29,7 @@ use axum::routing::post;
 use axum::Router;
 use rusqlite::Connection;
 
+use super::bodies::{MinimumRate, TooSlow};
 use super::{guard, rights, AppError, AppState};
 use crate::ingest::{self, MAX_INPUT_BYTES};
 use crate::intake::{self, Input, InputError};
@@ -35,7 +39,7 @@ pub use crate::limits::{
     BODY_BUDGET_KIB, MAX_SUBMISSIONS_PER_UPLOAD, MAX_UPLOAD_PARTS, UPLOADS_AT_WORK,
 };
 
-use crate::limits::MAX_UPLOADED_IN_URL;
+use crate::limits::{MAX_UPLOADED_IN_URL, MIN_BODY_BYTES_PER_WINDOW};
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/upload", post(upload))
@@ -143,7 +147,21 @@ async fn receive_and_store(
     check_upload_rate(&state, peer)?;
     // The body's share is held until the answer is made; the turn at
     // work until what the upload read, parsed and stored is dropped.
-    let _body_permit = take_budget(&state.inner.upload_bodies, body_kib(&state, &request)).await?;
+    let declared = declared_length(&request);
+    let _body_share = state
+        .inner
+        .upload_bodies
+        .take(peer, body_kib(&state, declared))
+        .await;
+    let window = state.options().body_rate_window;
+    let request = request.map(|body| {
+        Body::new(MinimumRate::new(
+            body,
+            declared,
+            window,
+            MIN_BODY_BYTES_PER_WINDOW,
+        ))
+    });
     let (parts, title) = read_form(request, &state).await?;
     let work_permit = take_budget(&state.inner.upload_work, 1).await?;
     let (texts, paste) = tokio::task::spawn_blocking(move || prepare_parts(parts))
@@ -182,22 +200,27 @@ fn check_upload_rate(state: &AppState, peer: Option<IpAddr>) -> Result<(), AppEr
     })
 }
 
-/// The body's share of [`BODY_BUDGET_KIB`]: its declared length, or the
-/// most a body may be when it declares none (or more).
-fn body_kib(state: &AppState, request: &Request) -> usize {
-    let max_body = state.options().max_body_bytes;
-    let declared = request
+/// The body's length as its Content-Length declares it.
+fn declared_length(request: &Request) -> Option<u64> {
+    request
         .headers()
         .get(CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.parse::<usize>().ok())
+        .and_then(|value| value.parse::<u64>().ok())
+}
+
+/// The body's share of [`BODY_BUDGET_KIB`]: its declared length, or the
+/// most a body may be when it declares none (or more).
+fn body_kib(state: &AppState, declared: Option<u64>) -> usize {
+    let max_body = state.options().max_body_bytes;
+    let declared = declared
+        .and_then(|declared| usize::try_from(declared).ok())
         .unwrap_or(max_body)
         .min(max_body);
     kib(declared).min(BODY_BUDGET_KIB)
 }
 
-/// Waits for `share` of a budget shared by all uploads in flight: KiB
-/// of [`BODY_BUDGET_KIB`], or one of the [`UPLOADS_AT_WORK`].
+/// Waits for one of the [`UPLOADS_AT_WORK`] turns.
 async fn take_budget(
     budget: &tokio::sync::Semaphore,
     share: usize,
@@ -608,6 +631,16 @@ fn multipart_error(error: axum::extract::multipart::MultipartError, state: &AppS
     }
 }
 
+/// A body dropped for coming too slowly ([`MinimumRate`]).
+fn too_slow(slow: &TooSlow) -> AppError {
+    let seconds = slow.window.as_secs_f64();
+    AppError::TooSlow(format!(
+        "The upload's body arrived too slowly: {} bytes in {seconds:.1} s, and each {seconds:.1} s must bring at least {} KiB (or the rest of it). Nothing was stored; send it again over a faster connection.",
+        slow.brought,
+        slow.least.div_ceil(1024)
+    ))
+}
+
 /// A request body that could not be read whole: over the body limit, or
 /// ended before all of it arrived (the client sent less than its
 /// Content-Length, or went away).
@@ -616,6 +649,9 @@ fn body_error(error: &(dyn std::error::Error + 'static), state: &AppState) -> Ap
     while let Some(error) = cause {
         if error.is::<http_body_util::LengthLimitError>() {
             return too_large(state);
+        }
+        if let Some(slow) = error.downcast_ref::<TooSlow>() {
+            return too_slow(slow);
         }
         cause = error.source();
     }
