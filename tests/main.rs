@@ -12,6 +12,7 @@ mod copies;
 mod crash;
 mod e2e;
 mod golden_cli;
+mod heads;
 mod home;
 mod hostile;
 mod http;
