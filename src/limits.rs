@@ -77,6 +77,18 @@ pub const MIN_BODY_BYTES_PER_WINDOW: usize = 64 * 1024;
 /// 321 to 224 MB (scripts/upload-memory.py, median of three rounds).
 pub const UPLOADS_AT_WORK: usize = 1;
 
+/// How long the edit token of an upload committed after its client left
+/// (so that nobody received it) is kept for that client's next try of the
+/// same upload: a retry comes within seconds or a minute, and the
+/// shorter the time, the less chance another party at the same address
+/// sends the same public text first.
+pub const UNRECEIVED_TOKEN_KEPT: Duration = Duration::from_secs(10 * 60);
+
+/// Such uploads kept at most, the oldest forgotten first: each is a token
+/// and up to [`MAX_SUBMISSIONS_PER_UPLOAD`] ids. Clients leaving during
+/// a commit are rare (3 of 44 stopped at random moments).
+pub const MAX_UNRECEIVED_KEPT: usize = 256;
+
 /// Most submissions one upload's notice lists in its redirect; more get a
 /// page of their own.
 pub const MAX_UPLOADED_IN_URL: usize = 100;

@@ -35,6 +35,7 @@ mod store;
 mod sums;
 mod support;
 mod unavailable;
+mod unreceived;
 mod upload;
 mod upload_bodies;
 mod upload_limits;

@@ -157,6 +157,9 @@ struct Inner {
     /// KiB of request bodies being read or held by uploads, in all and
     /// per client ([`bodies`]).
     upload_bodies: bodies::BodyBudget,
+    /// Edit tokens of uploads committed after their client left, for
+    /// its next try ([`upload::Unreceived`]).
+    unreceived: upload::Unreceived,
     /// Uploads at work: unpacking, decoding, parsing and storing
     /// ([`upload::UPLOADS_AT_WORK`]).
     upload_work: tokio::sync::Semaphore,
@@ -252,6 +255,7 @@ impl AppState {
                     limits::CLIENT_BODY_KIB,
                 ),
                 upload_work: tokio::sync::Semaphore::new(upload::UPLOADS_AT_WORK),
+                unreceived: upload::Unreceived::default(),
                 options,
                 statements: AtomicU64::new(0),
                 writes: AtomicU64::new(0),

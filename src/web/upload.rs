@@ -15,9 +15,11 @@
 //! or, for more than a page of them or when messages of an archive could
 //! not be read, is a page listing them and what was not read, with why.
 
+use std::collections::VecDeque;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use askama::Template;
 use axum::body::Body;
@@ -39,7 +41,9 @@ pub use crate::limits::{
     BODY_BUDGET_KIB, MAX_SUBMISSIONS_PER_UPLOAD, MAX_UPLOAD_PARTS, UPLOADS_AT_WORK,
 };
 
-use crate::limits::{MAX_UPLOADED_IN_URL, MIN_BODY_BYTES_PER_WINDOW};
+use crate::limits::{
+    MAX_UNRECEIVED_KEPT, MAX_UPLOADED_IN_URL, MIN_BODY_BYTES_PER_WINDOW, UNRECEIVED_TOKEN_KEPT,
+};
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/upload", post(upload))
@@ -57,7 +61,21 @@ struct Part {
 /// request each move it on from [`Fate::WANTED`] with one
 /// compare-and-swap, so exactly one wins: an upload given up before its
 /// commit leaves nothing, and one whose commit began is answered.
-struct Fate(AtomicU8);
+struct Fate {
+    stage: AtomicU8,
+    /// An upload committed after its request left: what nobody received.
+    after_commit: Mutex<AfterCommit>,
+}
+
+/// Who of the request and the storing thread comes last after a commit
+/// whose request left: that one hands the token to [`Unreceived`].
+#[derive(Default)]
+struct AfterCommit {
+    /// The request left after the commit began.
+    left: bool,
+    /// What the commit stored, once it is done.
+    stored: Option<UnreceivedUpload>,
+}
 
 impl Fate {
     const WANTED: u8 = 0;
@@ -65,12 +83,36 @@ impl Fate {
     const COMMITTING: u8 = 2;
 
     fn new() -> Arc<Self> {
-        Arc::new(Fate(AtomicU8::new(Self::WANTED)))
+        Arc::new(Fate {
+            stage: AtomicU8::new(Self::WANTED),
+            after_commit: Mutex::new(AfterCommit::default()),
+        })
+    }
+
+    /// The request left after the commit began: what it stored, if the
+    /// commit is done, is nobody's yet.
+    fn left_after_commit(&self, unreceived: &Unreceived) {
+        let mut after = self.after_commit.lock().unwrap_or_else(|e| e.into_inner());
+        after.left = true;
+        if let Some(upload) = after.stored.take() {
+            unreceived.keep(upload);
+        }
+    }
+
+    /// The commit is done: when the request has left already, what it
+    /// stored is nobody's yet.
+    fn committed(&self, upload: UnreceivedUpload, unreceived: &Unreceived) {
+        let mut after = self.after_commit.lock().unwrap_or_else(|e| e.into_inner());
+        if after.left {
+            unreceived.keep(upload);
+        } else {
+            after.stored = Some(upload);
+        }
     }
 
     /// Gives the upload up, unless its commit began: whether it was.
     fn abandon(&self) -> bool {
-        self.0
+        self.stage
             .compare_exchange(
                 Self::WANTED,
                 Self::ABANDONED,
@@ -81,12 +123,12 @@ impl Fate {
     }
 
     fn is_abandoned(&self) -> bool {
-        self.0.load(Ordering::SeqCst) == Self::ABANDONED
+        self.stage.load(Ordering::SeqCst) == Self::ABANDONED
     }
 
     /// Begins the commit, unless the upload was given up: whether it may.
     fn commit(&self) -> bool {
-        self.0
+        self.stage
             .compare_exchange(
                 Self::WANTED,
                 Self::COMMITTING,
@@ -99,12 +141,72 @@ impl Fate {
 
 /// Gives the upload up when the request's future is dropped (the client
 /// gone) so that the storing, which goes on on its own thread, does not
-/// commit submissions whose edit token nobody will receive.
-struct Abandoned(Arc<Fate>);
+/// commit submissions whose edit token nobody will receive. Dropped once
+/// the commit began, its token is kept for the client's next try
+/// ([`Unreceived`]).
+struct Abandoned {
+    fate: Arc<Fate>,
+    state: AppState,
+    /// The storing came back: nothing is left to give up.
+    answered: bool,
+}
 
 impl Drop for Abandoned {
     fn drop(&mut self) {
-        self.0.abandon();
+        if self.answered || self.fate.abandon() {
+            return;
+        }
+        if self.fate.stage.load(Ordering::SeqCst) == Fate::COMMITTING {
+            self.fate.left_after_commit(&self.state.inner.unreceived);
+        }
+    }
+}
+
+/// The edit tokens of uploads committed after their client left (it
+/// closed the connection while the commit was under way), so that nobody
+/// received them: inherent to committing before answering. The same
+/// client sending the same upload again within [`UNRECEIVED_TOKEN_KEPT`]
+/// is stored nothing new (every text is stored already) and is given the
+/// token, once. Only uploads nobody received are kept, so a token handed
+/// over is never handed to a second party; whoever else shares the
+/// client's address (a NAT) and sends the same texts first, in those
+/// minutes, would get it instead, where otherwise nobody could edit them.
+#[derive(Default)]
+pub(super) struct Unreceived {
+    kept: Mutex<VecDeque<UnreceivedUpload>>,
+}
+
+/// An upload whose answer nobody received.
+struct UnreceivedUpload {
+    client: Option<IpAddr>,
+    ids: Vec<i64>,
+    token: String,
+    at: Instant,
+}
+
+impl Unreceived {
+    fn keep(&self, upload: UnreceivedUpload) {
+        tracing::info!(
+            submissions = upload.ids.len(),
+            "an upload was committed after its client left; its token is kept for a while"
+        );
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        kept.retain(|old| old.at.elapsed() < UNRECEIVED_TOKEN_KEPT);
+        if kept.len() >= MAX_UNRECEIVED_KEPT {
+            kept.pop_front();
+        }
+        kept.push_back(upload);
+    }
+
+    /// The token of an upload of `client` nobody received that stored
+    /// exactly `ids`, given once.
+    fn take(&self, client: Option<IpAddr>, ids: &[i64]) -> Option<String> {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        kept.retain(|old| old.at.elapsed() < UNRECEIVED_TOKEN_KEPT);
+        let at = kept
+            .iter()
+            .position(|old| old.client == client && old.ids == ids)?;
+        kept.remove(at).map(|upload| upload.token)
     }
 }
 
@@ -179,8 +281,10 @@ async fn receive_and_store(
         .iter()
         .flat_map(|(_, input)| input.not_read())
         .collect();
-    let (ids, token) = store_texts(&state, texts, title, fate).await?;
+    let (ids, token) = store_texts(&state, peer, texts, title, fate).await?;
     drop(work_permit);
+    // The same upload again, whose first answer its client never got.
+    let token = token.or_else(|| state.inner.unreceived.take(peer, &ids));
     stored_answer(ids, token, not_read)
 }
 
@@ -287,25 +391,47 @@ fn check_submission_rate(
 /// the uploader still waits; the ids stored and the edit token.
 async fn store_texts(
     state: &AppState,
+    client: Option<IpAddr>,
     texts: Vec<(String, Input)>,
     title: Option<(usize, String)>,
     fate: Arc<Fate>,
 ) -> Result<(Vec<i64>, Option<String>), AppError> {
     state.check_database_file()?;
-    let abandoned = Abandoned(Arc::clone(&fate));
+    let mut abandoned = Abandoned {
+        fate: Arc::clone(&fate),
+        state: state.clone(),
+        answered: false,
+    };
     let writer = state.clone();
     let stored = state
         .with_conn(move |conn| {
             let title = title.as_ref().map(|(at, title)| (*at, title.as_str()));
             let checkpointer = Some(&writer.inner.checkpointer);
-            store_upload_checkpointed(conn, checkpointer, texts, title, &|stage| match stage {
-                UploadStage::Committing => !fate.commit(),
-                UploadStage::Storing { .. } => fate.is_abandoned(),
-            })
+            let stored =
+                store_upload_checkpointed(
+                    conn,
+                    checkpointer,
+                    texts,
+                    title,
+                    &|stage| match stage {
+                        UploadStage::Committing => !fate.commit(),
+                        UploadStage::Storing { .. } => fate.is_abandoned(),
+                    },
+                )?;
+            if let (ids, Some(token)) = &stored {
+                let upload = UnreceivedUpload {
+                    client,
+                    ids: ids.clone(),
+                    token: token.clone(),
+                    at: Instant::now(),
+                };
+                fate.committed(upload, &writer.inner.unreceived);
+            }
+            Ok(stored)
         })
-        .await?;
-    drop(abandoned);
-    Ok(stored)
+        .await;
+    abandoned.answered = true;
+    stored
 }
 
 /// The answer to a stored upload, with its edit token's cookies: a
