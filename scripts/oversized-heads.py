@@ -1,5 +1,13 @@
+#!/usr/bin/env python3
+"""What the server answers to request heads too large for hyper to parse
+(issue 36): a 70,000-byte address, 250 headers, 190 KiB of headers. For
+each: the status line and the body's length and start (a3e0433 sent
+hyper's own answers, with empty bodies).
+
+    python3 scripts/oversized-heads.py BINARY [PORT]
+"""
 import socket, subprocess, sys, time, os, tempfile
-binary, port = sys.argv[1], int(sys.argv[2])
+binary, port = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 18711
 d = tempfile.mkdtemp()
 srv = subprocess.Popen([binary, "serve", "--db", os.path.join(d, "h.db"), "--listen", f"127.0.0.1:{port}"], env={**os.environ, "RUST_LOG": "warn"})
 time.sleep(1.5)
