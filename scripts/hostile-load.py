@@ -42,6 +42,12 @@ The loads of issue 36 (set BENCHLOG_MAX_CONNECTIONS to try another cap):
                  comparison (4 pipelined) and never reading, opened again
                  when closed, for 30 s, while another client asks it every
                  500 ms: its answers by status, and whether each was whole.
+  slow-bodies    four uploads from 127.0.0.5 declaring
+                 Content-Length 16777216 and sending 16 bytes every 5 s,
+                 each opened again when the server closes it; meanwhile
+                 127.0.0.1 pastes a small report three times, one after
+                 the other: how long each paste waits for its answer (and,
+                 over at least 15 s, what the slow bodies were answered).
 """
 
 import argparse
@@ -276,6 +282,103 @@ class Attack:
         self.thread.join()
 
 
+class SlowBodies:
+    """`count` uploads from `address`, each declaring `declared` bytes and
+    sending 16 of them every `gap` s, opened again when the server
+    answers or closes them, until stopped."""
+
+    def __init__(self, address, count, declared=16 * 1024 * 1024, gap=5.0):
+        self.address, self.count, self.declared, self.gap = address, count, declared, gap
+        self.stop, self.opened, self.answers, self.thread = threading.Event(), 0, [], None
+
+    def open(self):
+        try:
+            sock = socket.socket()
+            sock.bind((self.address, 0))
+            sock.settimeout(5)
+            sock.connect(("127.0.0.1", PORT))
+            sock.sendall(
+                (f"POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                 f"Content-Length: {self.declared}\r\n\r\ntext=").encode())
+            sock.setblocking(False)
+            self.opened += 1
+            return sock
+        except OSError:
+            return None
+
+    def run(self):
+        socks = [self.open() for _ in range(self.count)]
+        next_send = time.monotonic() + self.gap
+        while not self.stop.is_set():
+            for i, sock in enumerate(socks):
+                closed = sock is None
+                if sock is not None:
+                    try:
+                        said = sock.recv(4096)
+                        if said:
+                            self.answers.append(said.split(b" ")[1].decode(errors="replace"))
+                        closed = True
+                    except BlockingIOError:
+                        pass
+                    except OSError:
+                        closed = True
+                if closed:
+                    if sock is not None:
+                        sock.close()
+                    socks[i] = self.open()
+            if time.monotonic() >= next_send:
+                next_send += self.gap
+                for sock in socks:
+                    if sock is not None:
+                        try:
+                            sock.send(b"0123456789abcdef")
+                        except OSError:
+                            pass
+            time.sleep(0.05)
+        for sock in socks:
+            if sock is not None:
+                sock.close()
+
+    def __enter__(self):
+        self.thread = threading.Thread(target=self.run)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+
+def paste(text):
+    """Pastes `text` from 127.0.0.1: the status and the seconds it took."""
+    body = "text=" + "".join(c if c.isalnum() else f"%{ord(c):02X}" for c in text)
+    start = time.monotonic()
+    conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=300)
+    conn.request("POST", "/upload", body, {"Content-Type": "application/x-www-form-urlencoded"})
+    response = conn.getresponse()
+    response.read()
+    conn.close()
+    return response.status, time.monotonic() - start
+
+
+def slow_bodies():
+    started = time.monotonic()
+    with SlowBodies("127.0.0.5", 4) as attack:
+        time.sleep(2)
+        waits = []
+        for i in range(3):
+            report = (f"super-smack -d mysql select-key.smack {i + 1} 10000\nQuery Barrel Report for client smacker1\n"
+                      f"connect: max=4ms min=1ms avg= 2ms from {i + 1} clients\n"
+                      f"Query_type num_queries max_time min_time q_per_s\nselect_index {i + 1}0000 0 0 {1000 + i}.5\n")
+            status, took = paste(report)
+            waits.append(took)
+            print(f"  paste {i + 1}: {status} after {took:.2f} s")
+        # Long enough for a slow body to be dropped under the least rate.
+        time.sleep(max(0.0, 15 - (time.monotonic() - started)))
+    print(f"slow-bodies: the good client's paste waited median {statistics.median(waits):.2f} s, "
+          f"max {max(waits):.2f} s; {attack.opened} slow bodies opened, answered {sorted(set(attack.answers))}")
+
+
 # Requests a never-reading client sends at once: the socket buffers take
 # the first answers, and the server holds the next one.
 PIPELINED = 4
@@ -432,6 +535,9 @@ def scenario(args, workdir):
             never_reading_scenario(server, workdir)
             return
         db = os.path.join(workdir, f"{args.scenario}.db")
+        if args.scenario == "slow-bodies":
+            slow_bodies()
+            return
         if args.scenario in ("never-reading", "never-reading-8x64", "viewers"):
             location = heavy_submission(db)
             status, size = get(location)
@@ -482,7 +588,7 @@ def main():
     parser.add_argument("--binary", default="target/release/benchlog")
     parser.add_argument("--connections", type=int, default=0)
     parser.add_argument("--scenario", choices=["never-reading", "never-reading-8x64", "silent-640", "viewers",
-                                                 "silent-crowd-520", "never-reading-6x3"])
+                                                 "silent-crowd-520", "never-reading-6x3", "slow-bodies"])
     args = parser.parse_args()
     workdir = tempfile.mkdtemp(prefix="benchlog-hostile-")
     if args.scenario:

@@ -14,6 +14,10 @@ after the last answer. It prints each round and the medians:
   +10 s    RSS 10 s after the last answer
   +30 s    RSS SETTLE (30) s after the last answer
 
+With `--text`, each round posts one text instead: 63 MiB of benchmark
+lines with prose (as scripts/hostile-load.py's), gzipped to well under
+the body limit (issue 36: it peaked at 339 MB).
+
 Run it from the repository root after `cargo build --release`:
 
     python3 scripts/upload-memory.py [--rounds 3] [--settle 30]
@@ -70,6 +74,18 @@ def mboxes(cache: Path) -> list:
             )
         paths.append(path)
     return paths
+
+
+def big_text(cache: Path) -> Path:
+    """One gzipped text of 63 MiB: the same line of results and prose."""
+    import gzip
+    cache.mkdir(parents=True, exist_ok=True)
+    path = cache / "upload-63mb-text.txt.gz"
+    if not path.exists():
+        line = "select_index 200000 0 0 22061.88 and some prose beside it, as mails have\n"
+        text = (line * (64 * 1024 * 1024 // len(line) - 1000)).encode()
+        path.write_bytes(gzip.compress(text, 9))
+    return path
 
 
 def wait_ready(base: str, server: subprocess.Popen) -> None:
@@ -168,8 +184,9 @@ def main() -> None:
     target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
     parser.add_argument("--binary", type=Path, default=target / "release/benchlog")
     parser.add_argument("--mbox-dir", type=Path, default=target / "upload-memory")
+    parser.add_argument("--text", action="store_true", help="one 63 MiB text (gzipped) instead")
     args = parser.parse_args()
-    files = mboxes(args.mbox_dir)
+    files = [big_text(args.mbox_dir)] if args.text else mboxes(args.mbox_dir)
     rounds = []
     for n in range(1, args.rounds + 1):
         r = one_round(args.binary, files, args.settle)

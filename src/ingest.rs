@@ -8,6 +8,7 @@
 //! behind, and the SHA-256 of its text makes the same text twice one
 //! submission.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use anyhow::{bail, Context};
@@ -136,25 +137,27 @@ pub fn store_text(
     text: &str,
     document: &Document,
 ) -> anyhow::Result<Ingested> {
-    store_titled_text(tx, source_name, text, document, None)
+    store_titled_text(tx, source_name, Cow::Borrowed(text), document, None)
 }
 
 /// [`store_text`] under the title its uploader gave (`None`: the mail's
 /// subject, else its first line when that reads as a title). A text
-/// already stored keeps the title it has.
+/// already stored keeps the title it has. A text given owned is dropped
+/// as soon as SQLite has its copy.
 pub fn store_titled_text(
     tx: &Transaction,
     source_name: Option<&str>,
-    text: &str,
+    text: Cow<'_, str>,
     document: &Document,
     title: Option<&str>,
 ) -> anyhow::Result<Ingested> {
-    if let Some(id) = find_stored_text(tx, text)? {
+    if let Some(id) = find_stored_text(tx, &text)? {
         return Ok(existing(id));
     }
     let mut runs = copies_of_stored_runs(tx, document)?;
     runs.title = title;
-    let submission_id = store_document(tx, source_name, text, &text_sha256(text), &runs)?;
+    let sha256 = text_sha256(&text);
+    let submission_id = store_document(tx, source_name, text, &sha256, &runs)?;
     Ok(Ingested {
         submission_id,
         created: true,
@@ -252,7 +255,7 @@ fn title_line<'t>(text: &'t str, document: &Document) -> Option<&'t str> {
 pub fn store_document(
     tx: &Transaction,
     source_name: Option<&str>,
-    text: &str,
+    text: Cow<'_, str>,
     sha256: &str,
     fresh: &ToStore,
 ) -> anyhow::Result<i64> {
@@ -277,23 +280,25 @@ pub fn store_document(
 fn insert_submission(
     tx: &Transaction,
     source_name: Option<&str>,
-    text: &str,
+    text: Cow<'_, str>,
     sha256: &str,
     fresh: &ToStore,
 ) -> anyhow::Result<i64> {
     let first = fresh.document.messages.first();
+    let subject = fresh
+        .title
+        .or_else(|| first.and_then(|m| m.subject.as_deref()))
+        .map(str::to_owned)
+        .or_else(|| title_line(&text, fresh.document).map(str::to_owned));
     store::insert_submission(
         tx,
-        &store::NewSubmission {
+        store::NewSubmission {
             text,
             sha256,
             source_name,
             author: first.and_then(|m| fresh.author(&m.author, m.quote_depth)),
             date: first.and_then(|m| m.date.as_deref()),
-            subject: fresh
-                .title
-                .or_else(|| first.and_then(|m| m.subject.as_deref()))
-                .or_else(|| title_line(text, fresh.document)),
+            subject: subject.as_deref(),
         },
     )
     .context("storing the submission")
@@ -446,7 +451,10 @@ pub fn store_input_each(
 ) -> anyhow::Result<()> {
     match input {
         Input::Text(text, document) => {
-            stored(store_titled_text(tx, Some(source_name), &text, &document, title)?.submission_id)
+            // The text is handed over: dropped once SQLite has its copy.
+            let stored_text =
+                store_titled_text(tx, Some(source_name), Cow::Owned(text), &document, title)?;
+            stored(stored_text.submission_id)
         }
         Input::Mails(mails) => {
             for prepared in mails.into_iter().flatten() {
@@ -543,7 +551,7 @@ pub fn store_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<M
     let submission_id = store_document(
         tx,
         Some(&prepared.source_name),
-        text,
+        Cow::Borrowed(text),
         &text_sha256(&mail.text),
         &fresh,
     )

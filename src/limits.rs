@@ -45,6 +45,27 @@ pub const MAX_SUBMISSIONS_PER_UPLOAD: usize = 1_000;
 /// none) before it is read.
 pub const BODY_BUDGET_KIB: usize = 64 * 1024;
 
+/// The part of [`BODY_BUDGET_KIB`] one client's uploads may hold at once,
+/// in KiB: a quarter, one body of the default [`MAX_BODY_BYTES`]. Four
+/// slow 16 MiB bodies from one address held the whole budget until their
+/// request timeout, and another client's paste waited 59 s; now a
+/// client's further bodies wait for its own part, and one body alone
+/// always goes (as [`CLIENT_ANSWER_BYTES`] does for answers).
+pub const CLIENT_BODY_KIB: usize = BODY_BUDGET_KIB / 4;
+
+/// The window in which a request body being read must bring
+/// [`MIN_BODY_BYTES_PER_WINDOW`] (or the rest of it): nginx's
+/// `client_body_timeout` idea, so that a body sent a few bytes at a time
+/// gives its part of the budget up within seconds, not at the request
+/// timeout. Long enough for a stalled mobile link to recover.
+pub const BODY_RATE_WINDOW: Duration = Duration::from_secs(10);
+
+/// The least a body must bring in each [`BODY_RATE_WINDOW`]: 64 KiB in
+/// 10 s is 52 kbit/s, slower than any link a paste is sent over today
+/// (and at that rate a 16 MiB body would miss the request timeout by far
+/// anyway). Less gets 408, and nothing is stored.
+pub const MIN_BODY_BYTES_PER_WINDOW: usize = 64 * 1024;
+
 /// Uploads at work at once (unpacking, decoding, parsing and storing):
 /// the rest wait their turn holding only their bodies, which
 /// [`BODY_BUDGET_KIB`] bounds. Uploads are stored one after another
@@ -55,6 +76,18 @@ pub const BODY_BUDGET_KIB: usize = 64 * 1024;
 /// work, 2.3, 4.5 and 7.1 s with one, and the server's peak RSS fell from
 /// 321 to 224 MB (scripts/upload-memory.py, median of three rounds).
 pub const UPLOADS_AT_WORK: usize = 1;
+
+/// How long the edit token of an upload committed after its client left
+/// (so that nobody received it) is kept for that client's next try of the
+/// same upload: a retry comes within seconds or a minute, and the
+/// shorter the time, the less chance another party at the same address
+/// sends the same public text first.
+pub const UNRECEIVED_TOKEN_KEPT: Duration = Duration::from_secs(10 * 60);
+
+/// Such uploads kept at most, the oldest forgotten first: each is a token
+/// and up to [`MAX_SUBMISSIONS_PER_UPLOAD`] ids. Clients leaving during
+/// a commit are rare (3 of 44 stopped at random moments).
+pub const MAX_UNRECEIVED_KEPT: usize = 256;
 
 /// Most submissions one upload's notice lists in its redirect; more get a
 /// page of their own.
@@ -737,7 +770,13 @@ mod readme {
             ),
             (
                 "all uploads in flight",
-                vec![BODY_BUDGET_KIB as u128 * 1024, UPLOADS_AT_WORK as u128],
+                vec![
+                    BODY_BUDGET_KIB as u128 * 1024,
+                    CLIENT_BODY_KIB as u128 * 1024,
+                    MIN_BODY_BYTES_PER_WINDOW as u128,
+                    ms(BODY_RATE_WINDOW),
+                    UPLOADS_AT_WORK as u128,
+                ],
             ),
             ("a line of text", vec![MAX_LINE_BYTES as u128]),
             (

@@ -1020,8 +1020,8 @@ mod tests {
             let tx = conn.transaction().unwrap();
             let submission = crate::store::insert_submission(
                 &tx,
-                &crate::store::NewSubmission {
-                    text: "more",
+                crate::store::NewSubmission {
+                    text: "more".into(),
                     sha256: "sha-2",
                     source_name: None,
                     author: None,

@@ -26,6 +26,10 @@ pub enum AppError {
     UriTooLong(String),
     #[error("{0}")]
     HeadersTooLarge(String),
+    /// The request came too slowly (an upload's body under the least
+    /// rate); the message says what was too slow.
+    #[error("{0}")]
+    TooSlow(String),
     /// Changing something needs a token the request did not carry, or the
     /// request came from another site.
     #[error("{0}")]
@@ -69,6 +73,7 @@ impl AppError {
             AppError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::UriTooLong(_) => StatusCode::URI_TOO_LONG,
             AppError::HeadersTooLarge(_) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            AppError::TooSlow(_) => StatusCode::REQUEST_TIMEOUT,
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
             AppError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             AppError::Unavailable { .. } | AppError::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,

@@ -22,6 +22,7 @@ use tower_http::trace::TraceLayer;
 use crate::limits::{self, BUSY_CONNECTIONS, IDLE_CONNECTIONS, PAGE_CACHE_KIB};
 use crate::store;
 
+mod bodies;
 mod budget;
 mod cache;
 mod compare;
@@ -77,6 +78,11 @@ pub struct WebOptions {
     pub edit_bytes_per_hour: u64,
     /// Longer requests are answered with 408.
     pub request_timeout: Duration,
+    /// An upload's body must bring [`limits::MIN_BODY_BYTES_PER_WINDOW`]
+    /// (or its rest) in each window this long, else it gets 408
+    /// ([`bodies::MinimumRate`]). Not an option of `benchlog serve`: tests
+    /// shorten it.
+    pub body_rate_window: Duration,
     /// May change or delete any submission.
     pub admin_token: Option<String>,
     /// The most pages the database may grow to (SQLite's
@@ -117,6 +123,7 @@ impl Default for WebOptions {
             edit_changes_per_minute: limits::EDIT_CHANGES_PER_MINUTE,
             edit_bytes_per_hour: limits::EDIT_BYTES_PER_HOUR,
             request_timeout: limits::REQUEST_TIMEOUT,
+            body_rate_window: limits::BODY_RATE_WINDOW,
             admin_token: None,
             max_database_pages: None,
             header_read_timeout: limits::HEADER_READ_TIMEOUT,
@@ -153,8 +160,12 @@ struct Inner {
     /// Submissions stored, per client: an archive counts each message.
     submission_limiter: guard::RateLimiter,
     edit_limits: review::EditLimits,
-    /// Bytes of request bodies being read or held by uploads ([`upload`]).
-    upload_bodies: tokio::sync::Semaphore,
+    /// KiB of request bodies being read or held by uploads, in all and
+    /// per client ([`bodies`]).
+    upload_bodies: bodies::BodyBudget,
+    /// Edit tokens of uploads committed after their client left, for
+    /// its next try ([`upload::Unreceived`]).
+    unreceived: upload::Unreceived,
     /// Uploads at work: unpacking, decoding, parsing and storing
     /// ([`upload::UPLOADS_AT_WORK`]).
     upload_work: tokio::sync::Semaphore,
@@ -248,8 +259,12 @@ impl AppState {
                 upload_limiter: guard::RateLimiter::per_minute(options.uploads_per_minute),
                 submission_limiter: guard::RateLimiter::per_minute(options.submissions_per_minute),
                 edit_limits: review::EditLimits::new(&options),
-                upload_bodies: tokio::sync::Semaphore::new(upload::BODY_BUDGET_KIB),
+                upload_bodies: bodies::BodyBudget::new(
+                    limits::BODY_BUDGET_KIB,
+                    limits::CLIENT_BODY_KIB,
+                ),
                 upload_work: tokio::sync::Semaphore::new(upload::UPLOADS_AT_WORK),
+                unreceived: upload::Unreceived::default(),
                 options,
                 statements: AtomicU64::new(0),
                 writes: AtomicU64::new(0),

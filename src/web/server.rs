@@ -20,8 +20,10 @@
 //!   [`WebOptions::shutdown_grace`] to finish, then the rest are dropped.
 //!
 //! It also answers over-long addresses (414) and headers (431) with a page
-//! saying so ([`refuse_oversized_heads`]): hyper's own answers to those are
-//! empty, so its buffer is kept well above these limits.
+//! saying so ([`refuse_oversized_heads`]); hyper's own answers to heads too
+//! large for it to parse are empty, so its buffer is kept well above these
+//! limits, and the socket replaces those answers with ones saying what was
+//! too large (`heads::ExplainedHeads`).
 //!
 //! This module is the accept loop and what serving one connection takes;
 //! a module a job below it: `slots` (the caps, and which connection
@@ -60,6 +62,7 @@ mod slots;
 mod stall;
 
 pub use heads::refuse_oversized_heads;
+use heads::ExplainedHeads;
 pub(super) use holding::Holding;
 use refusals::RefusalLog;
 pub(super) use slots::client_of;
@@ -230,7 +233,10 @@ impl Connections {
                 Ok::<_, Infallible>(response.map(|body| Body::new(Holding::new(body, under_way))))
             }
         });
-        let io = TokioIo::new(StallGuard::new(stream, self.stall_timeout));
+        let io = TokioIo::new(ExplainedHeads::new(StallGuard::new(
+            stream,
+            self.stall_timeout,
+        )));
         let connection = self
             .http
             .serve_connection(io, TowerToHyperService::new(service));

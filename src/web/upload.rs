@@ -5,7 +5,9 @@
 //! may cost is bounded: its parts, the bytes it unpacks, the submissions
 //! it makes (per upload and per client a minute), and the memory all
 //! uploads in flight take (request bodies wait for their share of a
-//! budget, and one upload at a time is read, parsed and stored). Then all its submissions are stored
+//! budget, each client's bodies for their part of it, and a body that
+//! comes too slowly is dropped: see [`super::bodies`]; one upload at a
+//! time is read, parsed and stored). Then all its submissions are stored
 //! in one transaction, committed only while the uploader still waits for
 //! the answer that carries their edit token: an upload that times out or
 //! whose client goes away stores nothing. The answer redirects to the
@@ -13,11 +15,14 @@
 //! or, for more than a page of them or when messages of an archive could
 //! not be read, is a page listing them and what was not read, with why.
 
+use std::collections::VecDeque;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use askama::Template;
+use axum::body::Body;
 use axum::extract::{FromRequest, Multipart, Request, State};
 use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE, SET_COOKIE};
 use axum::http::StatusCode;
@@ -26,6 +31,7 @@ use axum::routing::post;
 use axum::Router;
 use rusqlite::Connection;
 
+use super::bodies::{MinimumRate, TooSlow};
 use super::{guard, rights, AppError, AppState};
 use crate::ingest::{self, MAX_INPUT_BYTES};
 use crate::intake::{self, Input, InputError};
@@ -35,7 +41,9 @@ pub use crate::limits::{
     BODY_BUDGET_KIB, MAX_SUBMISSIONS_PER_UPLOAD, MAX_UPLOAD_PARTS, UPLOADS_AT_WORK,
 };
 
-use crate::limits::MAX_UPLOADED_IN_URL;
+use crate::limits::{
+    MAX_UNRECEIVED_KEPT, MAX_UPLOADED_IN_URL, MIN_BODY_BYTES_PER_WINDOW, UNRECEIVED_TOKEN_KEPT,
+};
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/upload", post(upload))
@@ -53,7 +61,21 @@ struct Part {
 /// request each move it on from [`Fate::WANTED`] with one
 /// compare-and-swap, so exactly one wins: an upload given up before its
 /// commit leaves nothing, and one whose commit began is answered.
-struct Fate(AtomicU8);
+struct Fate {
+    stage: AtomicU8,
+    /// An upload committed after its request left: what nobody received.
+    after_commit: Mutex<AfterCommit>,
+}
+
+/// Who of the request and the storing thread comes last after a commit
+/// whose request left: that one hands the token to [`Unreceived`].
+#[derive(Default)]
+struct AfterCommit {
+    /// The request left after the commit began.
+    left: bool,
+    /// What the commit stored, once it is done.
+    stored: Option<UnreceivedUpload>,
+}
 
 impl Fate {
     const WANTED: u8 = 0;
@@ -61,12 +83,36 @@ impl Fate {
     const COMMITTING: u8 = 2;
 
     fn new() -> Arc<Self> {
-        Arc::new(Fate(AtomicU8::new(Self::WANTED)))
+        Arc::new(Fate {
+            stage: AtomicU8::new(Self::WANTED),
+            after_commit: Mutex::new(AfterCommit::default()),
+        })
+    }
+
+    /// The request left after the commit began: what it stored, if the
+    /// commit is done, is nobody's yet.
+    fn left_after_commit(&self, unreceived: &Unreceived) {
+        let mut after = self.after_commit.lock().unwrap_or_else(|e| e.into_inner());
+        after.left = true;
+        if let Some(upload) = after.stored.take() {
+            unreceived.keep(upload);
+        }
+    }
+
+    /// The commit is done: when the request has left already, what it
+    /// stored is nobody's yet.
+    fn committed(&self, upload: UnreceivedUpload, unreceived: &Unreceived) {
+        let mut after = self.after_commit.lock().unwrap_or_else(|e| e.into_inner());
+        if after.left {
+            unreceived.keep(upload);
+        } else {
+            after.stored = Some(upload);
+        }
     }
 
     /// Gives the upload up, unless its commit began: whether it was.
     fn abandon(&self) -> bool {
-        self.0
+        self.stage
             .compare_exchange(
                 Self::WANTED,
                 Self::ABANDONED,
@@ -77,12 +123,12 @@ impl Fate {
     }
 
     fn is_abandoned(&self) -> bool {
-        self.0.load(Ordering::SeqCst) == Self::ABANDONED
+        self.stage.load(Ordering::SeqCst) == Self::ABANDONED
     }
 
     /// Begins the commit, unless the upload was given up: whether it may.
     fn commit(&self) -> bool {
-        self.0
+        self.stage
             .compare_exchange(
                 Self::WANTED,
                 Self::COMMITTING,
@@ -95,12 +141,72 @@ impl Fate {
 
 /// Gives the upload up when the request's future is dropped (the client
 /// gone) so that the storing, which goes on on its own thread, does not
-/// commit submissions whose edit token nobody will receive.
-struct Abandoned(Arc<Fate>);
+/// commit submissions whose edit token nobody will receive. Dropped once
+/// the commit began, its token is kept for the client's next try
+/// ([`Unreceived`]).
+struct Abandoned {
+    fate: Arc<Fate>,
+    state: AppState,
+    /// The storing came back: nothing is left to give up.
+    answered: bool,
+}
 
 impl Drop for Abandoned {
     fn drop(&mut self) {
-        self.0.abandon();
+        if self.answered || self.fate.abandon() {
+            return;
+        }
+        if self.fate.stage.load(Ordering::SeqCst) == Fate::COMMITTING {
+            self.fate.left_after_commit(&self.state.inner.unreceived);
+        }
+    }
+}
+
+/// The edit tokens of uploads committed after their client left (it
+/// closed the connection while the commit was under way), so that nobody
+/// received them: inherent to committing before answering. The same
+/// client sending the same upload again within [`UNRECEIVED_TOKEN_KEPT`]
+/// is stored nothing new (every text is stored already) and is given the
+/// token, once. Only uploads nobody received are kept, so a token handed
+/// over is never handed to a second party; whoever else shares the
+/// client's address (a NAT) and sends the same texts first, in those
+/// minutes, would get it instead, where otherwise nobody could edit them.
+#[derive(Default)]
+pub(super) struct Unreceived {
+    kept: Mutex<VecDeque<UnreceivedUpload>>,
+}
+
+/// An upload whose answer nobody received.
+struct UnreceivedUpload {
+    client: Option<IpAddr>,
+    ids: Vec<i64>,
+    token: String,
+    at: Instant,
+}
+
+impl Unreceived {
+    fn keep(&self, upload: UnreceivedUpload) {
+        tracing::info!(
+            submissions = upload.ids.len(),
+            "an upload was committed after its client left; its token is kept for a while"
+        );
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        kept.retain(|old| old.at.elapsed() < UNRECEIVED_TOKEN_KEPT);
+        if kept.len() >= MAX_UNRECEIVED_KEPT {
+            kept.pop_front();
+        }
+        kept.push_back(upload);
+    }
+
+    /// The token of an upload of `client` nobody received that stored
+    /// exactly `ids`, given once.
+    fn take(&self, client: Option<IpAddr>, ids: &[i64]) -> Option<String> {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        kept.retain(|old| old.at.elapsed() < UNRECEIVED_TOKEN_KEPT);
+        let at = kept
+            .iter()
+            .position(|old| old.client == client && old.ids == ids)?;
+        kept.remove(at).map(|upload| upload.token)
     }
 }
 
@@ -143,7 +249,21 @@ async fn receive_and_store(
     check_upload_rate(&state, peer)?;
     // The body's share is held until the answer is made; the turn at
     // work until what the upload read, parsed and stored is dropped.
-    let _body_permit = take_budget(&state.inner.upload_bodies, body_kib(&state, &request)).await?;
+    let declared = declared_length(&request);
+    let _body_share = state
+        .inner
+        .upload_bodies
+        .take(peer, body_kib(&state, declared))
+        .await;
+    let window = state.options().body_rate_window;
+    let request = request.map(|body| {
+        Body::new(MinimumRate::new(
+            body,
+            declared,
+            window,
+            MIN_BODY_BYTES_PER_WINDOW,
+        ))
+    });
     let (parts, title) = read_form(request, &state).await?;
     let work_permit = take_budget(&state.inner.upload_work, 1).await?;
     let (texts, paste) = tokio::task::spawn_blocking(move || prepare_parts(parts))
@@ -161,8 +281,10 @@ async fn receive_and_store(
         .iter()
         .flat_map(|(_, input)| input.not_read())
         .collect();
-    let (ids, token) = store_texts(&state, texts, title, fate).await?;
+    let (ids, token) = store_texts(&state, peer, texts, title, fate).await?;
     drop(work_permit);
+    // The same upload again, whose first answer its client never got.
+    let token = token.or_else(|| state.inner.unreceived.take(peer, &ids));
     stored_answer(ids, token, not_read)
 }
 
@@ -182,22 +304,27 @@ fn check_upload_rate(state: &AppState, peer: Option<IpAddr>) -> Result<(), AppEr
     })
 }
 
-/// The body's share of [`BODY_BUDGET_KIB`]: its declared length, or the
-/// most a body may be when it declares none (or more).
-fn body_kib(state: &AppState, request: &Request) -> usize {
-    let max_body = state.options().max_body_bytes;
-    let declared = request
+/// The body's length as its Content-Length declares it.
+fn declared_length(request: &Request) -> Option<u64> {
+    request
         .headers()
         .get(CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.parse::<usize>().ok())
+        .and_then(|value| value.parse::<u64>().ok())
+}
+
+/// The body's share of [`BODY_BUDGET_KIB`]: its declared length, or the
+/// most a body may be when it declares none (or more).
+fn body_kib(state: &AppState, declared: Option<u64>) -> usize {
+    let max_body = state.options().max_body_bytes;
+    let declared = declared
+        .and_then(|declared| usize::try_from(declared).ok())
         .unwrap_or(max_body)
         .min(max_body);
     kib(declared).min(BODY_BUDGET_KIB)
 }
 
-/// Waits for `share` of a budget shared by all uploads in flight: KiB
-/// of [`BODY_BUDGET_KIB`], or one of the [`UPLOADS_AT_WORK`].
+/// Waits for one of the [`UPLOADS_AT_WORK`] turns.
 async fn take_budget(
     budget: &tokio::sync::Semaphore,
     share: usize,
@@ -264,25 +391,47 @@ fn check_submission_rate(
 /// the uploader still waits; the ids stored and the edit token.
 async fn store_texts(
     state: &AppState,
+    client: Option<IpAddr>,
     texts: Vec<(String, Input)>,
     title: Option<(usize, String)>,
     fate: Arc<Fate>,
 ) -> Result<(Vec<i64>, Option<String>), AppError> {
     state.check_database_file()?;
-    let abandoned = Abandoned(Arc::clone(&fate));
+    let mut abandoned = Abandoned {
+        fate: Arc::clone(&fate),
+        state: state.clone(),
+        answered: false,
+    };
     let writer = state.clone();
     let stored = state
         .with_conn(move |conn| {
             let title = title.as_ref().map(|(at, title)| (*at, title.as_str()));
             let checkpointer = Some(&writer.inner.checkpointer);
-            store_upload_checkpointed(conn, checkpointer, texts, title, &|stage| match stage {
-                UploadStage::Committing => !fate.commit(),
-                UploadStage::Storing { .. } => fate.is_abandoned(),
-            })
+            let stored =
+                store_upload_checkpointed(
+                    conn,
+                    checkpointer,
+                    texts,
+                    title,
+                    &|stage| match stage {
+                        UploadStage::Committing => !fate.commit(),
+                        UploadStage::Storing { .. } => fate.is_abandoned(),
+                    },
+                )?;
+            if let (ids, Some(token)) = &stored {
+                let upload = UnreceivedUpload {
+                    client,
+                    ids: ids.clone(),
+                    token: token.clone(),
+                    at: Instant::now(),
+                };
+                fate.committed(upload, &writer.inner.unreceived);
+            }
+            Ok(stored)
         })
-        .await?;
-    drop(abandoned);
-    Ok(stored)
+        .await;
+    abandoned.answered = true;
+    stored
 }
 
 /// The answer to a stored upload, with its edit token's cookies: a
@@ -608,6 +757,16 @@ fn multipart_error(error: axum::extract::multipart::MultipartError, state: &AppS
     }
 }
 
+/// A body dropped for coming too slowly ([`MinimumRate`]).
+fn too_slow(slow: &TooSlow) -> AppError {
+    let seconds = slow.window.as_secs_f64();
+    AppError::TooSlow(format!(
+        "The upload's body arrived too slowly: {} bytes in {seconds:.1} s, and each {seconds:.1} s must bring at least {} KiB (or the rest of it). Nothing was stored; send it again over a faster connection.",
+        slow.brought,
+        slow.least.div_ceil(1024)
+    ))
+}
+
 /// A request body that could not be read whole: over the body limit, or
 /// ended before all of it arrived (the client sent less than its
 /// Content-Length, or went away).
@@ -616,6 +775,9 @@ fn body_error(error: &(dyn std::error::Error + 'static), state: &AppState) -> Ap
     while let Some(error) = cause {
         if error.is::<http_body_util::LengthLimitError>() {
             return too_large(state);
+        }
+        if let Some(slow) = error.downcast_ref::<TooSlow>() {
+            return too_slow(slow);
         }
         cause = error.source();
     }
