@@ -669,6 +669,17 @@ const MIB: u64 = 1024 * 1024;
 /// read (loopback buffers grow to a few MiB each way).
 const IN_THE_SOCKETS: u64 = 24 * MIB;
 
+/// (source, why) of the one failure an import reported.
+fn the_one_failure(summary: &ImportSummary) -> Vec<(&str, &str)> {
+    let failed: Vec<(&str, &str)> = summary
+        .failures
+        .iter()
+        .map(|failure| (failure.source_name.as_str(), failure.why.as_str()))
+        .collect();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    failed
+}
+
 fn import_within(
     address: &str,
     limits: pipermail::FetchLimits,
@@ -800,12 +811,7 @@ fn a_page_that_drips_fails_once_its_time_is_up() {
     let ((read, summary), took) = within(format!("{}/list/", rogue.base));
     assert!(read.unwrap(), "an index");
     assert!(summary.messages_added > 0, "{summary:?}");
-    let failed: Vec<(&str, &str)> = summary
-        .failures
-        .iter()
-        .map(|failure| (failure.source_name.as_str(), failure.why.as_str()))
-        .collect();
-    assert_eq!(failed.len(), 1, "{failed:?}");
+    let failed = the_one_failure(&summary);
     assert_eq!(failed[0].0, format!("{}/list/2003-June.txt", rogue.base));
     assert!(failed[0].1.contains("took longer than 1 s"), "{failed:?}");
     assert!(took < Duration::from_secs(10), "{took:?}");
@@ -856,12 +862,7 @@ fn a_redirect_off_the_archives_host_is_refused_and_named() {
     let (read, summary) = import_within(&format!("{}/list/", rogue.base), limits);
     assert_eq!(read.unwrap().months.len(), 2);
     assert!(summary.messages_added > 0, "{summary:?}");
-    let failed: Vec<(&str, &str)> = summary
-        .failures
-        .iter()
-        .map(|failure| (failure.source_name.as_str(), failure.why.as_str()))
-        .collect();
-    assert_eq!(failed.len(), 1, "{failed:?}");
+    let failed = the_one_failure(&summary);
     assert_eq!(failed[0].0, format!("{}/list/2003-May.txt.gz", rogue.base));
     assert!(failed[0].1.contains(&other_port.base), "{failed:?}");
     assert!(other_port.seen().is_empty(), "{:?}", other_port.seen());
