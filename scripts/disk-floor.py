@@ -10,7 +10,7 @@ submissions, from 25 loopback addresses), then one 3.5 MB paste, then
 /healthz; prints the free space after the GETs and after the paste, and
 the paste's and /healthz's answers.
 
-    scripts/disk-floor.py /work/before/benchlog
+    scripts/disk-floor.py /tmp/benchlog-a3e0433
     scripts/disk-floor.py target/release/benchlog
     GEN=target/release/examples/gen_scale_db RUNS=200000 scripts/disk-floor.py BIN
 

@@ -8,7 +8,7 @@ message, runs `benchlog ingest`, puts the object back, runs it again and
 prints how many messages the second run stored (0 when the first run's
 mark moved past the missing one, 1 when it stayed before it).
 
-    scripts/inbox-retry.py /work/before/benchlog
+    scripts/inbox-retry.py /tmp/benchlog-a3e0433
     scripts/inbox-retry.py target/release/benchlog
 
 Measured (release builds): before (a3e0433) 0 stored after the restore
