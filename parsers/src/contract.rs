@@ -82,6 +82,15 @@ pub const METRICS: &[MetricInfo] = &[
     info("other_queries", "queries", true, "other queries"),
     info("ignored_errors", "errors", false, "ignored errors"),
     info("reconnects", "reconnects", false, "reconnects"),
+    // Interval lines' rates: `err/s: 0.00 reconn/s: 0.00` (1.x),
+    // `errors: 0.00, reconnects: 0.00` (0.5 and early 1.0).
+    info("err_per_s", "errors/s", false, "errors per second"),
+    info(
+        "reconn_per_s",
+        "reconnects/s",
+        false,
+        "reconnects per second",
+    ),
     info("total_time_s", "s", false, "total time"),
     info("events", "events", true, "events"),
     info("events_per_s", "events/s", true, "events per second"),

@@ -413,7 +413,17 @@ fn blockquoted_sysbench_reports_read_with_their_escaped_intervals() {
     let intervals = runs[0].results.iter().filter(|m| m.item != "total").count();
     assert_eq!(intervals, runs[0].results.len() - 16);
     assert!(intervals >= 6 * 4, "{intervals}");
-    assert_eq!(runs[1].results.len(), 46);
+    // 16 totals, and six intervals of five values and their error and
+    // reconnect rates.
+    assert_eq!(runs[1].results.len(), 16 + 6 * 7);
+    assert_eq!(
+        runs[1]
+            .results
+            .iter()
+            .filter(|m| m.metric == "err_per_s" || m.metric == "reconn_per_s")
+            .count(),
+        6 * 2
+    );
 }
 
 #[test]

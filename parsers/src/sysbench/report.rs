@@ -477,10 +477,10 @@ mod tests {
     #[test]
     fn interval_lines_of_every_generation() {
         type Want = (&'static str, Option<u32>, &'static [(&'static str, f64)]);
-        let cases: [(&str, Want); 5] = [
+        let cases: [(&str, Want); 6] = [
             (
                 "[ 10s ] thds: 8 tps: 758.17 qps: 15191.27 (r/w/o: 10640.27/3032.68/1518.33) lat (ms,95%): 6.32 err/s: 0.00 reconn/s: 0.00",
-                ("t=10s", Some(8), &[("tps", 758.17), ("qps", 15191.27), ("reads_per_s", 10640.27), ("writes_per_s", 3032.68), ("latency_p95_ms", 6.32)]),
+                ("t=10s", Some(8), &[("tps", 758.17), ("qps", 15191.27), ("reads_per_s", 10640.27), ("writes_per_s", 3032.68), ("latency_p95_ms", 6.32), ("err_per_s", 0.0), ("reconn_per_s", 0.0)]),
             ),
             ("[ 1s ] thds: 2 eps: 2025.43 lat (ms,95%): 8.28", ("t=1s", Some(2), &[("events_per_s", 2025.43), ("latency_p95_ms", 8.28)])),
             (
@@ -493,7 +493,12 @@ mod tests {
             ),
             (
                 "[   1s] threads: 32, tps: 269.73, reads: 3982.01, writes: 809.19, response time: 178.79ms (95%), errors: 0.00, reconnects:  0.00",
-                ("t=1s", Some(32), &[("tps", 269.73), ("reads_per_s", 3982.01), ("writes_per_s", 809.19), ("latency_p95_ms", 178.79)]),
+                ("t=1s", Some(32), &[("tps", 269.73), ("reads_per_s", 3982.01), ("writes_per_s", 809.19), ("latency_p95_ms", 178.79), ("err_per_s", 0.0), ("reconn_per_s", 0.0)]),
+            ),
+            // sysbench-tpcc's own line: `err/s` with no colon.
+            (
+                "[ 5s ] thds: 4 tps: 12.80 qps: 401.20 (r/w/o: 180.60/192.60/28.00) lat (ms,95%): 1352.03 err/s 0.40 reconn/s: 0.00",
+                ("t=5s", Some(4), &[("tps", 12.80), ("qps", 401.20), ("reads_per_s", 180.60), ("writes_per_s", 192.60), ("latency_p95_ms", 1352.03), ("err_per_s", 0.40), ("reconn_per_s", 0.0)]),
             ),
         ];
         for (i, (input, (item, threads, want))) in cases.into_iter().enumerate() {

@@ -105,7 +105,8 @@ enum IntervalPart {
     Value(Cow<'static, str>, f64),
     /// `(r/w/o: R/W/O)`: reads and writes per second (others have no name).
     Pair(f64, f64),
-    /// Error and reconnect rates: read, no Contract 2 name.
+    /// A part read that gives no result: a percentile Contract 2 has no
+    /// name for, or a key it does not know.
     Dropped,
 }
 
@@ -148,7 +149,8 @@ fn interval_part(input: &str) -> Res<'_, IntervalPart> {
         )
             .map(|(_, _, value, _, _, _, rank, _)| percentile_part(rank, value)),
         // sysbench-tpcc's own interval line prints `err/s 1.00`, no colon.
-        (tag("err/s"), space1, pointed_decimal).map(|_| IntervalPart::Dropped),
+        (tag("err/s"), space1, pointed_decimal)
+            .map(|(_, _, value)| IntervalPart::Value(Cow::Borrowed("err_per_s"), value)),
         (
             take_while1(|c: char| c.is_ascii_alphanumeric() || c == '/'),
             char(':'),
@@ -180,6 +182,9 @@ fn keyed_part(key: &str, value: f64, unit: Option<&str>) -> IntervalPart {
         ("reads/s" | "reads", _) => "reads_per_s",
         ("writes/s" | "writes", _) => "writes_per_s",
         ("fsyncs", _) => "fsyncs_per_s",
+        // Rates however they are spelt: an interval line has no totals.
+        ("err/s" | "errors", _) => "err_per_s",
+        ("reconn/s" | "reconnects", _) => "reconn_per_s",
         _ => return IntervalPart::Dropped,
     };
     IntervalPart::Value(Cow::Borrowed(metric), value)
