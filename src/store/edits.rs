@@ -16,6 +16,14 @@ pub enum RunField {
 }
 
 impl RunField {
+    /// Its name on the forms: `label`, or the attribute's key.
+    pub fn name(&self) -> &str {
+        match self {
+            RunField::Label => "label",
+            RunField::Attr(key) => key,
+        }
+    }
+
     /// The `(field, key)` columns of `run_edits`.
     fn columns(&self) -> (&'static str, &str) {
         match self {
@@ -168,11 +176,8 @@ pub fn set_run_field(
     field: &RunField,
     value: Option<&str>,
 ) -> rusqlite::Result<bool> {
-    let changed = write_field(tx, run_id, field, value)?;
-    if changed && matches!(field, RunField::Attr(_)) {
-        super::sums::refresh_runs(tx, &[run_id])?;
-    }
-    Ok(changed)
+    let fields = [(field.clone(), value.map(str::to_owned))];
+    Ok(set_run_fields(tx, &[run_id], &fields)? > 0)
 }
 
 /// Sets every one of `fields` on every one of `run_ids` ([`set_run_field`]
@@ -205,8 +210,8 @@ pub fn set_run_fields(
     Ok(changed)
 }
 
-/// [`set_run_field`] without placing the run in its new configuration,
-/// which its caller does once for all the fields it sets.
+/// Sets a field without placing the run in its new configuration, which
+/// [`set_run_fields`] does once for all the fields it sets.
 fn write_field(
     tx: &Transaction,
     run_id: i64,

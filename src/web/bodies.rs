@@ -15,11 +15,10 @@
 //! [`MIN_BODY_BYTES_PER_WINDOW`]: crate::limits::MIN_BODY_BYTES_PER_WINDOW
 //! [`BODY_RATE_WINDOW`]: crate::limits::BODY_RATE_WINDOW
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::net::IpAddr;
 use std::pin::Pin;
-use std::sync::Mutex;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -28,35 +27,29 @@ use hyper::body::{Frame, SizeHint};
 use tokio::sync::Notify;
 use tokio::time::Sleep;
 
-/// The KiB of request bodies held, in all and per client.
+use super::budget::{AnswerBudget, Share};
+
+/// The KiB of request bodies held, in all and per client: the answers'
+/// rule of a part per client ([`AnswerBudget`]), waited for instead of
+/// refused.
 pub struct BodyBudget {
-    total: usize,
-    per_client: usize,
-    held: Mutex<Held>,
+    held: Arc<AnswerBudget>,
     /// Told whenever a share is given back.
     freed: Notify,
-}
-
-#[derive(Default)]
-struct Held {
-    total: usize,
-    per_client: HashMap<Option<IpAddr>, usize>,
 }
 
 /// One body's share; dropping it gives the KiB back.
 pub struct BodyShare<'a> {
     budget: &'a BodyBudget,
-    client: Option<IpAddr>,
-    kib: usize,
+    /// Always Some until dropped: given back before the waiters are told.
+    share: Option<Share>,
 }
 
 impl BodyBudget {
     /// A budget of `total` KiB, at most `per_client` of them per client.
     pub fn new(total: usize, per_client: usize) -> Self {
         BodyBudget {
-            total,
-            per_client,
-            held: Mutex::new(Held::default()),
+            held: Arc::new(AnswerBudget::new(total as u64, per_client as u64)),
             freed: Notify::new(),
         }
     }
@@ -72,50 +65,26 @@ impl BodyBudget {
             tokio::pin!(freed);
             // Registered before the check, so no release in between is missed.
             freed.as_mut().enable();
-            if self.try_take(client, kib) {
+            if let Ok(share) = AnswerBudget::take(&self.held, client, kib as u64, None) {
                 return BodyShare {
                     budget: self,
-                    client,
-                    kib,
+                    share: Some(share),
                 };
             }
             freed.await;
         }
     }
 
-    fn try_take(&self, client: Option<IpAddr>, kib: usize) -> bool {
-        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
-        let of_client = held.per_client.get(&client).copied().unwrap_or(0);
-        if of_client > 0 && of_client + kib > self.per_client {
-            return false;
-        }
-        if held.total > 0 && held.total + kib > self.total {
-            return false;
-        }
-        held.total += kib;
-        *held.per_client.entry(client).or_default() += kib;
-        true
-    }
-
     /// KiB held in all.
     #[cfg(test)]
-    fn held(&self) -> usize {
-        self.held.lock().unwrap_or_else(|e| e.into_inner()).total
+    fn held(&self) -> u64 {
+        self.held.held()
     }
 }
 
 impl Drop for BodyShare<'_> {
     fn drop(&mut self) {
-        {
-            let mut held = self.budget.held.lock().unwrap_or_else(|e| e.into_inner());
-            held.total -= self.kib;
-            if let Some(of_client) = held.per_client.get_mut(&self.client) {
-                *of_client -= self.kib;
-                if *of_client == 0 {
-                    held.per_client.remove(&self.client);
-                }
-            }
-        }
+        drop(self.share.take());
         self.budget.freed.notify_waiters();
     }
 }

@@ -46,7 +46,9 @@ impl SharedBuffer {
     }
 }
 
-/// The bytes held by large answers in flight, in all and per client.
+/// The bytes held by large answers in flight, in all and per client (and
+/// the KiB of uploads' bodies being read: `bodies::BodyBudget` waits for
+/// a share where an answer is refused one).
 pub struct AnswerBudget {
     total: u64,
     per_client: u64,
@@ -126,7 +128,7 @@ impl AnswerBudget {
 
     /// Bytes held in all.
     #[cfg(test)]
-    fn held(&self) -> u64 {
+    pub(super) fn held(&self) -> u64 {
         self.held.lock().unwrap_or_else(|e| e.into_inner()).total
     }
 }

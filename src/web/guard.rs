@@ -81,13 +81,14 @@ fn is_cross_site(headers: &HeaderMap) -> bool {
     origin_host.is_none() || origin_host != host
 }
 
-/// A token bucket per client: `per_minute` requests at once, refilled at
-/// `per_minute` a minute. Clients are told apart by IP address; requests
+/// A token bucket per client: `per_window` requests at once, refilled
+/// with as many each window (a minute, unless made with
+/// [`RateLimiter::keyed_per_window`]). Clients are told apart by IP address; requests
 /// with no known peer (tests calling the router directly) share a bucket.
 /// Other keys (`K`) make buckets of other things, a submission's say.
 pub struct RateLimiter<K = Option<IpAddr>> {
     /// What a bucket holds, and is refilled with each `window`.
-    pub(super) per_minute: u32,
+    pub(super) per_window: u32,
     window: Duration,
     buckets: Mutex<HashMap<K, Bucket>>,
 }
@@ -112,10 +113,10 @@ impl<K: Hash + Eq + Clone> RateLimiter<K> {
     }
 
     /// Buckets per key holding `amount`, refilled with as much each
-    /// `window` (so `per_minute` is then per window); 0: no limit.
+    /// `window`; 0: no limit.
     pub fn keyed_per_window(amount: u32, window: Duration) -> Self {
         RateLimiter {
-            per_minute: amount,
+            per_window: amount,
             window,
             buckets: Mutex::new(HashMap::new()),
         }
@@ -142,10 +143,10 @@ impl<K: Hash + Eq + Clone> RateLimiter<K> {
         keys: [K; N],
         cost: u32,
     ) -> Result<(), Duration> {
-        if self.per_minute == 0 {
+        if self.per_window == 0 {
             return Ok(());
         }
-        let capacity = f64::from(self.per_minute);
+        let capacity = f64::from(self.per_window);
         let per_second = capacity / self.window.as_secs_f64().max(1.0);
         let cost = f64::from(cost);
         if cost > capacity {

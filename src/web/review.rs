@@ -74,7 +74,7 @@ impl EditLimits {
     /// the last check before an edit writes, so that an edit refused for
     /// anything else takes none of it.
     fn bytes(&self, bytes: usize) -> Result<(), AppError> {
-        let per_hour = self.bytes.per_minute;
+        let per_hour = self.bytes.per_window;
         self.bytes
             .check_cost(
                 (),
@@ -97,7 +97,7 @@ impl EditLimits {
                 wait,
                 format!(
                     "Too many edits from your address in a short time ({} a minute are allowed)",
-                    self.edits.per_minute
+                    self.edits.per_window
                 ),
             )
         })
@@ -113,7 +113,7 @@ impl EditLimits {
                     wait,
                     format!(
                         "Submission {id} was changed too often in a short time ({} edits a minute are allowed)",
-                        self.edits.per_minute
+                        self.edits.per_window
                     ),
                 )
             })
@@ -123,7 +123,7 @@ impl EditLimits {
     /// budgets both, or from neither.
     fn changes(&self, peer: Option<IpAddr>, id: i64, changes: usize) -> Result<(), AppError> {
         let cost = u32::try_from(changes).unwrap_or(u32::MAX);
-        let per_minute = self.changes.per_minute;
+        let per_minute = self.changes.per_window;
         self.changes
             .check_cost_of_each([EditBucket::Client(peer), EditBucket::Submission(id)], cost)
             .map_err(|wait| {
@@ -197,17 +197,12 @@ impl Edit {
     /// What it writes on each run, as [`MAX_EDIT_BYTES`] counts it: each
     /// field's name and value and [`EDIT_CHANGE_BYTES`].
     fn bytes_per_run(&self) -> usize {
-        let label = self.label.as_ref().map_or(0, |label| {
-            "label".len() + label.as_ref().map_or(0, String::len) + EDIT_CHANGE_BYTES
-        });
-        label
-            + self
-                .attrs
-                .iter()
-                .map(|(key, value)| {
-                    key.len() + value.as_ref().map_or(0, String::len) + EDIT_CHANGE_BYTES
-                })
-                .sum::<usize>()
+        self.fields()
+            .iter()
+            .map(|(field, value)| {
+                field.name().len() + value.as_ref().map_or(0, String::len) + EDIT_CHANGE_BYTES
+            })
+            .sum()
     }
 }
 
@@ -427,13 +422,14 @@ async fn edit(
                     chosen.len()
                 )));
             }
-            let bytes = chosen.len().saturating_mul(edit.bytes_per_run());
+            let per_run = edit.bytes_per_run();
+            let bytes = chosen.len().saturating_mul(per_run);
             if bytes > MAX_EDIT_BYTES {
                 return Err(AppError::TooLarge(format!(
                     "This edit would write {} ({} runs, {} each: every field's name and value and {EDIT_CHANGE_BYTES} bytes for the rows that keep it); one edit may write at most {}. Edit fewer runs, or shorter values, at a time. Nothing was changed.",
                     crate::intake::size_for_people(bytes as u64),
                     chosen.len(),
-                    crate::intake::size_for_people(edit.bytes_per_run() as u64),
+                    crate::intake::size_for_people(per_run as u64),
                     crate::intake::size_for_people(MAX_EDIT_BYTES as u64),
                 )));
             }
@@ -494,13 +490,10 @@ async fn undo(
                 .ok_or_else(|| AppError::NotFound(format!("There is no submission {id}.")))?;
             let run_id = target_runs(&runs, Target::Run(run))?[0].id;
             if !store::has_run_edit(&tx, run_id, &field)? {
-                let what = match &field {
-                    RunField::Label => "label".to_owned(),
-                    RunField::Attr(key) => key.clone(),
-                };
                 return Err(bad(format!(
-                    "Run {}'s {what} was not edited: there is nothing to undo.",
-                    run + 1
+                    "Run {}'s {} was not edited: there is nothing to undo.",
+                    run + 1,
+                    field.name()
                 )));
             }
             limits.inner.edit_limits.changes(peer, id, 1)?;

@@ -381,7 +381,7 @@ fn check_submission_rate(
     Err(AppError::TooManyRequests {
         message: format!(
             "This upload holds {submissions} submissions, more than your address may store now ({} a minute are allowed); please wait {retry_after} s and send it again, or split it.",
-            state.inner.submission_limiter.per_minute
+            state.inner.submission_limiter.per_window
         ),
         retry_after,
     })
