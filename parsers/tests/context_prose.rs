@@ -156,8 +156,29 @@ fn a_lone_phrase_directly_above_a_report_is_a_label() {
         labels(&parse(&format!("patched kernel\n{}", smack(10, "1.00")))),
         [Some("patched kernel")]
     );
-    // Not directly above: a blank line between.
-    assert_eq!(labels(&parse(&format!("vanilla\n\n{BONNIE}"))), [None]);
+    // A paragraph of its own a blank line above the report is its
+    // caption; one line of a longer paragraph is not.
+    assert_eq!(
+        labels(&parse(&format!("vanilla\n\n{BONNIE}"))),
+        [Some("vanilla")]
+    );
+    assert_eq!(
+        labels(&parse(&format!(
+            "Second run (without the patch)\n\n{BONNIE}"
+        ))),
+        [Some("Second run (without the patch)")]
+    );
+    assert_eq!(
+        labels(&parse(&format!("we built it\nvanilla\n\n{BONNIE}"))),
+        [None]
+    );
+    // A sentence without its full stop is still a sentence.
+    assert_eq!(
+        labels(&parse(&format!(
+            "Here is the output from my box\n\n{BONNIE}"
+        ))),
+        [None]
+    );
     // A sentence is no lone phrase.
     assert_eq!(labels(&parse(&format!("It got slower.\n{BONNIE}"))), [None]);
 }

@@ -198,11 +198,18 @@ fn section_label(lines: &[Line<'_>], start: usize) -> Option<SectionLabel> {
     // prompt (rst's `.. code:: screen`, markdown's indented code), never
     // a heading: CommonMark allows a heading three spaces at most.
     let indented = indent_columns(first.text) >= CODE_INDENT;
-    if let Some((level, label)) = markdown_heading(open).filter(|_| !indented) {
-        // A single `#` is also a root prompt or a shell comment: it is a
-        // heading only standing alone between blank lines, naming no
-        // command (`# CPU`, not `# sysbench --test=cpu run`).
-        let heading = level > 1 || (lone() && !prose::is_command_line(&label));
+    if let Some(heading) = markdown_heading(open).filter(|_| !indented) {
+        let MarkdownHeading {
+            level,
+            label,
+            tight,
+        } = heading;
+        // A single `#` is also a root prompt or a shell comment, and a
+        // heading written without its space (`##Second run`, `#local`)
+        // may be a preprocessor line or a comment: either is a heading
+        // only standing alone between blank lines, naming no command
+        // (`# CPU`, not `# sysbench --test=cpu run`).
+        let heading = (level > 1 && !tight) || (lone() && !prose::is_command_line(&label));
         // A post's byline (`### Post by jsowoc on 2008-12-17`, as forum
         // and list archives set each message apart) names the poster, not
         // a run: it ends the sections of its level and names nothing.
@@ -328,32 +335,61 @@ fn framed_title(lines: &[Line<'_>], start: usize) -> Option<SectionLabel> {
     })
 }
 
+/// A markdown heading of level 1 to 6 and what it says.
+struct MarkdownHeading {
+    level: u8,
+    label: String,
+    /// Written without the space after its marks (`##Second run`,
+    /// `#local`), as many write markdown by hand: a heading only where
+    /// it stands alone ([`section_label`]).
+    tight: bool,
+}
+
+/// Words that follow a `#` in C and in shell scripts: `#include`,
+/// `#!/bin/sh` are no headings written without their space.
+const HASH_DIRECTIVES: &[&str] = &[
+    "include", "define", "undef", "if", "ifdef", "ifndef", "elif", "else", "endif", "pragma",
+    "error", "warning", "line", "import",
+];
+
 /// A markdown heading of level 1 to 6 (`## Resource Overload w/ Atropos`)
 /// and its level, as write-ups on the web title the runs under them. A
-/// single `#` is also a root shell prompt (`# sysbench ... run`): the
-/// caller decides ([`section_label`]).
-fn markdown_heading(text: &str) -> Option<(u8, String)> {
+/// single `#` is also a root shell prompt (`# sysbench ... run`), and a
+/// heading without its space (`##Second run`) a comment or directive:
+/// the caller decides ([`section_label`]).
+fn markdown_heading(text: &str) -> Option<MarkdownHeading> {
     let hashes = text.bytes().take_while(|&b| b == b'#').count();
     if !(1..=6).contains(&hashes) {
         return None;
     }
+    let after = &text[hashes..];
+    let tight = !after.starts_with([' ', '\t']);
+    if tight {
+        let word: String = after
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        let directive = HASH_DIRECTIVES.contains(&word.as_str());
+        if directive || !after.starts_with(char::is_alphabetic) {
+            return None;
+        }
+    }
     // A colon after a heading (`### sysbench samples:`) is no part of it.
-    let inner = text[hashes..]
-        .strip_prefix(' ')?
+    let inner = after
         .trim()
         .trim_end_matches('#')
         .trim()
-        .trim_end_matches(':')
+        .trim_end_matches([':', '：'])
         .trim_end();
     let valid = !inner.is_empty()
         && inner.len() <= MAX_LABEL_LEN
         && inner.chars().any(char::is_alphanumeric);
     let level = u8::try_from(hashes).ok()?;
-    valid.then(|| {
-        (
-            level,
-            inner.split_whitespace().collect::<Vec<_>>().join(" "),
-        )
+    valid.then(|| MarkdownHeading {
+        level,
+        label: inner.split_whitespace().collect::<Vec<_>>().join(" "),
+        tight,
     })
 }
 
@@ -694,7 +730,15 @@ pub(super) fn active_labels(
             prose = prose.filter(|p| !(p.attached && p.depth == line.depth));
         }
         if !line.is_blank() {
+            let known = found.labels.len();
             prose = follow_prose(lines, markup, i, &runs, prose, &mut found);
+            if found.labels.len() > known {
+                // A label in prose sits under the heading in force, as a
+                // deeper heading would: the same caption under several
+                // headings is told apart by them (qualify_repeated).
+                let outer = in_force[line.depth].last().map(|&(_, outer)| outer);
+                headings.push((u32::try_from(known).unwrap_or(u32::MAX), outer));
+            }
         }
         let attached = prose.filter(|p| p.attached && p.depth == line.depth);
         let in_force_here = in_force[line.depth].last().map(|&(_, index)| index);
@@ -974,13 +1018,15 @@ fn prose_label_at(
     // A block's first line, or the line right above its opening, is its
     // caption: a phrase that may be as long as a colon label (`vfat under
     // Linux (formatted using mkfs.vfat)` over a fence).
-    let caption =
-        is_block_caption(lines, markup, i, runs) || heads_block_of_run(lines, markup, i, runs);
+    let caption = is_block_caption(lines, markup, i, runs)
+        || heads_block_of_run(lines, markup, i, runs)
+        || captions_report(lines, i, runs);
     let run_below = runs.report_at(i + 1, line.depth) || caption;
     let rule_below = lines
         .get(i + 1)
         .is_some_and(|next| next.depth == line.depth && prose::is_rule(next.text));
-    let lead_in = prose::last_char(line.text) == Some(':') || prose::is_list_item(line.text);
+    let lead_in =
+        matches!(prose::last_char(line.text), Some(':' | '：')) || prose::is_list_item(line.text);
     let below = (lead_in || run_below || rule_below).then_some(prose::Below {
         run: run_below,
         rule: rule_below,
@@ -997,6 +1043,24 @@ fn prose_label_at(
 
 /// Most blank lines a block's caption may have around it.
 const CAPTION_GAP: usize = 2;
+
+/// Whether line `i` is a paragraph of its own, one line at its depth,
+/// whose next line of text starts a report (at most [`CAPTION_GAP`] blank
+/// lines between): the report's caption, as a mail or page titles a
+/// table (`2.4.20 + some-driver`, `Second run (without the patch)` over
+/// it). Like a block's caption it may be as long as a colon label, but
+/// is a phrase ([`prose::label_of`]).
+fn captions_report(lines: &[Line<'_>], i: usize, runs: &RunsBegun) -> bool {
+    let depth = lines[i].depth;
+    let starts_paragraph = i
+        .checked_sub(1)
+        .and_then(|p| lines.get(p))
+        .is_none_or(|above| above.is_blank() || above.depth != depth);
+    starts_paragraph
+        && (i + 1..=i + 1 + CAPTION_GAP)
+            .find(|&j| lines.get(j).is_none_or(|l| !l.is_blank()))
+            .is_some_and(|next| runs.report_at(next, depth))
+}
 
 /// Whether line `i` is the caption of a preformatted block: the first line
 /// of text after `<pre>` or a code fence opening, with a run starting on
@@ -1208,7 +1272,11 @@ mod tests {
             ("###### deep", Some("deep")),
             ("# sysbench cpu run", None),
             ("####### seven", None),
-            ("##no space", None),
+            ("##Second run", Some("Second run")),
+            ("#local", Some("local")),
+            ("#include <stdio.h>", None),
+            ("#!/bin/sh", None),
+            ("##2", None),
             ("## ##", None),
         ];
         for (i, (text, want)) in cases.iter().enumerate() {
@@ -1216,6 +1284,10 @@ mod tests {
             let got = section_label(&lines, 0).map(|l| l.label);
             assert_eq!(got.as_deref(), *want, "case {i}");
         }
+        // Without its space a heading stands alone: in a paragraph it is a
+        // comment or a directive.
+        let lines = text::lines("make it so\n##not a heading\nthen run");
+        assert_eq!(section_label(&lines, 1), None);
     }
 
     #[test]

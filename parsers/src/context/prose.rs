@@ -309,8 +309,11 @@ pub fn label_of(text: &str, below: Below) -> Option<String> {
         // A block's caption (`RaspberryPi4 4G RAM with SSD`) may be as long
         // as a colon label, but is a phrase: no sentence, no options.
         let phrase = item.chars().next().is_some_and(char::is_alphanumeric)
-            && !text.ends_with(['.', ',', ';', '!', '?'])
-            && !text.split_whitespace().any(is_option_like);
+            && !text.ends_with(SENTENCE_ENDS)
+            && !text.split_whitespace().any(is_option_like)
+            && !is_field(item)
+            && !holds_clock_time(item)
+            && !reads_as_sentence(item);
         if !phrase {
             return None;
         }
@@ -325,7 +328,7 @@ pub fn label_of(text: &str, below: Below) -> Option<String> {
             && !item.contains('=')
             && item.len() <= MAX_LONE_LEN
             && item.chars().next().is_some_and(char::is_alphanumeric)
-            && !text.ends_with(['.', ',', ';', '!', '?']);
+            && !text.ends_with(SENTENCE_ENDS);
         if !lone {
             return None;
         }
@@ -357,17 +360,60 @@ pub fn label_of(text: &str, below: Below) -> Option<String> {
     Some(cut(&words))
 }
 
+/// What ends a sentence, or leaves one going, in the scripts posts are
+/// written in: a line ending so is prose, not a phrase naming a run.
+const SENTENCE_ENDS: &[char] = &['.', ',', ';', '!', '?', '。', '，', '；', '！', '？'];
+
+/// Words that make a line a sentence rather than a name: pronouns and the
+/// verbs that carry a clause (`And without libthr it is even slower`,
+/// `Here is the output from my box`), where a caption is a phrase
+/// (`Second run (without the patch)`, `2.4.20 + some-driver`).
+const SENTENCE_WORDS: &[&str] = &[
+    "i", "we", "you", "he", "she", "it", "they", "is", "are", "was", "were", "has", "have", "had",
+    "do", "does", "did", "can", "could", "will", "would", "should", "here", "there", "i'm", "it's",
+    "here's", "there's", "i've", "we've",
+];
+
+/// Whether a caption reads as a sentence ([`SENTENCE_WORDS`]).
+fn reads_as_sentence(text: &str) -> bool {
+    text.split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+        .any(|w| is_listed(SENTENCE_WORDS, w))
+}
+
+/// Whether a line is a field (`Version: Branch 1.0 HEAD`, `CPU: Xeon`):
+/// one word and a colon before its value. It states a fact about the
+/// system; it names no run.
+fn is_field(text: &str) -> bool {
+    text.split_once(": ")
+        .is_some_and(|(key, _)| !key.is_empty() && !key.contains(char::is_whitespace))
+}
+
+/// Whether a line holds a time of day (`Sun Jun  7 17:33:37 UTC 2009`,
+/// a `date` printed before a run): a stamp, not a name.
+fn holds_clock_time(text: &str) -> bool {
+    text.as_bytes().windows(5).any(|w| {
+        w[0].is_ascii_digit()
+            && w[1].is_ascii_digit()
+            && w[2] == b':'
+            && w[3].is_ascii_digit()
+            && w[4].is_ascii_digit()
+    })
+}
+
 /// A word of a command's arguments: `--user=percona`, `-s`, `./run`,
 /// `a=b`.
 fn is_option_like(word: &str) -> bool {
     let option = word
         .strip_prefix('-')
         .is_some_and(|rest| rest.starts_with(|c: char| c == '-' || c.is_ascii_alphanumeric()));
-    option || word.starts_with("./") || word.contains('=')
+    // `a=b`, not an `=` standing between words (`flushto = ndirty`).
+    option || word.starts_with("./") || (word.contains('=') && word != "=")
 }
 
 /// The text of a list item after its mark: `- `, `* `, `• `, or a
-/// number and `.` or `)` followed by white space (`3.  PXC DB`).
+/// number and `.`, `)` or `、` followed by white space or a letter
+/// (`3.  PXC DB`, `2.只读测试`).
 pub fn list_item(text: &str) -> Option<&str> {
     if let Some(rest) = ["- ", "* ", "• "]
         .iter()
@@ -377,8 +423,14 @@ pub fn list_item(text: &str) -> Option<&str> {
     }
     let digits = text.bytes().take_while(u8::is_ascii_digit).count();
     let rest = text.get(digits..)?;
-    let rest = rest.strip_prefix('.').or_else(|| rest.strip_prefix(')'))?;
-    (digits > 0 && digits <= 2 && rest.starts_with([' ', '\t'])).then(|| rest.trim_start())
+    let rest = rest
+        .strip_prefix(['.', ')'])
+        .or_else(|| rest.strip_prefix('、'))?;
+    // `2.只读测试`, `3.Results`: a number's mark may touch its text, but
+    // `2.6.18` is a version, not item 2.
+    let spaced = rest.starts_with([' ', '\t']);
+    let touching = rest.starts_with(char::is_alphabetic);
+    (digits > 0 && digits <= 2 && (spaced || touching)).then(|| rest.trim_start())
 }
 
 /// Whether a line is a list item (`- `, `* `, `• ` or `3. ` before its
