@@ -1,17 +1,26 @@
 //! Which files below `fixtures/` are example logs: the one rule that
 //! `build.rs` embeds them by, `benchlog demo --fixtures` loads them by
-//! and the parsers' golden tests walk them by (each includes this file).
-//! It uses nothing but `std`, so that each of them can.
+//! and the parsers' golden tests walk them by, with the corpus's texts
+//! (each includes this file). It uses nothing but `std`, so that each of
+//! them can.
 
 use std::path::Path;
+
+/// The folder below the fixtures folder holding the scored corpus
+/// (`parsers/tests/corpus.rs`): real posts, each `CASE.txt` beside the
+/// `CASE.expect.json` of the runs a reader checked in it by hand. Its
+/// texts have goldens as every fixture text has, but are a test set that
+/// grows as posts are gathered, not the demo's example logs.
+pub const CORPUS: &str = "corpus";
 
 /// Whether a file, by its path below the fixtures folder, is an example
 /// log: a tool's text (`*.txt`) or a list's mbox (`*.mbox`), not a golden
 /// `.json`. The files below `pipermail/` are not: they are a web
 /// archive's pages and months as its server sends them, served to the
-/// tests of `benchlog ingest URL`.
+/// tests of `benchlog ingest URL`. Nor are the texts of the [`CORPUS`].
 pub fn is_example_log(below_fixtures: &Path) -> bool {
     !below_fixtures.starts_with("pipermail")
+        && !below_fixtures.starts_with(CORPUS)
         && below_fixtures
             .extension()
             .is_some_and(|ext| ext == "txt" || ext == "mbox")

@@ -1,7 +1,7 @@
-//! The fixtures the test binaries read: every `*.txt` under `fixtures/`,
-//! in path order, and the list of those still read wrong. The parsers'
-//! tests and the application's (`tests/golden_cli.rs`, through `#[path]`)
-//! share this one walker.
+//! The fixtures the test binaries read: every `*.txt` under `fixtures/`
+//! with a golden, in path order, and the list of those still read wrong.
+//! The parsers' tests and the application's (`tests/golden_cli.rs`,
+//! through `#[path]`) share this one walker.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -21,6 +21,17 @@ pub fn fixtures_root() -> PathBuf {
 #[path = "../../../src/example_logs.rs"]
 mod example_logs;
 
+/// The scored corpus below `fixtures/` (`tests/corpus.rs`).
+#[allow(dead_code)]
+pub fn corpus_root() -> PathBuf {
+    fixtures_root().join(example_logs::CORPUS)
+}
+
+/// Every fixture text with a golden `<case>.expected.json`, in path
+/// order: the example logs' texts and the corpus's `CASE.txt`. A corpus
+/// text that is not UTF-8 (a mail sent as ISO-8859-1, kept as sent) has
+/// none: these tests read fixtures as UTF-8; `tests/corpus.rs` scores it,
+/// decoding it as `benchlog parse` does.
 pub fn fixture_texts() -> Vec<PathBuf> {
     let mut found = Vec::new();
     let root = fixtures_root();
@@ -31,9 +42,12 @@ pub fn fixture_texts() -> Vec<PathBuf> {
             if path.is_dir() {
                 stack.push(path);
             } else if path.extension().is_some_and(|e| e == "txt")
-                && path
-                    .strip_prefix(&root)
-                    .is_ok_and(example_logs::is_example_log)
+                && path.strip_prefix(&root).is_ok_and(|below| {
+                    example_logs::is_example_log(below)
+                        || (below.starts_with(example_logs::CORPUS)
+                            && std::fs::read(&path)
+                                .is_ok_and(|bytes| std::str::from_utf8(&bytes).is_ok()))
+                })
             {
                 found.push(path);
             }
