@@ -65,6 +65,9 @@ use summary::{summaries, thread_count_line, thread_count_lines};
 const MAX_REPORT_LINES: usize = 2000;
 /// Lines joined for a first reading of a report.
 const SHORT_BLOCK_LINES: usize = 64;
+/// Lines one field may span: its label, and its value in the next cell
+/// of an HTML table (a blank line between the cells).
+const FIELD_LINES: usize = 3;
 /// Text that starts a report, found with a plain substring search.
 const ANCHORS: [&str; 13] = [
     "OLTP test statistics:",
@@ -195,9 +198,10 @@ impl Reader for SysbenchReader {
                 .is_some_and(|t| t.starts_with(THROUGHPUT));
         let consumed = block.text.len() - rest.len();
         let used = block.text.get(..consumed).unwrap_or_default().trim_end();
-        let last_line = block
-            .line_at(used.len().saturating_sub(1))
-            .max(lines[i].number);
+        // The last line the report used, by its place among `lines`
+        // (several lines may share a source line number: table cells).
+        let last = i + block.position_at(used.len().saturating_sub(1));
+        let last_line = lines[last].number.max(lines[i].number);
         let elided = (0..i)
             .rev()
             .map(|j| &lines[j])
@@ -214,7 +218,9 @@ impl Reader for SysbenchReader {
                 let header = read_header(lines, *taken_until, i, glued);
                 report_overflows(&report, &block, unparsed);
                 let own_header = header.first.is_some();
-                let run = to_run(&report, &block, header, lines[i].depth, i, last_line);
+                let first = header.first.unwrap_or(i).min(i);
+                let span = [lines[first].number, last_line];
+                let run = to_run(&report, &block, header, lines[i].depth, span);
                 match runs.last_mut() {
                     Some(previous) if !own_header && continues(previous, &run) => {
                         previous.lines[1] = run.lines[1];
@@ -234,7 +240,7 @@ impl Reader for SysbenchReader {
                 why,
             }),
         }
-        *taken_until = last_line.max(i + 1);
+        *taken_until = last.max(i) + 1;
         *taken_until
     }
 }
@@ -304,13 +310,13 @@ fn side_by_side(
         match assemble(elements, rest, false) {
             Ok(report) => {
                 report_overflows(&report, block, unparsed);
+                let first = run_header.first.unwrap_or(header.index).min(header.index);
                 let mut run = to_run(
                     &report,
                     block,
                     run_header.clone(),
                     lines[start].depth,
-                    header.index,
-                    table.last_line,
+                    [lines[first].number, table.last_line],
                 );
                 run.label = Some(label);
                 runs.push(run);
@@ -351,7 +357,10 @@ fn report_block(lines: &[Line<'_>], start: usize, offset: usize) -> LogicalLine 
         return short;
     }
     let (rest, _) = report_elements(short.text.get(offset..).unwrap_or_default());
-    if rest.trim().is_empty() {
+    // A reading that stopped at the short block's last lines may have
+    // stopped only because a field's value was cut off with it.
+    let stopped_at = short.position_at(short.text.len() - rest.trim_start().len());
+    if rest.trim().is_empty() || stopped_at + FIELD_LINES >= short_end - start {
         LogicalLine::join(&lines[start..full_end], "\n")
     } else {
         short
@@ -435,8 +444,7 @@ fn to_run(
     block: &LogicalLine,
     header: RunHeader,
     depth: usize,
-    report_start: usize,
-    last_line: usize,
+    lines: [usize; 2],
 ) -> Run {
     let results = report
         .fields
@@ -471,13 +479,12 @@ fn to_run(
             attrs.insert(key.to_string(), value);
         }
     }
-    let first = header.first.unwrap_or(report_start).min(report_start);
     Run {
         test,
         threads,
         attrs,
         command: header.command,
-        ..Run::new(Tool::Sysbench, depth, [first + 1, last_line], results)
+        ..Run::new(Tool::Sysbench, depth, lines, results)
     }
 }
 
