@@ -65,6 +65,9 @@ use summary::{summaries, thread_count_line, thread_count_lines};
 const MAX_REPORT_LINES: usize = 2000;
 /// Lines joined for a first reading of a report.
 const SHORT_BLOCK_LINES: usize = 64;
+/// Lines one field may span: its label, and its value in the next cell
+/// of an HTML table (a blank line between the cells).
+const FIELD_LINES: usize = 3;
 /// Text that starts a report, found with a plain substring search.
 const ANCHORS: [&str; 13] = [
     "OLTP test statistics:",
@@ -95,6 +98,12 @@ const BODY_ANCHORS: [&str; 4] = [
     "per-request statistics:",
     "total time:",
 ];
+/// Fields a report's tail may start at once a poster cut its head: a
+/// sysbench command (or banner), a `...` line, then the report from
+/// `transactions:` or `total number of events:` on. They start a report
+/// only there ([`header::opens_a_run_above`]), and the command's threads
+/// and test are the run's.
+const TAIL_ANCHORS: [&str; 2] = ["transactions:", "total number of events:"];
 const HISTOGRAM_START: &str = "Latency histogram (values are in milliseconds)";
 const SUMMARY_MARK: &str = "threads, time spent:";
 
@@ -105,9 +114,11 @@ type Res<'a, T> = IResult<&'a str, T>;
 const BEFORE_COLON: [bool; 256] = {
     let mut table = [false; 256];
     let mut i = 0;
-    while i <= ANCHORS.len() {
+    while i <= ANCHORS.len() + TAIL_ANCHORS.len() {
         let anchor = if i < ANCHORS.len() {
             ANCHORS[i].as_bytes()
+        } else if i < ANCHORS.len() + TAIL_ANCHORS.len() {
+            TAIL_ANCHORS[i - ANCHORS.len()].as_bytes()
         } else {
             SUMMARY_MARK.as_bytes()
         };
@@ -162,6 +173,12 @@ impl Reader for SysbenchReader {
         if at_body && !alone {
             return i + 1;
         }
+        let at_tail = text
+            .get(offset..)
+            .is_some_and(|t| TAIL_ANCHORS.iter().any(|a| t.starts_with(a)));
+        if at_tail && !tail_after_cut(lines, *taken_until, i) {
+            return i + 1;
+        }
         if let Some(end) = alone
             .then(|| side_by_side(lines, *taken_until, i, runs, unparsed))
             .flatten()
@@ -181,26 +198,29 @@ impl Reader for SysbenchReader {
                 .is_some_and(|t| t.starts_with(THROUGHPUT));
         let consumed = block.text.len() - rest.len();
         let used = block.text.get(..consumed).unwrap_or_default().trim_end();
-        let last_line = block
-            .line_at(used.len().saturating_sub(1))
-            .max(lines[i].number);
+        // The last line the report used, by its place among `lines`
+        // (several lines may share a source line number: table cells).
+        let last = i + block.position_at(used.len().saturating_sub(1));
+        let last_line = lines[last].number.max(lines[i].number);
         let elided = (0..i)
             .rev()
             .map(|j| &lines[j])
             .find(|l| !l.is_blank())
             .is_some_and(|l| l.depth == lines[i].depth && crate::text::is_elision(l.text.trim()));
-        match assemble(elements, rest, elided && alone) {
+        match assemble(elements, rest, (elided && alone) || at_tail) {
             // Interval lines alone are a run's progress, not its result:
             // a run needs a final report (they are its items when one
             // follows them).
             Ok(report) if !report.fields.iter().any(|f| f.item == Item::Total) => {}
-            Ok(report) if at_body && !is_body(&report) => {}
+            Ok(report) if at_body && !at_tail && !is_body(&report) => {}
             Ok(report) => {
                 let glued = text.get(..offset).unwrap_or_default();
                 let header = read_header(lines, *taken_until, i, glued);
                 report_overflows(&report, &block, unparsed);
                 let own_header = header.first.is_some();
-                let run = to_run(&report, &block, header, lines[i].depth, i, last_line);
+                let first = header.first.unwrap_or(i).min(i);
+                let span = [lines[first].number, last_line];
+                let run = to_run(&report, &block, header, lines[i].depth, span);
                 match runs.last_mut() {
                     Some(previous) if !own_header && continues(previous, &run) => {
                         previous.lines[1] = run.lines[1];
@@ -220,7 +240,7 @@ impl Reader for SysbenchReader {
                 why,
             }),
         }
-        *taken_until = last_line.max(i + 1);
+        *taken_until = last.max(i) + 1;
         *taken_until
     }
 }
@@ -244,6 +264,19 @@ fn continues(previous: &Run, run: &Run) -> bool {
             .any(|p| p.item == m.item && p.metric == m.metric)
     });
     near && run.quote_depth == previous.quote_depth && previous.label == run.label && !repeats
+}
+
+/// Whether the report tail at line `i` (a [`TAIL_ANCHORS`] field alone
+/// on its line) sits under a poster's cut: an elision line at its quote
+/// depth right above it, and right above that the command or banner that
+/// opened the run.
+fn tail_after_cut(lines: &[Line<'_>], taken_until: usize, i: usize) -> bool {
+    let Some(cut) = (taken_until..i).rev().find(|&j| !lines[j].is_blank()) else {
+        return false;
+    };
+    lines[cut].depth == lines[i].depth
+        && text::is_elision(lines[cut].text)
+        && header::opens_a_run_above(lines, taken_until, cut)
 }
 
 /// Whether a report that started at one of [`BODY_ANCHORS`] holds a
@@ -277,13 +310,13 @@ fn side_by_side(
         match assemble(elements, rest, false) {
             Ok(report) => {
                 report_overflows(&report, block, unparsed);
+                let first = run_header.first.unwrap_or(header.index).min(header.index);
                 let mut run = to_run(
                     &report,
                     block,
                     run_header.clone(),
                     lines[start].depth,
-                    header.index,
-                    table.last_line,
+                    [lines[first].number, table.last_line],
                 );
                 run.label = Some(label);
                 runs.push(run);
@@ -324,7 +357,10 @@ fn report_block(lines: &[Line<'_>], start: usize, offset: usize) -> LogicalLine 
         return short;
     }
     let (rest, _) = report_elements(short.text.get(offset..).unwrap_or_default());
-    if rest.trim().is_empty() {
+    // A reading that stopped at the short block's last lines may have
+    // stopped only because a field's value was cut off with it.
+    let stopped_at = short.position_at(short.text.len() - rest.trim_start().len());
+    if rest.trim().is_empty() || stopped_at + FIELD_LINES >= short_end - start {
         LogicalLine::join(&lines[start..full_end], "\n")
     } else {
         short
@@ -376,6 +412,14 @@ fn start_in(text: &str, holds: Holds<'_>) -> Option<Start> {
         if let Some(anchor) = ANCHORS.iter().find(|a| head.ends_with(*a)) {
             return Some(Start::Report(head.len() - anchor.len()));
         }
+        // A tail's first field is alone on its line (indented as sysbench
+        // prints it); the cut above it is checked where it is read.
+        if let Some(anchor) = TAIL_ANCHORS.iter().find(|a| head.ends_with(*a)) {
+            let offset = head.len() - anchor.len();
+            if text.get(..offset).is_some_and(|t| t.trim().is_empty()) {
+                return Some(Start::Report(offset));
+            }
+        }
     }
     None
 }
@@ -400,8 +444,7 @@ fn to_run(
     block: &LogicalLine,
     header: RunHeader,
     depth: usize,
-    report_start: usize,
-    last_line: usize,
+    lines: [usize; 2],
 ) -> Run {
     let results = report
         .fields
@@ -436,13 +479,12 @@ fn to_run(
             attrs.insert(key.to_string(), value);
         }
     }
-    let first = header.first.unwrap_or(report_start).min(report_start);
     Run {
         test,
         threads,
         attrs,
         command: header.command,
-        ..Run::new(Tool::Sysbench, depth, [first + 1, last_line], results)
+        ..Run::new(Tool::Sysbench, depth, lines, results)
     }
 }
 
@@ -569,6 +611,60 @@ mod tests {
         let lines: Vec<usize> = unparsed.iter().map(|u| u.line).collect();
         assert_eq!(lines, [4, 6]);
         assert!(unparsed.iter().all(|u| u.why.contains("wrapped around")));
+    }
+
+    #[test]
+    fn a_report_tail_under_a_cut_takes_the_command_above_it() {
+        // (input, threads, test, [(metric, value, line)], lines)
+        type Want<'a> = (u32, &'a str, &'a [(&'a str, f64, usize)], [usize; 2]);
+        let cases: [(&str, Want<'_>); 3] = [
+            (
+                "$ sysbench --test=oltp --num-threads=16 run\n[...]\n    transactions:                        743    (70.45 per sec.)\n    queries:                             14877  (1410.65 per sec.)\n\nGeneral statistics:\n    total time:                          10.5430s\n    total number of events:              743\n",
+                (16, "oltp", &[("transactions", 743.0, 3), ("tps", 70.45, 3), ("queries", 14877.0, 4), ("qps", 1410.65, 4), ("total_time_s", 10.543, 7), ("events", 743.0, 8)], [1, 8]),
+            ),
+            (
+                "sudo perf record -e sched:sched_wakeup_new -- \\\n        sysbench threads --threads=4 run\n...\n    total number of events:              61582\n...\nsudo perf script\n",
+                (4, "threads", &[("events", 61582.0, 4)], [2, 5]),
+            ),
+            (
+                "sysbench oltp_read_only \\\n  --threads=8 \\\n  run\n<snip>\n    total number of events:              1093\n",
+                (8, "oltp_read_only", &[("events", 1093.0, 5)], [1, 5]),
+            ),
+        ];
+        for (i, (input, (threads, test, values, lines))) in cases.into_iter().enumerate() {
+            let (runs, unparsed) = runs_of(input);
+            assert!(unparsed.is_empty(), "case {i}: {unparsed:?}");
+            assert_eq!(runs.len(), 1, "case {i}");
+            let run = &runs[0];
+            assert_eq!(
+                (run.threads, run.test.as_deref(), run.lines),
+                (Some(threads), Some(test), lines),
+                "case {i}"
+            );
+            let got: Vec<(&str, f64, usize)> = run
+                .results
+                .iter()
+                .map(|m| (m.metric.as_str(), m.value, m.line))
+                .collect();
+            assert_eq!(got, values, "case {i}");
+        }
+    }
+
+    #[test]
+    fn a_tail_field_without_a_cut_under_a_command_is_nothing() {
+        let cases = [
+            // No cut: a field alone is no report.
+            "$ sysbench cpu run\n    total number of events:              61582\n",
+            // A cut, but no command or banner above it.
+            "We saw this:\n...\n    total number of events:              61582\n",
+            // The command above the cut only prepares.
+            "sysbench oltp_read_write --threads=8 prepare\n...\n    transactions: 743 (70.45 per sec.)\n",
+        ];
+        for (i, input) in cases.into_iter().enumerate() {
+            let (runs, unparsed) = runs_of(input);
+            assert!(runs.is_empty(), "case {i}: {runs:?}");
+            assert!(unparsed.is_empty(), "case {i}: {unparsed:?}");
+        }
     }
 
     #[test]

@@ -257,6 +257,16 @@ impl LogicalLine {
             .map_or(0, |&(_, line)| line)
     }
 
+    /// Which of the joined lines (0 for the first) holds byte `offset`:
+    /// the number of lines a reader used is this plus one, where source
+    /// line numbers cannot say it (a table's cells are several lines of
+    /// one source line).
+    pub fn position_at(&self, offset: usize) -> usize {
+        self.starts
+            .partition_point(|&(start, _)| start <= offset)
+            .saturating_sub(1)
+    }
+
     /// The source line of the byte where `suffix` (a tail of `text`) starts.
     pub fn line_of_rest(&self, rest: &str) -> usize {
         self.line_at(self.text.len() - rest.len().min(self.text.len()))

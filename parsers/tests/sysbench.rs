@@ -857,3 +857,71 @@ fn a_count_printed_without_its_rate_is_kept() {
     assert_eq!(total(runs[0], "reconnects"), Some(0.0));
     assert_eq!(total(runs[0], "tps"), Some(50.64));
 }
+
+/// Two reports side by side in the two cells of one HTML table row, the
+/// whole row on one source line (`<br>` line breaks, `&nbsp;` indents):
+/// each cell is read as a report of its own, on that line. Before, the
+/// row gave no run.
+#[test]
+fn reports_in_the_cells_of_one_html_table_row() {
+    let page = "<p>Results:</p>\n\
+        <table><tr><th>before</th><th>after</th></tr>\n\
+        <tr><td>sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta2)<br>Number of threads: 8<br>SQL statistics:<br>&nbsp;&nbsp;transactions:&nbsp;&nbsp;14048&nbsp;(2806.10 per sec.)<br>General statistics:<br>&nbsp;&nbsp;total time: 5.0041s<br>&nbsp;&nbsp;total number of events: 14048<br></td>\
+        <td>sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta2)<br>Number of threads: 16<br>SQL statistics:<br>&nbsp;&nbsp;transactions:&nbsp;&nbsp;15000&nbsp;(3000.00 per sec.)<br>General statistics:<br>&nbsp;&nbsp;total time: 5.0001s<br>&nbsp;&nbsp;total number of events: 15000<br></td></tr></table>\n\
+        <p>That is all.</p>\n";
+    let doc = parse(page);
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    let got: Vec<_> = sysbench_runs(&doc)
+        .iter()
+        .map(|r| {
+            (
+                r.threads,
+                total(r, "tps"),
+                total(r, "events"),
+                total(r, "total_time_s"),
+                r.lines,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Some(8), Some(2806.10), Some(14048.0), Some(5.0041), [3, 3]),
+            (Some(16), Some(3000.0), Some(15000.0), Some(5.0001), [3, 3]),
+        ]
+    );
+    let versions: Vec<_> = sysbench_runs(&doc)
+        .iter()
+        .map(|r| r.attrs.get("tool_version").map(String::as_str))
+        .collect();
+    assert_eq!(versions, [Some("1.0.20"), Some("1.0.20")]);
+}
+
+/// A sysbench-tpcc report re-tabulated as an HTML table, each label and
+/// its value in cells of their own (a Russian course's notes): the
+/// second table is read whole, values on their source lines; the first
+/// lost its SQL section to the poster's `23036M` and keeps the rest.
+#[test]
+fn a_report_whose_labels_and_values_are_table_cells() {
+    let doc = fixture("real-md-ru-tpcc-report-fields-in-html-table-cells");
+    let runs = sysbench_runs(&doc);
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0].lines, [56, 67]);
+    assert_eq!(total(runs[0], "events"), Some(811.0));
+    assert_eq!(total(runs[0], "latency_sum_ms"), Some(600899.54));
+    assert_eq!(runs[1].lines, [93, 113]);
+    let at = |metric: &str| {
+        runs[1]
+            .results
+            .iter()
+            .find(|m| m.item == "total" && m.metric == metric)
+            .map(|m| (m.value, m.line))
+    };
+    assert_eq!(at("read_queries"), Some((14988.0, 94)));
+    assert_eq!(at("tps"), Some((1.91, 98)));
+    assert_eq!(at("total_time_s"), Some((600.098, 103)));
+    assert_eq!(at("latency_p95_ms"), Some((1973.38, 109)));
+    assert_eq!(at("latency_sum_ms"), Some((600092.5, 110)));
+    assert_eq!(doc.unparsed.len(), 1);
+    assert_eq!(doc.unparsed[0].line, 45);
+}

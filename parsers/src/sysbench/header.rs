@@ -126,6 +126,42 @@ pub(super) fn read_header(
     header
 }
 
+/// Lines a command continued with `\` (or options on lines of their own)
+/// may span above an elision.
+const MAX_COMMAND_LINES: usize = 8;
+
+/// Whether the lines right above line `at` (none of them before `from`,
+/// at `at`'s quote depth) end the opening of a run: a sysbench command
+/// that runs the benchmark (continued over lines with `\` or `--`
+/// options), or sysbench's banner. A poster who cut a report with `...`
+/// under such a line kept the report's tail below the cut.
+pub(super) fn opens_a_run_above(lines: &[Line<'_>], from: usize, at: usize) -> bool {
+    let depth = lines[at].depth;
+    let Some(last) = (from..at).rev().find(|&j| !lines[j].is_blank()) else {
+        return false;
+    };
+    if lines[last].depth != depth {
+        return false;
+    }
+    if banner_version(lines[last].text).is_some() {
+        return true;
+    }
+    // Up to the line the command starts on: each line below it either
+    // follows a `\` or is an option of its own.
+    let mut first = last;
+    while first > from && last - first < MAX_COMMAND_LINES {
+        let above = &lines[first - 1];
+        let continues = above.text.trim_end().ends_with('\\')
+            || lines[first].text.trim_start().starts_with("--");
+        if !continues || above.depth != depth || above.is_blank() {
+            break;
+        }
+        first -= 1;
+    }
+    let window: Vec<(usize, &str)> = (first..=last).map(|j| (j, lines[j].text)).collect();
+    (0..window.len()).any(|n| command_at(&window[n..]).filter(runs_a_benchmark).is_some())
+}
+
 /// A line sysbench prints only for `prepare` or `cleanup`: creating or
 /// removing the fileio test files, creating and filling the OLTP tables.
 pub(crate) fn prepare_or_cleanup_output(text: &str) -> bool {

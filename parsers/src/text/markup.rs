@@ -4,7 +4,11 @@
 //! markdown emphasis, code fences and backticks, BBCode). These change the
 //! text, so [`Source`] keeps a rewritten copy of each line it changes, and
 //! only of those; every line keeps its source line number, and a line a
-//! soft break joined to the one before it is left out of the lines.
+//! soft break joined to the one before it is left out of the lines. An
+//! HTML table's cells are blocks of lines of their own
+//! ([`split_table_cells`]): one source line may then give several lines,
+//! all with its number, so a reader counts lines by their place among
+//! the lines, never by their numbers.
 
 use std::borrow::Cow;
 
@@ -124,8 +128,18 @@ impl<'a> Source<'a> {
     pub fn marked_lines(&mut self) -> (Vec<Line<'_>>, Vec<u32>) {
         let mut lines: Vec<Line<'_>> = std::mem::take(&mut self.lines);
         let mut marks = std::mem::take(&mut self.marks);
+        // The lines after the first of a rewritten text that holds
+        // several (a table's cells), by source index, in order.
+        let mut more: Vec<(usize, &str)> = Vec::new();
         for (index, text) in &self.rewritten {
             if let Some(line) = lines.get_mut(*index) {
+                let text = match text.split_once('\n') {
+                    Some((first, rest)) => {
+                        more.push((*index, rest));
+                        first
+                    }
+                    None => text.as_str(),
+                };
                 let (depth, text) = super::split_quote(text);
                 line.depth = depth;
                 line.text = super::prefix::strip_line_prefix(text);
@@ -162,7 +176,45 @@ impl<'a> Source<'a> {
             lines.truncate(kept);
             marks.truncate(kept);
         }
+        if !more.is_empty() {
+            (lines, marks) = self.with_cell_lines(lines, marks, &more);
+        }
         (lines, marks)
+    }
+
+    /// `lines` with the further lines of each source line in `more`
+    /// (by source line number, in order) after it: numbered as it, at
+    /// its quote depth.
+    fn with_cell_lines<'s>(
+        &self,
+        lines: Vec<Line<'s>>,
+        marks: Vec<u32>,
+        more: &[(usize, &'s str)],
+    ) -> (Vec<Line<'s>>, Vec<u32>) {
+        let extra: usize = more
+            .iter()
+            .map(|(_, rest)| rest.matches('\n').count() + 1)
+            .sum();
+        let mut all = Vec::with_capacity(lines.len() + extra);
+        let mut all_marks = Vec::with_capacity(lines.len() + extra);
+        let mut pending = more.iter().peekable();
+        for (line, mark) in lines.into_iter().zip(marks) {
+            all.push(line);
+            all_marks.push(mark);
+            // Source line numbers are 1-based indices plus one.
+            while pending
+                .next_if(|(index, _)| index + 1 < line.number)
+                .is_some()
+            {}
+            while let Some((_, rest)) = pending.next_if(|(index, _)| index + 1 == line.number) {
+                for piece in rest.split('\n') {
+                    let text = super::prefix::strip_line_prefix(piece);
+                    all_marks.push(self.bits.mark_of(text.as_bytes()));
+                    all.push(Line { text, ..line });
+                }
+            }
+        }
+        (all, all_marks)
     }
 
     /// The bit of each byte asked for in the lines' marks.
@@ -454,6 +506,11 @@ fn undo_markup(line: &str, holds: &dyn Fn(u8) -> bool) -> Option<String> {
     // line's mark says, or a byte search does.
     let has = holds;
     let mut text = Cow::Borrowed(line);
+    if has(b'<') {
+        if let Some(t) = split_table_cells(&text) {
+            text = Cow::Owned(t);
+        }
+    }
     if has(b'[') {
         if let Some(t) = strip_tags(&text, b'[', b']', &BBCODE) {
             text = Cow::Owned(t);
@@ -503,6 +560,84 @@ const BBCODE: [&str; 10] = [
 const HTML: [&str; 11] = [
     "br", "pre", "code", "tt", "b", "i", "strong", "em", "p", "span", "div",
 ];
+
+/// The tags of an HTML table's structure. A post (a blog, a page saved
+/// as HTML) puts whole reports in a table's cells, often two side by
+/// side; each cell is a block of lines of its own.
+const TABLE_TAGS: [&str; 8] = [
+    "table", "tbody", "thead", "tfoot", "tr", "td", "th", "caption",
+];
+
+/// A line of an HTML table as the blocks of lines its cells are: a table
+/// tag ([`TABLE_TAGS`], opening or closing) ends one block and starts the
+/// next (a blank line between them), and a `<br>` inside a cell ends a
+/// line (one at a cell's end ends nothing: the cell does). The lines are
+/// joined with `\n`; [`Source::marked_lines`] gives each its own
+/// [`Line`], all numbered as the source line. `None` when the line holds
+/// no table tag.
+fn split_table_cells(line: &str) -> Option<String> {
+    let bytes = line.as_bytes();
+    let mut out: Option<String> = None;
+    // `line[..kept]` is handled; text since then is the current cell's.
+    let mut kept = 0;
+    let mut from = 0;
+    // A table tag came after the last text: the next text starts a block.
+    let mut new_block = false;
+    while let Some(at) = memchr::memchr(b'<', bytes.get(from..).unwrap_or_default()) {
+        let at = from + at;
+        let tail = line.get(at + 1..).unwrap_or_default();
+        let Some(width) = tag_width(tail, b'>', &TABLE_TAGS) else {
+            from = at + 1;
+            continue;
+        };
+        let out = out.get_or_insert_with(|| String::with_capacity(line.len() + 8));
+        push_cell_text(out, line.get(kept..at).unwrap_or_default(), new_block);
+        new_block = true;
+        kept = at + 1 + width;
+        from = kept;
+    }
+    let mut out = out?;
+    let rest = line.get(kept..).unwrap_or_default();
+    push_cell_text(&mut out, rest, new_block);
+    // A tag after the line's last text ends its block there: what the
+    // next line holds (prose after `</table>`) is no part of the cell.
+    if rest.trim().is_empty() && !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    Some(out)
+}
+
+/// Appends a piece of a cell's text, each `<br>` in it a line break
+/// (none for one that ends the piece); a piece of spaces adds nothing.
+/// A piece that starts a block goes after a blank line (the first line
+/// of `out` is blank when it starts the text).
+fn push_cell_text(out: &mut String, piece: &str, new_block: bool) {
+    if piece.trim().is_empty() {
+        return;
+    }
+    if new_block {
+        out.push_str(if out.is_empty() { "\n" } else { "\n\n" });
+    }
+    let mut rest = piece;
+    while let Some((before, after)) = split_at_br(rest) {
+        out.push_str(before);
+        if !after.trim().is_empty() {
+            out.push('\n');
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+}
+
+/// The text before and after the first `<br>` (`<br/>`, `<BR />`).
+fn split_at_br(text: &str) -> Option<(&str, &str)> {
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(b'<', bytes).find_map(|at| {
+        let tail = text.get(at + 1..)?;
+        let width = tag_width(tail, b'>', &["br"])?;
+        Some((text.get(..at)?, text.get(at + 1 + width..)?))
+    })
+}
 
 /// Removes `open name close`, `open /name close` and `open name=... close`
 /// (and `<name attr="..">`, `<br />`) for the names given, any case.
@@ -956,6 +1091,44 @@ mod tests {
         // Too few to be the page's habit: a mail's empty lines stay.
         let mail = "a  \n\nb  \n";
         assert_eq!(Source::new(mail).lines().len(), 3);
+    }
+
+    /// Each cell of an HTML table is a block of its own, a cell's `<br>`
+    /// a line break, every line numbered as the source line it came from.
+    #[test]
+    fn table_cells_are_blocks_of_lines() {
+        let page = "<table><tr><td>a: 1<br>b: 2<br></td><td>c: 3</td></tr>\n\
+                    <tr><td>\n\
+                    d:&nbsp;4<br>\n\
+                    </td><td>e<br/>f</td></tr></table>\n\
+                    after <b>x</b>\n";
+        let got = read(page);
+        let want: Vec<(String, usize)> = [
+            ("", 1),
+            ("a: 1", 1),
+            ("b: 2", 1),
+            ("", 1),
+            ("c: 3", 1),
+            ("", 1),
+            ("", 2),
+            ("d: 4", 3),
+            ("", 4),
+            ("e", 4),
+            ("f", 4),
+            ("", 4),
+            ("after x", 5),
+        ]
+        .iter()
+        .map(|&(t, n)| (t.to_string(), n))
+        .collect();
+        assert_eq!(got, want);
+        // A line without a table tag keeps its `<br>` as before.
+        assert_eq!(split_table_cells("x<br>y"), None);
+        assert_eq!(
+            split_table_cells("  <tr><td>a</td></tr>").as_deref(),
+            Some("\na\n")
+        );
+        assert_eq!(split_table_cells("</td>").as_deref(), Some(""));
     }
 
     #[test]
