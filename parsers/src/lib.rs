@@ -297,6 +297,9 @@ fn parse_with(input: &str, parallel_from: usize) -> Document {
     runs.sort_by_key(|run| run.lines[0]);
     dedup_runs(&mut runs);
     unparsed.sort_by_key(|u| u.line);
+    // Several lines read from one line of the input (an HTML table's
+    // cells) may report the same block: once is enough.
+    unparsed.dedup_by(|a, b| a.line == b.line && a.why == b.why);
     Document {
         messages: messages.messages,
         runs,
