@@ -97,7 +97,12 @@ enum Flavour {
 struct Report {
     flavour: Flavour,
     version: Option<String>,
+    /// The row's name: the machine's, unless the table's header names
+    /// its first column otherwise (`name_key`).
     machine: Option<String>,
+    /// The attribute key `machine` is stored under (`machine`, or
+    /// `os_version` for a column headed `Kernel`).
+    name_key: &'static str,
     size: Option<String>,
     chunk_size: Option<String>,
     concurrency: Option<String>,
@@ -114,6 +119,7 @@ impl Report {
             flavour,
             version: None,
             machine: None,
+            name_key: "machine",
             size: None,
             chunk_size: None,
             concurrency: None,
@@ -168,7 +174,7 @@ impl Report {
                 attrs.insert(key.to_string(), value);
             }
         };
-        set("machine", self.machine);
+        set(self.name_key, self.machine);
         set("size", self.size);
         set("chunk_size", self.chunk_size);
         set("files", self.files);
