@@ -349,6 +349,7 @@ fn read_report(
     let found = if starts_table(text) {
         table::read_block(lines, i, *taken_until)
             .map(|found| found.map(|block| (block.reports, block.end)))
+            .or_else(|| table::near_miss(lines, i).map(Err))
     } else if csv::may_be_record(text) {
         csv::read_record(lines, i).map(|found| found.map(|(report, end)| (vec![report], end)))
     } else if cells::is_row(text) {
@@ -523,6 +524,55 @@ mod tests {
         );
         assert_eq!(run.results.len(), 12);
         assert_eq!(run.results.last().map(|m| m.value), Some(0.0));
+    }
+
+    #[test]
+    fn a_table_that_cannot_be_read_is_a_near_miss() {
+        let header =
+            "Machine    MB K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU  /sec %CPU";
+        let row = "2.4.21    100 11052 77.3 21683 15.5 16401  8.8 20347 82.1 32765  6.1 865.6  2.8";
+        let decoration =
+            "              -Per Char- --Block--- -Rewrite-- -Per Char- --Block--- --Seeks---";
+        // A near miss: its line and the start of its why.
+        type Miss = (usize, &'static str);
+        // (input, near misses, runs)
+        let cases: [(String, &[Miss], usize); 5] = [
+            // A header whose front bonnie never prints.
+            (
+                format!("Results:\n2.4.21-rmap MB K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU  /sec %CPU\n{row}\n"),
+                &[(2, "looks like a Bonnie table header")],
+                0,
+            ),
+            // A decoration with neither a header nor a row under it.
+            (
+                format!("Results:\n{decoration}\nmeans per character, then blocks\n"),
+                &[(2, "a Bonnie phase decoration")],
+                0,
+            ),
+            // A decoration over its header: the table is read, no miss.
+            (format!("{decoration}\n{header}\n{row}\n"), &[], 1),
+            // The header alone: the existing near miss, once.
+            (
+                format!("{decoration}\n{header}\nno rows\n"),
+                &[(2, "Bonnie table header without a complete row")],
+                0,
+            ),
+            // Prose naming a column or two is no table.
+            (
+                "The K/sec %CP column and the /sec %CP one matter.\n".to_string(),
+                &[],
+                0,
+            ),
+        ];
+        for (i, (input, misses, runs)) in cases.iter().enumerate() {
+            let doc = crate::parse(input);
+            assert_eq!(doc.runs.len(), *runs, "case {i}: {doc:?}");
+            assert_eq!(doc.unparsed.len(), misses.len(), "case {i}: {doc:?}");
+            for (miss, (line, why)) in doc.unparsed.iter().zip(misses.iter()) {
+                assert_eq!(miss.line, *line, "case {i}");
+                assert!(miss.why.starts_with(why), "case {i}: {}", miss.why);
+            }
+        }
     }
 
     #[test]

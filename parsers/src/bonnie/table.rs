@@ -103,6 +103,58 @@ pub(super) fn read_block(
     Some(Ok(Block { reports, end }))
 }
 
+/// Rate and CPU column pairs (`K/sec %CPU`, `/sec %CP`) a line needs to be
+/// taken for a bonnie header the reader could not read: bonnie prints
+/// six, a mailer's wrap leaves five or fewer on the first line.
+const MIN_HEADER_PAIRS: usize = 4;
+
+/// Lines under a phase decoration its header may be on.
+const HEADER_REACH: usize = 2;
+
+/// The near miss of a block at `lines[at]` that [`read_block`] could not
+/// read, so that a table the reader does not know is at least reported:
+/// a header line with bonnie's rate and CPU columns whose front is not
+/// bonnie's (`2.4.19-rmap MB K/sec %CPU ...`), or a phase decoration with
+/// neither a header nor a row under it. `None` for other lines, and for
+/// a decoration whose header is below it (that header tells).
+pub(super) fn near_miss(lines: &[Line<'_>], at: usize) -> Option<Unparsed> {
+    let line = &lines[at];
+    let why = if header_pairs(line.text) >= MIN_HEADER_PAIRS {
+        "looks like a Bonnie table header (rate and `%CP` columns), but its front is none bonnie prints: `Machine Size`, one word and `MB` or `Size`, or `files`"
+    } else if is_phase_decoration(line.text) {
+        let header_below = lines
+            .iter()
+            .skip(at + 1)
+            .take(HEADER_REACH)
+            .take_while(|l| l.depth == line.depth)
+            .any(|l| l.text.contains("%CP"));
+        if header_below {
+            return None;
+        }
+        "a Bonnie phase decoration (`-Per Chr- ... --Seeks--`) with neither a `Machine Size K/sec %CP` header nor a readable row under it"
+    } else {
+        return None;
+    };
+    Some(Unparsed {
+        line: line.number,
+        text: line.text.trim().to_string(),
+        why: why.to_string(),
+    })
+}
+
+/// How many rate columns followed by a CPU column a line holds.
+fn header_pairs(text: &str) -> usize {
+    let mut words = text.split_whitespace().peekable();
+    let mut pairs = 0;
+    while let Some(word) = words.next() {
+        let rate = matches!(word, "K/sec" | "M/sec" | "/sec");
+        if rate && words.peek().is_some_and(|w| w.starts_with("%CP")) {
+            pairs += 1;
+        }
+    }
+    pairs
+}
+
 /// The reports of an I/O table's rows from `lines[from]` on, with those of
 /// the file-creation table bonnie++ prints after it, and the index past
 /// them; why not when the header has no row. The rows' names give the
