@@ -70,6 +70,10 @@ pub const PHASES: [(&str, &str); 12] = [
     ("random_delete", "per_s"),
 ];
 
+/// The attribute a row's name gives unless its table heads the name
+/// column with another word (`table::header`'s `NAME_COLUMNS`).
+const MACHINE_KEY: &str = "machine";
+
 /// Index of the first file-creation phase in [`PHASES`].
 const FILE_PHASES: usize = 6;
 
@@ -119,7 +123,7 @@ impl Report {
             flavour,
             version: None,
             machine: None,
-            name_key: "machine",
+            name_key: MACHINE_KEY,
             size: None,
             chunk_size: None,
             concurrency: None,

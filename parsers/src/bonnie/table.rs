@@ -23,7 +23,7 @@ mod rows;
 use crate::text::Line;
 use crate::Unparsed;
 
-use super::{cell, csv, split_size, Flavour, Phase, Report, FILE_PHASES};
+use super::{cell, csv, split_size, Flavour, Phase, Report, FILE_PHASES, MACHINE_KEY};
 pub(super) use header::is_phase_decoration;
 use header::{
     decoration_above, header_kind, headerless_kind, name_before_dashes, skip_header_rest,
@@ -213,7 +213,7 @@ fn io_reports(
                     name.as_ref()
                         .filter(|n| n.len() > row_name.len() && n.starts_with(row_name.as_str()))
                 };
-                let machine = report.name_key == "machine";
+                let machine = report.name_key == MACHINE_KEY;
                 if let Some(longer) = report.machine.as_ref().filter(|_| machine).and_then(longer) {
                     report.machine = Some(longer.clone());
                 }

@@ -2,6 +2,7 @@
 //! phase decoration standing in for it), the `Version` and dashed
 //! decoration lines above it and a wrapped header's rest below.
 
+use crate::bonnie::MACHINE_KEY;
 use crate::text::{self, Line};
 
 use super::row::{read_row, tokens, MAX_NAME_WORDS};
@@ -19,8 +20,8 @@ const HEADER_WORDS: [&str; 5] = ["/sec", "%CP", "%CPU", "K/sec", "M/sec"];
 /// column with what tells the rows apart (`Kernel     MB K/sec %CPU`,
 /// LKML 2003). Any other word gives [`OTHER_NAME_KEY`].
 const NAME_COLUMNS: [(&str, &str); 5] = [
-    ("machine", "machine"),
-    ("host", "machine"),
+    ("machine", MACHINE_KEY),
+    ("host", MACHINE_KEY),
     ("kernel", "os_version"),
     ("fs", "fs"),
     ("filesystem", "fs"),
@@ -59,7 +60,7 @@ pub(super) fn header_kind(text: &str) -> Option<HeaderKind> {
         && matches!(third, Some("K/sec" | "M/sec" | "/sec"));
     let named = headed || text.starts_with("Machine") || text.starts_with("Name:Size");
     if named || nameless {
-        let names = first.filter(|_| headed).map_or("machine", name_key);
+        let names = first.filter(|_| headed).map_or(MACHINE_KEY, name_key);
         // bonnie++ 1.00's bon_csv2txt heads its size column `MB` too, but
         // keeps bonnie++'s `%CP` columns; bonnie64 prints `GB` and `M/sec`.
         let size_word = text.split_whitespace().nth(usize::from(named));
@@ -191,7 +192,7 @@ pub(super) fn headerless_kind(lines: &[Line<'_>], at: usize) -> Option<HeaderKin
     Some(HeaderKind::Io {
         classic,
         units,
-        names: "machine",
+        names: MACHINE_KEY,
     })
 }
 
