@@ -70,6 +70,10 @@ pub const PHASES: [(&str, &str); 12] = [
     ("random_delete", "per_s"),
 ];
 
+/// The attribute a row's name gives unless its table heads the name
+/// column with another word (`table::header`'s `NAME_COLUMNS`).
+const MACHINE_KEY: &str = "machine";
+
 /// Index of the first file-creation phase in [`PHASES`].
 const FILE_PHASES: usize = 6;
 
@@ -97,7 +101,12 @@ enum Flavour {
 struct Report {
     flavour: Flavour,
     version: Option<String>,
+    /// The row's name: the machine's, unless the table's header names
+    /// its first column otherwise (`name_key`).
     machine: Option<String>,
+    /// The attribute key `machine` is stored under (`machine`, or
+    /// `os_version` for a column headed `Kernel`).
+    name_key: &'static str,
     size: Option<String>,
     chunk_size: Option<String>,
     concurrency: Option<String>,
@@ -114,6 +123,7 @@ impl Report {
             flavour,
             version: None,
             machine: None,
+            name_key: MACHINE_KEY,
             size: None,
             chunk_size: None,
             concurrency: None,
@@ -168,7 +178,7 @@ impl Report {
                 attrs.insert(key.to_string(), value);
             }
         };
-        set("machine", self.machine);
+        set(self.name_key, self.machine);
         set("size", self.size);
         set("chunk_size", self.chunk_size);
         set("files", self.files);
@@ -343,6 +353,7 @@ fn read_report(
     let found = if starts_table(text) {
         table::read_block(lines, i, *taken_until)
             .map(|found| found.map(|block| (block.reports, block.end)))
+            .or_else(|| table::near_miss(lines, i).map(Err))
     } else if csv::may_be_record(text) {
         csv::read_record(lines, i).map(|found| found.map(|(report, end)| (vec![report], end)))
     } else if cells::is_row(text) {
@@ -517,6 +528,55 @@ mod tests {
         );
         assert_eq!(run.results.len(), 12);
         assert_eq!(run.results.last().map(|m| m.value), Some(0.0));
+    }
+
+    #[test]
+    fn a_table_that_cannot_be_read_is_a_near_miss() {
+        let header =
+            "Machine    MB K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU  /sec %CPU";
+        let row = "2.4.21    100 11052 77.3 21683 15.5 16401  8.8 20347 82.1 32765  6.1 865.6  2.8";
+        let decoration =
+            "              -Per Char- --Block--- -Rewrite-- -Per Char- --Block--- --Seeks---";
+        // A near miss: its line and the start of its why.
+        type Miss = (usize, &'static str);
+        // (input, near misses, runs)
+        let cases: [(String, &[Miss], usize); 5] = [
+            // A header whose front bonnie never prints.
+            (
+                format!("Results:\n2.4.21-rmap MB K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU  /sec %CPU\n{row}\n"),
+                &[(2, "looks like a Bonnie table header")],
+                0,
+            ),
+            // A decoration with neither a header nor a row under it.
+            (
+                format!("Results:\n{decoration}\nmeans per character, then blocks\n"),
+                &[(2, "a Bonnie phase decoration")],
+                0,
+            ),
+            // A decoration over its header: the table is read, no miss.
+            (format!("{decoration}\n{header}\n{row}\n"), &[], 1),
+            // The header alone: the existing near miss, once.
+            (
+                format!("{decoration}\n{header}\nno rows\n"),
+                &[(2, "Bonnie table header without a complete row")],
+                0,
+            ),
+            // Prose naming a column or two is no table.
+            (
+                "The K/sec %CP column and the /sec %CP one matter.\n".to_string(),
+                &[],
+                0,
+            ),
+        ];
+        for (i, (input, misses, runs)) in cases.iter().enumerate() {
+            let doc = crate::parse(input);
+            assert_eq!(doc.runs.len(), *runs, "case {i}: {doc:?}");
+            assert_eq!(doc.unparsed.len(), misses.len(), "case {i}: {doc:?}");
+            for (miss, (line, why)) in doc.unparsed.iter().zip(misses.iter()) {
+                assert_eq!(miss.line, *line, "case {i}");
+                assert!(miss.why.starts_with(why), "case {i}: {}", miss.why);
+            }
+        }
     }
 
     #[test]

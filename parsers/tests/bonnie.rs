@@ -688,3 +688,85 @@ fn real_table_variants() {
         }
     }
 }
+
+#[test]
+fn a_classic_table_headed_kernel_gives_each_row_its_kernel() {
+    // LKML, July 2003 (Andrea Arcangeli): `Kernel     MB K/sec %CPU ...`,
+    // three runs under each of three kernels, groups split by blank lines.
+    let doc = fixture("real-lkml-2003-classic-kernel-column-three-kernels-x3");
+    let runs = bonnie_runs(&doc);
+    assert_eq!(runs.len(), 9);
+    assert!(doc.unparsed.is_empty(), "{:?}", doc.unparsed);
+    // (kernel, row line, per-char output, its CPU share, seeks, their CPU share)
+    let want: [(&str, usize, f64, f64, f64, f64); 9] = [
+        ("2.4.21", 47, 11052.0, 77.3, 865.6, 2.8),
+        ("2.4.21", 48, 13533.0, 94.5, 1254.3, 2.2),
+        ("2.4.21", 49, 12402.0, 86.5, 1398.8, 3.8),
+        ("22pre6", 51, 13070.0, 91.4, 959.9, 2.2),
+        ("22pre6", 52, 13181.0, 92.2, 1271.9, 1.9),
+        ("22pre6", 53, 14082.0, 98.5, 1450.6, 4.0),
+        ("22pre6aa2", 55, 12703.0, 90.5, 775.9, 1.4),
+        ("22pre6aa2", 56, 13241.0, 94.0, 843.5, 1.8),
+        ("22pre6aa2", 57, 12948.0, 93.0, 740.6, 1.7),
+    ];
+    for (k, (run, (kernel, line, putc, putc_cpu, seeks, seeks_cpu))) in
+        runs.iter().zip(want).enumerate()
+    {
+        assert_eq!(attr(run, "os_version"), Some(kernel), "row {k}");
+        assert_eq!(
+            attr(run, "machine"),
+            None,
+            "row {k}: a kernel is no machine"
+        );
+        assert_eq!(attr(run, "size"), Some("100M"), "row {k}");
+        assert_eq!(run.test.as_deref(), Some("bonnie"), "row {k}");
+        assert_eq!(run.lines, [44, line], "row {k}");
+        assert_eq!(run.results.len(), 12, "row {k}");
+        assert_eq!(
+            run.value("seq_output_char", "kb_per_s"),
+            Some(putc),
+            "row {k}"
+        );
+        assert_eq!(
+            run.value("seq_output_char", "cpu_pct"),
+            Some(putc_cpu),
+            "row {k}"
+        );
+        assert_eq!(run.value("random_seeks", "per_s"), Some(seeks), "row {k}");
+        assert_eq!(
+            run.value("random_seeks", "cpu_pct"),
+            Some(seeks_cpu),
+            "row {k}"
+        );
+        assert_eq!(
+            unit_of(run, "random_seeks", "per_s"),
+            Some(("1/s", line)),
+            "row {k}"
+        );
+        assert_eq!(run.author.as_deref(), Some("Andrea Arcangeli"), "row {k}");
+    }
+    assert_eq!(runs[4].value("seq_output_block", "kb_per_s"), Some(18556.0));
+    assert_eq!(runs[6].value("seq_input_block", "kb_per_s"), Some(37072.0));
+}
+
+#[test]
+fn a_name_cut_twice_by_bonnie_1_95_is_one_run_with_the_longer_cut() {
+    // Socorro's disk test notes (reStructuredText): the I/O row cuts the
+    // machine name to fit the size (`tm-breakpad0 32000M`), the file
+    // phases' decoration to 19 columns (`tm-breakpad01-maste`).
+    let doc = fixture("real-rst-socorro-docs-1.95-name-cut-twice-one-run");
+    let runs = bonnie_runs(&doc);
+    assert_eq!(runs.len(), 1);
+    let run = runs[0];
+    assert_eq!(attr(run, "machine"), Some("tm-breakpad01-maste"));
+    assert_eq!(attr(run, "size"), Some("32000M"));
+    assert_eq!(attr(run, "files"), Some("100"));
+    assert_eq!(attr(run, "concurrency"), Some("8"));
+    assert_eq!(run.lines, [91, 100]);
+    assert_eq!(run.results.len(), 32);
+    assert_eq!(run.value("random_seeks", "latency_us"), Some(241_000.0));
+    assert_eq!(run.value("seq_create", "per_s"), Some(44410.0));
+    assert_eq!(unit_of(run, "seq_create", "per_s"), Some(("1/s", 99)));
+    assert_eq!(run.value("seq_stat", "per_s"), None, "+++++ is absent");
+    assert_eq!(run.value("random_delete", "latency_us"), Some(552.0));
+}

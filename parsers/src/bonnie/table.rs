@@ -11,7 +11,10 @@
 //! (`Raid0 (8 disk)15744M`), rows with no name or under a label line of
 //! their own, the header line cut away (rows right under the `-Per Chr-`
 //! decoration), blank lines between header and rows or between groups, a
-//! quoted table cut by the replier's words. Each is read here.
+//! quoted table cut by the replier's words, the name column headed with
+//! what the rows vary (`Kernel     MB K/sec %CPU`: the names are then
+//! that attribute), a name too long for its column written over the
+//! decoration or with spaces of its own. Each is read here.
 
 mod header;
 mod row;
@@ -20,10 +23,11 @@ mod rows;
 use crate::text::Line;
 use crate::Unparsed;
 
-use super::{cell, csv, split_size, Flavour, Phase, Report, FILE_PHASES};
+use super::{cell, csv, split_size, Flavour, Phase, Report, FILE_PHASES, MACHINE_KEY};
 pub(super) use header::is_phase_decoration;
 use header::{
-    decoration_above, header_kind, headerless_kind, is_dashed, skip_header_rest, Decoration,
+    decoration_above, header_kind, headerless_kind, name_before_dashes, skip_header_rest,
+    Decoration,
 };
 use rows::read_rows;
 
@@ -47,7 +51,13 @@ struct Units {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum HeaderKind {
-    Io { classic: bool, units: Units },
+    Io {
+        classic: bool,
+        units: Units,
+        /// The attribute key the row names give (`machine`; `os_version`
+        /// under a `Kernel` column).
+        names: &'static str,
+    },
     Files,
 }
 
@@ -66,9 +76,17 @@ pub(super) fn read_block(
     }
     let from = skip_header_rest(lines, header + 1);
     let read = match kind {
-        HeaderKind::Io { classic, units } => {
-            io_reports(lines, from, &decoration, RowKind::Io { classic, units })
-        }
+        HeaderKind::Io {
+            classic,
+            units,
+            names,
+        } => io_reports(
+            lines,
+            from,
+            &decoration,
+            RowKind::Io { classic, units },
+            names,
+        ),
         HeaderKind::Files => file_reports(lines, from, &decoration),
     };
     let (mut reports, next) = match read {
@@ -85,14 +103,68 @@ pub(super) fn read_block(
     Some(Ok(Block { reports, end }))
 }
 
+/// Rate and CPU column pairs (`K/sec %CPU`, `/sec %CP`) a line needs to be
+/// taken for a bonnie header the reader could not read: bonnie prints
+/// six, a mailer's wrap leaves five or fewer on the first line.
+const MIN_HEADER_PAIRS: usize = 4;
+
+/// Lines under a phase decoration its header may be on.
+const HEADER_REACH: usize = 2;
+
+/// The near miss of a block at `lines[at]` that [`read_block`] could not
+/// read, so that a table the reader does not know is at least reported:
+/// a header line with bonnie's rate and CPU columns whose front is not
+/// bonnie's (`2.4.19-rmap MB K/sec %CPU ...`), or a phase decoration with
+/// neither a header nor a row under it. `None` for other lines, and for
+/// a decoration whose header is below it (that header tells).
+pub(super) fn near_miss(lines: &[Line<'_>], at: usize) -> Option<Unparsed> {
+    let line = &lines[at];
+    let why = if header_pairs(line.text) >= MIN_HEADER_PAIRS {
+        "looks like a Bonnie table header (rate and `%CP` columns), but its front is none bonnie prints: `Machine Size`, one word and `MB` or `Size`, or `files`"
+    } else if is_phase_decoration(line.text) {
+        let header_below = lines
+            .iter()
+            .skip(at + 1)
+            .take(HEADER_REACH)
+            .take_while(|l| l.depth == line.depth)
+            .any(|l| l.text.contains("%CP"));
+        if header_below {
+            return None;
+        }
+        "a Bonnie phase decoration (`-Per Chr- ... --Seeks--`) with neither a `Machine Size K/sec %CP` header nor a readable row under it"
+    } else {
+        return None;
+    };
+    Some(Unparsed {
+        line: line.number,
+        text: line.text.trim().to_string(),
+        why: why.to_string(),
+    })
+}
+
+/// How many rate columns followed by a CPU column a line holds.
+fn header_pairs(text: &str) -> usize {
+    let mut words = text.split_whitespace().peekable();
+    let mut pairs = 0;
+    while let Some(word) = words.next() {
+        let rate = matches!(word, "K/sec" | "M/sec" | "/sec");
+        if rate && words.peek().is_some_and(|w| w.starts_with("%CP")) {
+            pairs += 1;
+        }
+    }
+    pairs
+}
+
 /// The reports of an I/O table's rows from `lines[from]` on, with those of
 /// the file-creation table bonnie++ prints after it, and the index past
-/// them; why not when the header has no row.
+/// them; why not when the header has no row. The rows' names give the
+/// attribute `names`.
 fn io_reports(
     lines: &[Line<'_>],
     from: usize,
     decoration: &Decoration,
     kind: RowKind,
+    names: &'static str,
 ) -> Result<(Vec<Report>, usize), &'static str> {
     let classic = matches!(kind, RowKind::Io { classic: true, .. });
     // The decoration stops at the first line not at the header's depth.
@@ -115,16 +187,36 @@ fn io_reports(
         let mut report = Report::new(flavour, depth, lines[decoration.start].number);
         report.version = decoration.version.clone();
         report.concurrency = decoration.concurrency.clone();
+        report.name_key = names;
+        // A name too long for the row's column, written over the
+        // decoration's blank front instead, names the rows that have none.
+        report.machine = decoration.machine.clone();
         row.fill(&mut report, 0);
         reports.push(report);
     }
     if classic {
         return Ok((reports, next));
     }
-    if let Some((file_rows, after)) = file_table_after(lines, next) {
+    if let Some(FileTable {
+        rows: file_rows,
+        after,
+        name,
+    }) = file_table_after(lines, next)
+    {
         if file_rows.len() == reports.len() {
             for (report, row) in reports.iter_mut().zip(file_rows) {
                 row.fill(report, FILE_PHASES);
+                // bonnie++ 1.9x cuts the name to fit the size in the I/O
+                // row and to 19 columns over the file phases: the longer
+                // is nearer the whole name.
+                let longer = |row_name: &String| {
+                    name.as_ref()
+                        .filter(|n| n.len() > row_name.len() && n.starts_with(row_name.as_str()))
+                };
+                let machine = report.name_key == MACHINE_KEY;
+                if let Some(longer) = report.machine.as_ref().filter(|_| machine).and_then(longer) {
+                    report.machine = Some(longer.clone());
+                }
             }
         } else {
             for row in file_rows {
@@ -162,13 +254,16 @@ fn file_reports(
     Ok((reports, next))
 }
 
-/// The file-creation table bonnie++ prints right after its I/O table.
-fn file_table_after(lines: &[Line<'_>], from: usize) -> Option<(Vec<Row>, usize)> {
+/// The file-creation table bonnie++ prints right after its I/O table, and
+/// the machine name bonnie++ 1.9x prints in its decoration (words and
+/// all: `Seagate 7200.11 -Create-- --Read--- ...`).
+fn file_table_after(lines: &[Line<'_>], from: usize) -> Option<FileTable> {
     let depth = lines.get(from)?.depth;
     let mut i = from;
     if lines.get(i).is_some_and(|l| l.is_blank()) {
         i += 1;
     }
+    let mut name = None;
     for _ in 0..=4 {
         let line = lines.get(i)?;
         if line.depth != depth || line.is_blank() {
@@ -180,17 +275,31 @@ fn file_table_after(lines: &[Line<'_>], from: usize) -> Option<(Vec<Row>, usize)
             }
             let from = skip_header_rest(lines, i + 1);
             let (rows, after) = read_rows(lines, from, depth, RowKind::Files);
-            return (!rows.is_empty()).then_some((rows, after));
+            return (!rows.is_empty()).then_some(FileTable { rows, after, name });
         }
-        let words: Vec<&str> = line.text.split_whitespace().collect();
-        let decoration =
-            words.first() == Some(&"Version") || words.iter().skip(1).all(|w| is_dashed(w));
-        if !decoration {
-            return None;
+        let mut words = line.text.split_whitespace();
+        let (first, second) = (words.next(), words.next());
+        if first == Some("Version") || second.is_none() {
+            i += 1;
+            continue;
+        }
+        match name_before_dashes(line.text) {
+            Some("") => {}
+            Some(named) => name = Some(named.to_string()),
+            None => return None,
         }
         i += 1;
     }
     None
+}
+
+/// A file-creation table read after an I/O table.
+struct FileTable {
+    rows: Vec<Row>,
+    /// The index past its last row.
+    after: usize,
+    /// The machine name in its decoration.
+    name: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -810,5 +919,137 @@ mod tests {
         );
         assert_eq!(b.reports[0].size, None);
         assert_eq!(b.reports[0].machine.as_deref(), Some("EBS-0.1G"));
+    }
+
+    #[test]
+    fn the_first_header_word_names_the_rows() {
+        // LKML, July 2003: one machine under three kernels, the column
+        // headed `Kernel`; other posts head it with what they varied.
+        let cases = [
+            ("Kernel     MB", "os_version", "2.4.21"),
+            ("Machine    MB", "machine", "2.4.21"),
+            ("Host       MB", "machine", "2.4.21"),
+            ("FS         MB", "fs", "2.4.21"),
+            ("Config     MB", "variant", "2.4.21"),
+        ];
+        for (i, (head, key, name)) in cases.into_iter().enumerate() {
+            let b = block(&format!(
+                "              -------Sequential Output-------- ---Sequential Input-- --Random--\n              -Per Char- --Block--- -Rewrite-- -Per Char- --Block--- --Seeks---\n{head} K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU  /sec %CPU\n2.4.21    100 11052 77.3 21683 15.5 16401  8.8 20347 82.1 32765  6.1 865.6  2.8\n"
+            ));
+            assert_eq!(b.reports.len(), 1, "case {i}");
+            let r = &b.reports[0];
+            assert_eq!(r.name_key, key, "case {i}");
+            assert_eq!(r.machine.as_deref(), Some(name), "case {i}");
+            assert_eq!(r.flavour, Flavour::Classic, "case {i}");
+            assert_eq!(r.lines, [1, 4], "case {i}");
+            assert_eq!(r.phases[5].rate, Some(865.6), "case {i}");
+        }
+        // Not a name column: a number, or no size column after the word.
+        for (i, head) in ["2.4.21 MB K/sec %CPU", "Kernel Size MB/sec %CPU Eff"]
+            .into_iter()
+            .enumerate()
+        {
+            assert_eq!(header::header_kind(head), None, "case {i}");
+        }
+    }
+
+    #[test]
+    fn classic_names_too_long_for_their_column() {
+        // Bonnie prints the `-m` label in eight columns; a longer one
+        // written over the decoration's blank front names the rows under
+        // it, and one with spaces keeps them all before the size.
+        let b = block(
+            "2.4.19-rmap14 -------Sequential Output-------- ---Sequential Input-- --Random--\n              -Per Char- --Block--- -Rewrite-- -Per Char- --Block--- --Seeks---\nMachine    MB K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU  /sec %CPU\n          500 11052 77.3 21683 15.5 16401  8.8 20347 82.1 32765  6.1 865.6  2.8\nother     500 12402 86.5 22453 14.9 16165  5.8 20270 82.1 34754  6.4 1398.8  3.8\n",
+        );
+        assert_eq!(
+            rows_of(&b),
+            [
+                (
+                    Some("2.4.19-rmap14"),
+                    Some("500M"),
+                    Some(11052.0),
+                    Some(865.6)
+                ),
+                (Some("other"), Some("500M"), Some(12402.0), Some(1398.8)),
+            ]
+        );
+        let b = block(
+            "Machine    MB K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU  /sec %CPU\n2.4.19 + rmap14  500 11052 77.3 21683 15.5 16401  8.8 20347 82.1 32765  6.1 865.6  2.8\npblade 1 1000 13048 98.9 21609 27.4  6599 10.7 11066 72.3 16483  8.4 1011.2  5.3\nlong-name-of-a-box-wrapped\n          500 12402 86.5 22453 14.9 16165  5.8 20270 82.1 34754  6.4 1398.8  3.8\n",
+        );
+        assert_eq!(
+            rows_of(&b),
+            [
+                (
+                    Some("2.4.19 + rmap14"),
+                    Some("500M"),
+                    Some(11052.0),
+                    Some(865.6)
+                ),
+                (Some("pblade 1"), Some("1000M"), Some(13048.0), Some(1011.2)),
+                (
+                    Some("long-name-of-a-box-wrapped"),
+                    Some("500M"),
+                    Some(12402.0),
+                    Some(1398.8)
+                ),
+            ]
+        );
+        assert_eq!(b.reports[1].phases[0].cpu, Some(98.9));
+        assert_eq!(b.reports[2].lines, [1, 5]);
+    }
+
+    #[test]
+    fn a_machine_name_with_spaces_over_the_file_phases_is_one_run() {
+        // bonnie++ 1.96 run with `-m "Seagate 7200.11"`: the I/O row cuts
+        // the name to fit the size (`%s` into 19 columns), the file
+        // phases' decoration prints it `%-19.19s`, spaces and all.
+        let b = block(
+            "Version  1.96       ------Sequential Output------ --Sequential Input- --Random-\nConcurrency   1     -Per Chr- --Block-- -Rewrite- -Per Chr- --Block-- --Seeks--\nMachine        Size K/sec %CP K/sec %CP K/sec %CP K/sec %CP K/sec %CP  /sec %CP\nSeagate 7200.11  4G   525  98 22043   2 19977   2  1813  99 151905   8  2126  10\nLatency             15784us    5523ms    2241ms    7829us   12639us    3669us\nVersion  1.96       ------Sequential Create------ --------Random Create--------\nSeagate 7200.11 USB -Create-- --Read--- -Delete-- -Create-- --Read--- -Delete--\n              files  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP\n                 16  2586  57 +++++ +++  3886  55  3200  70 +++++ +++  3696  53\nLatency              2726us    5095us    4832us    2743us     307us    2468us\n",
+        );
+        assert_eq!(b.reports.len(), 1);
+        let r = &b.reports[0];
+        assert_eq!(r.machine.as_deref(), Some("Seagate 7200.11 USB"));
+        assert_eq!(r.size.as_deref(), Some("4G"));
+        assert_eq!(r.files.as_deref(), Some("16"));
+        assert_eq!(r.lines, [1, 10]);
+        assert_eq!(r.phases[0].rate, Some(525.0));
+        assert_eq!(r.phases[5].cpu, Some(10.0));
+        assert_eq!(r.phases[6].rate, Some(2586.0));
+        assert_eq!(r.phases[6].line, 9);
+        assert_eq!(r.phases[7].rate, None, "+++++ is absent");
+        assert_eq!(r.phases[11].latency_us, Some(2468.0));
+        assert_eq!(b.end, 10);
+        // A name longer than the row's, not the row's cut: the row's stays.
+        let b = block(
+            "Version  1.96       ------Sequential Output------ --Sequential Input- --Random-\nConcurrency   1     -Per Chr- --Block-- -Rewrite- -Per Chr- --Block-- --Seeks--\nMachine        Size K/sec %CP K/sec %CP K/sec %CP K/sec %CP K/sec %CP  /sec %CP\nalpha            4G   525  98 22043   2 19977   2  1813  99 151905   8  2126  10\nVersion  1.96       ------Sequential Create------ --------Random Create--------\nbeta gamma          -Create-- --Read--- -Delete-- -Create-- --Read--- -Delete--\n              files  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP\n                 16  2586  57 +++++ +++  3886  55  3200  70 +++++ +++  3696  53\n",
+        );
+        assert_eq!(b.reports.len(), 1);
+        assert_eq!(b.reports[0].machine.as_deref(), Some("alpha"));
+        assert_eq!(b.reports[0].phases[8].rate, Some(3886.0));
+    }
+
+    #[test]
+    fn names_before_dashed_decorations() {
+        let cases = [
+            (
+                "                    -Create-- --Read--- -Delete--",
+                Some(""),
+            ),
+            (
+                "romano              -Create-- --Read--- -Delete--",
+                Some("romano"),
+            ),
+            (
+                "Seagate 7200.11 USB -Create-- --Read--- -Delete--",
+                Some("Seagate 7200.11 USB"),
+            ),
+            ("box --Random--", Some("box")),
+            ("see the table below --", None),
+            ("Bonnie results -- ext3", None),
+            ("no dashes at all", None),
+        ];
+        for (i, (text, want)) in cases.into_iter().enumerate() {
+            assert_eq!(name_before_dashes(text), want, "case {i}: {text:?}");
+        }
     }
 }

@@ -67,46 +67,51 @@ fn after_volumes(token: &str) -> Option<&str> {
 /// A classic row's name and size: `amd64SMP 5000`, a nameless `1024`
 /// (the `-m` label left out), Bonnie 1.2's `localh 1* 256` and `1*1024`,
 /// bonnie64's gigabytes (`EBS-1GB 1`; `0` when under one, no size then).
+/// A name too long for Bonnie's column may have words of its own
+/// (`2.4.19 + rmap14  500 ...`): the size is then the first bare number
+/// after which no more than a row's twelve figures are left.
 /// Returns how many words they take.
-fn classic_lead(words: &[Token<'_>], unit: char, row: &mut Row) -> Option<usize> {
+fn classic_lead(text: &str, words: &[Token<'_>], unit: char, row: &mut Row) -> Option<usize> {
     let first = words.first()?;
-    let mut k = 0;
-    if !is_bare_size(first.text) && after_volumes(first.text).is_none() {
+    let (k, amount) = if is_bare_size(first.text) || after_volumes(first.text).is_some() {
+        classic_size(words, 0)?
+    } else {
         if cell(first.text).is_some() {
             return None;
         }
-        row.name = Some(first.text.to_string());
-        k = 1;
-    }
-    let word = words.get(k)?.text;
-    let amount = if is_bare_size(word) {
-        k += 1;
-        word
-    } else {
-        match after_volumes(word)? {
-            "" => {
-                let next = words.get(k + 1)?.text;
-                k += 2;
-                next
-            }
-            glued => {
-                k += 1;
-                glued
-            }
-        }
+        let (n, found) = (1..=MAX_NAME_WORDS)
+            .filter_map(|n| Some((n, classic_size(words, n)?)))
+            .find(|(_, (k, _))| words.len() - k <= FIGURES)?;
+        row.name = Some(text[first.start..words[n - 1].end].to_string());
+        found
     };
-    if !is_bare_size(amount) {
-        return None;
-    }
     row.size = Some(format!("{amount}{unit}")).filter(|_| amount.bytes().any(|b| b != b'0'));
     Some(k)
 }
+
+/// The classic size at `words[k]` (`5000`, `1* 256`, `1*1024`): the index
+/// past it and the amount.
+fn classic_size<'a>(words: &[Token<'a>], k: usize) -> Option<(usize, &'a str)> {
+    let word = words.get(k)?.text;
+    let (past, amount) = if is_bare_size(word) {
+        (k + 1, word)
+    } else {
+        match after_volumes(word)? {
+            "" => (k + 2, words.get(k + 1)?.text),
+            glued => (k + 1, glued),
+        }
+    };
+    is_bare_size(amount).then_some((past, amount))
+}
+
+/// Figures in a full row: a (rate, CPU) pair for each of six phases.
+const FIGURES: usize = 12;
 
 /// The width bonnie++ prints a row's name and size in.
 const NAME_SIZE_WIDTH: usize = 19;
 
 /// Words a bonnie++ machine name may have (`compiled in`, `Raid0 (8 disk)`).
-const MAX_NAME_WORDS: usize = 4;
+pub(super) const MAX_NAME_WORDS: usize = 4;
 
 /// Where a size glued to the end of a name starts: `disk)15744M` (bonnie++
 /// gives name and size 19 columns; a longer name runs into the size).
@@ -137,12 +142,22 @@ fn plus_lead(
             return Some(2);
         }
     }
-    for (k, word) in words.iter().enumerate().take(MAX_NAME_WORDS + 1) {
-        let at = if is_size(word.text) {
+    let size_at = |word: &Token<'_>| {
+        if is_size(word.text) {
             Some(0)
         } else {
             glued_size_at(word.text)
-        };
+        }
+    };
+    // A name word that looks like a figure (`Seagate 7200.11`) is still
+    // the name's when a size ends within the name and size field after it.
+    let indent = text.len() - text.trim_start().len();
+    let size_in_field = words
+        .iter()
+        .take(MAX_NAME_WORDS + 1)
+        .any(|w| w.end <= indent + NAME_SIZE_WIDTH && size_at(w).is_some());
+    for (k, word) in words.iter().enumerate().take(MAX_NAME_WORDS + 1) {
+        let at = size_at(word);
         // The figures start right after the size; `v4.128M 1G` is a name
         // that looks like a glued size, then the size.
         let figures_next = words.get(k + 1).is_none_or(|w| cell(w.text).is_some());
@@ -155,7 +170,7 @@ fn plus_lead(
             row.size = Some(word.text[at..].to_string());
             return Some(k + 1);
         }
-        if cell(word.text).is_some() {
+        if cell(word.text).is_some() && !size_in_field {
             break;
         }
     }
@@ -181,7 +196,7 @@ pub(super) fn read_row(lines: &[Line<'_>], i: usize, kind: RowKind) -> Option<(R
         RowKind::Io {
             classic: true,
             units,
-        } => classic_lead(&words, units.bare_size.unwrap_or('M'), &mut row)?,
+        } => classic_lead(line.text, &words, units.bare_size.unwrap_or('M'), &mut row)?,
         RowKind::Io {
             classic: false,
             units,
