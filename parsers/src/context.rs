@@ -8,6 +8,8 @@
 //!
 //! - [`spelling`]: how the text spells a scheduler, thread library, timer,
 //!   OS or architecture, and how Contract 2 spells it (`SCHED_ULE` is `ULE`);
+//! - [`outline`]: the post's headings by level, read once, and the
+//!   input's own lines for the marks undoing markup took off;
 //! - [`labels`]: section banners, headings and labels in prose, the
 //!   attributes a label names and the label in force on a line, by one
 //!   rule written out there: the nearest heading above a report at its
@@ -19,6 +21,7 @@
 mod apply;
 mod facts;
 mod labels;
+mod outline;
 mod prose;
 mod spelling;
 

@@ -166,6 +166,13 @@ pub struct Run {
     pub test: Option<String>,
     /// The section label the run was printed under, as written.
     pub label: Option<String>,
+    /// Where in the post's outline the label came from: the heading,
+    /// banner, caption, list item or lead-in, outermost first (a caption
+    /// met under several headings is told apart by the heading above it,
+    /// `My Laptop / 2. CPU benchmark`). Empty when the tool's own output
+    /// named the run or nothing did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub label_from: Vec<LabelSource>,
     /// Concurrency the tool was run with (super-smack clients, sysbench threads).
     pub threads: Option<u32>,
     /// Normalised attributes (Contract 2 keys: scheduler, thread_lib, ...).
@@ -198,6 +205,7 @@ impl Run {
             tool,
             test: None,
             label: None,
+            label_from: Vec::new(),
             threads: None,
             attrs: BTreeMap::new(),
             quote_depth,
@@ -215,6 +223,50 @@ impl Run {
             .iter()
             .find(|r| r.item == item && r.metric == metric)
             .map(|r| r.value)
+    }
+}
+
+/// A block of the post's outline that names a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LabelSource {
+    /// What kind of block it is.
+    pub kind: LabelKind,
+    /// 1-based first and last line of the input it spans.
+    pub lines: [usize; 2],
+}
+
+/// The kinds of block a label comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LabelKind {
+    /// A titled section: markdown `#`, setext, reStructuredText, AsciiDoc,
+    /// HTML `<h1>`-`<h6>`.
+    #[serde(rename = "heading")]
+    Heading,
+    /// A mail's banner (`== ULE + libthr ==`) or a line bold as a whole.
+    #[serde(rename = "banner")]
+    Banner,
+    /// A list item (`- graviton2`, `2.只读测试`) over the report.
+    #[serde(rename = "list item")]
+    ListItem,
+    /// A line ending in a colon that leads into the report (`New disk:`).
+    #[serde(rename = "lead-in")]
+    LeadIn,
+    /// A phrase of its own right above the report or opening its block
+    /// (`2.4.20 + some-driver`, `<pre>NUC-i7`).
+    #[serde(rename = "caption")]
+    Caption,
+}
+
+impl LabelKind {
+    /// The kind as Contract 1 spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            LabelKind::Heading => "heading",
+            LabelKind::Banner => "banner",
+            LabelKind::ListItem => "list item",
+            LabelKind::LeadIn => "lead-in",
+            LabelKind::Caption => "caption",
+        }
     }
 }
 

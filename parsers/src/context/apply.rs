@@ -7,7 +7,8 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use super::facts::{facts_where, remarks_before_runs, Capitals, Fact};
-use super::labels::{active_labels, label_attrs, line_index, ActiveLabels, Markup};
+use super::labels::{active_labels, label_attrs, line_index, ActiveLabels};
+use super::outline::{Markup, Outline};
 use super::spelling::os_in_name;
 use crate::mail::Messages;
 use crate::text::Line;
@@ -44,7 +45,9 @@ pub(crate) fn apply(
     messages: &Messages,
     runs: &mut [Run],
 ) {
-    let labels = active_labels(lines, &Markup::new(input), runs, &asked_lines(lines, runs));
+    let markup = Markup::new(input);
+    let outline = Outline::read(lines, &markup);
+    let labels = active_labels(lines, &markup, &outline, runs, &asked_lines(lines, runs));
     let places = Places::new(messages, runs);
     let facts = facts_of_places(lines, capitals, &places, runs);
     let facts_by_place = facts_by_place(&facts, messages);
@@ -99,8 +102,10 @@ fn asked_lines(lines: &[Line<'_>], runs: &[Run]) -> Vec<usize> {
 fn take_label(lines: &[Line<'_>], run: &mut Run, labels: &ActiveLabels) -> Option<usize> {
     let mut label_start = None;
     if run.label.is_none() {
-        if let Some((label, start)) = labels.with_line(label_line(lines, run)) {
+        let line = label_line(lines, run);
+        if let Some((label, start)) = labels.with_line(line) {
             run.label = Some(label.to_string());
+            run.label_from = labels.sources(lines, line);
             label_start = Some(start);
         }
     }
@@ -412,7 +417,14 @@ mod tests {
         let mut plain = run([2, 2], 0, None);
         let mut own = run([2, 2], 0, None);
         own.label = Some("4BSD".to_string());
-        let labels = active_labels(&lines, &Markup::default(), &[plain.clone()], &[0, 1]);
+        let outline = Outline::read(&lines, &Markup::default());
+        let labels = active_labels(
+            &lines,
+            &Markup::default(),
+            &outline,
+            &[plain.clone()],
+            &[0, 1],
+        );
         assert_eq!(take_label(&lines, &mut plain, &labels), Some(0));
         assert_eq!(plain.label.as_deref(), Some("ULE + libthr"));
         assert_eq!(

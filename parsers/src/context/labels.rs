@@ -50,384 +50,15 @@
 
 use std::collections::BTreeMap;
 
+use super::outline::{is_markdown_heading, Markup, Outline};
 use super::prose;
 use super::spelling::classify;
-use crate::text::{trim_start, Line, LogicalLine};
-use crate::Run;
-
-/// A section label line (or lines) such as `== 4BSD + libthr + TSC ==`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct SectionLabel {
-    /// The text between the marks, its spaces collapsed.
-    label: String,
-    /// The quote depth of its lines.
-    depth: usize,
-    /// Index of the label's last line.
-    end: usize,
-    /// Its level: 1 to 6 for markdown headings (`#` to `######`),
-    /// [`BANNER_LEVEL`] for banners and bold lines, which nest under any
-    /// heading.
-    level: u8,
-}
-
-/// The level of a `== banner ==` or `**bold**` line: below every markdown
-/// heading, so a bold `**Laptop**` under `## Results` is named by both.
-const BANNER_LEVEL: u8 = 7;
+use crate::text::Line;
+use crate::{LabelKind, LabelSource, Run};
 
 /// What joins the headings in force into one label, outermost first
 /// (`MacBook Pro 2019 13 英寸 / CPU`).
 const PATH_JOIN: &str = " / ";
-
-/// The lines as the input wrote them, for the marks that undoing markup
-/// took off (`**Laptop**`, `<h2>Laptop</h2>`, `<pre>`, a code fence) and
-/// that say a line is a heading or opens a block. Kept only for an input
-/// that holds such a mark: a mail seldom does, and then costs nothing.
-#[derive(Debug, Default)]
-pub(super) struct Markup<'a> {
-    raw: Vec<&'a str>,
-}
-
-/// The marks that make [`Markup`] keep the input's lines.
-const MARKUP_SIGNS: &[&str] = &[
-    "**", "__", "```", "~~~", "<pre", "<PRE", "<b>", "<B>", "<strong", "<STRONG", "<h", "<H",
-];
-
-impl<'a> Markup<'a> {
-    /// The input's own lines, if it holds any of [`MARKUP_SIGNS`].
-    pub(super) fn new(input: &'a str) -> Markup<'a> {
-        let raw = if MARKUP_SIGNS.iter().any(|sign| input.contains(sign)) {
-            input.split('\n').collect()
-        } else {
-            Vec::new()
-        };
-        Markup { raw }
-    }
-
-    /// The input's own text of `line`, quote marks and outer white space
-    /// off.
-    fn raw(&self, line: &Line<'_>) -> Option<&'a str> {
-        let raw = self.raw.get(line.number.checked_sub(1)?)?;
-        Some(raw.trim_start_matches(['>', ' ', '\t']).trim_end())
-    }
-
-    /// The level of a line the input marked as a heading whole: `<h2>` to
-    /// `<h6>` by their digit, a bold line (`**Laptop**`, `__Laptop__`,
-    /// `<b>Laptop</b>`, `<strong>…</strong>`, a `:` after it allowed) at
-    /// [`BANNER_LEVEL`].
-    fn heading_level(&self, line: &Line<'_>) -> Option<u8> {
-        let raw = self.raw(line)?;
-        let raw = raw.strip_suffix(':').unwrap_or(raw).trim_end();
-        let lower = raw.get(..raw.len().min(8))?.to_ascii_lowercase();
-        if let Some(digit) = lower.strip_prefix("<h").and_then(|r| r.bytes().next()) {
-            let level = digit.checked_sub(b'0').filter(|l| (1..=6).contains(l))?;
-            let close = format!("</h{level}>");
-            let closed = raw.len() >= close.len()
-                && raw[raw.len() - close.len()..].eq_ignore_ascii_case(&close);
-            return closed.then_some(level);
-        }
-        let wrapped = |open: &str, close: &str| {
-            raw.len() > open.len() + close.len()
-                && raw
-                    .get(..open.len())
-                    .is_some_and(|o| o.eq_ignore_ascii_case(open))
-                && raw
-                    .get(raw.len() - close.len()..)
-                    .is_some_and(|c| c.eq_ignore_ascii_case(close))
-                && !raw[open.len()..raw.len() - close.len()].contains(open)
-        };
-        let bold = wrapped("**", "**")
-            || wrapped("__", "__")
-            || wrapped("<b>", "</b>")
-            || wrapped("<strong>", "</strong>");
-        bold.then_some(BANNER_LEVEL)
-    }
-
-    /// Whether the input's `line` opens a preformatted block: `<pre>` or a
-    /// code fence, which undoing markup left blank.
-    fn opens_block(&self, line: &Line<'_>) -> bool {
-        self.block_mark(line, &["<pre", "```", "~~~"])
-    }
-
-    /// Whether the input's `line` opens or closes a preformatted block.
-    fn bounds_block(&self, line: &Line<'_>) -> bool {
-        self.block_mark(line, &["<pre", "</pre", "```", "~~~"])
-    }
-
-    /// Whether the input's `line` starts with one of `marks` (in any case).
-    fn block_mark(&self, line: &Line<'_>, marks: &[&str]) -> bool {
-        if self.raw.is_empty() {
-            return false;
-        }
-        self.raw(line).is_some_and(|raw| {
-            marks.iter().any(|mark| {
-                raw.get(..mark.len())
-                    .is_some_and(|head| head.eq_ignore_ascii_case(mark))
-            })
-        })
-    }
-}
-
-/// How many lines a wrapped section label may span.
-const MAX_LABEL_LINES: usize = 3;
-const MAX_LABEL_LEN: usize = 200;
-
-/// Reads a section label starting at `lines[start]`: text between `==`
-/// (or `**`) marks, wrapped over up to three lines at the same depth.
-fn section_label(lines: &[Line<'_>], start: usize) -> Option<SectionLabel> {
-    let first = lines.get(start)?;
-    let open = first.text.trim_start();
-    let lone = || {
-        let blank_or_none = |i: Option<usize>| {
-            i.and_then(|i| lines.get(i))
-                .is_none_or(|l| l.is_blank() || l.depth != first.depth)
-        };
-        blank_or_none(start.checked_sub(1)) && blank_or_none(Some(start + 1))
-    };
-    // `####` alone: an empty heading, which names nothing but ends the
-    // sections of its level and below (`#` alone is a prompt).
-    let marks = open.trim_end();
-    if (2..=6).contains(&marks.len()) && marks.bytes().all(|b| b == b'#') && lone() {
-        return Some(SectionLabel {
-            label: String::new(),
-            depth: first.depth,
-            end: start,
-            level: u8::try_from(marks.len()).unwrap_or(BANNER_LEVEL),
-        });
-    }
-    // Indented four columns or more, a `#` line is a code block's root
-    // prompt (rst's `.. code:: screen`, markdown's indented code), never
-    // a heading: CommonMark allows a heading three spaces at most.
-    let indented = indent_columns(first.text) >= CODE_INDENT;
-    if let Some(heading) = markdown_heading(open).filter(|_| !indented) {
-        let MarkdownHeading {
-            level,
-            label,
-            tight,
-        } = heading;
-        // A single `#` is also a root prompt or a shell comment, and a
-        // heading written without its space (`##Second run`, `#local`)
-        // may be a preprocessor line or a comment: either is a heading
-        // only standing alone between blank lines, naming no command
-        // (`# CPU`, not `# sysbench --test=cpu run`).
-        let heading = (level > 1 && !tight) || (lone() && !prose::is_command_line(&label));
-        // A post's byline (`### Post by jsowoc on 2008-12-17`, as forum
-        // and list archives set each message apart) names the poster, not
-        // a run: it ends the sections of its level and names nothing.
-        let label = if is_byline(&label) {
-            String::new()
-        } else {
-            label
-        };
-        return heading.then_some(SectionLabel {
-            label,
-            depth: first.depth,
-            end: start,
-            level,
-        });
-    }
-    let mark = ["==", "**"].into_iter().find(|m| open.starts_with(m))?;
-    if let Some(framed) = framed_title(lines, start) {
-        return Some(framed);
-    }
-    let mut end = start;
-    while !closes(lines[end].text, mark) {
-        end += 1;
-        let next = lines.get(end);
-        let open_ended = next.is_none_or(|next| {
-            end - start >= MAX_LABEL_LINES || next.depth != first.depth || next.is_blank()
-        });
-        if open_ended {
-            return (mark == "==")
-                .then(|| asciidoc_title(lines, start))
-                .flatten();
-        }
-    }
-    let joined = LogicalLine::join(&lines[start..=end], " ");
-    let marks: &[char] = if mark == "==" { &['='] } else { &['*'] };
-    let inner = joined
-        .text
-        .trim()
-        .trim_end_matches(':')
-        .trim_matches(marks)
-        .trim();
-    let valid = !inner.is_empty()
-        && inner.len() <= MAX_LABEL_LEN
-        && !inner.contains(marks[0])
-        && inner.chars().any(char::is_alphanumeric)
-        && !is_row_separator(inner);
-    valid.then(|| SectionLabel {
-        label: inner.split_whitespace().collect::<Vec<_>>().join(" "),
-        depth: first.depth,
-        end,
-        level: BANNER_LEVEL,
-    })
-}
-
-/// The mysql client's separator of rows printed vertically (`\G`):
-/// `*************************** 1. row ***************************` is
-/// the client's line, no banner.
-fn is_row_separator(inner: &str) -> bool {
-    inner
-        .strip_suffix("row")
-        .and_then(|n| n.trim_end().strip_suffix('.'))
-        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-}
-
-/// How a heading that is a post's byline starts, as archives of forums
-/// and lists title each message (`Post by NAME on DATE`, `Re: subject`).
-const BYLINE_STARTS: &[&str] = &[
-    "post by ",
-    "posted by ",
-    "reply by ",
-    "comment by ",
-    "answer by ",
-    "re: ",
-];
-
-/// Whether a heading's text is a post's byline ([`BYLINE_STARTS`]).
-fn is_byline(label: &str) -> bool {
-    let head = label.get(..12).unwrap_or(label).to_ascii_lowercase();
-    BYLINE_STARTS.iter().any(|start| head.starts_with(start))
-}
-
-/// Columns of indentation a line must have to be code, not a heading.
-const CODE_INDENT: usize = 4;
-
-/// The columns of white space `text` starts with, a tab to the next stop
-/// of four.
-fn indent_columns(text: &str) -> usize {
-    let mut columns = 0;
-    for b in text.bytes() {
-        match b {
-            b' ' => columns += 1,
-            b'\t' => columns += CODE_INDENT - columns % CODE_INDENT,
-            _ => break,
-        }
-    }
-    columns
-}
-
-/// A title framed by two rules of `=` at the same depth, `==` over and
-/// under it, as a mail sets a case apart (`==` / `Without 6a3afb6ac6
-/// (\"jbd2: ...\")` / `==`).
-fn framed_title(lines: &[Line<'_>], start: usize) -> Option<SectionLabel> {
-    let first = lines.get(start)?;
-    let rule = |l: &Line<'_>| {
-        let t = l.text.trim();
-        l.depth == first.depth && t.len() >= 2 && t.bytes().all(|b| b == b'=')
-    };
-    let (title, under) = (lines.get(start + 1)?, lines.get(start + 2)?);
-    let text = title.text.trim();
-    let valid = rule(first)
-        && rule(under)
-        && title.depth == first.depth
-        && !text.is_empty()
-        && text.len() <= MAX_LABEL_LEN
-        && !text.starts_with('=')
-        // `TEST NAME      [ RESULT ] TIME (ms)` between rules heads a table.
-        && !text.contains("   ")
-        && text.chars().any(char::is_alphanumeric);
-    valid.then(|| SectionLabel {
-        label: text.split_whitespace().collect::<Vec<_>>().join(" "),
-        depth: first.depth,
-        end: start + 2,
-        level: BANNER_LEVEL,
-    })
-}
-
-/// A markdown heading of level 1 to 6 and what it says.
-struct MarkdownHeading {
-    level: u8,
-    label: String,
-    /// Written without the space after its marks (`##Second run`,
-    /// `#local`), as many write markdown by hand: a heading only where
-    /// it stands alone ([`section_label`]).
-    tight: bool,
-}
-
-/// Words that follow a `#` in C and in shell scripts: `#include`,
-/// `#!/bin/sh` are no headings written without their space.
-const HASH_DIRECTIVES: &[&str] = &[
-    "include", "define", "undef", "if", "ifdef", "ifndef", "elif", "else", "endif", "pragma",
-    "error", "warning", "line", "import",
-];
-
-/// A markdown heading of level 1 to 6 (`## Resource Overload w/ Atropos`)
-/// and its level, as write-ups on the web title the runs under them. A
-/// single `#` is also a root shell prompt (`# sysbench ... run`), and a
-/// heading without its space (`##Second run`) a comment or directive:
-/// the caller decides ([`section_label`]).
-fn markdown_heading(text: &str) -> Option<MarkdownHeading> {
-    let hashes = text.bytes().take_while(|&b| b == b'#').count();
-    if !(1..=6).contains(&hashes) {
-        return None;
-    }
-    let after = &text[hashes..];
-    let tight = !after.starts_with([' ', '\t']);
-    if tight {
-        let word: String = after
-            .chars()
-            .take_while(|c| c.is_ascii_alphabetic())
-            .collect::<String>()
-            .to_ascii_lowercase();
-        let directive = HASH_DIRECTIVES.contains(&word.as_str());
-        if directive || !after.starts_with(char::is_alphabetic) {
-            return None;
-        }
-    }
-    // A colon after a heading (`### sysbench samples:`) is no part of it.
-    let inner = after
-        .trim()
-        .trim_end_matches('#')
-        .trim()
-        .trim_end_matches([':', '：'])
-        .trim_end();
-    let valid = !inner.is_empty()
-        && inner.len() <= MAX_LABEL_LEN
-        && inner.chars().any(char::is_alphanumeric);
-    let level = u8::try_from(hashes).ok()?;
-    valid.then(|| MarkdownHeading {
-        level,
-        label: inner.split_whitespace().collect::<Vec<_>>().join(" "),
-        tight,
-    })
-}
-
-/// An AsciiDoc section title (`== test.86`, `=== myisam`: two to six
-/// `=`, a space, no closing marks) standing alone between blank lines, its
-/// level the number of `=`. A mail's banner is closed (`== ULE ==`); one
-/// left open is a title only so alone, not `==> log <==` or a wrapped
-/// banner's first line.
-fn asciidoc_title(lines: &[Line<'_>], start: usize) -> Option<SectionLabel> {
-    let first = lines.get(start)?;
-    let open = first.text.trim();
-    let marks = open.bytes().take_while(|&b| b == b'=').count();
-    let inner = open[marks..].strip_prefix(' ')?.trim();
-    let alone = |i: Option<usize>| {
-        i.and_then(|i| lines.get(i))
-            .is_none_or(|l| l.is_blank() || l.depth != first.depth)
-    };
-    let valid = (2..=6).contains(&marks)
-        && !inner.is_empty()
-        && inner.len() <= MAX_LABEL_LEN
-        && !inner.contains('=')
-        && inner.chars().next().is_some_and(char::is_alphanumeric)
-        && alone(start.checked_sub(1))
-        && alone(Some(start + 1))
-        && !prose::is_command_line(inner);
-    valid.then(|| SectionLabel {
-        label: inner.split_whitespace().collect::<Vec<_>>().join(" "),
-        depth: first.depth,
-        end: start,
-        level: u8::try_from(marks).unwrap_or(BANNER_LEVEL),
-    })
-}
-
-/// Whether `text` ends a label opened with `mark` (`== ... ==`).
-fn closes(text: &str, mark: &str) -> bool {
-    let text = text.trim_end().trim_end_matches(':');
-    text.ends_with(mark) && text.trim().len() > mark.len()
-}
 
 /// The attributes a label names, in Contract 2's keys and spellings.
 /// `ULE + libthr + TSC + context_time.patch` gives scheduler ULE,
@@ -673,13 +304,15 @@ struct ProseLabel {
 pub(super) fn active_labels(
     lines: &[Line<'_>],
     markup: &Markup<'_>,
+    outline: &Outline,
     runs: &[Run],
     asked: &[usize],
 ) -> ActiveLabels {
+    let mut headings_ahead = outline.headings().iter().peekable();
     let mut runs = RunsBegun::with_reports(lines, markup, runs);
     let mut found = ActiveLabels {
         labels: Vec::new(),
-        label_lines: Vec::new(),
+        blocks: Vec::new(),
         answers: Vec::with_capacity(asked.len()),
     };
     // in_force[d]: the headings in force at depth d, outermost first, as
@@ -700,7 +333,7 @@ pub(super) fn active_labels(
         if in_force.len() <= line.depth {
             in_force.resize(line.depth + 1, Vec::new());
         }
-        if let Some(label) = banner_at(lines, i, markup) {
+        if let Some((_, label)) = headings_ahead.next_if(|&&(start, _)| start == i) {
             let stack = &mut in_force[line.depth];
             // A heading closes the ones of its level and below it.
             while stack.last().is_some_and(|&(level, _)| level >= label.level) {
@@ -712,8 +345,13 @@ pub(super) fn active_labels(
                 let index = u32::try_from(found.labels.len()).unwrap_or(u32::MAX);
                 headings.push((index, stack.last().map(|&(_, outer)| outer)));
                 stack.push((label.level, index));
-                found.labels.push(label.label);
-                found.label_lines.push(i);
+                found.labels.push(label.label.clone());
+                found.blocks.push(LabelBlock {
+                    start: i,
+                    end: label.end,
+                    kind: label.kind(),
+                    qualified_by: None,
+                });
             }
             prose = None;
             // The label's own lines are under no label.
@@ -748,7 +386,11 @@ pub(super) fn active_labels(
         }
         i += 1;
     }
-    qualify_repeated(&mut found.labels, &headings);
+    for (index, outer) in qualify_repeated(&mut found.labels, &headings) {
+        if let Some(block) = found.blocks.get_mut(index as usize) {
+            block.qualified_by = Some(outer);
+        }
+    }
     found
 }
 
@@ -760,7 +402,9 @@ pub(super) fn active_labels(
 /// title above it). `headings`: (index into `labels`, index of the
 /// heading above), in the order met, so an outer heading is qualified
 /// before the ones under it.
-fn qualify_repeated(labels: &mut [String], headings: &[(u32, Option<u32>)]) {
+/// Returns (label, the label put in front of it) for each one qualified.
+fn qualify_repeated(labels: &mut [String], headings: &[(u32, Option<u32>)]) -> Vec<(u32, u32)> {
+    let mut qualified = Vec::new();
     let mut met: BTreeMap<&str, usize> = BTreeMap::new();
     for &(index, _) in headings {
         if let Some(text) = labels.get(index as usize) {
@@ -779,160 +423,14 @@ fn qualify_repeated(labels: &mut [String], headings: &[(u32, Option<u32>)]) {
         let Some(outer) = outer.filter(|_| repeated) else {
             continue;
         };
-        if let Some(outer) = labels.get(outer as usize).cloned() {
+        if let Some(outer_text) = labels.get(outer as usize).cloned() {
             if let Some(label) = labels.get_mut(index as usize) {
-                *label = format!("{outer}{PATH_JOIN}{label}");
+                *label = format!("{outer_text}{PATH_JOIN}{label}");
+                qualified.push((index, outer));
             }
         }
     }
-}
-
-/// The section banner or heading starting on line `i`, if one does; most
-/// lines are ruled out by their first visible byte.
-fn banner_at(lines: &[Line<'_>], i: usize, markup: &Markup<'_>) -> Option<SectionLabel> {
-    let line = lines.get(i)?;
-    if crate::text::is_page_furniture(line.text) {
-        return None;
-    }
-    let opens_label = matches!(
-        trim_start(line.text).as_bytes().first(),
-        Some(b'=' | b'*' | b'#')
-    );
-    if opens_label {
-        if let Some(label) = section_label(lines, i) {
-            return Some(label);
-        }
-    }
-    if let Some(label) = setext_heading(lines, i) {
-        return Some(label);
-    }
-    if let Some(label) = underlined_title(lines, i) {
-        return Some(label);
-    }
-    marked_heading(line, i, markup)
-}
-
-/// The characters that underline a reStructuredText section title below
-/// its top levels, by level (sphinx and the FreeBSD Handbook's rst
-/// export: `~` for a section's subsections, `^` below). A title over
-/// `=====` or `-----` is how a mail draws a heading too, and reads as a
-/// label in prose ([`prose`]) right above its report only: a mail's
-/// `Observations` over dashes names no run further down.
-const UNDERLINES: [u8; 2] = [b'~', b'^'];
-
-/// Level of a title over the first of [`UNDERLINES`]: under `==` and `--`
-/// titles, as in the documents that use them.
-const FIRST_UNDERLINE_LEVEL: usize = 3;
-
-/// A title underlined on the next line as long as the title or longer
-/// (`19.3.3. Creating a Mirror` over `~~~~~~~~~~~~~~~~~~~~~~~~~`),
-/// standing after a blank line: a reStructuredText section title, a
-/// heading whose scope runs down to the next of its level.
-fn underlined_title(lines: &[Line<'_>], i: usize) -> Option<SectionLabel> {
-    let under = lines.get(i + 1)?;
-    let mark = *trim_start(under.text).as_bytes().first()?;
-    let rank = UNDERLINES.iter().position(|&m| m == mark)?;
-    let line = &lines[i];
-    let title = line.text.trim();
-    let rule = under.text.trim();
-    let after_blank = i
-        .checked_sub(1)
-        .and_then(|above| lines.get(above))
-        .is_none_or(|above| above.is_blank() || above.depth != line.depth);
-    let valid = under.depth == line.depth
-        && after_blank
-        && indent_columns(line.text) < CODE_INDENT
-        && rule.len() >= 3
-        && rule.bytes().all(|b| b == mark)
-        && rule.len() >= title.chars().count()
-        && title.len() <= prose::MAX_LINE
-        && title.chars().any(char::is_alphanumeric)
-        && !title.starts_with(char::from(mark))
-        && !prose::is_command_line(title);
-    valid.then(|| SectionLabel {
-        label: title.split_whitespace().collect::<Vec<_>>().join(" "),
-        depth: line.depth,
-        end: i + 1,
-        level: u8::try_from(rank + FIRST_UNDERLINE_LEVEL).unwrap_or(BANNER_LEVEL),
-    })
-}
-
-/// A line underlined by a rule (`CPU BENCHMARKS` over `-----`, a title
-/// over `=====`), standing after a blank line: a heading of level 1 (`=`)
-/// or 2 (`-`), as markdown reads it, when its text has a label's shape.
-fn setext_heading(lines: &[Line<'_>], i: usize) -> Option<SectionLabel> {
-    let line = lines.get(i)?;
-    let under = lines.get(i + 1)?;
-    let mark = *trim_start(under.text).as_bytes().first()?;
-    if !matches!(mark, b'-' | b'=') || under.depth != line.depth || !prose::is_rule(under.text) {
-        return None;
-    }
-    let starts_block = |p: Option<usize>| {
-        p.and_then(|p| lines.get(p))
-            .is_none_or(|above| above.is_blank() || above.depth != line.depth)
-    };
-    // `------` / `Bonnie` / `------`: a title drawn over and under.
-    let overlined = i
-        .checked_sub(1)
-        .and_then(|p| lines.get(p))
-        .is_some_and(|above| above.depth == line.depth && above.text.trim() == under.text.trim())
-        && starts_block(i.checked_sub(2));
-    let standalone = starts_block(i.checked_sub(1)) || overlined;
-    // A command, or a table's header laid out in columns (`TEST NAME
-    // [ RESULT ] TIME (ms)` between rules), is no title; a tool's name
-    // alone (`Bonnie`) may be.
-    let text = line.text.trim();
-    let command = prose::is_command_line(text) && text.split_whitespace().nth(1).is_some();
-    if !standalone || line.is_blank() || prose::is_rule(text) || command || text.contains("   ") {
-        return None;
-    }
-    let below = prose::Below {
-        rule: true,
-        ..prose::Below::default()
-    };
-    // A title that names nothing (`Bonnie`, `Results`) still ends the
-    // section above it; it names no run.
-    let label = prose::label_of(line.text, below).or_else(|| {
-        let text = line.text.trim();
-        (text.len() <= prose::MAX_LONE_LEN
-            && text.split_whitespace().count() <= prose::MAX_LONE_WORDS
-            && text.chars().all(|c| c.is_alphanumeric() || c == ' '))
-        .then(String::new)
-    })?;
-    Some(SectionLabel {
-        label,
-        depth: line.depth,
-        end: i + 1,
-        level: if mark == b'=' { 1 } else { 2 },
-    })
-}
-
-/// A heading the input marked and undoing markup took the marks off:
-/// `<h3>MSI Ghost</h3>`, `**Laptop**`, `<b>Developer 1</b>`, its text as
-/// it reads now.
-fn marked_heading(line: &Line<'_>, i: usize, markup: &Markup<'_>) -> Option<SectionLabel> {
-    if markup.raw.is_empty() || line.is_blank() {
-        return None;
-    }
-    let level = markup.heading_level(line)?;
-    let text = line.text.trim();
-    let text = text.strip_suffix(':').unwrap_or(text).trim();
-    // Undoing markup leaves heading tags (`<h3>…</h3>`) in place.
-    let text = match (text.find('>'), text.rfind("</")) {
-        (Some(open), Some(close)) if text.starts_with('<') && open < close => {
-            text[open + 1..close].trim()
-        }
-        _ => text,
-    };
-    let valid = text.len() <= MAX_LABEL_LEN
-        && text.chars().any(char::is_alphanumeric)
-        && !prose::is_command_line(text);
-    valid.then(|| SectionLabel {
-        label: text.split_whitespace().collect::<Vec<_>>().join(" "),
-        depth: line.depth,
-        end: i,
-        level,
-    })
+    qualified
 }
 
 /// The prose label after line `i`, which is not blank and no banner: the
@@ -960,7 +458,7 @@ fn follow_prose(
             // here waits for the report; other lines leave the label as
             // it is.
             if let Some(label) = prose_label_at(lines, markup, i, runs, None) {
-                return Some(new_prose(found, label, i, line.depth));
+                return Some(new_prose(found, lines, label, i));
             }
             return prose;
         }
@@ -970,7 +468,7 @@ fn follow_prose(
         return prose;
     }
     if let Some(label) = prose_label_at(lines, markup, i, runs, covered_until) {
-        return Some(new_prose(found, label, i, line.depth));
+        return Some(new_prose(found, lines, label, i));
     }
     match prose {
         // Under a heading it keeps the label waiting; between runs it
@@ -984,10 +482,29 @@ fn follow_prose(
 
 /// Adds the prose `label` found on line `i` to `found`: a label waiting
 /// for its run.
-fn new_prose(found: &mut ActiveLabels, label: String, i: usize, depth: usize) -> ProseLabel {
+fn new_prose(found: &mut ActiveLabels, lines: &[Line<'_>], label: String, i: usize) -> ProseLabel {
     let index = u32::try_from(found.labels.len()).unwrap_or(u32::MAX);
+    let line = &lines[i];
+    let underlined = lines
+        .get(i + 1)
+        .is_some_and(|next| next.depth == line.depth && prose::is_rule(next.text));
+    let kind = if underlined {
+        LabelKind::Heading
+    } else if prose::is_list_item(line.text) {
+        LabelKind::ListItem
+    } else if matches!(prose::last_char(line.text), Some(':' | '：')) {
+        LabelKind::LeadIn
+    } else {
+        LabelKind::Caption
+    };
+    let depth = line.depth;
     found.labels.push(label);
-    found.label_lines.push(i);
+    found.blocks.push(LabelBlock {
+        start: i,
+        end: i + usize::from(underlined),
+        kind,
+        qualified_by: None,
+    });
     ProseLabel {
         label: index,
         depth,
@@ -1115,7 +632,7 @@ fn continues_sentence(lines: &[Line<'_>], i: usize) -> bool {
         return false;
     };
     above.depth == line.depth
-        && markdown_heading(above.text.trim_start()).is_none()
+        && !is_markdown_heading(above.text.trim_start())
         && (prose::leaves_sentence_open(prose::last_char(above.text))
             || hyphenated_at_end(above.text))
 }
@@ -1130,8 +647,8 @@ fn hyphenated_at_end(text: &str) -> bool {
 /// per line.
 pub(super) struct ActiveLabels {
     labels: Vec<String>,
-    /// The line (0-based) each of `labels` starts on.
-    label_lines: Vec<usize>,
+    /// Where each of `labels` stands in the outline.
+    blocks: Vec<LabelBlock>,
     /// (0-based line, index into `labels`), sorted by line.
     answers: Vec<(usize, Option<u32>)>,
 }
@@ -1157,9 +674,49 @@ impl ActiveLabels {
         }
         Some((
             self.labels.get(label)?.as_str(),
-            *self.label_lines.get(label)?,
+            self.blocks.get(label)?.start,
         ))
     }
+
+    /// The blocks the label of line `index` came from, outermost first, as
+    /// 1-based lines of the input.
+    pub(super) fn sources(&self, lines: &[Line<'_>], index: usize) -> Vec<LabelSource> {
+        let Some(mut label) = self
+            .answers
+            .binary_search_by_key(&index, |&(line, _)| line)
+            .ok()
+            .and_then(|at| self.answers.get(at)?.1)
+        else {
+            return Vec::new();
+        };
+        let mut found = Vec::new();
+        // Each qualifier was met before the label it qualifies: the chain
+        // ends.
+        while let Some(block) = self.blocks.get(label as usize) {
+            let number = |i: usize| lines.get(i).map_or(i + 1, |line| line.number);
+            found.push(LabelSource {
+                kind: block.kind,
+                lines: [number(block.start), number(block.end)],
+            });
+            match block.qualified_by {
+                Some(outer) if outer < label => label = outer,
+                _ => break,
+            }
+        }
+        found.reverse();
+        found
+    }
+}
+
+/// Where a label stands in the outline (0-based line indexes).
+#[derive(Debug, Clone, Copy)]
+struct LabelBlock {
+    start: usize,
+    end: usize,
+    kind: LabelKind,
+    /// The label put in front of this one's text, where the same text
+    /// names several sections ([`qualify_repeated`]).
+    qualified_by: Option<u32>,
 }
 
 #[cfg(test)]
@@ -1244,58 +801,17 @@ mod tests {
     }
 
     #[test]
-    fn section_labels_single_wrapped_and_not() {
-        let input = "== ULE + libthr + TSC ==\n== ULE + libthr +\ncpu_acct_2.patch ==\n** update test **\n== 4 * dualcore opteron ==:\n==\n== a\nb\nc\nd ==\n=== ===\n";
-        let lines = text::lines(input);
-        let got: Vec<Option<String>> = (0..lines.len())
-            .map(|i| section_label(&lines, i).map(|l| l.label))
-            .collect();
-        let some = |s: &str| Some(s.to_string());
-        assert_eq!(got[0], some("ULE + libthr + TSC"));
-        assert_eq!(got[1], some("ULE + libthr + cpu_acct_2.patch"));
-        assert_eq!(section_label(&lines, 1).unwrap().end, 2);
-        assert_eq!(got[3], some("update test"));
-        assert_eq!(got[4], some("4 * dualcore opteron"));
-        assert_eq!(got[5], None, "bare ==");
-        assert_eq!(got[6], None, "label not closed within three lines");
-        assert_eq!(got[10], None, "no text inside");
-    }
-
-    #[test]
-    fn markdown_headings_of_level_two_to_six_are_labels() {
-        let cases = [
-            (
-                "## Resource Overload w/ Atropos",
-                Some("Resource Overload w/ Atropos"),
-            ),
-            ("### CPU 성능 측정 ###", Some("CPU 성능 측정")),
-            ("###### deep", Some("deep")),
-            ("# sysbench cpu run", None),
-            ("####### seven", None),
-            ("##Second run", Some("Second run")),
-            ("#local", Some("local")),
-            ("#include <stdio.h>", None),
-            ("#!/bin/sh", None),
-            ("##2", None),
-            ("## ##", None),
-        ];
-        for (i, (text, want)) in cases.iter().enumerate() {
-            let lines = text::lines(text);
-            let got = section_label(&lines, 0).map(|l| l.label);
-            assert_eq!(got.as_deref(), *want, "case {i}");
-        }
-        // Without its space a heading stands alone: in a paragraph it is a
-        // comment or a directive.
-        let lines = text::lines("make it so\n##not a heading\nthen run");
-        assert_eq!(section_label(&lines, 1), None);
-    }
-
-    #[test]
     fn labels_apply_at_their_depth_until_the_quote_ends() {
         let input = "== A ==\nrun1\n> run2\n> == B ==\n> run3\nrun4\n> run5\n== C ==\nrun6\n";
         let lines = text::lines(input);
         let every_line: Vec<usize> = (0..lines.len()).collect();
-        let labels = active_labels(&lines, &Markup::default(), &[], &every_line);
+        let labels = active_labels(
+            &lines,
+            &Markup::default(),
+            &Outline::read(&lines, &Markup::default()),
+            &[],
+            &every_line,
+        );
         let want = [
             None,
             Some("A"),
@@ -1333,22 +849,6 @@ mod tests {
     }
 
     #[test]
-    fn banners_start_with_their_marks() {
-        let lines = text::lines(
-            "== A ==
-  ** B **
-## C
-D ==
-",
-        );
-        let got: Vec<Option<String>> = (0..5)
-            .map(|i| banner_at(&lines, i, &Markup::default()).map(|l| l.label))
-            .collect();
-        let some = |s: &str| Some(s.to_string());
-        assert_eq!(got, [some("A"), some("B"), some("C"), None, None]);
-    }
-
-    #[test]
     fn a_prose_label_waits_for_its_run_and_stays_on_it() {
         // 0: label, 1: run, 2: rule, 3: run, 4: prose ends it.
         let lines = text::lines(
@@ -1362,13 +862,21 @@ And then it was slow
         let runs = RunsBegun::new(&[]);
         let mut found = ActiveLabels {
             labels: Vec::new(),
-            label_lines: Vec::new(),
+            blocks: Vec::new(),
             answers: Vec::new(),
         };
         let waiting = follow_prose(&lines, &Markup::default(), 0, &runs, None, &mut found).unwrap();
         assert_eq!((waiting.label, waiting.attached), (0, false));
         assert_eq!(
-            (found.labels.as_slice(), found.label_lines.as_slice()),
+            (
+                found.labels.as_slice(),
+                found
+                    .blocks
+                    .iter()
+                    .map(|b| b.start)
+                    .collect::<Vec<_>>()
+                    .as_slice()
+            ),
             (
                 ["Before this change".to_string()].as_slice(),
                 [0].as_slice()
