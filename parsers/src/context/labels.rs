@@ -79,10 +79,18 @@ pub(super) fn label_attrs(label: &str) -> BTreeMap<String, String> {
             patches.push(part);
             continue;
         }
-        // "ULE libthr": several known words in one part.
+        // "ULE libthr", "2.6.18 SATA": several known words in one part.
         let words: Vec<&str> = part.split_whitespace().collect();
-        let known: Vec<Option<(&str, &str)>> = words.iter().map(|w| classify(w)).collect();
-        if words.len() > 1 && known.iter().any(Option::is_some) {
+        let known: Vec<Option<(&str, &str)>> = words
+            .iter()
+            .enumerate()
+            .map(|(n, word)| {
+                let after = n.checked_sub(1).map(|p| words[p]);
+                classify(word)
+                    .or_else(|| names_kernel(word, after).then_some(("os_version", *word)))
+            })
+            .collect();
+        if known.iter().any(Option::is_some) && (words.len() > 1 || known[0].is_some()) {
             let mut rest = Vec::new();
             for (word, found) in words.iter().zip(known) {
                 match found {
@@ -92,6 +100,11 @@ pub(super) fn label_attrs(label: &str) -> BTreeMap<String, String> {
                             .or_insert_with(|| value.to_string());
                     }
                     None if is_patch(word) => patches.push(word),
+                    None if word.eq_ignore_ascii_case("linux") => {
+                        attrs
+                            .entry("os".to_string())
+                            .or_insert_with(|| "Linux".to_string());
+                    }
                     None => rest.push(*word),
                 }
             }
@@ -109,6 +122,40 @@ pub(super) fn label_attrs(label: &str) -> BTreeMap<String, String> {
         attrs.insert("variant".to_string(), variant.join(" + "));
     }
     attrs
+}
+
+/// Whether `word` in a label names the Linux kernel a run was run on: a
+/// release (`2.6.18`, `2.4.6.pre3`, `2.6.23-rc1`, `5.4.0-42-generic`,
+/// [`kernel_release`]) that starts its part of the label (`2.6.18,
+/// SATA`, `2.4.20 + some-driver`) or follows `Linux` or `kernel`; after
+/// another word it is that word's version (`MySQL 5.1.22`).
+fn names_kernel(word: &str, after: Option<&str>) -> bool {
+    let introduced =
+        after.is_none_or(|a| a.eq_ignore_ascii_case("linux") || a.eq_ignore_ascii_case("kernel"));
+    introduced && kernel_release(word)
+}
+
+/// Whether `word` has a Linux kernel release's shape: a major version of
+/// 2 to 6, then either two more numbers (`2.6.18`, `4.19.0-6-amd64`) or
+/// a release candidate (`2.6.23-rc1`), then any suffix of letters,
+/// digits and `.-_+`.
+fn kernel_release(word: &str) -> bool {
+    let word = word.trim_end_matches([':', ')']);
+    let bytes = word.as_bytes();
+    if bytes.len() < 3 || !(b'2'..=b'6').contains(&bytes[0]) || bytes[1] != b'.' {
+        return false;
+    }
+    let minor = bytes[2..].iter().take_while(|b| b.is_ascii_digit()).count();
+    let rest = &word[2 + minor..];
+    let third = rest
+        .strip_prefix('.')
+        .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+    let candidate = rest.starts_with("-rc") || rest.starts_with("-pre");
+    minor > 0
+        && (third || candidate)
+        && rest
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '+'))
 }
 
 /// A label's parts: split at `+`, `,` and `;`, but a doubled `++` belongs
@@ -729,6 +776,31 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
+    }
+
+    #[test]
+    fn a_label_names_the_kernel_it_starts_with() {
+        let cases = [
+            ("2.6.18, SATA", Some("2.6.18"), Some("SATA")),
+            ("2.4.20 + some-driver", Some("2.4.20"), Some("some-driver")),
+            ("2.4.6.pre3 before", Some("2.4.6.pre3"), Some("before")),
+            ("Linux 2.6.23-rc1", Some("2.6.23-rc1"), None),
+            ("5.4.0-42-generic", Some("5.4.0-42-generic"), None),
+            ("MySQL 5.1.22", None, Some("MySQL 5.1.22")),
+            ("sysbench 0.4.12", None, Some("sysbench 0.4.12")),
+            ("2.6", None, Some("2.6")),
+            ("7.2.1 release", None, Some("7.2.1 release")),
+        ];
+        for (label, kernel, variant) in cases {
+            let attrs = label_attrs(label);
+            assert_eq!(
+                attrs.get("os_version").map(String::as_str),
+                kernel,
+                "{label}"
+            );
+            assert_eq!(attrs.get("variant").map(String::as_str), variant, "{label}");
+        }
+        assert_eq!(label_attrs("Linux 2.6.23-rc1")["os"], "Linux");
     }
 
     #[test]
