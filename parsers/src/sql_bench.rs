@@ -709,7 +709,7 @@ mod tests {
             ("Benchmark DBD suite: 2.15\nDate of test: 2011-05-25 2:22:27\nRunning tests on: Linux 2.6 x86_64\n", 1, "header without"),
             ("Operation seconds usr sys cpu tests\nalter_table_add 2.00 0.01 0.00\n", 2, "five columns"),
             (
-                "Testing server 'MySQL 3.23.37' at 2001-04-13  1:04:11\n\nTime for insert (1000): 1 wallclock secs ( 0.05 usr  0.02 sys +  0.00 cusr  0.00 csys =  0.07 CPU)\n",
+                "Time for insert (1000): 1 wallclock secs ( 0.05 usr  0.02 sys +  0.00 cusr  0.00 csys =  0.07 CPU)\n\nMore text.\n",
                 1,
                 "breaks off",
             ),

@@ -40,6 +40,10 @@ const HEADER: [&str; 5] = [
 const MAX_REPORT_LINES: usize = 64;
 /// How far above a report its command line may start (it may be wrapped).
 const MAX_COMMAND_LINES: usize = 4;
+/// Blank lines in a row that may part two pieces of one shredded report
+/// ([`shredded_block`]): a converter that gives each piece a code block of
+/// its own leaves the closing and the opening fence between them.
+const MAX_SHRED_GAP: usize = 2;
 
 /// The `connect:` line: times in milliseconds and the client count.
 #[derive(Debug, Clone, PartialEq)]
@@ -106,7 +110,8 @@ impl Reader for SuperSmackReader {
         // `Q` starts both; prose seldom holds one.
         memchr::memchr(b'Q', text.as_bytes()).is_some()
             && (report_start_finder().find(text.as_bytes()).is_some()
-                || text.trim_start().starts_with("Query_type"))
+                || text.trim_start().starts_with("Query_type")
+                || is_report_start_piece(text))
     }
 
     /// Reads the Query Barrel Report at line `i`. A report that starts but
@@ -131,14 +136,28 @@ impl Reader for SuperSmackReader {
             {
                 0
             }
+            None if is_report_start_piece(text) => 0,
             None => return i + 1,
         };
+        let piece = is_report_start_piece(text);
         let end = report_end(lines, i);
         let mut block = LogicalLine::join(&lines.range(i..end), "\n");
         if block.text.contains('|') {
             block.text = without_table_rules(&block.text);
         }
-        match read_report(&block, offset) {
+        let mut read = read_report(&block, offset);
+        if read.is_err() {
+            let shredded = shredded_block(lines, i);
+            if read_report(&shredded, offset).is_ok() {
+                block = shredded;
+                read = read_report(&block, offset);
+            } else if piece {
+                // A word that a shredded heading might start with, and
+                // no report after it.
+                return i + 1;
+            }
+        }
+        match read {
             Ok((report, consumed)) => {
                 let last_line = block.line_at(consumed.saturating_sub(1));
                 let mut command = command_before(lines, i, offset, state.taken_until);
@@ -270,6 +289,47 @@ fn loop_command(
         .then(|| (command.clone(), text.clone(), report_start))
 }
 
+/// A line that holds only the first words of [`REPORT_START`]
+/// (`Query`, `Query Barrel`): the start of a shredded report's heading
+/// ([`shredded_block`]).
+fn is_report_start_piece(text: &str) -> bool {
+    let t = text.trim();
+    t.starts_with("Query") && t.len() < REPORT_START.len() && REPORT_START.starts_with(t)
+}
+
+/// The report at `start` shredded into pieces: a blog's converter set
+/// each line, or each half of one, in a code block of its own, so one or
+/// two blank lines part the pieces (`Query`, ` Barrel Report`, `for`,
+/// `client`, ` smacker1`, `connect:`, ` max=2204ms ...`). Its pieces up to
+/// [`MAX_SHRED_GAP`] blank lines apart, at its quote depth and up to
+/// [`MAX_REPORT_LINES`], joined as lines; the report reads across the
+/// line breaks, so it reads only if they make one report.
+fn shredded_block(lines: Unbolded<'_, '_>, start: usize) -> LogicalLine {
+    let depth = lines.get(start).depth;
+    let mut pieces = vec![lines.get(start)];
+    let mut blanks = 0;
+    let mut end = start + 1;
+    while end < lines.len() && end - start < MAX_REPORT_LINES {
+        let line = lines.get(end);
+        if line.is_blank() {
+            blanks += 1;
+            if blanks > MAX_SHRED_GAP {
+                break;
+            }
+            end += 1;
+            continue;
+        }
+        let text = line.text.trim_start();
+        if line.depth != depth || text.starts_with(REPORT_START) || mentions_super_smack(text) {
+            break;
+        }
+        blanks = 0;
+        pieces.push(line);
+        end += 1;
+    }
+    LogicalLine::join(&pieces, "\n")
+}
+
 fn previous_is_report_start(lines: Unbolded<'_, '_>, i: usize) -> bool {
     (i.saturating_sub(3)..i)
         .rev()
@@ -334,8 +394,8 @@ fn diagnose(text: &str) -> &'static str {
 /// one or more rows, fields separated by any whitespace.
 pub fn query_barrel_report(input: &str) -> IResult<&str, QueryBarrelReport<'_>> {
     let (input, client) = opt(preceded(
-        (multispace0, tag(REPORT_START), space0),
-        opt(word),
+        (multispace0, report_start, space0),
+        opt(preceded(multispace0, word)),
     ))
     .parse(input)?;
     let (input, connect) = opt(preceded(multispace0, connect_stats)).parse(input)?;
@@ -347,6 +407,18 @@ pub fn query_barrel_report(input: &str) -> IResult<&str, QueryBarrelReport<'_>> 
         rows,
     };
     Ok((input, report))
+}
+
+/// [`REPORT_START`], its words parted by any whitespace: a line break
+/// may fall between any two.
+fn report_start(input: &str) -> IResult<&str, ()> {
+    let mut words = REPORT_START.split(' ');
+    let first = words.next().unwrap_or_default();
+    let (mut input, _) = tag(first).parse(input)?;
+    for word in words {
+        (input, _) = preceded(multispace1, tag(word)).parse(input)?;
+    }
+    Ok((input, ()))
 }
 
 /// `connect: max=46ms min=6ms avg= 25ms from 100 clients`
@@ -841,6 +913,44 @@ mod tests {
                 .map(|m| m.line)
         };
         assert_eq!(line_of("update_index"), Some(4));
+    }
+
+    #[test]
+    fn a_report_shredded_into_code_blocks() {
+        // Each piece of a line in a fenced block of its own; the fences
+        // leave two blank lines between the pieces.
+        let (runs, unparsed) = runs_of(
+            "#\n ./super-smack -d mysql select-key.smack 20 1000\n\n\n\
+             Query\n Barrel Report\n\n\nfor\n\n\nclient\n smacker1\n\n\n\
+             connect:\n max=2204ms  min=1ms avg= 221ms from 20 clients\n\n\n\
+             Query_type     \n num_queries     max_time        min_time        q_per_s\n\n\n\
+             select_index   \n 40000   0       0       5017.26\n\n\n\
+             Options:\n",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        assert_eq!(runs.len(), 1);
+        let run = &runs[0];
+        assert_eq!(run.threads, Some(20));
+        assert_eq!(run.test.as_deref(), Some("select-key"));
+        assert_eq!(run.lines, [2, 25]);
+        assert_eq!(run.value("connect", "max_ms"), Some(2204.0));
+        assert_eq!(run.value("connect", "min_ms"), Some(1.0));
+        assert_eq!(run.value("connect", "avg_ms"), Some(221.0));
+        assert_eq!(run.value("select_index", "num_queries"), Some(40000.0));
+        assert_eq!(run.value("select_index", "q_per_s"), Some(5017.26));
+        assert_eq!(run.results.len(), 7);
+    }
+
+    #[test]
+    fn a_heading_word_alone_is_no_report() {
+        for input in [
+            "Query\n\nThe query cache was off.\n",
+            "Query Barrel\n\n\nReport for client smacker1\n\n\nno table followed\n",
+        ] {
+            let (runs, unparsed) = runs_of(input);
+            assert!(runs.is_empty(), "{input:?}");
+            assert!(unparsed.is_empty(), "{input:?}: {unparsed:?}");
+        }
     }
 
     #[test]

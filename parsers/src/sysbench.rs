@@ -210,8 +210,12 @@ impl Reader for SysbenchReader {
         match assemble(elements, rest, (elided && alone) || at_tail) {
             // Interval lines alone are a run's progress, not its result:
             // a run needs a final report (they are its items when one
-            // follows them).
-            Ok(report) if !report.fields.iter().any(|f| f.item == Item::Total) => {}
+            // follows them). They leave the header above them to the
+            // report below: a tutorial shows the command, then some
+            // interval lines, then, after a paragraph, the final report.
+            Ok(report) if !report.fields.iter().any(|f| f.item == Item::Total) => {
+                return last.max(i) + 1;
+            }
             Ok(report) if at_body && !at_tail && !is_body(&report) => {}
             Ok(report) => {
                 let glued = text.get(..offset).unwrap_or_default();
@@ -505,6 +509,70 @@ mod tests {
         assert_eq!(runs[0].threads, Some(12));
         assert_eq!(runs[0].lines, [1, 8]);
         assert_eq!(runs[0].value("total", "tps"), Some(1.0));
+    }
+
+    #[test]
+    fn interval_lines_alone_leave_the_command_to_the_report_below() {
+        // A tutorial: the command, a few interval lines, a paragraph, then
+        // the final report.
+        let (runs, unparsed) = runs_of(
+            "sysbench oltp_read_only --threads=16 --time=300 --report-interval=1 run
+
+             Here is what it prints every second:
+
+             [ 299s ] thds: 16 tps: 178.02 qps: 2115.22 (r/w/o: 1762.18/0.00/353.04) lat (ms,95%): 155.80 err/s: 0.00 reconn/s: 0.00
+             [ 300s ] thds: 16 tps: 217.82 qps: 2640.92 (r/w/o: 2202.27/0.00/438.65) lat (ms,95%): 125.52 err/s: 0.00 reconn/s: 0.00
+
+             And the final report:
+
+             SQL statistics:
+    transactions:                        61466  (204.84 per sec.)
+    queries:                             737592 (2458.08 per sec.)
+             General statistics:
+    total time:                          300.0679s
+    total number of events:              61466
+",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        assert_eq!(runs.len(), 1);
+        let run = &runs[0];
+        assert_eq!(run.threads, Some(16));
+        assert_eq!(run.test.as_deref(), Some("oltp_read_only"));
+        assert_eq!(run.lines, [1, 15]);
+        assert_eq!(run.value("total", "tps"), Some(204.84));
+        // The interval lines are not the report's: prose stands between.
+        assert_eq!(run.value("t=300s", "tps"), None);
+    }
+
+    #[test]
+    fn latency_statistics_of_a_1_0_development_build() {
+        let (runs, unparsed) = runs_of(
+            "sysbench 1.0 (using bundled LuaJIT 2.1.0-beta2)
+
+             OLTP test statistics:
+    transactions:                        457    (44.97 per sec.)
+
+             General statistics:
+    total time:                          10.1917s
+    total number of events:              457
+
+             Latency statistics:
+         min:                                 22.82ms
+         avg:                                175.72ms
+                      max:                                563.77ms
+         approx.  95th percentile:           376.49ms
+
+             Threads fairness:
+    events (avg/stddev):           57.1250/2.93
+",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        let run = &runs[0];
+        assert_eq!(run.value("total", "latency_min_ms"), Some(22.82));
+        assert_eq!(run.value("total", "latency_avg_ms"), Some(175.72));
+        assert_eq!(run.value("total", "latency_max_ms"), Some(563.77));
+        assert_eq!(run.value("total", "latency_p95_ms"), Some(376.49));
+        assert_eq!(run.lines, [1, 17]);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_while, take_while1};
 use nom::character::complete::{char, digit0, multispace0, space0, space1};
-use nom::combinator::opt;
+use nom::combinator::{opt, recognize};
 use nom::multi::many0;
 use nom::sequence::preceded;
 use nom::{IResult, Parser};
@@ -36,7 +36,8 @@ pub struct TimePrefix<'a> {
 }
 
 /// `Time for insert (300000): `, `Time to select_many_fields(1000): `,
-/// `Estimated time for count_on_key (50000): `, `Time for select_big (70:17207) `.
+/// `Estimated time for count_on_key (50000): `, `Time for select_big (70:17207) `,
+/// `Time for drop table(2): `.
 pub fn time_prefix(input: &str) -> IResult<&str, TimePrefix<'_>> {
     let (input, estimated) = alt((
         (tag("Estimated"), space1, tag("time")).map(|_| true),
@@ -44,8 +45,7 @@ pub fn time_prefix(input: &str) -> IResult<&str, TimePrefix<'_>> {
     ))
     .parse(input)?;
     let (input, _) = (space1, alt((tag("for"), tag("to"))), space1).parse(input)?;
-    let (input, operation) =
-        take_while1(|c: char| !c.is_whitespace() && c != ':' && c != '(').parse(input)?;
+    let (input, operation) = operation_name(input)?;
     let (input, _) = (space0, char('(')).parse(input)?;
     let (input, tests) = count(input)?;
     let (input, _) = (many0((char(':'), digit0)), char(')')).parse(input)?;
@@ -62,6 +62,17 @@ pub fn time_prefix(input: &str) -> IResult<&str, TimePrefix<'_>> {
             tests,
         },
     ))
+}
+
+/// An operation's name: one word, or words one space apart up to the
+/// count's parenthesis. The scripts name their operations in one word
+/// (`select_range_prefix`, `connect+select_1_row`) but for test-insert's
+/// `Time for drop table(2):`, whose name is the two words before the
+/// count; the count's parenthesis must still follow, so prose (`Time for
+/// a change (really)`) is no operation.
+fn operation_name(input: &str) -> IResult<&str, &str> {
+    let word = || take_while1(|c: char| !c.is_whitespace() && c != ':' && c != '(');
+    recognize((word(), many0((char(' '), word())))).parse(input)
 }
 
 /// `Time for insert (300000): 122 wallclock secs (...)`, wrapped anywhere.
@@ -115,6 +126,13 @@ struct Operation {
 /// Reads the test log that may start at `lines[start]`: `Testing server
 /// '...' at DATE`, the test's own messages, `Time for/to NAME (N): ...`
 /// lines and the final `Total time: ...`.
+///
+/// A log cut before its `Total time` (a book or a post showing how a
+/// test starts) is still a run when it opens with its `Testing server`
+/// banner: each whole `Time for` line is a measurement of that server,
+/// and only the `TOTALS` are missing. `Time for` lines with neither the
+/// banner nor the total are a near miss: nothing says where their log
+/// starts or ends.
 pub(super) fn read_test_log(lines: &[Line<'_>], start: usize) -> Outcome {
     let server = testing_server(lines[start].text.trim());
     let first = if server.is_some() { start + 1 } else { start };
@@ -123,14 +141,16 @@ pub(super) fn read_test_log(lines: &[Line<'_>], start: usize) -> Outcome {
     if let Some(problem) = scan.problem {
         return broken(problem, next);
     }
-    let Some(total) = scan.total else {
-        let count = scan.operations.len();
+    let count = scan.operations.len();
+    if scan.total.is_none() {
         // A skipped test's whole log is its banner and the reason.
         if count == 0 && scan.skipped {
             return Outcome::NotAReport;
         }
-        return missing_total(lines, start, scan.last_used, count, server.is_some(), next);
-    };
+        if count == 0 || server.is_none() {
+            return missing_total(lines, start, scan.last_used, count, server.is_some(), next);
+        }
+    }
     let run = Run {
         test: test_of_log(lines, start, scan.last_used),
         attrs: server_run_attrs(server),
@@ -138,7 +158,7 @@ pub(super) fn read_test_log(lines: &[Line<'_>], start: usize) -> Outcome {
             Tool::SqlBench,
             lines[start].depth,
             [lines[start].number, lines[scan.last_used].number],
-            log_results(&scan.operations, &total),
+            log_results(&scan.operations, scan.total.as_ref()),
         )
     };
     Outcome::Run(Box::new(run), next)
@@ -271,8 +291,9 @@ fn scan_log(lines: &[Line<'_>], start: usize, first: usize) -> LogScan {
     scan
 }
 
-/// The outcome of a test log that never reached its `Total time` line:
-/// not a report when it holds nothing, broken otherwise.
+/// The outcome of a test log that never reached its `Total time` line
+/// and is no run ([`read_test_log`]): not a report when it holds
+/// nothing, broken otherwise.
 fn missing_total(
     lines: &[Line<'_>],
     start: usize,
@@ -299,9 +320,9 @@ fn missing_total(
     )
 }
 
-/// The measurements of a complete test log: each operation's times and
-/// test count, then the `TOTALS`.
-fn log_results(operations: &[Operation], total: &Total) -> Vec<Measurement> {
+/// The measurements of a test log: each operation's times and test
+/// count, then the `TOTALS` when the log reached its `Total time`.
+fn log_results(operations: &[Operation], total: Option<&Total>) -> Vec<Measurement> {
     let mut results = Vec::with_capacity(operations.len() * 7 + 6);
     for op in operations {
         for (metric, value) in op.times.metrics() {
@@ -315,6 +336,9 @@ fn log_results(operations: &[Operation], total: &Total) -> Vec<Measurement> {
             op.estimated,
         ));
     }
+    let Some(total) = total else {
+        return results;
+    };
     for (metric, value) in total.times.metrics() {
         results.push(measurement(
             "TOTALS",
@@ -528,7 +552,7 @@ mod tests {
     #[test]
     fn time_prefixes() {
         type Want = Option<(bool, &'static str, u64)>;
-        let cases: [(&str, Want); 8] = [
+        let cases: [(&str, Want); 9] = [
             (
                 "Time for insert (300000): 122",
                 Some((false, "insert", 300000)),
@@ -553,7 +577,14 @@ mod tests {
                 "Time for insert_commit  (10000): 3",
                 Some((false, "insert_commit", 10000)),
             ),
-            ("Time for drop table(2):  0 wallclock", None),
+            (
+                "Time for drop table(2):  0 wallclock",
+                Some((false, "drop table", 2)),
+            ),
+            (
+                "Time for drop table (1): 0 wallclock",
+                Some((false, "drop table", 1)),
+            ),
             ("Time for a change (really): yes", None),
         ];
         for (i, (input, want)) in cases.into_iter().enumerate() {
@@ -562,6 +593,59 @@ mod tests {
                 .map(|(_, p)| (p.estimated, p.operation, p.tests));
             assert_eq!(got, want, "case {i}: {input:?}");
         }
+    }
+
+    #[test]
+    fn a_log_cut_before_its_total_is_a_run_of_its_banner() {
+        // A book shows how test-insert starts, in code blocks, and stops
+        // before the `Total time`.
+        let (runs, unparsed) = runs_of(
+            "Testing server 'MySQL 4.0.13 log' at 2003-05-18 11:02:39\n\
+             Testing the speed of inserting data into 1 table and do some selects on it.\n\
+             Inserting 100000 rows in random order\n\
+             Time for insert (300000):\n\
+             42 wallclock secs ( 7.91 usr 5.03 sys + 0.00 cusr 0.00 csys = 12.94 CPU)\n\
+             Testing insert of duplicates\n\
+             Time for insert_duplicates (100000):\n\
+             16 wallclock secs ( 2.28 usr 1.89 sys + 0.00 cusr 0.00 csys = 4.17 CPU)\n\
+             \n\
+             The sysbench tool can run a variety of tests.\n",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        assert_eq!(runs.len(), 1);
+        let run = &runs[0];
+        assert_eq!(run.test.as_deref(), Some("test-insert"));
+        assert_eq!(run.lines, [1, 8]);
+        assert_eq!(
+            run.attrs.get("db_version").map(String::as_str),
+            Some("4.0.13")
+        );
+        assert_eq!(run.value("insert", "wallclock_s"), Some(42.0));
+        assert_eq!(run.value("insert", "cpu_s"), Some(12.94));
+        assert_eq!(run.value("insert_duplicates", "sys_s"), Some(1.89));
+        assert_eq!(run.value("insert_duplicates", "tests"), Some(100000.0));
+        assert_eq!(run.value("TOTALS", "wallclock_s"), None);
+        assert_eq!(run.results.len(), 14);
+    }
+
+    #[test]
+    fn drop_table_is_an_operation_of_two_words() {
+        let (runs, unparsed) = runs_of(
+            "Testing server 'MySQL 5.5.36 34.1 rel34.1 log' at 2016-10-18 22:33:55\n\
+             Time for insert_select_2_keys (1):   2 wallclock secs ( 0.00 usr  0.00 sys +  0.00 cusr  0.00 csys =  0.00 CPU)\n\
+             Time for drop table(2):  0 wallclock secs ( 0.00 usr  0.00 sys +  0.00 cusr  0.00 csys =  0.00 CPU)\n\
+             Time for multiple_value_insert (100000):  2 wallclock secs ( 0.20 usr  0.00 sys +  0.00 cusr  0.00 csys =  0.20 CPU)\n\
+             Time for drop table(1):  1 wallclock secs ( 0.01 usr  0.00 sys +  0.00 cusr  0.00 csys =  0.01 CPU)\n\
+             Total time: 5 wallclock secs ( 0.21 usr  0.00 sys +  0.00 cusr  0.00 csys =  0.21 CPU)\n",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        let run = &runs[0];
+        assert_eq!(run.value("drop table", "wallclock_s"), Some(0.0));
+        assert_eq!(run.value("drop table", "tests"), Some(2.0));
+        assert_eq!(run.value("drop table#2", "wallclock_s"), Some(1.0));
+        assert_eq!(run.value("drop table#2", "cpu_s"), Some(0.01));
+        assert_eq!(run.value("drop table#2", "tests"), Some(1.0));
+        assert_eq!(run.value("TOTALS", "wallclock_s"), Some(5.0));
     }
 
     #[test]

@@ -72,7 +72,8 @@ pub enum Section {
     QueriesPerformed,
     /// 0.5 and 1.0 `General statistics:`, 0.4 `Test execution summary:`.
     General,
-    /// `Latency (ms):`, 0.5 `response time:`, 0.4 `per-request statistics:`.
+    /// `Latency (ms):`, 0.5 `response time:`, 0.4 `per-request statistics:`,
+    /// and `Latency statistics:` of 1.0's development builds.
     Latency,
     Fairness,
     CpuSpeed,
@@ -463,6 +464,10 @@ mod tests {
             (
                 "approx.  95 percentile:         0.0480s",
                 Some(("latency_p95_ms", 48.0)),
+            ),
+            (
+                "approx.  95th percentile:           376.49ms",
+                Some(("latency_p95_ms", 376.49)),
             ),
             ("101th percentile: 5.0", None),
         ];

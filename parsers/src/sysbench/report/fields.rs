@@ -45,6 +45,8 @@ pub(super) fn heading(input: &str) -> Res<'_, Section> {
             label("Latency (ms):"),
             label("response time:"),
             label("per-request statistics:"),
+            // 1.0's development builds of 2016, between 0.5 and 1.0.
+            label("Latency statistics:"),
         ))
         .map(|_| Section::Latency),
         label("Threads fairness:").map(|_| Section::Fairness),
@@ -260,11 +262,13 @@ pub(super) fn rate_in_parens(input: &str) -> Res<'_, f64> {
     .parse(input)
 }
 
-/// `95th percentile: 2.81` (1.0), `approx.  95 percentile: 4.01ms` (0.4, 0.5).
+/// `95th percentile: 2.81` (1.0), `approx.  95 percentile: 4.01ms` (0.4,
+/// 0.5), `approx.  95th percentile: 376.49ms` (1.0's development builds).
 pub(super) fn percentile_field(input: &str) -> Res<'_, Field<'_>> {
+    let ordinal = || alt((tag("th"), tag("st"), tag("nd"), tag("rd")));
     let (rest, rank) = alt((
-        (digit1, alt((tag("th"), tag("st"), tag("nd"), tag("rd")))).map(|(n, _)| n),
-        preceded((tag("approx."), multispace1), digit1),
+        (digit1, ordinal()).map(|(n, _)| n),
+        preceded((tag("approx."), multispace1), (digit1, opt(ordinal()))).map(|(n, _)| n),
     ))
     .parse(input)?;
     let (rest, _) = (multispace1, tag("percentile:"), multispace0).parse(rest)?;
