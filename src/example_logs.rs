@@ -13,14 +13,23 @@ use std::path::Path;
 /// grows as posts are gathered, not the demo's example logs.
 pub const CORPUS: &str = "corpus";
 
+/// The folder below the fixtures folder holding fresh posts gathered to
+/// score the parsers on text no one had seen (`CORPUS=fixtures/fresh`
+/// with `parsers/tests/corpus.rs`): `CASE.txt` beside `CASE.expect.json`
+/// as in the [`CORPUS`], but without goldens, so neither example logs
+/// nor golden fixtures.
+pub const FRESH: &str = "fresh";
+
 /// Whether a file, by its path below the fixtures folder, is an example
 /// log: a tool's text (`*.txt`) or a list's mbox (`*.mbox`), not a golden
 /// `.json`. The files below `pipermail/` are not: they are a web
 /// archive's pages and months as its server sends them, served to the
-/// tests of `benchlog ingest URL`. Nor are the texts of the [`CORPUS`].
+/// tests of `benchlog ingest URL`. Nor are the texts of the [`CORPUS`]
+/// or of [`FRESH`].
 pub fn is_example_log(below_fixtures: &Path) -> bool {
     !below_fixtures.starts_with("pipermail")
         && !below_fixtures.starts_with(CORPUS)
+        && !below_fixtures.starts_with(FRESH)
         && below_fixtures
             .extension()
             .is_some_and(|ext| ext == "txt" || ext == "mbox")
