@@ -172,6 +172,22 @@ fn a_lone_phrase_directly_above_a_report_is_a_label() {
         labels(&parse(&format!("we built it\nvanilla\n\n{BONNIE}"))),
         [None]
     );
+    // A lead-in sentence too long for a label names the run by the
+    // phrase it ends with, if that phrase names something.
+    for (lead_in, want) in [
+        (
+            "For indication, here is a bonnie++ run as ext4 formatted on the VIM3:",
+            Some("on the VIM3"),
+        ),
+        (
+            "1 laptop here has an m2.SSD.  This test took just under 8min to run:",
+            None,
+        ),
+        ("Here are the numbers I got for this:", None),
+    ] {
+        let text = format!("{lead_in}\n{BONNIE}");
+        assert_eq!(labels(&parse(&text)), [want], "{lead_in}");
+    }
     // A sentence without its full stop is still a sentence.
     assert_eq!(
         labels(&parse(&format!(

@@ -52,7 +52,7 @@ use std::collections::BTreeMap;
 
 use super::outline::{is_markdown_heading, Markup, Outline};
 use super::prose;
-use super::spelling::classify;
+use super::spelling::{classify, OS_NAMES};
 use crate::text::Line;
 use crate::{LabelKind, LabelSource, Run};
 
@@ -88,6 +88,7 @@ pub(super) fn label_attrs(label: &str) -> BTreeMap<String, String> {
                 let after = n.checked_sub(1).map(|p| words[p]);
                 classify(word)
                     .or_else(|| names_kernel(word, after).then_some(("os_version", *word)))
+                    .or_else(|| os_named(word).map(|os| ("os", os)))
             })
             .collect();
         if known.iter().any(Option::is_some) && (words.len() > 1 || known[0].is_some()) {
@@ -98,13 +99,16 @@ pub(super) fn label_attrs(label: &str) -> BTreeMap<String, String> {
                         attrs
                             .entry(key.to_string())
                             .or_insert_with(|| value.to_string());
+                        // `under Linux`, `on FreeBSD`: the preposition goes
+                        // with the word it introduces.
+                        if rest
+                            .last()
+                            .is_some_and(|w: &&str| prose::is_naming_preposition(w))
+                        {
+                            rest.pop();
+                        }
                     }
                     None if is_patch(word) => patches.push(word),
-                    None if word.eq_ignore_ascii_case("linux") => {
-                        attrs
-                            .entry("os".to_string())
-                            .or_insert_with(|| "Linux".to_string());
-                    }
                     None => rest.push(*word),
                 }
             }
@@ -122,6 +126,15 @@ pub(super) fn label_attrs(label: &str) -> BTreeMap<String, String> {
         attrs.insert("variant".to_string(), variant.join(" + "));
     }
     attrs
+}
+
+/// The operating system a word of a label names (`Linux`, `FreeBSD`), as
+/// Contract 2 spells it.
+fn os_named(word: &str) -> Option<&'static str> {
+    OS_NAMES
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(word))
+        .map(|&(name, _)| name)
 }
 
 /// Whether `word` in a label names the Linux kernel a run was run on: a

@@ -354,10 +354,45 @@ pub fn label_of(text: &str, below: Below) -> Option<String> {
             .count()
     };
     if counted > max_words || says_nothing(body) {
-        return None;
+        // A lead-in that is a whole sentence may still end by naming the
+        // run (`For indication, here is a bonnie++ run as ext4 formatted
+        // on the VIM3:`).
+        let lead_in = text.ends_with([':', '：']);
+        return lead_in.then(|| naming_tail(body)).flatten();
     }
     let words: Vec<&str> = body.split_whitespace().collect();
     Some(cut(&words))
+}
+
+/// Words that open the phrase a sentence ends with when it names what a
+/// run was run on or with.
+const NAMING_PREPOSITIONS: &[&str] = &["on", "with", "without", "under", "using", "for", "at"];
+
+/// Whether `word` is one of [`NAMING_PREPOSITIONS`].
+pub fn is_naming_preposition(word: &str) -> bool {
+    is_listed(NAMING_PREPOSITIONS, word)
+}
+
+/// Most words of that phrase after its preposition.
+const MAX_TAIL_WORDS: usize = 5;
+
+/// The phrase a lead-in sentence ends with, from its last preposition
+/// ([`NAMING_PREPOSITIONS`]): `on the VIM3`, `with the patch applied`;
+/// none where it names nothing (`for this`), is a clause (`under 8min
+/// to run`) or is longer than a name.
+fn naming_tail(body: &str) -> Option<String> {
+    let words: Vec<&str> = body.split_whitespace().collect();
+    let at = words
+        .iter()
+        .rposition(|w| is_listed(NAMING_PREPOSITIONS, w))?;
+    let tail = &words[at..];
+    let named = tail[1..]
+        .iter()
+        .any(|w| !is_listed(FILLER, word(w)) && !is_listed(SENTENCE_WORDS, word(w)));
+    // `under 8min to run`: a clause, not a name.
+    let clause = tail.iter().any(|w| w.eq_ignore_ascii_case("to"));
+    let fits = (2..=MAX_TAIL_WORDS + 1).contains(&tail.len()) && !clause;
+    (fits && named && !says_nothing(&tail.join(" "))).then(|| cut(tail))
 }
 
 /// What ends a sentence, or leaves one going, in the scripts posts are
