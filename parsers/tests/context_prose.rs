@@ -125,10 +125,19 @@ fn a_label_applies_at_its_own_quote_depth() {
     // A quoted label names the quoted run.
     let text = format!("Joe wrote:\n> Before:\n{quoted}");
     assert_eq!(labels(&parse(&text)), [Some("Before")]);
-    // A label of the mail's own text does not name a quoted run, and a
-    // quoted block between a label and a run drops the label.
+    // A label of the mail's own text names the quoted report right under
+    // it (the author's caption for what he quotes), and the quoted block
+    // between it and a later run of his own ends it there.
     let text = format!("Before:\n{quoted}\n{}", smack(20, "30000.00"));
-    assert_eq!(labels(&parse(&text)), [None, None]);
+    assert_eq!(labels(&parse(&text)), [Some("Before"), None]);
+    let text = format!("Second run (without the patch)\n\n{quoted}");
+    assert_eq!(
+        labels(&parse(&text)),
+        [Some("Second run (without the patch)")]
+    );
+    // Prose of its own between them keeps it from the quote.
+    let text = format!("Before:\nas you see below\n{quoted}");
+    assert_eq!(labels(&parse(&text)), [None]);
 }
 
 #[test]

@@ -510,6 +510,7 @@ fn follow_prose(
         // read as a quote, keeps the label waiting for the report.
         return prose;
     }
+    let prose = prose.map(|p| enter_quote(lines, runs, found, p, i));
     let mut prose = prose.filter(|p| p.depth == line.depth);
     let covered_until = runs.covered_until(line.depth);
     if covered_until.is_some_and(|end| i <= end) {
@@ -538,6 +539,29 @@ fn follow_prose(
         Some(_) if !prose::is_command_line(line.text) => None,
         other => other,
     }
+}
+
+/// A label waiting at one depth goes into the quote that opens right
+/// under it with a report (`Second run (without the patch)` over a quoted
+/// table): the author's own line names what he quotes. Only blank lines,
+/// at most [`CAPTION_GAP`], may stand between.
+fn enter_quote(
+    lines: &[Line<'_>],
+    runs: &RunsBegun,
+    found: &ActiveLabels,
+    mut prose: ProseLabel,
+    i: usize,
+) -> ProseLabel {
+    let depth = lines[i].depth;
+    let Some(start) = found.blocks.get(prose.label as usize).map(|b| b.end) else {
+        return prose;
+    };
+    let right_under =
+        i > start && i - start <= CAPTION_GAP + 1 && lines[start + 1..i].iter().all(Line::is_blank);
+    if !prose.attached && depth > prose.depth && right_under && runs.report_at(i, depth) {
+        prose.depth = depth;
+    }
+    prose
 }
 
 /// Adds the prose `label` found on line `i` to `found`: a label waiting
@@ -625,8 +649,9 @@ const CAPTION_GAP: usize = 2;
 /// whose next line of text starts a report (at most [`CAPTION_GAP`] blank
 /// lines between): the report's caption, as a mail or page titles a
 /// table (`2.4.20 + some-driver`, `Second run (without the patch)` over
-/// it). Like a block's caption it may be as long as a colon label, but
-/// is a phrase ([`prose::label_of`]).
+/// it), the report quoted or not ([`enter_quote`]). Like a block's
+/// caption it may be as long as a colon label, but is a phrase
+/// ([`prose::label_of`]).
 fn captions_report(lines: &[Line<'_>], i: usize, runs: &RunsBegun) -> bool {
     let depth = lines[i].depth;
     let starts_paragraph = i
@@ -636,7 +661,8 @@ fn captions_report(lines: &[Line<'_>], i: usize, runs: &RunsBegun) -> bool {
     starts_paragraph
         && (i + 1..=i + 1 + CAPTION_GAP)
             .find(|&j| lines.get(j).is_none_or(|l| !l.is_blank()))
-            .is_some_and(|next| runs.report_at(next, depth))
+            .and_then(|next| Some((next, lines.get(next)?.depth)))
+            .is_some_and(|(next, below)| below >= depth && runs.report_at(next, below))
 }
 
 /// Whether line `i` is the caption of a preformatted block: the first line
