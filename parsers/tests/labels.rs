@@ -383,3 +383,79 @@ fn a_long_caption_right_above_a_fence_names_the_run_in_it() {
         some(&["vfat under Linux (formatted using mkfs.vfat)"])
     );
 }
+
+/// The table of ARCHITECTURE.md's label rule: the same reports under each
+/// markup, and the labels they get.
+#[test]
+fn each_markup_names_its_reports_as_the_architecture_says() {
+    let (one, two) = (cpu("100.00"), cpu("200.00"));
+    let quoted: String = one.lines().map(|l| format!("> {l}\n")).collect();
+    let cases: Vec<(&str, String, Vec<&str>)> = vec![
+        (
+            "mail banner",
+            format!("== ULE + libthr + TSC ==\n{one}\n== 4BSD ==\n{two}"),
+            vec!["ULE + libthr + TSC", "4BSD"],
+        ),
+        (
+            "mail, quoted",
+            format!("Second run (without the patch)\n\n{quoted}"),
+            vec!["Second run (without the patch)"],
+        ),
+        (
+            "plain text captions",
+            format!("2.4.20 + some-driver\n\n{one}\n2.4.20 + other-driver\n\n{two}"),
+            vec!["2.4.20 + some-driver", "2.4.20 + other-driver"],
+        ),
+        (
+            "markdown without the space",
+            format!("##First run\n\n```\n{one}```\n\n##Second run\n\n```\n{two}```\n"),
+            vec!["First run", "Second run"],
+        ),
+        (
+            "markdown list under repeated headings",
+            format!(
+                "## My Laptop\n\n2. CPU benchmark:\n\n```\n{one}```\n\n\
+                 ## Big Dog\n\n2. CPU benchmark:\n\n```\n{two}```\n"
+            ),
+            vec!["My Laptop / 2. CPU benchmark", "Big Dog / 2. CPU benchmark"],
+        ),
+        (
+            "setext",
+            format!("New disk\n--------\n\n{one}\nOld disk\n--------\n\n{two}"),
+            vec!["New disk", "Old disk"],
+        ),
+        (
+            "reStructuredText",
+            format!("ext4\n~~~~\n\n::\n\n{one}\nxfs\n~~~\n\n{two}"),
+            vec!["ext4", "xfs"],
+        ),
+        (
+            "AsciiDoc",
+            format!("=== myisam\n\n{one}\n=== innodb\n\n{two}"),
+            vec!["myisam", "innodb"],
+        ),
+        (
+            "HTML",
+            format!("<h3>MSI Ghost</h3>\n<pre>\n{one}</pre>\n<b>Laptop</b>\n<pre>\n{two}</pre>\n"),
+            vec!["MSI Ghost", "Laptop"],
+        ),
+        (
+            "BBCode",
+            format!("[b]Tests on the local disk:[/b]\n[code]\n{one}[/code]\n"),
+            vec!["Tests on the local disk"],
+        ),
+        (
+            "Chinese lead-in",
+            format!("只读测试结果：\n\n{one}\n读写测试结果：\n\n{two}"),
+            vec!["只读测试结果", "读写测试结果"],
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (markup, text, want) in &cases {
+        let got = labels(text);
+        if got != some(want) {
+            wrong.push(format!("{markup}: got {got:?}, want {want:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
