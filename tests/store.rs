@@ -95,6 +95,7 @@ pub fn hand_made_document() -> Document {
         tool: Tool::SuperSmack,
         test: Some("select-key".into()),
         label: Some(label.into()),
+        label_from: Vec::new(),
         threads: Some(threads),
         attrs: BTreeMap::from([
             ("scheduler".to_owned(), scheduler.to_owned()),
