@@ -622,7 +622,8 @@ fn prose_label_at(
     let caption = is_block_caption(lines, markup, i, runs)
         || heads_block_of_run(lines, markup, i, runs)
         || captions_report(lines, i, runs);
-    let run_below = runs.report_at(i + 1, line.depth) || caption;
+    let adjacent = runs.report_at(i + 1, line.depth);
+    let run_below = adjacent || caption;
     let rule_below = lines
         .get(i + 1)
         .is_some_and(|next| next.depth == line.depth && prose::is_rule(next.text));
@@ -632,6 +633,7 @@ fn prose_label_at(
         run: run_below,
         rule: rule_below,
         caption,
+        adjacent,
     });
     below
         .filter(|_| {

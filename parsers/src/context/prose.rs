@@ -280,8 +280,12 @@ pub struct Below {
     /// The next line is a rule (`-----`, `=====`) at the same depth.
     pub rule: bool,
     /// The line is the first of a preformatted block whose run starts
-    /// right under it: its caption, which may be as long as a colon label.
+    /// right under it, or a paragraph of its own over a report: its
+    /// caption, which may be as long as a colon label.
     pub caption: bool,
+    /// The next line is the first line of a report at the same depth,
+    /// nothing between.
+    pub adjacent: bool,
 }
 
 /// The label a line states, if its text has a label's shape (rules 2 and 4
@@ -305,34 +309,32 @@ pub fn label_of(text: &str, below: Below) -> Option<String> {
             return None;
         }
         (text, MAX_WORDS)
-    } else if below.caption {
+    } else {
         // A block's caption (`RaspberryPi4 4G RAM with SSD`) may be as long
         // as a colon label, but is a phrase: no sentence, no options.
-        let phrase = item.chars().next().is_some_and(char::is_alphanumeric)
+        let phrase = below.caption
+            && item.chars().next().is_some_and(char::is_alphanumeric)
             && !text.ends_with(SENTENCE_ENDS)
             && !text.split_whitespace().any(is_option_like)
             && !is_field(item)
             && !holds_clock_time(item)
             && !reads_as_sentence(item);
-        if !phrase {
-            return None;
-        }
-        (text, MAX_WORDS)
-    } else {
-        // A list item is a lead-in of its own (`- sysbench mysql test
-        // sample(run)` over the block holding the report): it waits for
-        // the report as a colon label does.
+        // Else a lone phrase: a list item is a lead-in of its own (`-
+        // sysbench mysql test sample(run)` over the block holding the
+        // report), waiting for the report as a colon label does; short
+        // words right above the report (`kern.sched.name: ULE`) name it.
         // `Thread = 2` over a report states a setting the report prints
         // itself; it names nothing.
-        let lone = (below.run || (item.len() < text.len() && !is_command_line(item)))
+        let lone = (below.adjacent || (item.len() < text.len() && !is_command_line(item)))
             && !item.contains('=')
             && item.len() <= MAX_LONE_LEN
             && item.chars().next().is_some_and(char::is_alphanumeric)
             && !text.ends_with(SENTENCE_ENDS);
-        if !lone {
-            return None;
+        match (phrase, lone) {
+            (true, _) => (text, MAX_WORDS),
+            (false, true) => (text, MAX_LONE_WORDS),
+            (false, false) => return None,
         }
-        (text, MAX_LONE_WORDS)
     };
     if text.len() > MAX_LINE {
         return None;
@@ -740,6 +742,7 @@ mod tests {
                     text,
                     Below {
                         run: above_run,
+                        adjacent: above_run,
                         ..Below::default()
                     }
                 )
