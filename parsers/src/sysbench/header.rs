@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use crate::text::Line;
 
-use super::workload;
+use super::{glued, workload};
 
 /// How far above a report its header (banner, threads, command) may be.
 const MAX_HEADER_LINES: usize = 60;
@@ -37,28 +37,34 @@ pub(super) fn read_header(
 ) -> RunHeader {
     let depth = lines[report_start].depth;
     let mut header = RunHeader::default();
-    let mut window: Vec<(usize, &str)> = Vec::new();
     // `--debug` prints two `DEBUG: Worker thread (#N) ...` lines per
     // thread between the banner and the report: they say nothing and do
     // not count towards the window.
+    let is_debug = |j: usize| lines[j].text.trim_start().starts_with("DEBUG:");
+    let mut from = report_start;
     let mut counted = 0;
     for j in (taken_until..report_start).rev() {
         let line = &lines[j];
         if line.depth != depth && !line.is_blank() {
             break;
         }
-        if line.text.trim_start().starts_with("DEBUG:") {
+        if is_debug(j) {
             continue;
         }
         counted += 1;
         if counted > MAX_HEADER_LINES {
             break;
         }
-        window.push((j, line.text));
+        from = j;
     }
-    window.reverse();
+    // Each line in its pieces, where a lost line break glued one of
+    // sysbench's lines to the one before ([`glued`]).
+    let mut window: Vec<(usize, &str)> = Vec::new();
+    for j in (from..report_start).filter(|&j| !is_debug(j)) {
+        window.extend(glued::pieces(lines[j].text).map(|piece| (j, piece)));
+    }
     if !glued.trim().is_empty() {
-        window.push((report_start, glued));
+        window.extend(glued::pieces(glued).map(|piece| (report_start, piece)));
     }
     // A banner followed by what `prepare` or `cleanup` print (`Creating
     // file test_file.0`, `Removing test files...`) is that command's:
@@ -83,7 +89,7 @@ pub(super) fn read_header(
             header.version = Some(version);
             found = true;
         }
-        if let Some(threads) = after_label(text, "Number of threads:") {
+        if let Some(threads) = after_label(text, THREADS_LABEL) {
             header.threads = Some(threads);
             found = true;
         }
@@ -218,22 +224,36 @@ fn thread_marker(text: &str) -> Option<u32> {
         .flatten()
 }
 
+/// How 0.4's and 1.0's mode lines before a report start, and the test
+/// each names.
+pub(super) const MODES: [(&str, &str); 12] = [
+    ("Doing OLTP test", "oltp"),
+    ("Doing CPU performance benchmark", "cpu"),
+    ("Prime numbers limit:", "cpu"),
+    ("Doing memory operations speed test", "memory"),
+    ("Running memory speed test", "memory"),
+    ("Doing thread subsystem performance test", "threads"),
+    ("Doing mutex performance test", "mutex"),
+    ("Extra file open flags", "fileio"),
+    ("Doing random r/w test", "fileio"),
+    ("Doing random read test", "fileio"),
+    ("Doing random write test", "fileio"),
+    ("Doing sequential", "fileio"),
+];
+
+/// The lines 1.x prints between its banner and the run: the options
+/// block (`Running the test with following options:`, `Number of
+/// threads: 8`) and what it does before the threads start.
+pub(super) const OPTION_LINES: [&str; 4] = [
+    "Running the test with following options:",
+    THREADS_LABEL,
+    "Initializing random number generator",
+    "Initializing worker threads...",
+];
+const THREADS_LABEL: &str = "Number of threads:";
+
 /// 0.4's and 1.0's mode lines before a report name its test.
 fn mode_line(text: &str) -> Option<&'static str> {
-    const MODES: [(&str, &str); 12] = [
-        ("Doing OLTP test", "oltp"),
-        ("Doing CPU performance benchmark", "cpu"),
-        ("Prime numbers limit:", "cpu"),
-        ("Doing memory operations speed test", "memory"),
-        ("Running memory speed test", "memory"),
-        ("Doing thread subsystem performance test", "threads"),
-        ("Doing mutex performance test", "mutex"),
-        ("Extra file open flags", "fileio"),
-        ("Doing random r/w test", "fileio"),
-        ("Doing random read test", "fileio"),
-        ("Doing random write test", "fileio"),
-        ("Doing sequential", "fileio"),
-    ];
     let text = text.trim_start();
     MODES
         .into_iter()
