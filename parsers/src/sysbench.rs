@@ -30,7 +30,9 @@
 //!
 //! The run's header (banner, `Number of threads:`, command line, 0.4's
 //! `Doing ... test` mode line, a `=> 8 THREADS` marker of a shell loop) is
-//! looked for above the report, back to where the previous report ended.
+//! looked for above the report, back to where the previous report ended;
+//! a command quoted above a plain report (with at most a caption and
+//! elisions between) is its header too.
 //!
 //! A report printed as side-by-side columns under a header that names
 //! them (`Without zcache   With zcache`) gives one run per column,
@@ -647,6 +649,87 @@ mod tests {
                 ("latency_sum_ms", 19968.36, 11),
             ]
         );
+    }
+
+    #[test]
+    fn a_quoted_command_gives_its_threads_to_the_plain_report_below() {
+        let report = "SQL statistics:\n    transactions:                        10     (5.00 per sec.)\n    queries:                             200    (100.00 per sec.)\nGeneral statistics:\n    total time:                          2.0001s\n    total number of events:              10\n";
+        // (text above the report, threads, test, first line)
+        let cases: [(&str, Option<u32>, Option<&str>, usize); 7] = [
+            // A markdown quote of the command, a caption, the report.
+            (
+                " \t* command\n> sysbench --test=oltp --num-threads=5 --max-time=200 prepare/run\n\n\n   * result\n    \n",
+                Some(5),
+                Some("oltp"),
+                2,
+            ),
+            // A quoted options block cut with `...`, then a caption.
+            (
+                "> Running the test with following options:\n> Number of threads: 8\n> ...\n\nResult:\n\n",
+                Some(8),
+                None,
+                2,
+            ),
+            // An elision at the report's depth too.
+            (
+                "> sysbench cpu --threads=4 run\n[...]\nHere is what I got:\n",
+                Some(4),
+                Some("cpu"),
+                1,
+            ),
+            // Two lines of prose between: the quote is another's words.
+            (
+                "> sysbench cpu --threads=4 run\n\nI ran it on my own machine.\nThis is what it printed:\n",
+                None,
+                None,
+                5,
+            ),
+            // A long sentence is no caption.
+            (
+                "> sysbench cpu --threads=4 run\n\nI ran the same thing on the other box after the upgrade and here it is:\n",
+                None,
+                None,
+                4,
+            ),
+            // The quoted command only prepares.
+            (
+                "> sysbench oltp_read_write --threads=4 prepare\n\nResult:\n",
+                None,
+                None,
+                4,
+            ),
+            // A quoted report (another run) stands between.
+            (
+                "> sysbench cpu --threads=4 run\n> General statistics:\n>     total time: 1.0001s\n>     total number of events: 10\n\nMine:\n",
+                None,
+                None,
+                7,
+            ),
+        ];
+        for (i, (above, threads, test, first)) in cases.into_iter().enumerate() {
+            let input = format!("{above}{report}");
+            let (runs, unparsed) = runs_of(&input);
+            assert!(unparsed.is_empty(), "case {i}: {unparsed:?}");
+            let run = runs.last().unwrap_or_else(|| panic!("case {i}: no run"));
+            assert_eq!(run.quote_depth, 0, "case {i}");
+            assert_eq!(
+                (run.threads, run.test.as_deref(), run.lines[0]),
+                (threads, test, first),
+                "case {i}"
+            );
+            assert_eq!(run.value("total", "tps"), Some(5.0), "case {i}");
+        }
+    }
+
+    #[test]
+    fn a_quoted_command_far_above_the_report_is_not_its_header() {
+        let input = format!(
+            "> sysbench cpu --threads=4 run\n{}Result:\nGeneral statistics:\n    total time: 1.0001s\n    total number of events: 10\n",
+            "\n".repeat(45)
+        );
+        let (runs, _) = runs_of(&input);
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].threads, None);
     }
 
     #[test]

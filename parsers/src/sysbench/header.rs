@@ -46,6 +46,7 @@ pub(super) fn read_header(
     for j in (taken_until..report_start).rev() {
         let line = &lines[j];
         if line.depth != depth && !line.is_blank() {
+            from = quoted_header_above(lines, taken_until, j, report_start).unwrap_or(from);
             break;
         }
         if is_debug(j) {
@@ -130,6 +131,50 @@ pub(super) fn read_header(
         workload::from_command(command, &mut header.workload);
     }
     header
+}
+
+/// How far above a report a quoted header of it may start
+/// ([`quoted_header_above`]).
+const MAX_QUOTED_HEADER_LINES: usize = 40;
+/// The longest caption between a quoted header and its report, in
+/// characters (`Result:`, `* 结果`, `Here is what I got:`).
+const MAX_CAPTION_CHARS: usize = 48;
+
+/// Where the header of the report at `report_start` starts when it is
+/// quoted above an unquoted report: a post that quotes the command it
+/// ran (a markdown `> ` block) and pastes what it printed below, plain,
+/// with at most a caption between (`> sysbench ... --num-threads=5 run`,
+/// `* 结果`, then the report). `above` is the first line above the
+/// report at another quote depth; it must be deeper than the report's,
+/// and between them stand only blank lines, elisions (`...`, `[...]`,
+/// `<snip>`) and at most one short caption. The header is the block of
+/// lines at `above`'s depth that ends there, back to no further than
+/// [`MAX_QUOTED_HEADER_LINES`] above the report and never into an
+/// earlier run (`taken_until`).
+fn quoted_header_above(
+    lines: &[Line<'_>],
+    taken_until: usize,
+    above: usize,
+    report_start: usize,
+) -> Option<usize> {
+    let depth = lines[above].depth;
+    if depth <= lines[report_start].depth || report_start - above > MAX_QUOTED_HEADER_LINES {
+        return None;
+    }
+    let mut captions = (above + 1..report_start)
+        .map(|j| lines[j].text.trim())
+        .filter(|text| !text.is_empty() && !crate::text::is_elision(text));
+    let caption = captions.next();
+    let short = caption.is_none_or(|text| text.chars().count() <= MAX_CAPTION_CHARS);
+    if !short || captions.next().is_some() {
+        return None;
+    }
+    let lowest = taken_until.max(report_start.saturating_sub(MAX_QUOTED_HEADER_LINES));
+    let mut from = above;
+    while from > lowest && (lines[from - 1].depth == depth || lines[from - 1].is_blank()) {
+        from -= 1;
+    }
+    Some(from)
 }
 
 /// Lines a command continued with `\` (or options on lines of their own)
