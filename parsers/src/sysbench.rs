@@ -30,7 +30,9 @@
 //!
 //! The run's header (banner, `Number of threads:`, command line, 0.4's
 //! `Doing ... test` mode line, a `=> 8 THREADS` marker of a shell loop) is
-//! looked for above the report, back to where the previous report ended.
+//! looked for above the report, back to where the previous report ended;
+//! a command quoted above a plain report (with at most a caption and
+//! elisions between) is its header too.
 //!
 //! A report printed as side-by-side columns under a header that names
 //! them (`Without zcache   With zcache`) gives one run per column,
@@ -49,6 +51,7 @@ use crate::text::{self, Line, LogicalLine};
 use crate::{Measurement, Run, Tool, Unparsed};
 
 mod columns;
+mod glued;
 mod header;
 pub(crate) mod workload;
 
@@ -356,7 +359,22 @@ fn report_overflows(
 fn report_block(lines: &[Line<'_>], start: usize, offset: usize) -> LogicalLine {
     let full_end = block_end(lines, start);
     let short_end = full_end.min(start + SHORT_BLOCK_LINES);
-    let short = LogicalLine::join(&lines[start..short_end], "\n");
+    // Titles glued to the value before them are broken off ([`glued`]);
+    // on the first line only after the report's start, which stays at
+    // `offset`.
+    let join = |end: usize| {
+        LogicalLine::join_with(&lines[start..end], "\n", |n, text, out| {
+            let at = if n == 0 { offset.min(text.len()) } else { 0 };
+            match (text.get(..at), text.get(at..)) {
+                (Some(head), Some(tail)) => {
+                    out.push_str(head);
+                    glued::write_broken(tail, out);
+                }
+                _ => out.push_str(text),
+            }
+        })
+    };
+    let short = join(short_end);
     if short_end == full_end {
         return short;
     }
@@ -365,7 +383,7 @@ fn report_block(lines: &[Line<'_>], start: usize, offset: usize) -> LogicalLine 
     // stopped only because a field's value was cut off with it.
     let stopped_at = short.position_at(short.text.len() - rest.trim_start().len());
     if rest.trim().is_empty() || stopped_at + FIELD_LINES >= short_end - start {
-        LogicalLine::join(&lines[start..full_end], "\n")
+        join(full_end)
     } else {
         short
     }
@@ -595,6 +613,123 @@ mod tests {
             16,
             "queries is read once though printed twice"
         );
+    }
+
+    #[test]
+    fn values_glued_to_the_next_title_keep_their_lines() {
+        // A post whose line breaks were lost in part: each value runs
+        // into the title of the line that followed it.
+        let (runs, unparsed) = runs_of(
+            "sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)Running the test with following options:\nNumber of threads: 2\nInitializing random number generator from current timePrime numbers limit: 10000Initializing worker threads...Threads started!CPU speed:\n    events per second: 16194.69General statistics:\n    total time:                          10.0001s\n    total number of events:              161958Latency (ms):\n         min:                                    0.12\n         avg:                                    0.12\n         max:                                    1.46\n         95th percentile:                        0.13\n         sum:                                19968.36Threads fairness:\n    events (avg/stddev):           80979.0000/11.00\n",
+        );
+        assert!(unparsed.is_empty(), "{unparsed:?}");
+        assert_eq!(runs.len(), 1);
+        let run = &runs[0];
+        assert_eq!((run.threads, run.test.as_deref()), (Some(2), Some("cpu")));
+        assert_eq!(run.lines, [1, 12]);
+        assert_eq!(
+            run.attrs.get("cpu_max_prime").map(String::as_str),
+            Some("10000")
+        );
+        let got: Vec<(&str, f64, usize)> = run
+            .results
+            .iter()
+            .map(|m| (m.metric.as_str(), m.value, m.line))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("events_per_s", 16194.69, 4),
+                ("total_time_s", 10.0001, 5),
+                ("events", 161958.0, 6),
+                ("latency_min_ms", 0.12, 7),
+                ("latency_avg_ms", 0.12, 8),
+                ("latency_max_ms", 1.46, 9),
+                ("latency_p95_ms", 0.13, 10),
+                ("latency_sum_ms", 19968.36, 11),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_quoted_command_gives_its_threads_to_the_plain_report_below() {
+        let report = "SQL statistics:\n    transactions:                        10     (5.00 per sec.)\n    queries:                             200    (100.00 per sec.)\nGeneral statistics:\n    total time:                          2.0001s\n    total number of events:              10\n";
+        // (text above the report, threads, test, first line)
+        let cases: [(&str, Option<u32>, Option<&str>, usize); 7] = [
+            // A markdown quote of the command, a caption, the report.
+            (
+                " \t* command\n> sysbench --test=oltp --num-threads=5 --max-time=200 prepare/run\n\n\n   * result\n    \n",
+                Some(5),
+                Some("oltp"),
+                2,
+            ),
+            // A quoted options block cut with `...`, then a caption.
+            (
+                "> Running the test with following options:\n> Number of threads: 8\n> ...\n\nResult:\n\n",
+                Some(8),
+                None,
+                2,
+            ),
+            // An elision at the report's depth too.
+            (
+                "> sysbench cpu --threads=4 run\n[...]\nHere is what I got:\n",
+                Some(4),
+                Some("cpu"),
+                1,
+            ),
+            // Two lines of prose between: the quote is another's words.
+            (
+                "> sysbench cpu --threads=4 run\n\nI ran it on my own machine.\nThis is what it printed:\n",
+                None,
+                None,
+                5,
+            ),
+            // A long sentence is no caption.
+            (
+                "> sysbench cpu --threads=4 run\n\nI ran the same thing on the other box after the upgrade and here it is:\n",
+                None,
+                None,
+                4,
+            ),
+            // The quoted command only prepares.
+            (
+                "> sysbench oltp_read_write --threads=4 prepare\n\nResult:\n",
+                None,
+                None,
+                4,
+            ),
+            // A quoted report (another run) stands between.
+            (
+                "> sysbench cpu --threads=4 run\n> General statistics:\n>     total time: 1.0001s\n>     total number of events: 10\n\nMine:\n",
+                None,
+                None,
+                7,
+            ),
+        ];
+        for (i, (above, threads, test, first)) in cases.into_iter().enumerate() {
+            let input = format!("{above}{report}");
+            let (runs, unparsed) = runs_of(&input);
+            assert!(unparsed.is_empty(), "case {i}: {unparsed:?}");
+            let run = runs.last().unwrap_or_else(|| panic!("case {i}: no run"));
+            assert_eq!(run.quote_depth, 0, "case {i}");
+            assert_eq!(
+                (run.threads, run.test.as_deref(), run.lines[0]),
+                (threads, test, first),
+                "case {i}"
+            );
+            assert_eq!(run.value("total", "tps"), Some(5.0), "case {i}");
+        }
+    }
+
+    #[test]
+    fn a_quoted_command_far_above_the_report_is_not_its_header() {
+        let input = format!(
+            "> sysbench cpu --threads=4 run\n{}Result:\nGeneral statistics:\n    total time: 1.0001s\n    total number of events: 10\n",
+            "\n".repeat(45)
+        );
+        let (runs, _) = runs_of(&input);
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].threads, None);
     }
 
     #[test]

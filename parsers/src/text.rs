@@ -233,6 +233,19 @@ impl LogicalLine {
     /// Joins lines with `separator` between them (`" "` re-joins a wrapped
     /// line, `"\n"` keeps the line structure for a parser that wants it).
     pub fn join(lines: &[Line<'_>], separator: &str) -> LogicalLine {
+        LogicalLine::join_with(lines, separator, |_, line, text| text.push_str(line))
+    }
+
+    /// Joins lines as [`LogicalLine::join`] does, each line written by
+    /// `write` (its index among `lines`, its text trimmed at the end, the
+    /// text so far): a reader that breaks a line in pieces keeps every
+    /// piece on the line's source number, and the line counts as one for
+    /// [`LogicalLine::position_at`].
+    pub fn join_with(
+        lines: &[Line<'_>],
+        separator: &str,
+        mut write: impl FnMut(usize, &str, &mut String),
+    ) -> LogicalLine {
         let mut text = String::new();
         let mut starts = Vec::with_capacity(lines.len());
         for (i, line) in lines.iter().enumerate() {
@@ -240,7 +253,7 @@ impl LogicalLine {
                 text.push_str(separator);
             }
             starts.push((text.len(), line.number));
-            text.push_str(line.text.trim_end());
+            write(i, line.text.trim_end(), &mut text);
         }
         LogicalLine {
             text,

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use crate::text::Line;
 
-use super::workload;
+use super::{glued, workload};
 
 /// How far above a report its header (banner, threads, command) may be.
 const MAX_HEADER_LINES: usize = 60;
@@ -37,28 +37,35 @@ pub(super) fn read_header(
 ) -> RunHeader {
     let depth = lines[report_start].depth;
     let mut header = RunHeader::default();
-    let mut window: Vec<(usize, &str)> = Vec::new();
     // `--debug` prints two `DEBUG: Worker thread (#N) ...` lines per
     // thread between the banner and the report: they say nothing and do
     // not count towards the window.
+    let is_debug = |j: usize| lines[j].text.trim_start().starts_with("DEBUG:");
+    let mut from = report_start;
     let mut counted = 0;
     for j in (taken_until..report_start).rev() {
         let line = &lines[j];
         if line.depth != depth && !line.is_blank() {
+            from = quoted_header_above(lines, taken_until, j, report_start).unwrap_or(from);
             break;
         }
-        if line.text.trim_start().starts_with("DEBUG:") {
+        if is_debug(j) {
             continue;
         }
         counted += 1;
         if counted > MAX_HEADER_LINES {
             break;
         }
-        window.push((j, line.text));
+        from = j;
     }
-    window.reverse();
+    // Each line in its pieces, where a lost line break glued one of
+    // sysbench's lines to the one before ([`glued`]).
+    let mut window: Vec<(usize, &str)> = Vec::new();
+    for j in (from..report_start).filter(|&j| !is_debug(j)) {
+        window.extend(glued::pieces(lines[j].text).map(|piece| (j, piece)));
+    }
     if !glued.trim().is_empty() {
-        window.push((report_start, glued));
+        window.extend(glued::pieces(glued).map(|piece| (report_start, piece)));
     }
     // A banner followed by what `prepare` or `cleanup` print (`Creating
     // file test_file.0`, `Removing test files...`) is that command's:
@@ -83,7 +90,7 @@ pub(super) fn read_header(
             header.version = Some(version);
             found = true;
         }
-        if let Some(threads) = after_label(text, "Number of threads:") {
+        if let Some(threads) = after_label(text, THREADS_LABEL) {
             header.threads = Some(threads);
             found = true;
         }
@@ -124,6 +131,50 @@ pub(super) fn read_header(
         workload::from_command(command, &mut header.workload);
     }
     header
+}
+
+/// How far above a report a quoted header of it may start
+/// ([`quoted_header_above`]).
+const MAX_QUOTED_HEADER_LINES: usize = 40;
+/// The longest caption between a quoted header and its report, in
+/// characters (`Result:`, `* 结果`, `Here is what I got:`).
+const MAX_CAPTION_CHARS: usize = 48;
+
+/// Where the header of the report at `report_start` starts when it is
+/// quoted above an unquoted report: a post that quotes the command it
+/// ran (a markdown `> ` block) and pastes what it printed below, plain,
+/// with at most a caption between (`> sysbench ... --num-threads=5 run`,
+/// `* 结果`, then the report). `above` is the first line above the
+/// report at another quote depth; it must be deeper than the report's,
+/// and between them stand only blank lines, elisions (`...`, `[...]`,
+/// `<snip>`) and at most one short caption. The header is the block of
+/// lines at `above`'s depth that ends there, back to no further than
+/// [`MAX_QUOTED_HEADER_LINES`] above the report and never into an
+/// earlier run (`taken_until`).
+fn quoted_header_above(
+    lines: &[Line<'_>],
+    taken_until: usize,
+    above: usize,
+    report_start: usize,
+) -> Option<usize> {
+    let depth = lines[above].depth;
+    if depth <= lines[report_start].depth || report_start - above > MAX_QUOTED_HEADER_LINES {
+        return None;
+    }
+    let mut captions = (above + 1..report_start)
+        .map(|j| lines[j].text.trim())
+        .filter(|text| !text.is_empty() && !crate::text::is_elision(text));
+    let caption = captions.next();
+    let short = caption.is_none_or(|text| text.chars().count() <= MAX_CAPTION_CHARS);
+    if !short || captions.next().is_some() {
+        return None;
+    }
+    let lowest = taken_until.max(report_start.saturating_sub(MAX_QUOTED_HEADER_LINES));
+    let mut from = above;
+    while from > lowest && (lines[from - 1].depth == depth || lines[from - 1].is_blank()) {
+        from -= 1;
+    }
+    Some(from)
 }
 
 /// Lines a command continued with `\` (or options on lines of their own)
@@ -218,22 +269,36 @@ fn thread_marker(text: &str) -> Option<u32> {
         .flatten()
 }
 
+/// How 0.4's and 1.0's mode lines before a report start, and the test
+/// each names.
+pub(super) const MODES: [(&str, &str); 12] = [
+    ("Doing OLTP test", "oltp"),
+    ("Doing CPU performance benchmark", "cpu"),
+    ("Prime numbers limit:", "cpu"),
+    ("Doing memory operations speed test", "memory"),
+    ("Running memory speed test", "memory"),
+    ("Doing thread subsystem performance test", "threads"),
+    ("Doing mutex performance test", "mutex"),
+    ("Extra file open flags", "fileio"),
+    ("Doing random r/w test", "fileio"),
+    ("Doing random read test", "fileio"),
+    ("Doing random write test", "fileio"),
+    ("Doing sequential", "fileio"),
+];
+
+/// The lines 1.x prints between its banner and the run: the options
+/// block (`Running the test with following options:`, `Number of
+/// threads: 8`) and what it does before the threads start.
+pub(super) const OPTION_LINES: [&str; 4] = [
+    "Running the test with following options:",
+    THREADS_LABEL,
+    "Initializing random number generator",
+    "Initializing worker threads...",
+];
+const THREADS_LABEL: &str = "Number of threads:";
+
 /// 0.4's and 1.0's mode lines before a report name its test.
 fn mode_line(text: &str) -> Option<&'static str> {
-    const MODES: [(&str, &str); 12] = [
-        ("Doing OLTP test", "oltp"),
-        ("Doing CPU performance benchmark", "cpu"),
-        ("Prime numbers limit:", "cpu"),
-        ("Doing memory operations speed test", "memory"),
-        ("Running memory speed test", "memory"),
-        ("Doing thread subsystem performance test", "threads"),
-        ("Doing mutex performance test", "mutex"),
-        ("Extra file open flags", "fileio"),
-        ("Doing random r/w test", "fileio"),
-        ("Doing random read test", "fileio"),
-        ("Doing random write test", "fileio"),
-        ("Doing sequential", "fileio"),
-    ];
     let text = text.trim_start();
     MODES
         .into_iter()

@@ -82,19 +82,34 @@ pub enum Section {
     Histogram,
 }
 
+/// Every section heading sysbench prints, each with its section, the
+/// name a message gives the section first: what [`heading`](fields::heading)
+/// reads, and titles a lost line break may glue to the value before them
+/// ([`super::glued`]). The histogram's heading, which spans lines, is
+/// read on its own.
+pub(super) const SECTION_TITLES: [(&str, Section); 13] = [
+    ("SQL statistics:", Section::Sql),
+    ("OLTP test statistics:", Section::Sql),
+    ("queries performed:", Section::QueriesPerformed),
+    ("General statistics:", Section::General),
+    ("Test execution summary:", Section::General),
+    ("Latency (ms):", Section::Latency),
+    ("response time:", Section::Latency),
+    ("per-request statistics:", Section::Latency),
+    // 1.0's development builds of 2016, between 0.5 and 1.0.
+    ("Latency statistics:", Section::Latency),
+    ("Threads fairness:", Section::Fairness),
+    ("CPU speed:", Section::CpuSpeed),
+    ("File operations:", Section::FileOperations),
+    ("Throughput:", Section::Throughput),
+];
+
 impl Section {
     fn heading(self) -> &'static str {
-        match self {
-            Section::Sql => "SQL statistics:",
-            Section::QueriesPerformed => "queries performed:",
-            Section::General => "General statistics:",
-            Section::Latency => "Latency (ms):",
-            Section::Fairness => "Threads fairness:",
-            Section::CpuSpeed => "CPU speed:",
-            Section::FileOperations => "File operations:",
-            Section::Throughput => "Throughput:",
-            Section::Histogram => "Latency histogram",
-        }
+        SECTION_TITLES
+            .iter()
+            .find(|(_, section)| *section == self)
+            .map_or("Latency histogram", |(title, _)| title)
     }
 
     /// What a section must hold to be complete.
@@ -220,7 +235,7 @@ fn element(input: &str) -> Res<'_, Element<'_>> {
 
 /// sysbench's progress messages, printed between the interval lines and
 /// the final report.
-const PROGRESS_LINES: [&str; 3] = [
+pub(super) const PROGRESS_LINES: [&str; 3] = [
     "Time limit exceeded, exiting...",
     "Done.",
     "Threads started!",

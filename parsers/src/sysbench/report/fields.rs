@@ -14,7 +14,7 @@ use nom::Parser;
 use crate::number::{pointed_decimal, pointed_decimal_text, shifted_decimal};
 use crate::sysbench::{Res, HISTOGRAM_START};
 
-use super::{end_of_value, error, label, total, Field, Item, Section};
+use super::{end_of_value, error, label, total, Field, Item, Section, SECTION_TITLES};
 
 /// A note the poster wrote after a value on its line, `114.02   (초당 ...)`,
 /// or glued to it in full-width parentheses, `32.22（1027.76顺序读写）`:
@@ -32,43 +32,28 @@ pub(super) fn annotation(input: &str) -> Res<'_, ()> {
     Ok((rest, ()))
 }
 
+/// A section's heading: one of [`SECTION_TITLES`], or the histogram's.
 pub(super) fn heading(input: &str) -> Res<'_, Section> {
-    alt((
-        alt((label("OLTP test statistics:"), label("SQL statistics:"))).map(|_| Section::Sql),
-        label("queries performed:").map(|_| Section::QueriesPerformed),
-        alt((
-            label("General statistics:"),
-            label("Test execution summary:"),
-        ))
-        .map(|_| Section::General),
-        alt((
-            label("Latency (ms):"),
-            label("response time:"),
-            label("per-request statistics:"),
-            // 1.0's development builds of 2016, between 0.5 and 1.0.
-            label("Latency statistics:"),
-        ))
-        .map(|_| Section::Latency),
-        label("Threads fairness:").map(|_| Section::Fairness),
-        label("CPU speed:").map(|_| Section::CpuSpeed),
-        label("File operations:").map(|_| Section::FileOperations),
-        label("Throughput:").map(|_| Section::Throughput),
-        (
-            label(HISTOGRAM_START),
-            multispace1,
-            label("value"),
-            multispace1,
-            take_while1(|c| c == '-'),
-            multispace1,
-            label("distribution"),
-            multispace1,
-            take_while1(|c| c == '-'),
-            multispace1,
-            label("count"),
-        )
-            .map(|_| Section::Histogram),
-    ))
-    .parse(input)
+    for (title, section) in SECTION_TITLES {
+        if let Ok((rest, _)) = label(title).parse(input) {
+            return Ok((rest, section));
+        }
+    }
+    (
+        label(HISTOGRAM_START),
+        multispace1,
+        label("value"),
+        multispace1,
+        take_while1(|c| c == '-'),
+        multispace1,
+        label("distribution"),
+        multispace1,
+        take_while1(|c| c == '-'),
+        multispace1,
+        label("count"),
+    )
+        .map(|_| Section::Histogram)
+        .parse(input)
 }
 
 /// `0.012 |*****                 1745`

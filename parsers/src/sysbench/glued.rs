@@ -1,0 +1,165 @@
+//! Titles glued to the text before them. A post whose line breaks were
+//! lost in part (a machine translation, a bad paste) runs each value
+//! into the title that followed it on the next line:
+//!
+//! ```text
+//!     events per second:   507.37General statistics:
+//!     total number of events:              5080Latency (ms):
+//! Initializing random number generator from current timePrime numbers limit: 10000Initializing worker threads...Threads started!CPU speed:
+//! ```
+//!
+//! A title sysbench prints at the start of a line ([`titles`]) starting
+//! right after a byte that is no space is where a line break was: the
+//! line is read as pieces broken there, each on the line's own source
+//! number. A title that starts with a capital breaks after any byte but a
+//! space (`timePrime`, `...Threads`); one in lower case only after a
+//! digit (`1000.7764response time:`), as a word before it could be its
+//! own. The pieces are slices of the line: nothing is allocated, and a
+//! line with no capital or lower-case title byte after a non-space byte
+//! is passed whole after one look at its bytes.
+
+use super::header::{MODES, OPTION_LINES};
+use super::report::{PROGRESS_LINES, SECTION_TITLES};
+use super::HISTOGRAM_START;
+
+/// Every title a lost line break may glue to the text before it: the
+/// report's section headings, the histogram's, the options block's lines,
+/// the mode lines and the progress messages, each from its own list.
+fn titles() -> impl Iterator<Item = &'static str> {
+    SECTION_TITLES
+        .iter()
+        .map(|&(title, _)| title)
+        .chain([HISTOGRAM_START])
+        .chain(OPTION_LINES)
+        .chain(MODES.iter().map(|&(start, _)| start))
+        .chain(PROGRESS_LINES)
+}
+
+/// The bytes a title starts with, to pass over every other byte with one
+/// look.
+const FIRST_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < SECTION_TITLES.len() {
+        table[SECTION_TITLES[i].0.as_bytes()[0] as usize] = true;
+        i += 1;
+    }
+    table[HISTOGRAM_START.as_bytes()[0] as usize] = true;
+    let mut i = 0;
+    while i < OPTION_LINES.len() {
+        table[OPTION_LINES[i].as_bytes()[0] as usize] = true;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < MODES.len() {
+        table[MODES[i].0.as_bytes()[0] as usize] = true;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < PROGRESS_LINES.len() {
+        table[PROGRESS_LINES[i].as_bytes()[0] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+/// Where the first title glued to the text before it starts in `text`,
+/// if one does.
+fn next_glued(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    (1..bytes.len()).find(|&i| {
+        let (byte, before) = (bytes[i], bytes[i - 1]);
+        let glued = (byte.is_ascii_uppercase() && !before.is_ascii_whitespace())
+            || (byte.is_ascii_lowercase() && before.is_ascii_digit());
+        // An ASCII byte starts a character: the slice is safe.
+        glued
+            && FIRST_BYTES[usize::from(byte)]
+            && titles().any(|title| text[i..].starts_with(title))
+    })
+}
+
+/// The pieces of `text` with a line break put back before every glued
+/// title: `text` whole (one piece, even if empty) when it has none.
+pub(super) fn pieces(text: &str) -> Pieces<'_> {
+    Pieces { rest: Some(text) }
+}
+
+/// The iterator [`pieces`] returns.
+pub(super) struct Pieces<'a> {
+    rest: Option<&'a str>,
+}
+
+impl<'a> Iterator for Pieces<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let rest = self.rest.take()?;
+        match next_glued(rest) {
+            Some(at) => {
+                self.rest = rest.get(at..);
+                rest.get(..at)
+            }
+            None => Some(rest),
+        }
+    }
+}
+
+/// Writes `text` with a line break before every glued title.
+pub(super) fn write_broken(text: &str, out: &mut String) {
+    for (n, piece) in pieces(text).enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        out.push_str(piece);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn glued_titles_break_their_line() {
+        let cases: [(&str, &[&str]); 8] = [
+            (
+                "    events per second:   507.37General statistics:",
+                &["    events per second:   507.37", "General statistics:"],
+            ),
+            (
+                "         sum:                                19962.08Threads fairness:",
+                &["         sum:                                19962.08", "Threads fairness:"],
+            ),
+            (
+                "Initializing random number generator from current timePrime numbers limit: 10000Initializing worker threads...Threads started!CPU speed:",
+                &[
+                    "Initializing random number generator from current time",
+                    "Prime numbers limit: 10000",
+                    "Initializing worker threads...",
+                    "Threads started!",
+                    "CPU speed:",
+                ],
+            ),
+            (
+                "sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)Running the test with following options:",
+                &["sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)", "Running the test with following options:"],
+            ),
+            (
+                "    total time taken by event execution: 1000.7764response time:",
+                &["    total time taken by event execution: 1000.7764", "response time:"],
+            ),
+            // A title at the start, or after a space, is no glue.
+            ("General statistics:", &["General statistics:"]),
+            ("see the General statistics: below", &["see the General statistics: below"]),
+            // A lower-case title after a word may be the word's own.
+            ("avgresponse time: 5ms", &["avgresponse time: 5ms"]),
+        ];
+        for (i, (text, want)) in cases.into_iter().enumerate() {
+            let got: Vec<&str> = pieces(text).collect();
+            assert_eq!(got, want, "case {i}");
+        }
+        assert_eq!(pieces("").collect::<Vec<_>>(), [""]);
+        let mut out = String::new();
+        write_broken("total number of events: 5080Latency (ms):", &mut out);
+        assert_eq!(out, "total number of events: 5080\nLatency (ms):");
+    }
+}
