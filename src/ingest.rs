@@ -327,15 +327,30 @@ fn insert_messages(tx: &Transaction, submission_id: i64, fresh: &ToStore) -> any
     Ok(())
 }
 
-/// The runs' rows and fingerprints, in one statement each; returns the
-/// first run's id (the others follow it in order).
+/// The runs' rows (with where their labels came from) and fingerprints,
+/// in one statement each; returns the first run's id (the others follow
+/// it in order).
 fn insert_runs(tx: &Transaction, submission_id: i64, fresh: &ToStore) -> anyhow::Result<i64> {
+    let label_from: Vec<Vec<store::NewLabelSource>> = fresh
+        .runs
+        .iter()
+        .map(|run| {
+            run.label_from
+                .iter()
+                .map(|source| store::NewLabelSource {
+                    kind: source.kind.name(),
+                    lines: source.lines,
+                })
+                .collect()
+        })
+        .collect();
     let runs: Vec<store::NewRun> = fresh
         .runs
         .iter()
         .zip(&fresh.copy_keys)
+        .zip(&label_from)
         .enumerate()
-        .map(|(idx, (run, &copy_key))| store::NewRun {
+        .map(|(idx, ((run, &copy_key), label_from))| store::NewRun {
             idx,
             message_idx: run.message,
             tool: run.tool.name(),
@@ -347,6 +362,7 @@ fn insert_runs(tx: &Transaction, submission_id: i64, fresh: &ToStore) -> anyhow:
             command: run.command.as_deref(),
             lines: run.lines,
             copy_key,
+            label_from,
         })
         .collect();
     let first_run_id = store::insert_runs(tx, submission_id, &runs)

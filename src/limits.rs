@@ -123,6 +123,14 @@ pub const MAX_ARCHIVE_BYTES: u64 = 256 * 1024 * 1024;
 /// reach, and each costs a query under the write lock.
 pub const MAX_ANCESTORS: usize = 16;
 
+/// Blocks of a post's outline (headings, banners, list items, lead-ins,
+/// captions) stored per run as where its label came from, for uploads and
+/// imports alike: the nearest ones to the run are kept. The parsers give
+/// a path of nested headings and the caption or list item under them;
+/// markdown has six levels of heading, so real posts give one to three
+/// and 8 is never reached but by a made-up text.
+pub const MAX_LABEL_SOURCES: usize = 8;
+
 /// Objects (messages, or commits with their trees) a public-inbox import
 /// reads through one opening of a repository before it opens it again,
 /// unmapping the pages of its packs read so far
@@ -256,6 +264,11 @@ pub const PART_LINES: usize = 2_000;
 /// Most runs, messages and near misses a submission's page lists (those
 /// touching its lines); /runs lists every run.
 pub const PART_ROWS: usize = 500;
+
+/// Runs a block of a submission's text tagged "label of run N" names on
+/// its page (a heading may name every run of a long text); the rest are
+/// counted ("and 40 more runs").
+pub const LABEL_TAGS_PER_BLOCK: usize = 8;
 
 /// Characters of one line a page shows: a line may be 1 MiB long.
 pub const SHOWN_LINE_CHARS: usize = 2_000;

@@ -18,6 +18,7 @@ mod hostile;
 mod http;
 mod ignored;
 mod ingest;
+mod label_sources;
 mod large_answers;
 mod like;
 mod limits;

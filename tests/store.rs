@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use benchlog::store::{self, StoreError};
-use parsers::{Document, Measurement, Message, Run, Tool, Unparsed};
+use parsers::{Document, LabelKind, LabelSource, Measurement, Message, Run, Tool, Unparsed};
 
 use crate::support::fresh_db;
 
@@ -43,6 +43,7 @@ fn migrations_apply_to_an_empty_database() {
             "run_edit_log",
             "run_edits",
             "run_fingerprints",
+            "run_label_sources",
             "run_quotes",
             "runs",
             "submissions",
@@ -95,7 +96,11 @@ pub fn hand_made_document() -> Document {
         tool: Tool::SuperSmack,
         test: Some("select-key".into()),
         label: Some(label.into()),
-        label_from: Vec::new(),
+        // A banner right above the report.
+        label_from: vec![LabelSource {
+            kind: LabelKind::Banner,
+            lines: [first - 1, first - 1],
+        }],
         threads: Some(threads),
         attrs: BTreeMap::from([
             ("scheduler".to_owned(), scheduler.to_owned()),
@@ -175,6 +180,17 @@ fn a_submission_round_trips() {
         assert_eq!(run.lines, want.lines);
         assert_eq!(run.message_idx, want.message);
         assert_eq!(run.attrs, want.attrs);
+        let sources: Vec<(&str, [usize; 2])> = run
+            .label_from
+            .iter()
+            .map(|source| (source.kind.as_str(), source.lines))
+            .collect();
+        let wanted: Vec<(&str, [usize; 2])> = want
+            .label_from
+            .iter()
+            .map(|source| (source.kind.name(), source.lines))
+            .collect();
+        assert_eq!(sources, wanted);
         let results: Vec<(String, String, f64, String, usize)> = run
             .results
             .iter()

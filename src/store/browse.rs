@@ -9,9 +9,7 @@ use parsers::contract::{PseudoField, NONE};
 use rusqlite::types::Value;
 use rusqlite::{params, params_from_iter, Connection};
 
-use super::rows::{
-    fill_attrs_and_results, run_from_row, summary_from_row, RUN_COLUMNS, SUMMARY_COLUMNS,
-};
+use super::rows::{fill_run_details, run_from_row, summary_from_row, RUN_COLUMNS, SUMMARY_COLUMNS};
 use super::{StoredRun, SubmissionSummary};
 
 /// How many runs and submissions a tool has.
@@ -335,9 +333,9 @@ impl RunSource {
     }
 }
 
-/// A page of the runs matching `search`, newest first, with attributes
-/// and results: three queries, and a fourth on an anchored page to learn
-/// whether there is a page on its other side.
+/// A page of the runs matching `search`, newest first, with attributes,
+/// results and label sources: four queries, and a fifth on an anchored
+/// page to learn whether there is a page on its other side.
 ///
 /// Runs are read newest first (see `RunSource::of`) and each is checked
 /// against the other filters, so a page reads about as many runs as it
@@ -397,7 +395,7 @@ pub fn search_runs(conn: &Connection, search: &RunSearch) -> rusqlite::Result<Ru
     };
 
     let mut runs: Vec<&mut StoredRun> = listings.iter_mut().map(|l| &mut l.run).collect();
-    fill_attrs_and_results(conn, &mut runs)?;
+    fill_run_details(conn, &mut runs)?;
     Ok(RunPage {
         runs: listings,
         newer,
@@ -472,7 +470,7 @@ impl RunGroup {
 /// comparisons the data holds. Only the
 /// newest submissions are looked at, those holding the newest `scan_runs`
 /// runs (and all the runs of the oldest of them), because telling a
-/// group's configurations apart reads every run's attributes. Four
+/// group's configurations apart reads every run's attributes. Five
 /// queries.
 pub fn ready_groups(
     conn: &Connection,
@@ -524,7 +522,7 @@ pub fn ready_groups(
         .collect::<rusqlite::Result<_>>()?;
     {
         let mut runs: Vec<&mut StoredRun> = found.iter_mut().map(|(_, run, _)| run).collect();
-        fill_attrs_and_results(conn, &mut runs)?;
+        fill_run_details(conn, &mut runs)?;
     }
     let index: HashMap<(i64, String, Option<String>), usize> = groups
         .iter()

@@ -1050,6 +1050,7 @@ mod tests {
                         command: None,
                         lines: [1, 1],
                         copy_key: None,
+                        label_from: &[],
                     },
                 )
                 .unwrap();

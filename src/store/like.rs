@@ -15,7 +15,7 @@ use std::rc::Rc;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::rows::{fill_attrs_and_results, run_from_row_at, RUN_COLUMNS};
+use super::rows::{fill_run_details, run_from_row_at, RUN_COLUMNS};
 use super::StoredRun;
 pub use crate::limits::LIKE_POINTS_READ;
 
@@ -26,7 +26,8 @@ pub struct RunOf {
     pub run: StoredRun,
 }
 
-/// The run `id` with its attributes and results: three queries.
+/// The run `id` with its attributes, results and label sources: four
+/// queries.
 pub fn run_by_id(conn: &Connection, id: i64) -> rusqlite::Result<Option<RunOf>> {
     let found = conn
         .prepare_cached(&format!(
@@ -42,7 +43,7 @@ pub fn run_by_id(conn: &Connection, id: i64) -> rusqlite::Result<Option<RunOf>> 
     let Some(mut found) = found else {
         return Ok(None);
     };
-    fill_attrs_and_results(conn, &mut [&mut found.run])?;
+    fill_run_details(conn, &mut [&mut found.run])?;
     Ok(Some(found))
 }
 
@@ -143,8 +144,9 @@ pub fn like_points(
     })
 }
 
-/// The runs holding these results, with their attributes and results, in
-/// no particular order: three queries for up to `IDS_PER_QUERY` results.
+/// The runs holding these results, with their attributes, results and
+/// label sources, in no particular order: four queries for up to
+/// `IDS_PER_QUERY` results.
 pub fn runs_of_results(conn: &Connection, result_ids: &[i64]) -> rusqlite::Result<Vec<RunOf>> {
     if result_ids.is_empty() {
         return Ok(Vec::new());
@@ -164,6 +166,6 @@ pub fn runs_of_results(conn: &Connection, result_ids: &[i64]) -> rusqlite::Resul
         })?
         .collect::<rusqlite::Result<_>>()?;
     let mut runs: Vec<&mut StoredRun> = found.iter_mut().map(|f| &mut f.run).collect();
-    fill_attrs_and_results(conn, &mut runs)?;
+    fill_run_details(conn, &mut runs)?;
     Ok(found)
 }

@@ -58,8 +58,8 @@ pub use marks::{
     archive_mark, set_archive_mark, set_url_mark, url_mark, url_marks, ArchiveMark, UrlMark,
 };
 pub use rows::{
-    describe_runs, StoredResult, StoredRun, Submission, SubmissionHead, SubmissionSummary,
-    QUOTED_FROM_SHOWN,
+    describe_runs, StoredLabelSource, StoredResult, StoredRun, Submission, SubmissionHead,
+    SubmissionSummary, QUOTED_FROM_SHOWN,
 };
 // Not the stage of the runs' attributes: only a finished write stores it
 // (see `writer`).
@@ -67,9 +67,10 @@ pub use submissions::{
     deleted_since, find_submission_by_sha256, get_submission, get_submission_head,
     index_new_submissions, insert_message, insert_result, insert_results, insert_run,
     insert_run_attr, insert_run_attrs, insert_runs, insert_submission, insert_unparsed,
-    list_submissions, newest_submission_id, runs_in_lines, runs_of_submission, runs_per_message,
-    submission_counts, text_window, unparsed_in_lines, unparsed_of_submission, LineWindow, NewAttr,
-    NewMessage, NewResult, NewRun, NewSubmission, StoredUnparsed, SubmissionCounts, TextWindow,
+    label_blocks_in_lines, list_submissions, newest_submission_id, runs_in_lines,
+    runs_of_submission, runs_per_message, submission_counts, text_window, unparsed_in_lines,
+    unparsed_of_submission, LabelBlock, LineWindow, NewAttr, NewLabelSource, NewMessage, NewResult,
+    NewRun, NewSubmission, StoredUnparsed, SubmissionCounts, TextWindow,
 };
 pub use sums::{
     add_new_runs, delete_submission, linked_results, point_cells, Cell, LinkedResult, FIRST_RESULTS,
@@ -144,6 +145,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0017_unused_configs",
         include_str!("../../migrations/0017_unused_configs.sql"),
+    ),
+    (
+        "0018_run_label_sources",
+        include_str!("../../migrations/0018_run_label_sources.sql"),
     ),
 ];
 

@@ -166,6 +166,20 @@ pub struct StoredRun {
     pub lines: [usize; 2],
     pub attrs: BTreeMap<String, String>,
     pub results: Vec<StoredResult>,
+    /// Where the parser's label came from, outermost first; empty when
+    /// nothing in the post's outline named the run, or for a run stored
+    /// before this was kept (migrations/0018_run_label_sources.sql).
+    pub label_from: Vec<StoredLabelSource>,
+}
+
+/// A block of the post's outline a run's label came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredLabelSource {
+    /// `heading`, `banner`, `list item`, `lead-in` or `caption`
+    /// (`parsers::LabelKind::name`).
+    pub kind: String,
+    /// 1-based first and last line of the submission's text.
+    pub lines: [usize; 2],
 }
 
 /// A submission's head from [`HEAD_COLUMNS`], the first columns of the row.
@@ -208,7 +222,7 @@ pub(super) fn summary_from_row(row: &Row) -> rusqlite::Result<SubmissionSummary>
 }
 
 /// A run from [`RUN_COLUMNS`], the first columns of the row, without its
-/// attributes and results (see [`fill_attrs_and_results`]).
+/// attributes, results and label sources (see [`fill_run_details`]).
 pub(super) fn run_from_row(row: &Row) -> rusqlite::Result<StoredRun> {
     run_from_row_at(row, 0)
 }
@@ -233,14 +247,15 @@ pub(super) fn run_from_row_at(row: &Row, at: usize) -> rusqlite::Result<StoredRu
         ],
         attrs: BTreeMap::new(),
         results: Vec::new(),
+        label_from: Vec::new(),
     })
 }
 
 use crate::limits::IDS_PER_QUERY;
 
-/// Loads the attributes and results of the given runs: two queries per
-/// [`IDS_PER_QUERY`] runs.
-pub(super) fn fill_attrs_and_results(
+/// Loads the attributes, results and label sources of the given runs:
+/// three queries per [`IDS_PER_QUERY`] runs.
+pub(super) fn fill_run_details(
     conn: &Connection,
     runs: &mut [&mut StoredRun],
 ) -> rusqlite::Result<()> {
@@ -265,6 +280,25 @@ pub(super) fn fill_attrs_and_results(
     for (run_id, result) in results_of_runs(conn, &ids)? {
         if let Some(&i) = position.get(&run_id) {
             runs[i].results.push(result);
+        }
+    }
+    for chunk in ids.chunks(IDS_PER_QUERY) {
+        let marks = vec!["?"; chunk.len()].join(", ");
+        let mut stmt = conn.prepare(&format!(
+            "SELECT run_id, kind, first_line, last_line FROM run_label_sources
+             WHERE run_id IN ({marks}) ORDER BY run_id, pos"
+        ))?;
+        let mut rows = stmt.query(params_from_iter(chunk))?;
+        while let Some(row) = rows.next()? {
+            if let Some(&i) = position.get(&row.get::<_, i64>(0)?) {
+                runs[i].label_from.push(StoredLabelSource {
+                    kind: row.get(1)?,
+                    lines: [
+                        row.get::<_, i64>(2)? as usize,
+                        row.get::<_, i64>(3)? as usize,
+                    ],
+                });
+            }
         }
     }
     Ok(())

@@ -6,10 +6,11 @@ use std::borrow::Cow;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use super::rows::{
-    fill_attrs_and_results, head_from_row, run_from_row, submission_from_row, summary_from_row,
+    fill_run_details, head_from_row, run_from_row, submission_from_row, summary_from_row,
     HEAD_COLUMNS, REPEATED_BY_COPY, RUN_COLUMNS, SUMMARY_COLUMNS,
 };
 use super::{StoredRun, Submission, SubmissionHead, SubmissionSummary};
+use crate::limits::MAX_LABEL_SOURCES;
 
 /// A submission about to be stored.
 #[derive(Debug, Clone)]
@@ -52,6 +53,18 @@ pub struct NewRun<'a> {
     /// The copy key of the earlier run this one repeats, `None` for a run
     /// found for the first time (migrations/0012_run_copies.sql).
     pub copy_key: Option<i64>,
+    /// Where its label came from, outermost first; only the last
+    /// [`MAX_LABEL_SOURCES`] are stored (migrations/0018_run_label_sources.sql).
+    pub label_from: &'a [NewLabelSource<'a>],
+}
+
+/// A block of the post's outline a run's label came from.
+#[derive(Debug, Clone, Copy)]
+pub struct NewLabelSource<'a> {
+    /// `heading`, `banner`, `list item`, `lead-in` or `caption`.
+    pub kind: &'a str,
+    /// 1-based first and last line of the submission's text.
+    pub lines: [usize; 2],
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -199,14 +212,18 @@ pub fn insert_run(tx: &Transaction, submission_id: i64, new: &NewRun) -> rusqlit
 }
 
 /// Stores a submission's runs, numbered in order from one fresh id up,
-/// and returns the first id (the one the next run would have when there
-/// are none).
+/// with where their labels came from, and returns the first id (the one
+/// the next run would have when there are none).
 pub fn insert_runs(tx: &Transaction, submission_id: i64, runs: &[NewRun]) -> rusqlite::Result<i64> {
     let first = fresh_id(tx, LinkedTable::Runs)?;
     let mut insert = tx.prepare_cached(
         "INSERT INTO runs (id, submission_id, idx, message_idx, tool, test, label, threads,
                            quote_depth, author, command, first_line, last_line, copy_key)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    )?;
+    let mut insert_source = tx.prepare_cached(
+        "INSERT INTO run_label_sources (run_id, pos, submission_id, kind, first_line, last_line)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;
     for (id, new) in (first..).zip(runs) {
         insert.execute(params![
@@ -225,6 +242,17 @@ pub fn insert_runs(tx: &Transaction, submission_id: i64, runs: &[NewRun]) -> rus
             new.lines[1] as i64,
             new.copy_key,
         ])?;
+        let kept = new.label_from.len().saturating_sub(MAX_LABEL_SOURCES);
+        for (pos, source) in new.label_from[kept..].iter().enumerate() {
+            insert_source.execute(params![
+                id,
+                pos as i64,
+                submission_id,
+                source.kind,
+                source.lines[0] as i64,
+                source.lines[1] as i64,
+            ])?;
+        }
     }
     Ok(first)
 }
@@ -377,9 +405,9 @@ pub fn get_submission(conn: &Connection, id: i64) -> rusqlite::Result<Option<Sub
     .optional()
 }
 
-/// Every run of a submission in text order, with attrs and results: three
-/// queries, two more for each further 10,000 runs (see
-/// `rows::fill_attrs_and_results`).
+/// Every run of a submission in text order, with attrs, results and label
+/// sources: four queries, three more for each further 10,000 runs (see
+/// `rows::fill_run_details`).
 pub fn runs_of_submission(
     conn: &Connection,
     submission_id: i64,
@@ -411,7 +439,8 @@ impl LineWindow {
 }
 
 /// The runs of a submission that touch the window's lines, in text order,
-/// at most `window.limit`, with their attrs and results: three queries.
+/// at most `window.limit`, with their attrs, results and label sources:
+/// four queries.
 pub fn runs_in_lines(
     conn: &Connection,
     submission_id: i64,
@@ -426,8 +455,79 @@ pub fn runs_in_lines(
     let mut runs: Vec<StoredRun> = stmt
         .query_map(params![submission_id, first, last, limit], run_from_row)?
         .collect::<rusqlite::Result<_>>()?;
-    fill_attrs_and_results(conn, &mut runs.iter_mut().collect::<Vec<_>>())?;
+    fill_run_details(conn, &mut runs.iter_mut().collect::<Vec<_>>())?;
     Ok(runs)
+}
+
+/// A block of a submission's text (a heading, banner, list item, lead-in
+/// or caption) that runs' labels came from, and those runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LabelBlock {
+    /// `heading`, `banner`, `list item`, `lead-in` or `caption`.
+    pub kind: String,
+    /// 1-based first and last line of the text.
+    pub lines: [usize; 2],
+    /// The first runs it names, in text order: each one's `idx` and
+    /// first and last line (it may be on another part of a long text).
+    pub runs: Vec<(usize, [usize; 2])>,
+    /// How many runs it names in all.
+    pub named: usize,
+}
+
+/// The blocks touching the window's lines that runs' labels came from
+/// (migrations/0018_run_label_sources.sql), in text order, each with the
+/// first `runs_per_block` runs it names and their count; at most
+/// `window.limit` rows of runs in all. One query, whose rows are the
+/// window's blocks times their runs, however many runs a block names.
+pub fn label_blocks_in_lines(
+    conn: &Connection,
+    submission_id: i64,
+    window: &LineWindow,
+    runs_per_block: usize,
+) -> rusqlite::Result<Vec<LabelBlock>> {
+    let [first, last, limit] = window.sql();
+    let mut stmt = conn.prepare_cached(
+        "SELECT first_line, last_line, kind, idx, run_first, run_last, named FROM
+             (SELECT first_line, last_line, kind, idx, run_first, run_last,
+                     row_number() OVER (PARTITION BY first_line, last_line, kind
+                                        ORDER BY idx) AS nth,
+                     count(*) OVER (PARTITION BY first_line, last_line, kind) AS named
+              FROM (SELECT s.first_line, s.last_line, s.kind, r.idx,
+                           r.first_line AS run_first, r.last_line AS run_last
+                    FROM run_label_sources s JOIN runs r ON r.id = s.run_id
+                    WHERE s.submission_id = ?1 AND s.first_line <= ?3 AND s.last_line >= ?2
+                    GROUP BY s.first_line, s.last_line, s.kind, r.id))
+         WHERE nth <= ?5
+         ORDER BY first_line, last_line, kind, idx
+         LIMIT ?4",
+    )?;
+    let per_block = i64::try_from(runs_per_block).unwrap_or(i64::MAX);
+    let mut rows = stmt.query(params![submission_id, first, last, limit, per_block])?;
+    let mut blocks: Vec<LabelBlock> = Vec::new();
+    while let Some(row) = rows.next()? {
+        let lines = [
+            row.get::<_, i64>(0)? as usize,
+            row.get::<_, i64>(1)? as usize,
+        ];
+        let kind: String = row.get(2)?;
+        let run = (
+            row.get::<_, i64>(3)? as usize,
+            [
+                row.get::<_, i64>(4)? as usize,
+                row.get::<_, i64>(5)? as usize,
+            ],
+        );
+        match blocks.last_mut() {
+            Some(block) if block.lines == lines && block.kind == kind => block.runs.push(run),
+            _ => blocks.push(LabelBlock {
+                kind,
+                lines,
+                runs: vec![run],
+                named: row.get::<_, i64>(6)? as usize,
+            }),
+        }
+    }
+    Ok(blocks)
 }
 
 /// How many runs, messages and near misses a submission has, and how

@@ -22,11 +22,11 @@ use super::rights::{self, ViewerRights};
 use super::WebOptions;
 use super::{AppError, AppState};
 use crate::limits::{
-    MAX_UPLOADED_SHOWN, PART_LINES, PART_ROWS, PART_RUN_BYTES, PART_TEXT_BYTES, SHOWN_LINE_CHARS,
-    SMALL_PAGE_BYTES, SUBMISSIONS_PER_PAGE,
+    LABEL_TAGS_PER_BLOCK, MAX_UPLOADED_SHOWN, PART_LINES, PART_ROWS, PART_RUN_BYTES,
+    PART_TEXT_BYTES, SHOWN_LINE_CHARS, SMALL_PAGE_BYTES, SUBMISSIONS_PER_PAGE,
 };
 use crate::store::{
-    self, LineWindow, RunEdit, RunField, StoredMessage, StoredRun, StoredUnparsed,
+    self, LabelBlock, LineWindow, RunEdit, RunField, StoredMessage, StoredRun, StoredUnparsed,
     SubmissionCounts, SubmissionHead, SubmissionSearch, SubmissionSummary,
 };
 
@@ -225,6 +225,19 @@ impl SubmissionPage {
             .map(|number| format!("{part}{join}runs={number}#runs"))
     }
 
+    /// The link to a run a block of this part's text labelled: its row
+    /// on this page when it touches this part's lines, else on the part
+    /// showing its first line.
+    fn run_at(&self, tag: &LabelTag) -> String {
+        let window = self.part.window();
+        if tag.lines[1] >= window.first && tag.lines[0] <= window.last {
+            format!("#run-{}", tag.number)
+        } else {
+            let part = self.part_url(Part::of_line(tag.lines[0]));
+            format!("{part}#run-{}", tag.number)
+        }
+    }
+
     fn part_url(&self, part: impl std::borrow::Borrow<usize>) -> String {
         let part = *part.borrow();
         if part == 1 {
@@ -245,6 +258,10 @@ const VALUE_BYTES: usize = 96;
 /// three times (the row, the form's box and its name).
 const ATTR_BYTES: usize = 96;
 
+/// What one block a label came from takes in a run's row (its kind, lines
+/// and link).
+const LABEL_SOURCE_BYTES: usize = 96;
+
 /// Roughly the HTML `run` takes on the page: what [`PART_RUN_BYTES`]
 /// counts.
 fn run_weight(run: &StoredRun) -> usize {
@@ -258,7 +275,11 @@ fn run_weight(run: &StoredRun) -> usize {
         .iter()
         .map(|r| r.item.len() + r.metric.len() + r.unit.len() + VALUE_BYTES)
         .sum();
-    RUN_BYTES + attrs + values + run.label.as_ref().map_or(0, |l| 3 * l.len())
+    RUN_BYTES
+        + attrs
+        + values
+        + run.label.as_ref().map_or(0, |l| 3 * l.len())
+        + run.label_from.len() * LABEL_SOURCE_BYTES
 }
 
 /// The runs of a part one page lists: from run number `from` (1-based) on,
@@ -310,6 +331,8 @@ struct RunView {
     label: String,
     /// What the parser had found, when the label was edited ("" for none).
     parsed_label: Option<String>,
+    /// Where the parser's label came from, outermost first.
+    label_from: Vec<LabelSourceView>,
     threads: String,
     author: String,
     quote_depth: usize,
@@ -321,6 +344,14 @@ struct RunView {
     /// Values grouped by item, in the order printed.
     values: Vec<ItemValues>,
     compare_url: Option<String>,
+}
+
+/// A block of the text a run's label came from, as its row says it:
+/// "heading, lines 20–21".
+struct LabelSourceView {
+    kind: String,
+    first_line: usize,
+    last_line: usize,
 }
 
 struct AttrView {
@@ -356,6 +387,23 @@ struct LineView {
     runs: Vec<usize>,
     /// The near miss at this line (1-based, as in `miss-N`), if any.
     miss: Option<usize>,
+    /// Whether a run's label came from this line (a heading, caption,
+    /// list item, ...).
+    label_source: bool,
+    /// The runs whose labels the block starting here (or, for a block
+    /// begun on an earlier part, continuing here) gave, at most
+    /// [`LABEL_TAGS_PER_BLOCK`] a block.
+    labels: Vec<LabelTag>,
+    /// How many more runs' labels it gave.
+    more_labels: usize,
+}
+
+/// A run a line gave the label of.
+struct LabelTag {
+    /// 1-based, as in `run-N`.
+    number: usize,
+    /// The run's first and last line, to link it on the part that lists it.
+    lines: [usize; 2],
 }
 
 /// What the review page's query string may carry (after an upload or an
@@ -497,13 +545,14 @@ fn review_page(
     let counts = store::submission_counts(conn, id)?;
     let messages = store::messages_in_lines(conn, id, &window)?;
     let runs = store::runs_in_lines(conn, id, &window)?;
+    let label_blocks = store::label_blocks_in_lines(conn, id, &window, LABEL_TAGS_PER_BLOCK)?;
     let unparsed = store::unparsed_in_lines(conn, id, &window)?;
     let edits = store::edits_in_lines(conn, id, &window)?;
     let runs_per_message = store::runs_per_message(conn, id)?;
     let mail = super::threads::submission_mail(conn, id, &window)?;
     let archived = store::archived_text(conn, id)?;
 
-    let lines = line_views(text.lines, first_line, &runs, &unparsed);
+    let lines = line_views(text.lines, first_line, &runs, &unparsed, &label_blocks);
     let title = submission
         .subject
         .clone()
@@ -642,6 +691,15 @@ fn run_view(run: &StoredRun, edits: &[&RunEdit], comparisons: &[ReadyComparison]
         test: run.test.clone().unwrap_or_default(),
         label: run.label.clone().unwrap_or_default(),
         parsed_label,
+        label_from: run
+            .label_from
+            .iter()
+            .map(|source| LabelSourceView {
+                kind: source.kind.clone(),
+                first_line: source.lines[0],
+                last_line: source.lines[1],
+            })
+            .collect(),
         threads: run.threads.map(|t| t.to_string()).unwrap_or_default(),
         author: run.author.clone().unwrap_or_default(),
         quote_depth: run.quote_depth,
@@ -700,12 +758,14 @@ fn shown_prefix(text: &str, budget: usize) -> (usize, usize) {
 }
 
 /// The lines shown (`first` is the number of the first), marked with the
-/// runs and near misses read from them.
+/// runs and near misses read from them and the blocks runs' labels came
+/// from.
 fn line_views(
     shown: Vec<String>,
     first: usize,
     runs: &[StoredRun],
     unparsed: &[StoredUnparsed],
+    label_blocks: &[LabelBlock],
 ) -> Vec<LineView> {
     let mut text_left = PART_TEXT_BYTES;
     let mut lines: Vec<LineView> = shown
@@ -723,6 +783,9 @@ fn line_views(
                 class: "",
                 runs: Vec::new(),
                 miss: None,
+                label_source: false,
+                labels: Vec::new(),
+                more_labels: 0,
             }
         })
         .collect();
@@ -766,5 +829,36 @@ fn line_views(
             line.runs = vec![run];
         }
     }
+    mark_label_sources(&mut lines, first, label_blocks);
     lines
+}
+
+/// Marks the lines of each block that runs' labels came from, and tags
+/// the first of them shown with those runs: once a block (the store
+/// gives each block once, with its first runs), however many runs it
+/// named.
+fn mark_label_sources(lines: &mut [LineView], first: usize, label_blocks: &[LabelBlock]) {
+    let shown = first..first + lines.len();
+    for block in label_blocks {
+        if shown.is_empty() || block.lines[1] < shown.start || block.lines[0] >= shown.end {
+            continue;
+        }
+        // Indexes of the block's lines shown.
+        let from = block.lines[0].max(shown.start) - first;
+        let to = block.lines[1].min(shown.end - 1) - first;
+        for line in &mut lines[from..=to] {
+            line.label_source = true;
+        }
+        let tagged = &mut lines[from];
+        for &(idx, run_lines) in &block.runs {
+            // Two blocks starting on one line may name the same run.
+            if !tagged.labels.iter().any(|tag| tag.number == idx + 1) {
+                tagged.labels.push(LabelTag {
+                    number: idx + 1,
+                    lines: run_lines,
+                });
+            }
+        }
+        tagged.more_labels += block.named.saturating_sub(block.runs.len());
+    }
 }
