@@ -459,3 +459,14 @@ fn each_markup_names_its_reports_as_the_architecture_says() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// A command shown in backticks over a report is code, not its caption:
+/// the heading above names the report.
+#[test]
+fn inline_code_over_a_report_is_no_caption() {
+    let text = format!(
+        "# Local\n\nRunning it here:\n\n`brew install sysbench`\n\n```\n{}```\n",
+        cpu("100.00")
+    );
+    assert_eq!(labels(&text), some(&["Local"]));
+}

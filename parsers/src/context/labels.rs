@@ -640,7 +640,7 @@ fn prose_label_at(
             let run_ended_above = i.checked_sub(1).is_some_and(|p| covered_until == Some(p));
             !run_ended_above && !continues_sentence(lines, i)
         })
-        .filter(|_| !prose::is_command_line(line.text))
+        .filter(|_| !prose::is_command_line(line.text) && !markup.is_inline_code(line))
         .and_then(|below| prose::label_of(line.text, below))
 }
 

@@ -144,6 +144,14 @@ impl<'a> Markup<'a> {
         bold.then_some(BANNER_LEVEL)
     }
 
+    /// Whether the input wrote `line` as code of its own, in backticks
+    /// (`` `brew install sysbench` ``): a command shown, not a caption.
+    pub(super) fn is_inline_code(&self, line: &Line<'_>) -> bool {
+        self.raw(line).is_some_and(|raw| {
+            raw.len() > 2 && raw.starts_with('`') && raw.ends_with('`') && !raw.starts_with("```")
+        })
+    }
+
     /// Whether the input's `line` opens a preformatted block: `<pre>` or a
     /// code fence, which undoing markup left blank.
     pub(super) fn opens_block(&self, line: &Line<'_>) -> bool {
