@@ -28,11 +28,11 @@ use serde_json::{json, Map, Value};
 
 /// The strict score of `fixtures/corpus/`, in tenths of a percent, below
 /// which the test fails: the score once issue 37's labels and tool
-/// readers read what they do now (98.69%, 5359 of 5430 checks), rounded
+/// readers read what they do now (98.80%, 5365 of 5430 checks), rounded
 /// down; it was 95.8% when the corpus joined the fixtures. It only goes
 /// up: raise it when the parsers read more of the corpus, never lower it
 /// to let a change through.
-const STRICT_FLOOR: u64 = 986;
+const STRICT_FLOOR: u64 = 987;
 
 /// How close a parsed value must be to the expected one: within this
 /// share of the expected value (or 1e-9 of it near zero), as the values

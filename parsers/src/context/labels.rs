@@ -535,7 +535,9 @@ fn follow_prose(
         // Under a heading it keeps the label waiting; between runs it
         // parts them.
         Some(p) if prose::is_rule(line.text) => Some(p).filter(|p| !p.attached),
-        Some(p) if prose::is_tool_progress(line.text) => Some(p).filter(|p| !p.attached),
+        Some(p) if prose::is_tool_progress(line.text) || prose::is_tool_header(line.text) => {
+            Some(p).filter(|p| !p.attached)
+        }
         Some(_) if !prose::is_command_line(line.text) => None,
         other => other,
     }

@@ -262,6 +262,17 @@ pub fn is_tool_progress(text: &str) -> bool {
         || (text.contains(" bytes written in ") && text.ends_with("/sec)."))
 }
 
+/// Whether a line is one of [`TOOL_HEADERS`] (`Running the test with
+/// following options:`): printed by the tool above its numbers, it may
+/// stand between a label and the run read below it, as progress does.
+pub fn is_tool_header(text: &str) -> bool {
+    let text = text.trim();
+    let text = text.strip_suffix(':').unwrap_or(text);
+    TOOL_HEADERS
+        .iter()
+        .any(|header| header.eq_ignore_ascii_case(text))
+}
+
 /// Programs whose command line may stand between a label and its run.
 const TOOLS: &[&str] = &[
     "bonnie",
