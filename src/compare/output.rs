@@ -26,6 +26,23 @@ impl VsBaseline {
             None => format!("{:+.1}%", self.percent),
         }
     }
+
+    /// What a chart prints beside a compared point: the difference with
+    /// the interval its verdict rests on, and the verdict. Where Welch's
+    /// interval withdrew Student's proof, Welch's is printed and named,
+    /// so the label never shows an interval clear of zero beside "no
+    /// difference" (`+6.0% ± 7.9% (Welch's t) no difference at 95%`).
+    pub fn chart_text(&self) -> String {
+        match (&self.welch, self.withdrawn) {
+            (Some(welch), true) => format!(
+                "{:+.1}% ± {:.1}% (Welch's t) {}",
+                self.percent,
+                welch.percent_half_width,
+                self.verdict_words()
+            ),
+            _ => format!("{} {}", self.percent_text(), self.verdict_words()),
+        }
+    }
 }
 
 /// How the chart draws a point of `series`, and what it prints beside it.
@@ -53,10 +70,7 @@ fn chart_mark(with_baseline: bool, series: &Series, point: &Point) -> (Mark, Opt
         Verdict::TooFewRuns => Mark::TooFewRuns,
         Verdict::Mixed => Mark::Mixed,
     };
-    (
-        mark,
-        Some(format!("{} {}", vs.percent_text(), vs.verdict_words())),
-    )
+    (mark, Some(vs.chart_text()))
 }
 
 /// Redraws every series as % of the baseline series' mean at the same x

@@ -836,6 +836,15 @@ mod tests {
             vs.explanation()
         );
         assert!(vs.explanation().ends_with("which holds zero"));
+        // The chart prints the interval the verdict rests on: Welch's,
+        // which holds zero, never Student's beside "no difference".
+        let label = vs.chart_text();
+        let welch_text = format!(
+            "± {:.1}% (Welch's t) no difference at 95%",
+            welch.percent_half_width
+        );
+        assert!(label.ends_with(&welch_text), "{label}");
+        assert!(welch.percent_half_width > vs.percent.abs(), "{label}");
 
         // Alike spreads: no caution.
         let vs = VsBaseline::compare(
