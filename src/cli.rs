@@ -381,8 +381,10 @@ fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let resolved = query.resolve()?;
-    let conn =
-        store::open(&args.db.db).with_context(|| format!("opening {}", args.db.db.display()))?;
+    // Exporting reads what is stored: a mistyped path is refused, never
+    // made into an empty database that exports nothing and exits 0.
+    let conn = store::open_existing_file(&args.db.db)
+        .with_context(|| format!("opening {}", args.db.db.display()))?;
     let mut out = std::io::stdout().lock();
 
     // A tool and a metric make a comparison: the CSV of /compare.csv.

@@ -234,6 +234,29 @@ fn export_explains_mistakes() {
     }
 }
 
+/// A mistyped `--db` is refused with a message, and no empty database is
+/// left behind (it was created, exported nothing and exited 0).
+#[test]
+fn export_refuses_a_database_that_is_not_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let typo = dir.path().join("typo.db");
+    let args = [
+        "export",
+        "--db",
+        typo.to_str().unwrap(),
+        "--csv",
+        "--tool",
+        "super-smack",
+        "--metric",
+        "q_per_s",
+    ];
+    let output = benchlog(&args);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("typo.db"), "{stderr}");
+    assert!(!typo.exists(), "no database may be made");
+}
+
 /// Runs `benchlog args`, failing the test when it takes longer than 60 s
 /// (a read of a FIFO or /dev/zero never ends).
 fn benchlog_promptly(args: &[&std::ffi::OsStr]) -> Output {

@@ -189,6 +189,18 @@ pub fn open_existing(path: &Path) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
+/// Like [`open`] for a database that must already be there (what a
+/// command only reads): a path with no file is [`StoreError::Missing`],
+/// never a new, empty database.
+pub fn open_existing_file(path: &Path) -> Result<Connection, StoreError> {
+    if !path.is_file() {
+        return Err(StoreError::Missing {
+            path: path.to_owned(),
+        });
+    }
+    open_existing(path)
+}
+
 /// Caps the database at `pages` pages for this connection (never below
 /// its size now): writes that would grow it further fail as on a full
 /// disk.
