@@ -18,6 +18,9 @@ fn main() -> ExitCode {
             EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
         )
         .with_writer(std::io::stderr)
+        // Colours only for a person at a terminal: a log kept in a file
+        // or read through a pipe gets plain text, no escape codes.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     benchlog::charts::register_fonts();
     match benchlog::cli::run(config) {

@@ -86,6 +86,8 @@ async fn a_copied_binary_serves_its_stylesheet_and_example_logs_from_anywhere() 
         log.contains(&said) && log.contains("from the binary"),
         "{log}"
     );
+    // Its log goes to a pipe here, as to a file: no colour codes in it.
+    assert!(!log.contains('\u{1b}'), "{log:?}");
     let counts = |conn: &rusqlite::Connection| -> (i64, i64) {
         conn.query_row(
             "SELECT (SELECT count(*) FROM submissions), (SELECT count(*) FROM runs)",
