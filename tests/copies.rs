@@ -303,7 +303,7 @@ async fn a_text_differing_in_line_ends_or_trailing_space_is_one_submission() {
     ] {
         assert_eq!(
             paste(&state, &variant).await,
-            "/submissions/1",
+            "/submissions/1?already=1",
             "{variant:?}"
         );
     }
@@ -366,9 +366,16 @@ async fn pasting_a_stored_text_again_shows_its_runs() {
     let (_dir, _db, state) = test_state();
     assert_eq!(paste(&state, &seed_000()).await, "/submissions/1");
     let from_a_browser = seed_000().replace('\n', "\r\n");
-    assert_eq!(paste(&state, &from_a_browser).await, "/submissions/1");
-    let (status, page) = get(&state, "/submissions/1").await;
+    assert_eq!(
+        paste(&state, &from_a_browser).await,
+        "/submissions/1?already=1"
+    );
+    let (status, page) = get(&state, "/submissions/1?already=1").await;
     assert_eq!(status, StatusCode::OK);
+    assert!(
+        page.contains("This text was already stored as submission 1: nothing new was stored."),
+        "the page says why no new submission was made"
+    );
     let runs_table = page
         .split(r#"<table class="list runs">"#)
         .nth(1)

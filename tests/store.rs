@@ -313,16 +313,19 @@ fn every_result_and_attribute_carries_its_runs_tool() {
 }
 
 /// Starts `processes` real benchlog processes that all open the same new
-/// database at once (an export of nothing: open, migrate, read), and checks
-/// that every one succeeded and that the schema came out whole.
+/// database at once (an ingest of an empty folder: open, migrate, read),
+/// and checks that every one succeeded and that the schema came out whole.
 fn open_new_database_from_many_processes(processes: usize) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("same.db");
+    let empty = dir.path().join("nothing");
+    std::fs::create_dir_all(&empty).unwrap();
     let children: Vec<_> = (0..processes)
         .map(|_| {
             std::process::Command::new(env!("CARGO_BIN_EXE_benchlog"))
-                .args(["export", "--csv", "--db"])
+                .args(["ingest", "--db"])
                 .arg(&path)
+                .arg(&empty)
                 .env_remove("BENCHLOG_DB")
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::piped())

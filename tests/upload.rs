@@ -86,11 +86,13 @@ async fn the_same_text_twice_lands_on_the_existing_submission() {
     let (_dir, db, state) = test_state();
     let first = paste(&state, &seed_000()).await;
     assert_eq!(first, "/submissions/1");
-    assert_eq!(paste(&state, &seed_000()).await, first);
+    // The answer says it was there already, not a silent redirect.
+    let already = format!("{first}?already=1");
+    assert_eq!(paste(&state, &seed_000()).await, already);
     // As a file (any name, gzipped or not) it is still the same text.
     let gz = gzip(seed_000().as_bytes());
     let again = see_other(&send(&state, multipart(&[("file", Some("again.gz"), &gz)])).await);
-    assert_eq!(again, first);
+    assert_eq!(again, already);
     assert_eq!(counts(&db).submissions, 1);
     assert_eq!(counts(&db).runs, 17);
 }

@@ -170,8 +170,8 @@ async fn uploading_seed_000_shows_its_runs() {
     let (_dir, db, state) = test_state();
     let location = upload_seed(&state).await;
     assert_eq!(location, "/submissions/1");
-    // The same text again goes to the same submission.
-    assert_eq!(upload_seed(&state).await, location);
+    // The same text again goes to the same submission, saying so.
+    assert_eq!(upload_seed(&state).await, format!("{location}?already=1"));
     assert_eq!(counts(&db).submissions, 1);
 
     let (status, _, page) = get_typed(&state, &location).await;

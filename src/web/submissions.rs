@@ -412,6 +412,9 @@ struct LabelTag {
 struct ShowParams {
     saved: Option<usize>,
     undone: bool,
+    /// The upload that led here stored nothing new: its text was stored
+    /// already, as this submission.
+    already: bool,
     uploaded: Vec<i64>,
     part: Option<usize>,
     /// The first run listed, of those of the part.
@@ -428,6 +431,7 @@ fn show_params(raw: Option<&str>) -> Result<ShowParams, AppError> {
                 })?)
             }
             "undone" => params.undone = true,
+            "already" => params.already = true,
             "part" => params.part = Some(page_number("part", &value)?),
             "runs" => {
                 params.runs = Some(value.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
@@ -587,6 +591,10 @@ fn review_page(
         })
         .collect();
     let notice = match (params.saved, params.undone) {
+        _ if params.already => Some(format!(
+            "This text was already stored as submission {}: nothing new was stored.",
+            submission.id
+        )),
         (_, true) => Some("Undone: the value the parser found is back.".to_owned()),
         (Some(0), _) => Some("Nothing changed: the values were already so.".to_owned()),
         (Some(1), _) => Some("Saved 1 change.".to_owned()),

@@ -475,6 +475,8 @@ fn stored_answer(
         return Ok((AppendHeaders(cookie), Html(html)).into_response());
     }
     let redirect = match ids.as_slice() {
+        // No token: nothing new was stored, the text was there already.
+        [only] if token.is_none() => Redirect::to(&format!("/submissions/{only}?already=1")),
         [only] => Redirect::to(&format!("/submissions/{only}")),
         _ => {
             let list: Vec<String> = ids.iter().map(i64::to_string).collect();
