@@ -199,7 +199,7 @@ fn ministat_gives_the_same_intervals_for_every_pair_of_repeated_runs() {
         let resolved = query.resolve_required().unwrap();
         let plain = compare::compare(&conn, &query, resolved, compare::Detail::EveryRun).unwrap();
         for baseline in baselines_with_pairs(&plain) {
-            for level in [Confidence::P95, Confidence::P99] {
+            for level in [Confidence::P95, Confidence::P99, Confidence::P99_5] {
                 let query = CompareQuery {
                     baseline: Some(baseline.clone()),
                     conf: level,
@@ -286,8 +286,17 @@ fn ministat_gives_the_same_intervals_for_every_pair_of_repeated_runs() {
                             ),
                             ("pooled s", student.s, theirs.pooled_s),
                         ] {
+                            // ministat's 99.5 column (the 99.8% values)
+                            // is off in the third decimal at some df
+                            // (4.782 at 7 df, t(0.999) = 4.785): there
+                            // benchlog's interval may only be as wide or a
+                            // hair wider, never bolder.
+                            let wider_t = level == Confidence::P99_5
+                                && name.contains("half-width")
+                                && ours >= theirs.abs() * 0.9995
+                                && ours <= theirs.abs() * 1.002;
                             assert!(
-                                agree4(ours, theirs),
+                                agree4(ours, theirs) || wider_t,
                                 "{context}: {name} {ours} vs ministat's {theirs}"
                             );
                         }

@@ -34,8 +34,9 @@
 //! decimals too, so both print the same digits. Past 100 degrees of
 //! freedom ministat takes the normal distribution's value; here t keeps
 //! its degrees of freedom. And ministat's 99.5% column holds the 99.8%
-//! values (t(0.999), 318.313 for one degree of freedom); here 99.5% is
-//! t(0.9975).
+//! values (t(0.999), 318.313 for one degree of freedom): `conf=99.5`
+//! takes the same t, so benchlog never proves what ministat does not,
+//! and says the level it is, 99.8% ([`Confidence::level`]).
 
 use std::fmt;
 
@@ -103,10 +104,22 @@ impl Confidence {
         }
     }
 
+    /// The level the intervals truly have, in percent: the one asked
+    /// for, but 99.8 for `conf=99.5`. ministat's 99.5 column holds the
+    /// two-sided 99.8% values (t(0.999), 318.313 for one degree of
+    /// freedom), and benchlog is never bolder than ministat at a level it
+    /// offers: it takes the same t, and names the level it is.
+    pub fn level(self) -> f64 {
+        match self {
+            Confidence::P99_5 => MINISTAT_99_5_COLUMN,
+            other => other.percent(),
+        }
+    }
+
     /// The probability below the upper end of a two-sided interval:
     /// 0.975 for 95%.
     fn upper_quantile(self) -> f64 {
-        1.0 - (1.0 - self.percent() / 100.0) / 2.0
+        1.0 - (1.0 - self.level() / 100.0) / 2.0
     }
 
     /// The names, for messages: `80, 90, 95, 98, 99 or 99.5`.
@@ -120,9 +133,13 @@ impl Confidence {
     }
 }
 
+/// The two-sided level of ministat's `-c 99.5` column.
+const MINISTAT_99_5_COLUMN: f64 = 99.8;
+
+/// The level the intervals have (`95%`; `99.8%` for `conf=99.5`).
 impl fmt::Display for Confidence {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}%", self.name())
+        write!(f, "{}%", self.level())
     }
 }
 
@@ -746,8 +763,11 @@ mod tests {
             let t = (t_quantile(level, df) * 1000.0).round() / 1000.0;
             assert_eq!(t, want, "df {df} at {level}");
         }
-        // The true 99.5% (ministat's column holds 7.173, the 99.8% value).
-        assert!(close(t_quantile(Confidence::P99_5, 4.0), 5.5976, 1e-4));
+        // conf=99.5 is ministat's column: the 99.8% value, 7.173 at 4 df
+        // (the true 99.5% would be 5.598, bolder than ministat).
+        assert!(close(t_quantile(Confidence::P99_5, 4.0), 7.1732, 1e-4));
+        assert_eq!(Confidence::P99_5.to_string(), "99.8%");
+        assert_eq!(Confidence::P95.to_string(), "95%");
     }
 
     #[test]
