@@ -265,12 +265,21 @@ pub fn is_tool_progress(text: &str) -> bool {
 /// Whether a line is one of [`TOOL_HEADERS`] (`Running the test with
 /// following options:`): printed by the tool above its numbers, it may
 /// stand between a label and the run read below it, as progress does.
+/// Words are compared one by one, any white space between them.
 pub fn is_tool_header(text: &str) -> bool {
     let text = text.trim();
     let text = text.strip_suffix(':').unwrap_or(text);
-    TOOL_HEADERS
-        .iter()
-        .any(|header| header.eq_ignore_ascii_case(text))
+    TOOL_HEADERS.iter().any(|header| {
+        let mut got = text.split_whitespace();
+        let mut want = header.split(' ');
+        loop {
+            match (got.next(), want.next()) {
+                (Some(g), Some(w)) if g.eq_ignore_ascii_case(w) => continue,
+                (None, None) => return true,
+                _ => return false,
+            }
+        }
+    })
 }
 
 /// Programs whose command line may stand between a label and its run.
@@ -541,18 +550,7 @@ fn says_nothing(body: &str) -> bool {
     {
         return true;
     }
-    let is_header = TOOL_HEADERS.iter().any(|header| {
-        let mut got = body.split_whitespace();
-        let mut want = header.split(' ');
-        loop {
-            match (got.next(), want.next()) {
-                (Some(g), Some(w)) if g.eq_ignore_ascii_case(w) => continue,
-                (None, None) => return true,
-                _ => return false,
-            }
-        }
-    });
-    is_header
+    is_tool_header(body)
         || is_tool_progress(body)
         || body
             .split_whitespace()
