@@ -362,6 +362,17 @@ async fn baseline_differences_follow_the_metrics_direction() {
         "the table says why: {page}"
     );
 
+    // The same baseline named in another order (a link whose by lists
+    // the keys the other way round) is found, under its drawn name.
+    let json = get_ok(
+        &state,
+        &format!("/compare.json?{SEED_000_QUERY}&baseline=libthr+%2F+ULE"),
+    )
+    .await
+    .json();
+    assert_eq!(json["baseline"], "ULE / libthr");
+    assert_eq!(series(&json, "ULE / libthr")["is_baseline"], true);
+
     // A baseline that names no series is said, not failed.
     let json = get_ok(
         &state,

@@ -247,7 +247,90 @@ async fn walk_through(client: &Client, base: &str, shots: &Path) -> Result<()> {
         "seed 000 against 4BSD / libpthread proves no difference: {verdicts:?}"
     );
     save_screenshot(client, shots, "compare-no-difference.png").await?;
+
+    baseline_on_the_ready_comparison(client, base).await?;
     Ok(())
+}
+
+/// Seed 000's own comparison, from its submission page: a baseline chosen
+/// in the form and drawn at once keeps the series as they were drawn
+/// (names, order) and shows the differences to it.
+async fn baseline_on_the_ready_comparison(client: &Client, base: &str) -> Result<()> {
+    client.goto(&format!("{base}submissions/1")).await?;
+    let link = find_first(
+        client,
+        &[
+            "a.ready-compare[href*=\"by=os_version\"]",
+            "a.ready-compare",
+        ],
+        "seed 000's ready comparison",
+    )
+    .await?;
+    let href = link
+        .prop("href")
+        .await?
+        .ok_or_else(|| anyhow!("the ready comparison has no href"))?;
+    let by = query_values(&href, "by");
+    ensure!(by.len() > 2, "the ready comparison splits by {by:?}");
+    link.click().await?;
+    wait_for_url(client, "/compare?").await?;
+    let series_before = series_names(client).await?;
+    ensure!(
+        series_before.len() > 2,
+        "the ready comparison has series {series_before:?}"
+    );
+
+    // The second series as the baseline, as a reader would pick it.
+    let wanted = series_before[1].clone();
+    find_first(
+        client,
+        &["form[action^=\"/compare\"] select[name=\"baseline\"]"],
+        "the baseline choice",
+    )
+    .await?
+    .select_by_value(&wanted)
+    .await?;
+    submit_compare_form(client).await?;
+    let url = client.current_url().await?;
+    ensure!(
+        query_values(url.as_str(), "by") == by,
+        "Draw sent by={:?}, not the drawn {by:?}",
+        query_values(url.as_str(), "by")
+    );
+    let hints = client
+        .execute(
+            "return Array.from(document.querySelectorAll('p.hint')).map(p => p.textContent);",
+            vec![],
+        )
+        .await?;
+    let hints: Vec<String> = serde_json::from_value(hints)?;
+    ensure!(
+        hints.iter().all(|h| !h.contains("baseline")),
+        "the page says: {hints:?}"
+    );
+    ensure!(
+        series_names(client).await? == series_before,
+        "the series were renamed or reordered by Draw"
+    );
+    let verdicts = wait_until(
+        client,
+        "the verdicts against the chosen baseline",
+        |client| async move { verdict_texts(&client).await },
+    )
+    .await?;
+    ensure!(!verdicts.is_empty(), "no verdicts against {wanted:?}");
+    Ok(())
+}
+
+/// The series of the comparison's table, in the order drawn.
+async fn series_names(client: &Client) -> Result<Vec<String>> {
+    let names = client
+        .execute(
+            "return Array.from(document.querySelectorAll('tr.series-head th')).map(t => Array.from(t.childNodes).filter(n => n.nodeType === 3 && n.textContent.trim()).map(n => n.textContent.trim())[0] || '');",
+            vec![],
+        )
+        .await?;
+    Ok(serde_json::from_value(names)?)
 }
 
 /// The page's PNG, the file people attach to a reply, prints `verdict`

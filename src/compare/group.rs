@@ -511,14 +511,28 @@ fn attribute_rows(series: &[Series], attrs: Vec<BTreeMap<String, String>>) -> Ve
     rows
 }
 
-/// The series the query names as baseline (its exact name, else the same
-/// name in other case); a notice when there is none.
+/// The series the query names as baseline: its exact name, else the same
+/// name in other case, else the same values in another order (a link
+/// whose `by` lists the same keys in another order names its series so);
+/// a notice when there is none.
 fn find_baseline(series: &[Series], wanted: &str, notices: &mut Vec<String>) -> Option<usize> {
-    let found = series.iter().position(|s| s.name == *wanted).or_else(|| {
-        series
-            .iter()
-            .position(|s| s.name.eq_ignore_ascii_case(wanted))
-    });
+    let parts = |name: &str| -> Vec<String> {
+        let mut parts: Vec<String> = name.split(" / ").map(str::to_lowercase).collect();
+        parts.sort_unstable();
+        parts
+    };
+    let found = series
+        .iter()
+        .position(|s| s.name == *wanted)
+        .or_else(|| {
+            series
+                .iter()
+                .position(|s| s.name.eq_ignore_ascii_case(wanted))
+        })
+        .or_else(|| {
+            let wanted = parts(wanted);
+            series.iter().position(|s| parts(&s.name) == wanted)
+        });
     if found.is_none() {
         let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
         notices.push(format!(

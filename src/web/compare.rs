@@ -488,11 +488,21 @@ fn form_view(query: &CompareQuery, choices: &Choices, comparison: Option<&Compar
             choice.label = format!("{} ({runs} runs)", choice.value);
         }
     }
-    let mut by_keys: Vec<String> = choices.attr_keys.clone();
-    by_keys.extend(PSEUDO_FIELD_NAMES.iter().map(|k| k.to_string()));
-    by_keys.extend(query.by.iter().cloned());
-    by_keys.sort();
-    by_keys.dedup();
+    // The keys chosen first, in the order the query gives them (a browser
+    // sends checked boxes in page order, so Draw sends back the series it
+    // drew, named and ordered as they were), then the others by name.
+    let mut others: Vec<String> = choices.attr_keys.clone();
+    others.extend(PSEUDO_FIELD_NAMES.iter().map(|k| k.to_string()));
+    others.retain(|key| !query.by.contains(key));
+    others.sort();
+    others.dedup();
+    let mut by_keys: Vec<String> = Vec::with_capacity(query.by.len() + others.len());
+    for key in &query.by {
+        if !by_keys.contains(key) {
+            by_keys.push(key.clone());
+        }
+    }
+    by_keys.extend(others);
     let mut wheres: Vec<String> = query
         .wheres
         .iter()
