@@ -1378,3 +1378,74 @@ async fn the_form_offers_relative_values_and_a_log_axis() {
         "{page}"
     );
 }
+
+/// Two posts whose five runs each name no machine: one point of ten runs,
+/// mixed "from 2 posts", never ten repeats; `by=submission` splits them
+/// into two series of repeats; a third post naming its CPU (a dmesg
+/// line, twice) is one configuration with a fourth that names the same.
+#[tokio::test]
+async fn posts_that_name_no_machine_are_not_repeats_of_each_other() {
+    let (_dir, db, state) = test_state();
+    let mut conn = benchlog::store::open(&db).unwrap();
+    // Every run of smack_log is at a thread count of its own per seed;
+    // x=none puts a post's five runs in one point.
+    for seed in [7, 14] {
+        benchlog::ingest::ingest_text(&mut conn, None, &smack_log(seed, 5)).unwrap();
+    }
+    let query = "tool=super-smack&item=select_index&metric=q_per_s&x=none";
+    let json = get_ok(&state, &format!("/compare.json?{query}"))
+        .await
+        .json();
+    let series_list = json["series"].as_array().unwrap();
+    assert_eq!(series_list.len(), 1, "{json}");
+    let point = &series_list[0]["points"][0];
+    assert_eq!(point["n"], 10, "{point}");
+    assert_eq!(point["configurations"], 2, "{point}");
+    assert_eq!(point["mixed"], serde_json::json!(["submission"]), "{point}");
+    let text = get_ok(&state, &format!("/compare.txt?{query}"))
+        .await
+        .text();
+    assert!(
+        text.contains("10 runs from 2 posts that name no machine"),
+        "{text}"
+    );
+    let page = get_ok(&state, &format!("/compare?{query}")).await.text();
+    assert!(page.contains("by=submission"), "the split link: {page}");
+
+    // Split by post: two series of five repeats each.
+    let json = get_ok(&state, &format!("/compare.json?{query}&by=submission"))
+        .await
+        .json();
+    let split: Vec<(String, i64, i64)> = json["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let p = &s["points"][0];
+            (
+                s["name"].as_str().unwrap().to_owned(),
+                p["n"].as_i64().unwrap(),
+                p["configurations"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(split, [("1".into(), 5, 1), ("2".into(), 5, 1)]);
+
+    // Two posts that name the same CPU are repeats of one setup.
+    let cpu = "CPU: Intel(R) Xeon(TM) CPU 2.80GHz (2800.11-MHz 686-class CPU)\n";
+    for seed in [21, 28] {
+        let text = format!("{cpu}\n{}", smack_log(seed, 5));
+        benchlog::ingest::ingest_text(&mut conn, None, &text).unwrap();
+    }
+    let json = get_ok(&state, &format!("/compare.json?{query}&by=cpu"))
+        .await
+        .json();
+    let xeon = series(&json, "Intel(R) Xeon(TM) CPU 2.80GHz");
+    let point = &xeon["points"][0];
+    assert_eq!(
+        (point["n"].as_i64(), point["configurations"].as_i64()),
+        (Some(10), Some(1)),
+        "{point}"
+    );
+    assert_eq!(point["mixed"], serde_json::json!([]), "{point}");
+}

@@ -106,15 +106,16 @@ async fn a_run_page_lists_the_runs_most_like_it() {
     // two: 1 (amd64, db_server and os alone);
     // one (db_server): 26 at 10 threads, then 25 and 21, one
     // configuration, the newer first.
-    // That is 20, the most listed: 21 and 23 (PostgreSQL, nothing in
-    // common) are the "2 more"; 22 is run 5 found again, listed once as
-    // 5; 17 and 24 are update-select, another test.
+    // That is 20, the most listed: 21 is the "1 more"; 23 (PostgreSQL)
+    // has nothing in common and is no run like it, nor counted; 22 is
+    // run 5 found again, listed once as 5; 17 and 24 are update-select,
+    // another test.
     assert_eq!(
         like_ids(&run),
         [14, 13, 11, 16, 10, 15, 9, 8, 7, 6, 3, 5, 4, 2, 20, 19, 18, 1, 26, 25],
         "{run}"
     );
-    assert!(run.contains("and 2 more"), "{run}");
+    assert!(run.contains("and 1 more"), "{run}");
     let differs = differs_of(&run, 14);
     assert!(
         differs.contains("patches: — → context_time.patch"),
@@ -164,7 +165,7 @@ async fn a_run_page_lists_the_runs_most_like_it() {
     let mut shown: BTreeSet<i64> = like_ids(&run).into_iter().collect();
     shown.insert(12);
     // The chart holds them all, and the other runs sharing db_server=MySQL
-    // at select-key: 21 (one of the "2 more") and 22 (run 5 found again,
+    // at select-key: 21 (the "1 more") and 22 (run 5 found again,
     // drawn where its attributes put it); where= cannot name runs.
     assert!(
         charted.is_superset(&shown),
@@ -174,10 +175,16 @@ async fn a_run_page_lists_the_runs_most_like_it() {
     assert_eq!(others, [21, 22]);
 
     // A run of another test: 24 (update-select, PostgreSQL) has none like
-    // it but 17, the other update-select, which shares nothing with it.
+    // it: 17, the other update-select, of another post, shares nothing
+    // with it, and no comparison offers to pool them.
     let (status, other) = page(&client, addr, "/runs/24").await;
     assert_eq!(status, StatusCode::OK, "{other}");
-    assert_eq!(like_ids(&other), [17], "{other}");
+    assert_eq!(like_ids(&other), [] as [i64; 0], "{other}");
+    assert!(
+        other.contains("and an attribute in common with this one"),
+        "{other}"
+    );
+    assert!(!other.contains("compare-all"), "{other}");
 
     // Links to the page from the submission page and the runs index.
     let (_, submission) = page(&client, addr, "/submissions/1").await;

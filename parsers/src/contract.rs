@@ -171,6 +171,26 @@ pub const ATTRIBUTE_KEYS: [&str; 20] = [
 /// only in these are still repeats of one configuration.
 pub const PROVENANCE: [&str; 4] = ["author", "submission", "message", "date"];
 
+/// The attributes that name a machine. Runs of different posts are
+/// repeats of one configuration only when they agree on every attribute
+/// (provenance aside) and state one of these: two posts that state less
+/// (a `variant` alone, or only their OS) were run on machines nobody
+/// named, and the post is what tells their runs apart. See
+/// [`configuration_post`].
+pub const SETUP_KEYS: [&str; 2] = ["machine", "cpu"];
+
+/// The key under which a configuration that states no [`SETUP_KEYS`]
+/// carries its post (the submission number of the run, or of the run it
+/// is a copy of): the `by` that splits such runs apart.
+pub const POST_KEY: &str = PseudoField::Submission.name();
+
+/// The post a run's configuration is tied to: `None` when its attribute
+/// keys state its setup, else `post`. Comparisons and the sums of
+/// configurations both apply this one rule.
+pub fn configuration_post<'a>(mut keys: impl Iterator<Item = &'a str>, post: i64) -> Option<i64> {
+    (!keys.any(|key| SETUP_KEYS.contains(&key))).then_some(post)
+}
+
 /// Contract 2's attributes in the order a reader cares about them: the
 /// knobs people turn between runs first, the facts of the machine last.
 /// Ready comparisons list their `by` keys in this order, and drop the

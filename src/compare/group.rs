@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
 
-use parsers::contract::PseudoField;
+use parsers::contract::{PseudoField, POST_KEY};
 use parsers::MetricInfo;
 
 use super::stats::Side;
@@ -288,6 +288,10 @@ fn series_keys<'k>(
     }
     let all: Vec<usize> = (0..rows.len()).collect();
     let (_, mut telling) = configurations(rows, &all);
+    // Runs of several posts that name no machine stay together, their
+    // points mixed "from N posts": what tells them apart is where they
+    // came from, which `by=submission` splits in one click.
+    telling.retain(|key| key != POST_KEY);
     telling.sort_by(|a, b| super::interest(a).cmp(&super::interest(b)));
     let first_new = attr_keys.len();
     let new: Vec<String> = telling
@@ -771,12 +775,14 @@ fn configurations(rows: &[MetricRow], indices: &[usize]) -> (usize, Vec<String>)
         return (distinct.len().max(1), Vec::new());
     }
     // Provenance aside: runs differing only in their date are repeats.
+    // The post a configuration is tied to (`store::tie_to_post`) is no
+    // provenance: runs of two posts that state no setup are not repeats.
     let mut configs: Vec<Vec<(&str, &str)>> = distinct
         .iter()
         .map(|config| {
             config
                 .iter()
-                .filter(|(key, _)| !PROVENANCE.contains(&&**key))
+                .filter(|(key, _)| **key == *POST_KEY || !PROVENANCE.contains(&&**key))
                 .map(|(key, value)| (&**key, &**value))
                 .collect()
         })

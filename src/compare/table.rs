@@ -5,6 +5,7 @@
 
 use super::{Comparison, Point, Sample, Series, Verdict, VsBaseline, XAxis, MIN_RUNS};
 use crate::charts::{format_value, NO_FIGURE};
+use parsers::contract::POST_KEY;
 
 mod matrix;
 
@@ -420,6 +421,12 @@ pub fn runs_of_configurations(point: &Point) -> String {
     let runs = if point.n == 1 { "run" } else { "runs" };
     if point.mixed.is_empty() {
         return format!("{} {runs}", point.n);
+    }
+    if point.mixed == [POST_KEY] {
+        return format!(
+            "{} {runs} from {} posts that name no machine",
+            point.n, point.configurations
+        );
     }
     let verb = if point.mixed.len() == 1 {
         "differs"

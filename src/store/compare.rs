@@ -181,6 +181,8 @@ struct RunFields {
     author: Option<Rc<str>>,
     first_line: usize,
     copy_key: Option<i64>,
+    /// The post its configuration is tied to when it states no setup.
+    post: i64,
 }
 
 /// Rows of one statement in run id order (its first column), read as far
@@ -254,6 +256,7 @@ pub fn metric_rows(conn: &Connection, filter: &MetricFilter) -> rusqlite::Result
             author: authors.column(row, 5)?,
             first_line: row.get::<_, i64>(6)? as usize,
             copy_key: row.get(7)?,
+            post: row.get(8)?,
         })
     });
     // The same statement once per key, each walked on its own (the cache
@@ -295,6 +298,12 @@ pub fn metric_rows(conn: &Connection, filter: &MetricFilter) -> rusqlite::Result
                 if let Some(corrections) = corrections.get(&run_id) {
                     undo_attr_corrections(&mut attrs, corrections);
                 }
+                super::tie_to_post(
+                    &mut attrs,
+                    |(key, _)| key,
+                    run.post,
+                    |key, value| (Rc::from(key), Rc::from(value)),
+                );
                 let config = configurations.get(attrs);
                 last_config = Some((run_id, Rc::clone(&config)));
                 config
@@ -389,20 +398,23 @@ fn results_query(filter: &MetricFilter) -> (String, Vec<&dyn ToSql>) {
 /// `runs_tool_id_fields`.
 fn runs_query(filter: &MetricFilter) -> (String, Vec<&dyn ToSql>) {
     let mut params: Vec<&dyn ToSql> = vec![&filter.tool];
-    let mut sql = "SELECT id, submission_id, test, label, threads, author, first_line, copy_key
-                   FROM runs WHERE tool = ?1"
-        .to_owned();
+    let mut sql = format!(
+        "SELECT r.id, r.submission_id, r.test, r.label, r.threads, r.author, r.first_line,
+                r.copy_key, {}
+         FROM runs r WHERE r.tool = ?1",
+        super::RUN_POST_SQL
+    );
     // The unary + keeps SQLite from reading the runs up to the pin from
     // runs_tool_submission instead, out of id order and without the fields.
     if let Some(asof) = &filter.asof {
         params.push(asof);
-        let _ = write!(sql, " AND +submission_id <= ?{}", params.len());
+        let _ = write!(sql, " AND +r.submission_id <= ?{}", params.len());
     }
     if let Some(test) = &filter.test {
         params.push(test);
-        let _ = write!(sql, " AND test = ?{}", params.len());
+        let _ = write!(sql, " AND r.test = ?{}", params.len());
     }
-    sql.push_str(" ORDER BY id");
+    sql.push_str(" ORDER BY r.id");
     (sql, params)
 }
 
@@ -804,8 +816,15 @@ mod tests {
 
             let (sql, params) = runs_query(&filter);
             let plan = plan_of(&conn, &sql, &params).join("\n");
+            // The post of a quoted copy's original: look-ups by id, for
+            // copies only.
             assert_eq!(
-                plan, "SEARCH runs USING COVERING INDEX runs_tool_id_fields (tool=?)",
+                plan,
+                "SEARCH r USING COVERING INDEX runs_tool_id_fields (tool=?)\n\
+                 CORRELATED SCALAR SUBQUERY 2\n\
+                 SEARCH c USING INTEGER PRIMARY KEY (rowid=?)\n\
+                 CORRELATED SCALAR SUBQUERY 1\n\
+                 SEARCH o USING INTEGER PRIMARY KEY (rowid=?)",
                 "{test:?} {asof:?}"
             );
         }
@@ -880,7 +899,8 @@ mod tests {
                 (4, some("c"), vec![None, some("4BSD")]),
             ]
         );
-        // The whole configuration is the pin's too.
+        // The whole configuration is the pin's too, with the post it is
+        // tied to (its runs name no machine).
         let config = |asof: Option<i64>, run: i64| -> Vec<(String, String)> {
             let filter = MetricFilter {
                 asof,
@@ -894,17 +914,25 @@ mod tests {
                 .collect()
         };
         let pair = |k: &str, v: &str| (k.to_owned(), v.to_owned());
+        let post = pair("submission", "1");
         assert_eq!(
             config(Some(1), 1),
-            [pair("scheduler", "ULE"), pair("timer", "TSC")]
+            [pair("scheduler", "ULE"), post.clone(), pair("timer", "TSC")]
         );
-        assert_eq!(config(Some(1), 3), [pair("timer", "i8254")]);
-        assert_eq!(config(Some(1), 4), [pair("scheduler", "4BSD")]);
+        assert_eq!(config(Some(1), 3), [post.clone(), pair("timer", "i8254")]);
+        assert_eq!(
+            config(Some(1), 4),
+            [pair("scheduler", "4BSD"), post.clone()]
+        );
         assert_eq!(
             config(None, 3),
-            [pair("scheduler", "ULE"), pair("timer", "i8254")]
+            [
+                pair("scheduler", "ULE"),
+                post.clone(),
+                pair("timer", "i8254")
+            ]
         );
-        assert_eq!(config(None, 4), []);
+        assert_eq!(config(None, 4), [post]);
         assert_eq!(
             summary(None),
             [

@@ -52,8 +52,8 @@ pub fn run_by_id(conn: &Connection, id: i64) -> rusqlite::Result<Option<RunOf>> 
 #[derive(Debug, Clone, PartialEq)]
 pub struct LikePoint {
     pub config_id: i64,
-    /// The configuration's attributes (provenance aside), shared by its
-    /// points.
+    /// The configuration's attributes (provenance and the post it is tied
+    /// to aside), shared by its points.
     pub attrs: Rc<BTreeMap<String, String>>,
     pub threads: Option<u32>,
     /// Its runs, a run found again counted once.
@@ -120,7 +120,14 @@ pub fn like_points(
                         Box::new(e),
                     )
                 })?;
-                let attrs = Rc::new(pairs.into_iter().collect());
+                // The post a configuration is tied to is where it came
+                // from, not how it was run.
+                let attrs = Rc::new(
+                    pairs
+                        .into_iter()
+                        .filter(|(key, _)| key != parsers::contract::POST_KEY)
+                        .collect(),
+                );
                 configs.insert(config_id, Rc::clone(&attrs));
                 attrs
             }

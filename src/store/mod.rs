@@ -78,6 +78,37 @@ pub use sums::{
 pub use tokens::{edit_token_of, insert_edit_token, max_submission_id};
 pub use writer::{Finished, Writer};
 
+/// Adds to a configuration's pairs (sorted by key) the pair that ties it
+/// to its post, `(POST_KEY, post)`, where
+/// [`parsers::contract::configuration_post`] says its attributes do not
+/// state its setup. `post` is the run's submission, or for a quoted copy
+/// (a reply quoting a report stored before) its original's: see
+/// [`RUN_POST_SQL`].
+pub(crate) fn tie_to_post<T>(
+    pairs: &mut Vec<T>,
+    key_of: impl Fn(&T) -> &str,
+    post: i64,
+    pair: impl FnOnce(&'static str, String) -> T,
+) {
+    use parsers::contract::{configuration_post, POST_KEY};
+    if let Some(post) = configuration_post(pairs.iter().map(&key_of), post) {
+        let at = pairs.partition_point(|p| key_of(p) < POST_KEY);
+        pairs.insert(at, pair(POST_KEY, post.to_string()));
+    }
+}
+
+/// The post of a run as [`tie_to_post`] takes it, as SQL over a row of
+/// `runs` named `r`: its own submission; for a copy quoted in a reply,
+/// the submission of the run it quotes while that is stored (the reply
+/// repeats that post's run, and so stays in its configuration). A copy
+/// not quoted is its poster's own run. Two look-ups by id, for copies
+/// only.
+pub(crate) const RUN_POST_SQL: &str = "CASE WHEN r.copy_key IS NULL THEN r.submission_id \
+     ELSE (SELECT CASE WHEN c.quote_depth = 0 THEN c.submission_id \
+           ELSE coalesce((SELECT o.submission_id FROM runs o WHERE o.id = c.copy_key), \
+                         c.submission_id) END \
+           FROM runs c WHERE c.id = r.id) END";
+
 /// The migrations, in order. Entry `i` moves a database from
 /// `user_version = i` to `i + 1`. Never edit one that has landed; add a new one.
 const MIGRATIONS: &[(&str, &str)] = &[
@@ -149,6 +180,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0018_run_label_sources",
         include_str!("../../migrations/0018_run_label_sources.sql"),
+    ),
+    (
+        "0019_configuration_posts",
+        include_str!("../../migrations/0019_configuration_posts.sql"),
     ),
 ];
 
@@ -328,7 +363,8 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
             .and_then(|()| tx.pragma_update(None, "user_version", version as i64 + 1))
             .map_err(|source| StoreError::Migration { name, source })?;
     }
-    // The runs stored before the sums were kept (0013) are added to them.
+    // The runs stored before the sums were kept (0013), or since they
+    // were cleared to be rebuilt (0019), are added to them.
     sums::add_new_runs(&tx).map_err(|source| StoreError::Migration {
         name: "0013_point_sums",
         source,

@@ -128,10 +128,13 @@ fn differences(
 
 /// The points in the order their runs are listed: most attributes in
 /// common with `mine`, then the same thread count, then the newest
-/// configuration.
+/// configuration. A point of another configuration with nothing in
+/// common is not like it: runs that state nothing alike (other posts'
+/// runs that name no machine, most often) are left out.
 fn rank_points<'a>(
     points: &'a [LikePoint],
     mine: &BTreeMap<String, String>,
+    my_config: Option<i64>,
     threads: Option<u32>,
 ) -> Vec<&'a LikePoint> {
     // Each configuration's count once, not once per comparison.
@@ -141,7 +144,10 @@ fn rank_points<'a>(
             .entry(p.config_id)
             .or_insert_with(|| in_common(mine, &p.attrs));
     }
-    let mut ranked: Vec<&LikePoint> = points.iter().collect();
+    let mut ranked: Vec<&LikePoint> = points
+        .iter()
+        .filter(|p| common[&p.config_id] > 0 || Some(p.config_id) == my_config)
+        .collect();
     ranked.sort_by_key(|p| {
         (
             Reverse(common[&p.config_id]),
@@ -250,7 +256,7 @@ fn render(conn: &Connection, id: i64) -> Result<Answer, AppError> {
         }
         cut = found.cut;
         points_read = found.points.len();
-        let ranked = rank_points(&found.points, &mine, run.threads);
+        let ranked = rank_points(&found.points, &mine, found.config_id, run.threads);
         // Enough result ids for the page and this run's own among them.
         let mut wanted: Vec<i64> = Vec::new();
         for point in &ranked {
@@ -261,7 +267,7 @@ fn render(conn: &Connection, id: i64) -> Result<Answer, AppError> {
                 wanted.push(result);
             }
         }
-        let counted: usize = found.points.iter().map(|p| p.runs).sum();
+        let counted: usize = ranked.iter().map(|p| p.runs).sum();
         let mut runs = store::runs_of_results(conn, &wanted)?;
         runs.retain(|r| r.run.id != id);
         let mut seen = HashSet::new();
@@ -282,10 +288,16 @@ fn render(conn: &Connection, id: i64) -> Result<Answer, AppError> {
         more = counted.saturating_sub(runs.len() + own);
         like = runs;
         if like.is_empty() && none_why.is_none() {
+            let unlike = found.points.len() > ranked.len();
             none_why = Some(format!(
-                "No other stored run of {} {} has {item} {metric}.",
+                "No other stored run of {} {} has {item} {metric}{}.",
                 run.tool,
-                run.test.as_deref().unwrap_or("")
+                run.test.as_deref().unwrap_or(""),
+                if unlike {
+                    " and an attribute in common with this one"
+                } else {
+                    ""
+                }
             ));
         }
     } else {
@@ -408,14 +420,21 @@ mod tests {
                 Some(4),
                 &[("os", "FreeBSD"), ("scheduler", "4BSD"), ("fs", "zfs")],
             ),
+            point(6, Some(8), &[("variant", "base")]),
         ];
-        let order: Vec<i64> = rank_points(&points, &mine, Some(8))
+        let order: Vec<i64> = rank_points(&points, &mine, Some(2), Some(8))
             .iter()
             .map(|p| p.config_id)
             .collect();
         // 2 shares three; 4 and 1 two each, 4 newer; 3 and 5 one each,
-        // 3 at the same thread count.
+        // 3 at the same thread count; 6 shares nothing and is left out.
         assert_eq!(order, [2, 4, 1, 3, 5]);
+        // Its own configuration is listed even when it states nothing.
+        let order: Vec<i64> = rank_points(&points, &attrs(&[]), Some(6), Some(8))
+            .iter()
+            .map(|p| p.config_id)
+            .collect();
+        assert_eq!(order, [6]);
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! aside), a test and a thread count: a run's results are all in the
 //! cells of its combination, one per metric, item and unit.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
@@ -291,13 +292,20 @@ impl ConfigIds {
 }
 
 /// A run's attributes, provenance aside, as `configs.attrs` keeps them:
-/// pairs sorted by key.
-fn attrs_text(attrs: &[(String, String)]) -> String {
-    let kept: Vec<[&str; 2]> = attrs
+/// pairs sorted by key, with the post's where they do not state the
+/// setup ([`super::tie_to_post`]).
+fn attrs_text(attrs: &[(String, String)], post: i64) -> String {
+    let mut kept: Vec<(&str, Cow<str>)> = attrs
         .iter()
         .filter(|(key, _)| !PROVENANCE.contains(&key.as_str()))
-        .map(|(key, value)| [key.as_str(), value.as_str()])
+        .map(|(key, value)| (key.as_str(), Cow::Borrowed(value.as_str())))
         .collect();
+    super::tie_to_post(
+        &mut kept,
+        |(key, _)| key,
+        post,
+        |key, value| (key, Cow::Owned(value)),
+    );
     serde_json::to_string(&kept).expect("pairs of strings serialise")
 }
 
@@ -308,6 +316,9 @@ struct RunPlace {
     test: Option<String>,
     threads: Option<i64>,
     copy_key: Option<i64>,
+    /// The post its configuration is tied to when it states no setup
+    /// ([`super::RUN_POST_SQL`]).
+    post: i64,
 }
 
 /// How a run's results count in a point (`run_configs`, 0013).
@@ -372,7 +383,7 @@ fn place_runs(
     let mut placed = Vec::with_capacity(runs.len());
     for run in runs {
         let run_attrs = attrs.remove(&run.id).unwrap_or_default();
-        let config_id = configs.id(tx, &run.tool, attrs_text(&run_attrs))?;
+        let config_id = configs.id(tx, &run.tool, attrs_text(&run_attrs, run.post))?;
         let counting = copy_flags(tx, run, config_id)?;
         let (counted, split) = (counting == Counting::Counted, counting == Counting::Split);
         tx.prepare_cached(
@@ -424,10 +435,11 @@ fn add_runs_between(
     upto: i64,
 ) -> rusqlite::Result<()> {
     let runs: Vec<RunPlace> = tx
-        .prepare_cached(
-            "SELECT id, tool, test, threads, copy_key FROM runs
-             WHERE id > ?1 AND id <= ?2 ORDER BY id",
-        )?
+        .prepare_cached(&format!(
+            "SELECT r.id, r.tool, r.test, r.threads, r.copy_key, {} FROM runs r
+             WHERE r.id > ?1 AND r.id <= ?2 ORDER BY r.id",
+            super::RUN_POST_SQL
+        ))?
         .query_map(params![after, upto], |row| {
             Ok(RunPlace {
                 id: row.get(0)?,
@@ -435,6 +447,7 @@ fn add_runs_between(
                 test: row.get(2)?,
                 threads: row.get(3)?,
                 copy_key: row.get(4)?,
+                post: row.get(5)?,
             })
         })?
         .collect::<rusqlite::Result<_>>()?;
@@ -666,8 +679,10 @@ fn drop_unused_configs(tx: &Connection, config_ids: &BTreeSet<i64>) -> rusqlite:
 fn place_again(tx: &Connection, run_ids: &[i64]) -> rusqlite::Result<()> {
     let mut runs = Vec::with_capacity(run_ids.len());
     let mut attrs = HashMap::new();
-    let mut run_stmt =
-        tx.prepare_cached("SELECT tool, test, threads, copy_key FROM runs WHERE id = ?1")?;
+    let mut run_stmt = tx.prepare_cached(&format!(
+        "SELECT r.tool, r.test, r.threads, r.copy_key, {} FROM runs r WHERE r.id = ?1",
+        super::RUN_POST_SQL
+    ))?;
     let mut attr_stmt =
         tx.prepare_cached("SELECT key, value FROM run_attrs WHERE run_id = ?1 ORDER BY key")?;
     for &id in run_ids {
@@ -679,6 +694,7 @@ fn place_again(tx: &Connection, run_ids: &[i64]) -> rusqlite::Result<()> {
                     test: row.get(1)?,
                     threads: row.get(2)?,
                     copy_key: row.get(3)?,
+                    post: row.get(4)?,
                 })
             })
             .optional()?
@@ -736,6 +752,10 @@ fn delete_in(tx: &Transaction, submission_id: i64) -> rusqlite::Result<bool> {
         .filter(|id| runs.binary_search(id).is_err())
         .collect();
     place_again(tx, &survivors)?;
+    // A quoted copy of a deleted run may move to a configuration of its
+    // own post (store::RUN_POST_SQL): its new cells are built too.
+    let mut combinations = combinations;
+    combinations.extend(combinations_of(tx, &survivors)?);
     rebuild(tx, combinations)?;
     drop_unused_configs(tx, &left)?;
     add_tool_runs(

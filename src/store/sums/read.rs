@@ -48,18 +48,22 @@ pub fn point_cells(
     if !super::is_current(conn)? {
         return Ok(None);
     }
-    let mut sql = "SELECT item, unit, test, threads, config_id, n, rows, mean, m2, min, max,
-                          first_result, first_results
-                   FROM point_sums WHERE tool = ?1 AND metric = ?2"
+    // Each cell's configuration with it (a look-up by id): there are as
+    // many configurations as posts that name no machine, so one
+    // statement each would grow with them.
+    let mut sql = "SELECT p.item, p.unit, p.test, p.threads, p.config_id, p.n, p.rows, p.mean,
+                          p.m2, p.min, p.max, p.first_result, p.first_results, c.attrs
+                   FROM point_sums p JOIN configs c ON c.id = p.config_id
+                   WHERE p.tool = ?1 AND p.metric = ?2"
         .to_owned();
     let mut params: Vec<&dyn rusqlite::ToSql> = vec![&filter.tool, &filter.metric];
     if let Some(item) = &filter.item {
         params.push(item);
-        sql.push_str(&format!(" AND item = ?{}", params.len()));
+        sql.push_str(&format!(" AND p.item = ?{}", params.len()));
     }
     if let Some(test) = &filter.test {
         params.push(test);
-        sql.push_str(&format!(" AND test = ?{}", params.len()));
+        sql.push_str(&format!(" AND p.test = ?{}", params.len()));
     }
     let mut configs = ToolConfigs::default();
     let mut texts: HashMap<String, Rc<str>> = HashMap::new();
@@ -84,7 +88,7 @@ pub fn point_cells(
                 .filter(|test| !test.is_empty())
                 .map(&mut shared),
             threads: u32::try_from(row.get::<_, i64>(3)?).ok(),
-            config: configs.get(conn, row.get(4)?)?,
+            config: configs.get_or_read(row.get(4)?, || row.get(13))?,
             moments,
             rows: row.get::<_, i64>(6)? as usize,
             first_result: row.get(11)?,
@@ -193,12 +197,22 @@ struct ToolConfigs {
 
 impl ToolConfigs {
     fn get(&mut self, conn: &Connection, id: i64) -> rusqlite::Result<Configuration> {
+        self.get_or_read(id, || {
+            conn.prepare_cached("SELECT attrs FROM configs WHERE id = ?1")?
+                .query_row([id], |row| row.get(0))
+        })
+    }
+
+    /// Configuration `id`, its `attrs` text read by `text` the first time.
+    fn get_or_read(
+        &mut self,
+        id: i64,
+        text: impl FnOnce() -> rusqlite::Result<String>,
+    ) -> rusqlite::Result<Configuration> {
         if let Some(config) = self.by_id.get(&id) {
             return Ok(Rc::clone(config));
         }
-        let text: String = conn
-            .prepare_cached("SELECT attrs FROM configs WHERE id = ?1")?
-            .query_row([id], |row| row.get(0))?;
+        let text = text()?;
         let pairs: Vec<(String, String)> = serde_json::from_str(&text).map_err(|e| {
             rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
         })?;
