@@ -26,13 +26,6 @@ impl Rect {
     pub fn height(&self) -> i32 {
         (self.bottom - self.top).max(1)
     }
-
-    pub fn overlaps(&self, other: &Rect) -> bool {
-        self.left < other.right
-            && other.left < self.right
-            && self.top < other.bottom
-            && other.top < self.bottom
-    }
 }
 
 /// About `wanted` + 1 round tick values covering `low..=high`: steps of 1, 2,
@@ -180,12 +173,5 @@ mod tests {
         for (index, (low, high, want)) in cases.into_iter().enumerate() {
             assert_eq!(nice_ticks(low, high, 6), want, "case {index}");
         }
-    }
-
-    #[test]
-    fn overlap() {
-        let a = Rect::around((10, 10), 5);
-        assert!(a.overlaps(&Rect::around((14, 14), 2)));
-        assert!(!a.overlaps(&Rect::around((30, 10), 5)));
     }
 }

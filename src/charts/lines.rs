@@ -248,7 +248,7 @@ fn draw_point_notes<DB: DrawingBackend>(
     placed: Vec<Rect>,
 ) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
     let plot = scales.plot;
-    let mut verdicts: Vec<(usize, &Summary, String)> = order
+    let verdicts: Vec<(usize, &Summary, String)> = order
         .iter()
         .flat_map(|&index| {
             summaries[index]
