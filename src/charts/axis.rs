@@ -13,11 +13,33 @@ pub(super) struct ValueAxis {
 }
 
 impl ValueAxis {
-    /// Throughput and times are never negative, so a linear axis starts
-    /// at zero then: a chart that starts at 18000 makes a 5% difference
-    /// look like a doubling. A log axis spans the decades of the positive
-    /// values (a value at or under zero sits on its floor).
-    pub(super) fn of(summaries: &[&[Summary]], log: bool, percent: bool) -> Self {
+    /// A line chart's axis. Throughput and times are never negative, so
+    /// a linear axis of values starts at zero: a chart that starts at
+    /// 18000 makes a 5% difference look like a doubling. The views asked
+    /// for to see differences fit the data instead (with a margin of 5%
+    /// of its span): `y=relative` (95%-112%, its ticks every few %, the
+    /// axis saying it is % of the baseline) and `scale=log` (its axis
+    /// saying so); a line is read by its position, and the tick labels
+    /// say where the axis starts.
+    pub(super) fn for_lines(summaries: &[&[Summary]], log: bool, percent: bool) -> Self {
+        Self::of(summaries, log, percent, log || percent)
+    }
+
+    /// A bar chart's axis. A bar is read by its length, so a bar of a
+    /// linear axis starts at zero, `y=relative` too (a bar of 103% is
+    /// 1.03 times the baseline's; the verdict at its end says the
+    /// difference); a log axis' bars start at the power of ten under the
+    /// smallest value, never just under it, where a few % would look
+    /// like several times over.
+    pub(super) fn for_bars(summaries: &[&[Summary]], log: bool, percent: bool) -> Self {
+        Self::of(summaries, log, percent, false)
+    }
+
+    /// The axis over every whisker of `summaries`; `fit`: its low end
+    /// fitted to the data rather than at zero (linear) or a power of ten
+    /// (log). A log axis spans the positive values (a value at or under
+    /// zero sits on its floor).
+    fn of(summaries: &[&[Summary]], log: bool, percent: bool, fit: bool) -> Self {
         let all = summaries.iter().flat_map(|points| points.iter());
         let high = all.clone().map(|s| s.max).fold(f64::NEG_INFINITY, f64::max);
         let positive_low = all
@@ -26,7 +48,14 @@ impl ValueAxis {
             .filter(|v| *v > 0.0)
             .fold(f64::INFINITY, f64::min);
         if log && positive_low.is_finite() {
-            let ticks = log_ticks(positive_low, high * 1.04);
+            // The margin: 5% of the span in decades, at least 1%.
+            let pad = ((high / positive_low).log10() * 0.05).max(1.01f64.log10());
+            let low = if fit {
+                positive_low / 10f64.powf(pad)
+            } else {
+                10f64.powf(positive_low.log10().floor())
+            };
+            let ticks = log_ticks(low, high * 10f64.powf(pad));
             return ValueAxis {
                 low: ticks[0],
                 high: ticks[ticks.len() - 1],
@@ -35,10 +64,27 @@ impl ValueAxis {
                 percent,
             };
         }
-        let low = all.map(|s| s.min).fold(f64::INFINITY, f64::min);
-        let low = low.min(0.0);
-        let high = if high <= low { low + 1.0 } else { high };
-        let ticks = nice_ticks(low, high * 1.04, 6);
+        let data_low = all.map(|s| s.min).fold(f64::INFINITY, f64::min);
+        let (low, high) = if fit {
+            let span = high - data_low;
+            let pad = if span > 0.0 {
+                span * 0.05
+            } else {
+                (high.abs() * 0.05).max(1.0)
+            };
+            // Never below zero for values that are not.
+            let low = if data_low >= 0.0 {
+                (data_low - pad).max(0.0)
+            } else {
+                data_low - pad
+            };
+            (low, high + pad)
+        } else {
+            let low = data_low.min(0.0);
+            let high = if high <= low { low + 1.0 } else { high };
+            (low, high * 1.04)
+        };
+        let ticks = nice_ticks(low, high, 6);
         let first = ticks.first().copied().unwrap_or(low).min(low);
         let last = ticks.last().copied().unwrap_or(high).max(high);
         ValueAxis {
@@ -61,9 +107,10 @@ impl ValueAxis {
     }
 
     /// A tick's label: on one scale for the whole linear axis (`5k`,
-    /// `10k`), each on its own across a log axis' decades (`1`, `1k`).
+    /// `10k`) and a log axis under a decade (`75k`, `100k`), each on its
+    /// own across a log axis' decades (`1`, `1k`).
     pub(super) fn tick_label(&self, value: f64) -> String {
-        let label = if self.log {
+        let label = if self.log && self.high / self.low >= 10.0 {
             format_tick(value, value)
         } else {
             format_tick(value, self.low.abs().max(self.high.abs()))

@@ -36,7 +36,8 @@ pub(super) fn category_groups<'a>(
 }
 
 /// Draws bars in `frame`, their value axis titled under them unless
-/// `axis_title` is false (panels, whose grid says it once).
+/// `axis_title` is false (panels, whose grid says it once). Returns how
+/// many verdicts found no room at their bars' ends.
 pub(super) fn draw_bars<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     labels: &mut Labels,
@@ -45,12 +46,12 @@ pub(super) fn draw_bars<DB: DrawingBackend>(
     slots: usize,
     frame: Rect,
     axis_title: bool,
-) -> DrawResult<DB> {
+) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
     let drawn: Vec<Summary> = groups
         .iter()
         .flat_map(|g| g.bars.iter().map(|(_, _, s)| (*s).clone()))
         .collect();
-    let axis = ValueAxis::of(&[&drawn], chart.log_scale, chart.percent_of_baseline);
+    let axis = ValueAxis::for_bars(&[&drawn], chart.log_scale, chart.percent_of_baseline);
     // A panel's names may take more of its width: its bars are one each.
     let label_room = if slots == 1 && groups.len() > 1 {
         (frame.width() * 2 / 5).max(80)
@@ -96,6 +97,7 @@ pub(super) fn draw_bars<DB: DrawingBackend>(
     }
     let band = plot.height() as f64 / groups.len().max(1) as f64;
     let bar = (band * 0.8 / slots.max(1) as f64).max(1.0);
+    let mut not_shown = 0;
     for (category, group) in groups.iter().enumerate() {
         let band_top = plot.top as f64 + band * category as f64;
         text(
@@ -117,10 +119,12 @@ pub(super) fn draw_bars<DB: DrawingBackend>(
             let top = (band_top + band * 0.1 + bar * slot as f64).round() as i32;
             let bottom = (band_top + band * 0.1 + bar * (slot + 1) as f64).round() as i32 - 1;
             let bottom = bottom.max(top + 1);
-            draw_one_bar(root, labels, chart, &scale, (index, s), (top, bottom))?;
+            let shown = draw_one_bar(root, labels, chart, &scale, (index, s), (top, bottom))?;
+            not_shown += usize::from(!shown && s.verdict.is_some());
         }
     }
-    draw_axes(root, plot)
+    draw_axes(root, plot)?;
+    Ok(not_shown)
 }
 
 /// Where values fall along the bars.
@@ -172,7 +176,7 @@ fn draw_value_ticks<DB: DrawingBackend>(
 
 /// One bar of series `index` between rows `top` and `bottom`: the bar,
 /// its whisker, and its value and verdict at its end when the bar is
-/// thick enough to read them.
+/// thick enough to read them; returns whether they were printed.
 fn draw_one_bar<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     labels: &mut Labels,
@@ -180,7 +184,7 @@ fn draw_one_bar<DB: DrawingBackend>(
     scale: &BarScale,
     (index, s): (usize, &Summary),
     (top, bottom): (i32, i32),
-) -> DrawResult<DB> {
+) -> Result<bool, DrawingAreaErrorKind<DB::ErrorType>> {
     let style = series_style(index);
     let corners = [
         (scale.px(scale.axis.base()), top),
@@ -216,9 +220,10 @@ fn draw_one_bar<DB: DrawingBackend>(
                 &TEXT,
                 (HPos::Left, VPos::Center),
             );
+            return Ok(true);
         }
     }
-    Ok(())
+    Ok(false)
 }
 
 /// What a bar says at its end: its mean (a % of the baseline's with

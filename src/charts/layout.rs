@@ -26,13 +26,6 @@ impl Rect {
     pub fn height(&self) -> i32 {
         (self.bottom - self.top).max(1)
     }
-
-    pub fn overlaps(&self, other: &Rect) -> bool {
-        self.left < other.right
-            && other.left < self.right
-            && self.top < other.bottom
-            && other.top < self.bottom
-    }
 }
 
 /// About `wanted` + 1 round tick values covering `low..=high`: steps of 1, 2,
@@ -67,24 +60,74 @@ pub fn nice_ticks(low: f64, high: f64, wanted: usize) -> Vec<f64> {
         .collect()
 }
 
-/// Ticks of a logarithmic axis covering `low..=high` (both positive):
-/// the powers of ten around them, and 2 and 5 times each where the range
-/// spans at most two decades.
+/// Ticks of a logarithmic axis covering `low..=high` (both positive);
+/// the axis runs from the first tick to the last, so it fits the data
+/// rather than whole decades (values from 90k to 200k span 75k-225k, not
+/// 10k-1M, and a 5% difference stays visible):
+/// - under a decade, round linear steps ([`nice_ticks`]: 75k, 100k,
+///   125k ...), which read as they are on so short a log axis;
+/// - up to two decades, 1, 2 and 5 times each power of ten;
+/// - past that, the powers of ten, the ends at 1, 2 or 5 times one.
 pub fn log_ticks(low: f64, high: f64) -> Vec<f64> {
     if !(low > 0.0 && high.is_finite()) {
         return vec![1.0];
     }
-    let first = low.log10().floor() as i32;
-    let last = (high.log10().ceil() as i32).max(first + 1);
-    let steps: &[f64] = if last - first <= 2 {
+    let high = high.max(low);
+    if high / low < 10.0 {
+        let mut ticks = nice_ticks(low, high, 6);
+        if ticks.len() >= 2 && ticks[0] > 0.0 {
+            return ticks;
+        }
+        // A first step at or under zero has no place on a log axis.
+        ticks.retain(|t| *t > 0.0);
+        let floor = one_two_five(low, false);
+        if ticks.first().is_some_and(|&t| t > floor) {
+            ticks.insert(0, floor);
+        }
+        if ticks.len() >= 2 {
+            return ticks;
+        }
+    }
+    let first = one_two_five(low, false);
+    let mut last = one_two_five(high, true);
+    if last <= first * (1.0 + 1e-9) {
+        last = one_two_five(first * 1.001, true);
+    }
+    let steps: &[f64] = if last / first <= 100.0 * (1.0 + 1e-9) {
         &[1.0, 2.0, 5.0]
     } else {
         &[1.0]
     };
-    (first..=last)
-        .flat_map(|power| steps.iter().map(move |m| m * 10f64.powi(power)))
-        .filter(|&tick| tick <= 10f64.powi(last))
-        .collect()
+    let (from, to) = (first.log10().floor() as i32, last.log10().ceil() as i32);
+    let mut ticks = vec![first];
+    ticks.extend(
+        (from..=to)
+            .flat_map(|power| steps.iter().map(move |m| m * 10f64.powi(power)))
+            .filter(|&tick| tick > first * (1.0 + 1e-9) && tick < last * (1.0 - 1e-9)),
+    );
+    ticks.push(last);
+    ticks
+}
+
+/// The nearest of 1, 2 or 5 times a power of ten at or under `value`
+/// (at or over it with `up`).
+pub fn one_two_five(value: f64, up: bool) -> f64 {
+    let power = 10f64.powf(value.log10().floor());
+    let candidates = [0.5, 1.0, 2.0, 5.0, 10.0, 20.0].map(|m| m * power);
+    // The float power of ten may sit a hair off the value itself.
+    let close = |c: f64| (c - value).abs() <= value * 1e-9;
+    if up {
+        candidates
+            .into_iter()
+            .find(|&c| c >= value || close(c))
+            .unwrap_or(value)
+    } else {
+        candidates
+            .into_iter()
+            .rev()
+            .find(|&c| c <= value || close(c))
+            .unwrap_or(value)
+    }
 }
 
 #[cfg(test)]
@@ -92,15 +135,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn log_ticks_are_decades_with_steps_when_few() {
+    fn log_ticks_fit_the_data() {
+        // Three decades: the powers of ten, the ends at 1-2-5 values.
         assert_eq!(
             log_ticks(554.0, 130055.0),
-            [100.0, 1000.0, 10000.0, 100000.0, 1000000.0]
+            [500.0, 1000.0, 10000.0, 100000.0, 200000.0]
         );
+        // Up to two decades: 1, 2 and 5 times each.
+        assert_eq!(log_ticks(3.0, 40.0), [2.0, 5.0, 10.0, 20.0, 50.0]);
+        // Under a decade: round linear steps, well inside 50k-300k.
         assert_eq!(
-            log_ticks(3.0, 40.0),
-            [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]
+            log_ticks(86_900.0, 207_000.0),
+            [75e3, 100e3, 125e3, 150e3, 175e3, 200e3, 225e3]
         );
+        // Linear steps from zero fall back to a 1-2-5 floor.
+        let ticks = log_ticks(1.1, 9.5);
+        assert!(ticks[0] > 0.0 && ticks[0] <= 1.1, "{ticks:?}");
+        assert!(*ticks.last().unwrap() >= 9.5, "{ticks:?}");
+        assert_eq!(one_two_five(10_000.0, false), 10_000.0);
+        assert_eq!(one_two_five(10_000.0, true), 10_000.0);
+        assert_eq!(one_two_five(130_055.0, true), 200_000.0);
     }
 
     #[test]
@@ -119,12 +173,5 @@ mod tests {
         for (index, (low, high, want)) in cases.into_iter().enumerate() {
             assert_eq!(nice_ticks(low, high, 6), want, "case {index}");
         }
-    }
-
-    #[test]
-    fn overlap() {
-        let a = Rect::around((10, 10), 5);
-        assert!(a.overlaps(&Rect::around((14, 14), 2)));
-        assert!(!a.overlaps(&Rect::around((30, 10), 5)));
     }
 }

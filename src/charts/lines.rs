@@ -1,11 +1,14 @@
 //! Line charts: each series against threads, with whiskers, counts and
 //! verdicts beside the points.
 
+use std::collections::HashMap;
+
 use super::*;
 
 /// Draws the series' `summaries` (an empty slice for a series left out)
 /// on axes spanning every point of `range`: panels of small multiples
-/// share their ranges, so that they compare.
+/// share their ranges, so that they compare. Returns how many verdicts
+/// found no room beside their points.
 pub(super) fn draw_lines<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     labels: &mut Labels,
@@ -13,8 +16,8 @@ pub(super) fn draw_lines<DB: DrawingBackend>(
     summaries: &[&[Summary]],
     range: &[&[Summary]],
     frame: Rect,
-) -> DrawResult<DB> {
-    let axis = ValueAxis::of(range, chart.log_scale, chart.percent_of_baseline);
+) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
+    let axis = ValueAxis::for_lines(range, chart.log_scale, chart.percent_of_baseline);
     let tick_labels: Vec<String> = axis.ticks.iter().map(|v| axis.tick_label(*v)).collect();
     let tick_width = tick_labels
         .iter()
@@ -231,73 +234,115 @@ fn draw_points<DB: DrawingBackend>(
 }
 
 /// The verdict beside each compared point, then n= beside repeated
-/// points, each where it covers no other label or marker (`placed`).
+/// points, each where it covers no other note, leader line or marker
+/// (`placed`). The proven differences (better or worse) are placed
+/// first, then the other verdicts, each tried beside its point, then
+/// nudged away with a leader line; n= only beside its point. Returns how
+/// many verdicts found no room, for the image to say.
 fn draw_point_notes<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     labels: &mut Labels,
     summaries: &[&[Summary]],
     order: &[usize],
     scales: &Scales,
-    mut placed: Vec<Rect>,
-) -> DrawResult<DB> {
+    placed: Vec<Rect>,
+) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
     let plot = scales.plot;
-    let verdicts = order.iter().flat_map(|&index| {
-        summaries[index]
-            .iter()
-            .filter_map(move |s| Some((index, s, s.verdict.clone()?)))
-    });
+    let verdicts: Vec<(usize, &Summary, String)> = order
+        .iter()
+        .flat_map(|&index| {
+            summaries[index]
+                .iter()
+                .filter_map(move |s| Some((index, s, s.verdict.clone()?)))
+        })
+        .collect();
+    // The proven first; of each kind a first note at every x, then a
+    // second, so that no crowded x takes the room of its neighbours'.
+    let mut at_x: HashMap<(bool, u64), usize> = HashMap::new();
+    let mut keyed: Vec<((bool, usize), _)> = verdicts
+        .into_iter()
+        .map(|verdict| {
+            let class = verdict.1.mark != Mark::Proven;
+            let rank = at_x.entry((class, verdict.1.x.to_bits())).or_default();
+            *rank += 1;
+            ((class, *rank), verdict)
+        })
+        .collect();
+    keyed.sort_by_key(|(key, _)| *key);
+    let verdicts: Vec<(usize, &Summary, String)> = keyed.into_iter().map(|(_, v)| v).collect();
     let counts = order.iter().flat_map(|&index| {
         summaries[index]
             .iter()
             .filter(|s| s.count > 1)
             .map(move |s| (index, s, format!("n={}", s.count)))
     });
-    let verdict_count = verdicts.clone().count();
-    for (number, (index, s, label)) in verdicts.chain(counts).enumerate() {
-        let w = text_width(&label, NOTE_SIZE);
-        let (x, y) = (scales.px(s.x), scales.py(s.mean));
-        let h = NOTE_SIZE as i32 + 2;
-        // Right of the point, left of it, then above or below (verdicts).
-        let mut candidates = vec![(x + 9, y - 2 - h), (x - 9 - w, y - 2 - h)];
-        if number < verdict_count {
-            candidates.extend([(x + 9, y + 3), (x - 9 - w, y + 3), (x - w / 2, y - 10 - h)]);
-            candidates.push((x - w / 2, y + 10));
-        }
-        let free = candidates
-            .into_iter()
-            .map(|(left, top)| Rect {
-                left,
-                top,
-                right: left + w,
-                bottom: top + h,
-            })
-            .find(|rect| {
-                rect.right <= plot.right + 12
-                    && rect.left >= plot.left
-                    && rect.top >= plot.top
-                    && rect.bottom <= plot.bottom
-                    && !placed.iter().any(|other| other.overlaps(rect))
-            });
-        if let Some(rect) = free {
-            if number < verdict_count {
-                // A verdict stays legible over the lines it sits on.
-                root.draw(&Rectangle::new(
-                    [(rect.left - 1, rect.top), (rect.right + 1, rect.bottom)],
-                    WHITE.mix(0.85).filled(),
-                ))?;
-            }
-            text(
-                labels,
-                &label,
-                (rect.left, rect.bottom),
-                NOTE_SIZE,
-                &colour_for_text(series_style(index).colour),
-                (HPos::Left, VPos::Bottom),
-            );
-            placed.push(rect);
-        }
+    let verdict_count = verdicts.len();
+    if verdict_count == 0 && counts.clone().next().is_none() {
+        return Ok(0);
     }
-    Ok(())
+    // Notes may reach a little past the plot's right edge.
+    let area = Rect {
+        right: plot.right + 12,
+        ..plot
+    };
+    // Everything drawn; the notes alone, which no leader line crosses.
+    let (mut taken, mut notes) = (Taken::new(area), Taken::new(area));
+    for rect in placed {
+        taken.mark(rect);
+    }
+    let corridors = Corridors::new(
+        verdicts
+            .iter()
+            .map(|(_, s, _)| (scales.px(s.x), scales.py(s.mean))),
+    );
+    let (mut dropped, mut tried) = (0, 0);
+    for (number, (index, s, label)) in verdicts.into_iter().chain(counts).enumerate() {
+        let is_verdict = number < verdict_count;
+        let size = (text_width(&label, NOTE_SIZE), NOTE_SIZE as i32 + 2);
+        let at = (scales.px(s.x), scales.py(s.mean));
+        // A verdict first where it leaves the other thread counts' room
+        // free, then anywhere; n= only right or left of its point, above.
+        let passes: &[bool] = if is_verdict { &[true, false] } else { &[false] };
+        let free = passes.iter().find_map(|&spare_others| {
+            candidates(at, size, is_verdict && tried < PLACES_TRIED)
+                .take(if is_verdict { usize::MAX } else { 2 })
+                .find(|place| {
+                    tried += 1;
+                    !(spare_others && corridors.crosses(place.rect, at.0))
+                        && taken.is_free(place.rect)
+                        && place
+                            .leader
+                            .is_none_or(|(from, to)| notes.line_is_free(from, to))
+                })
+        });
+        let Some(Place { rect, leader }) = free else {
+            dropped += usize::from(is_verdict);
+            continue;
+        };
+        let colour = colour_for_text(series_style(index).colour);
+        if let Some((from, to)) = leader {
+            root.draw(&PathElement::new(vec![from, to], colour.stroke_width(1)))?;
+            taken.mark_line(from, to);
+        }
+        if is_verdict {
+            // A verdict stays legible over the lines it sits on.
+            root.draw(&Rectangle::new(
+                [(rect.left - 1, rect.top), (rect.right + 1, rect.bottom)],
+                WHITE.mix(0.85).filled(),
+            ))?;
+        }
+        text(
+            labels,
+            &label,
+            (rect.left, rect.bottom),
+            NOTE_SIZE,
+            &colour,
+            (HPos::Left, VPos::Bottom),
+        );
+        taken.mark(rect);
+        notes.mark(rect);
+    }
+    Ok(dropped)
 }
 
 /// The series' indexes in the order they are drawn: the baseline last.

@@ -28,6 +28,7 @@ mod legend;
 mod lines;
 mod marks;
 mod panels;
+mod place;
 mod text;
 
 pub use format::{format_number, format_tick, format_value, NO_FIGURE};
@@ -38,6 +39,7 @@ use layout::{log_ticks, nice_ticks, Rect};
 use legend::*;
 use lines::*;
 use marks::*;
+use place::*;
 use text::*;
 
 /// DejaVu Sans, from Debian's fonts-dejavu-core (see fonts/DejaVuSans.copyright).
@@ -392,6 +394,42 @@ const NOTE_SIZE: f64 = 11.0;
 
 type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
+/// The line at the image's top right counting the verdicts that found no
+/// room beside their points: none is dropped without a word.
+pub fn not_shown_line(not_shown: usize) -> String {
+    match not_shown {
+        1 => "1 label not shown: see the table".to_owned(),
+        n => format!("{n} labels not shown: see the table"),
+    }
+}
+
+/// The chart's title at the top left, and at the top right the count of
+/// verdicts not shown (when there are any); the title is cut to leave
+/// the count its room.
+fn draw_title(labels: &mut Labels, chart: &Chart, width: i32, not_shown: usize) {
+    let mut room = width - 24;
+    if not_shown > 0 {
+        let line = not_shown_line(not_shown);
+        room -= text_width(&line, LABEL_SIZE) + 16;
+        text(
+            labels,
+            &line,
+            (width - 12, 14),
+            LABEL_SIZE,
+            &MUTED,
+            (HPos::Right, VPos::Top),
+        );
+    }
+    text(
+        labels,
+        &fit(&chart.title, TITLE_SIZE, room.max(40)),
+        (12, 10),
+        TITLE_SIZE,
+        &TEXT,
+        (HPos::Left, VPos::Top),
+    );
+}
+
 /// Draws the shapes and returns the text still to draw.
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -402,16 +440,9 @@ fn draw<DB: DrawingBackend>(
     root.fill(&WHITE)?;
     let (width, height) = root.dim_in_pixel();
     let (width, height) = (width as i32, height as i32);
-    text(
-        labels,
-        &fit(&chart.title, TITLE_SIZE, width - 24),
-        (12, 10),
-        TITLE_SIZE,
-        &TEXT,
-        (HPos::Left, VPos::Top),
-    );
     let summaries: Vec<&[Summary]> = chart.series.iter().map(|s| s.points.as_slice()).collect();
     if summaries.iter().all(|points| points.is_empty()) {
+        draw_title(labels, chart, width, 0);
         text(
             labels,
             "No data to draw for this choice.",
@@ -430,14 +461,15 @@ fn draw<DB: DrawingBackend>(
         bottom: height,
     };
     let grid = panels::grid(chart, frame);
-    match (&grid, &chart.categories) {
+    let not_shown = match (&grid, &chart.categories) {
         (Some(grid), _) => panels::draw(root, labels, chart, &summaries, grid)?,
         (None, None) => draw_lines(root, labels, chart, &summaries, &summaries, frame)?,
         (None, Some(categories)) => {
             let groups = category_groups(categories, &summaries);
             draw_bars(root, labels, chart, &groups, summaries.len(), frame, true)?
         }
-    }
+    };
+    draw_title(labels, chart, width, not_shown);
     // Panels left out for the image's height are named in the note.
     let with_note;
     let legend_chart = match grid.as_ref().and_then(panels::Grid::left_out_note) {
@@ -708,6 +740,174 @@ mod tests {
         let texts: Vec<&str> = log.lines().collect();
         for tick in ["1", "10", "100"] {
             assert!(texts.contains(&tick), "tick {tick}: {log}");
+        }
+    }
+
+    /// The labels a chart draws through the PNG's backend: the same
+    /// layout as the SVG's, its text read before it is rasterised.
+    fn png_labels(chart: &Chart) -> Vec<Label> {
+        register_fonts();
+        let (width, height) = (chart.drawn_width(), chart.drawn_height());
+        let mut rgb = vec![0u8; width as usize * height as usize * 3];
+        let root = BitMapBackend::with_buffer(&mut rgb, (width, height)).into_drawing_area();
+        draw(&root, chart).unwrap()
+    }
+
+    /// The value axis' tick labels of a line chart (right-aligned,
+    /// centred on their grid lines), as numbers: `75k` is 75000, `95%`
+    /// is 95.
+    fn value_ticks(labels: &[Label]) -> Vec<f64> {
+        labels
+            .iter()
+            .filter(|l| matches!(l.anchor, (HPos::Right, VPos::Center)))
+            .map(|l| {
+                let t = l.text.trim_end_matches('%');
+                match t.strip_suffix('k') {
+                    Some(k) => k.parse::<f64>().unwrap() * 1e3,
+                    None => t.parse::<f64>().unwrap(),
+                }
+            })
+            .collect()
+    }
+
+    /// A line chart of a baseline and three series against 1..64
+    /// threads, every value between 90k and 200k q/s.
+    fn close_values() -> Chart {
+        let mut chart = LineChart::new("sysbench", "threads", "q/s");
+        for (number, factor) in [1.0, 1.03, 1.06, 0.95].into_iter().enumerate() {
+            let values: Vec<(f64, f64)> = [1.0, 4.0, 16.0, 64.0]
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| (x, 95_000.0 * factor * (1.0 + 0.3 * i as f64)))
+                .collect();
+            chart
+                .series
+                .push(ChartSeries::from_values(format!("s{number}"), &values));
+        }
+        chart
+    }
+
+    #[test]
+    fn a_log_axis_fits_values_under_a_decade() {
+        let mut chart = close_values();
+        chart.log_scale = true;
+        let svg = render_svg(&chart).unwrap();
+        let ticks = value_ticks(&png_labels(&chart));
+        assert!(ticks.len() >= 4, "{ticks:?}");
+        let (low, high) = (ticks[0], ticks[ticks.len() - 1]);
+        assert!(low >= 50e3 && high <= 300e3, "{ticks:?}");
+        assert!(ticks.windows(2).all(|w| w[0] < w[1]), "{ticks:?}");
+        for tick in &ticks {
+            let label = format_tick(*tick, high);
+            assert!(svg.lines().any(|l| l == label), "{label}: {svg}");
+        }
+    }
+
+    #[test]
+    fn a_relative_axis_fits_the_differences() {
+        let mut chart = close_values();
+        chart.percent_of_baseline = true;
+        for series in &mut chart.series {
+            for (i, point) in series.points.iter_mut().enumerate() {
+                let scale = 100.0 / (95_000.0 * (1.0 + 0.3 * i as f64));
+                point.mean *= scale;
+                point.min *= scale;
+                point.max *= scale;
+            }
+        }
+        // Values from 95% to 106%.
+        let ticks = value_ticks(&png_labels(&chart));
+        assert!(ticks.len() >= 3, "{ticks:?}");
+        assert!(
+            ticks[0] >= 80.0 && ticks[ticks.len() - 1] <= 120.0,
+            "{ticks:?}"
+        );
+        let step = ticks[1] - ticks[0];
+        assert!((1.0..=5.0).contains(&step), "{ticks:?}");
+        let svg = render_svg(&chart).unwrap();
+        assert!(svg.lines().any(|l| l == "100%"), "{svg}");
+        // Bars of the same values keep zero: a bar is read by its length.
+        let mut bars = Chart::bars("t", "test", "%", vec!["a".into()]);
+        bars.percent_of_baseline = true;
+        bars.series = vec![
+            ChartSeries::from_values("base", &[(0.0, 100.0)]),
+            ChartSeries::from_values("b", &[(0.0, 104.0)]),
+        ];
+        let svg = render_svg(&bars).unwrap();
+        assert!(svg.lines().any(|l| l == "0%"), "{svg}");
+        // And lines of the values themselves, on a linear axis.
+        let ticks = value_ticks(&png_labels(&close_values()));
+        assert_eq!(ticks[0], 0.0, "{ticks:?}");
+    }
+
+    /// A baseline and 13 series (so panels of six and the baseline) at
+    /// `points` thread counts, each point within a few % of the baseline:
+    /// the odd series' differences proven, the even ones' not. Each
+    /// verdict says which series and x it belongs to.
+    fn crowded(points: usize) -> Chart {
+        let xs: Vec<f64> = (0..points).map(|i| f64::from(1u32 << i)).collect();
+        let mut chart = LineChart::new("crowded", "threads", "q/s");
+        let values = |factor: f64| -> Vec<(f64, f64)> {
+            xs.iter().map(|&x| (x, 100_000.0 * factor)).collect()
+        };
+        let mut baseline = ChartSeries::from_values("base (baseline)", &values(1.0));
+        for point in &mut baseline.points {
+            point.mark = Mark::Baseline;
+        }
+        chart.series.push(baseline);
+        for number in 1..14 {
+            let factor = 1.0 + (number as f64 - 7.0) * 0.004;
+            let mut series = ChartSeries::from_values(format!("s{number}"), &values(factor));
+            let proven = number % 2 == 1;
+            for point in &mut series.points {
+                point.mark = if proven {
+                    Mark::Proven
+                } else {
+                    Mark::NoDifference
+                };
+                let words = if proven { "better" } else { "no difference" };
+                point.verdict = Some(format!("s{number}@{} ± 4.0% {words}", point.x));
+            }
+            chart.series.push(series);
+        }
+        chart
+    }
+
+    #[test]
+    fn every_proven_difference_is_labelled_and_the_rest_counted() {
+        // Two thread counts: the 26 compared points of issue 38, each
+        // labelled; three: the proven all labelled, not all the others.
+        for points in [2, 3] {
+            let chart = crowded(points);
+            let svg = render_svg(&chart).unwrap();
+            let labels = png_labels(&chart);
+            let verdicts: Vec<(&str, bool)> = chart.series[1..]
+                .iter()
+                .flat_map(|s| &s.points)
+                .map(|p| (p.verdict.as_deref().unwrap(), p.mark == Mark::Proven))
+                .collect();
+            let mut missing = 0;
+            for (verdict, proven) in &verdicts {
+                let in_svg = svg.lines().any(|l| l == *verdict);
+                let in_png = labels.iter().any(|l| l.text == *verdict);
+                assert_eq!(in_svg, in_png, "{verdict}: the same layout");
+                assert!(in_svg || !proven, "{points} points: {verdict}: {svg}");
+                missing += usize::from(!in_svg);
+            }
+            let count_line = |svg: &str| {
+                svg.lines()
+                    .find(|l| l.ends_with("not shown: see the table"))
+                    .map(str::to_owned)
+            };
+            if missing == 0 {
+                assert_eq!(count_line(&svg), None, "{points} points");
+            } else {
+                let label = if missing == 1 { "label" } else { "labels" };
+                let want = format!("{missing} {label} not shown: see the table");
+                assert_eq!(count_line(&svg), Some(want.clone()), "{points} points");
+                assert!(labels.iter().any(|l| l.text == want));
+            }
+            assert_eq!(missing > 0, points == 3, "{points} points: {svg}");
         }
     }
 

@@ -12,7 +12,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::layout::Rect;
 use super::{
     bar_label, draw_bars, draw_lines, fit, keyed_marks, legend_width, text, text_width, BarGroup,
-    Chart, DrawResult, Labels, Summary, ValueAxis, LABEL_SIZE, MUTED, NOTE_SIZE, TEXT,
+    Chart, Labels, Summary, ValueAxis, LABEL_SIZE, MUTED, NOTE_SIZE, TEXT,
 };
 
 pub use crate::limits::{MAX_BARS, MAX_SERIES};
@@ -275,17 +275,17 @@ pub fn grid(chart: &Chart, frame: Rect) -> Option<Grid> {
 }
 
 /// Draws the grid's panels, each titled, in the colours and shapes of
-/// the one legend.
+/// the one legend; returns how many verdicts found no room in them.
 pub fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     labels: &mut Labels,
     chart: &Chart,
     summaries: &[&[Summary]],
     grid: &Grid,
-) -> DrawResult<DB> {
+) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
     if chart.categories.is_some() {
         // One line for every panel's value axis rather than one a panel.
-        let title = ValueAxis::of(summaries, chart.log_scale, chart.percent_of_baseline)
+        let title = ValueAxis::for_bars(summaries, chart.log_scale, chart.percent_of_baseline)
             .title(&chart.y_title);
         let right = grid.panels.iter().map(|p| p.at.right).max().unwrap_or(0);
         text(
@@ -301,6 +301,7 @@ pub fn draw<DB: DrawingBackend>(
             (HPos::Left, VPos::Top),
         );
     }
+    let mut not_shown = 0;
     for panel in &grid.panels {
         let at = panel.at;
         text(
@@ -330,7 +331,7 @@ pub fn draw<DB: DrawingBackend>(
                         })
                     })
                     .collect();
-                draw_bars(root, labels, chart, &groups, 1, inner, false)?;
+                not_shown += draw_bars(root, labels, chart, &groups, 1, inner, false)?;
             }
             Content::Series(shown) => {
                 let empty: &[Summary] = &[];
@@ -345,11 +346,11 @@ pub fn draw<DB: DrawingBackend>(
                         }
                     })
                     .collect();
-                draw_lines(root, labels, chart, &drawn, summaries, inner)?;
+                not_shown += draw_lines(root, labels, chart, &drawn, summaries, inner)?;
             }
         }
     }
-    Ok(())
+    Ok(not_shown)
 }
 
 #[cfg(test)]
