@@ -162,6 +162,10 @@ pub struct Chart {
     pub y_title: String,
     pub series: Vec<ChartSeries>,
     pub categories: Option<Vec<String>>,
+    /// A line chart across ordered values rather than a number
+    /// (`x=os_version`): a point's x is the index of its value here, and
+    /// every value is a tick named by it, evenly spaced.
+    pub x_labels: Option<Vec<String>>,
     /// A line under the legend explaining its marks (what hollow means).
     pub note: Option<String>,
     /// A logarithmic value axis (`scale=log`): values from 1 s to
@@ -195,11 +199,26 @@ impl Chart {
             y_title: y_title.into(),
             series: Vec::new(),
             categories: None,
+            x_labels: None,
             note: None,
             log_scale: false,
             percent_of_baseline: false,
             width: WIDTH,
             height: HEIGHT,
+        }
+    }
+
+    /// A line chart across `values`, in their order: a series' point
+    /// `(i, v)` is at value `i`.
+    pub fn across(
+        title: impl Into<String>,
+        x_title: impl Into<String>,
+        y_title: impl Into<String>,
+        values: Vec<String>,
+    ) -> Self {
+        Chart {
+            x_labels: Some(values),
+            ..Chart::new(title, x_title, y_title)
         }
     }
 

@@ -192,8 +192,8 @@ struct ResultView {
     /// This page's own query, for the rest of its table.
     page_query: String,
     series: Vec<SeriesView>,
-    /// "Threads" or "Item": the first column.
-    x_title: &'static str,
+    /// "Threads", "Item" or the attribute along x: the first column.
+    x_title: String,
     with_baseline: bool,
     /// "95%": the level of the intervals and verdicts.
     confidence: String,
@@ -518,6 +518,21 @@ fn form_view(query: &CompareQuery, choices: &Choices, comparison: Option<&Compar
         label: "none (bars per item)".to_owned(),
         selected: query.x.as_deref() == Some("none"),
     });
+    // The attributes the tool's runs have that x may run across, and the
+    // one asked for.
+    let tool = query.tool.as_deref().and_then(parsers::Tool::from_name);
+    xs.extend(
+        compare::x_attribute_keys(tool)
+            .into_iter()
+            .filter(|key| {
+                choices.attr_keys.iter().any(|k| k == key) || query.x.as_deref() == Some(key)
+            })
+            .map(|key| Choice {
+                value: key.to_owned(),
+                label: format!("{key} (lines across its values)"),
+                selected: query.x.as_deref() == Some(key),
+            }),
+    );
 
     let series_names: Vec<String> = comparison
         .map(|c| c.series.iter().map(|s| s.name.clone()).collect())
@@ -619,7 +634,11 @@ fn result_view(
     pinned_query: &CompareQuery,
     live_query: &CompareQuery,
 ) -> ResultView {
-    let threads = comparison.x == XAxis::Threads;
+    let x_title = match comparison.x {
+        XAxis::Threads => "Threads".to_owned(),
+        XAxis::None => "Item".to_owned(),
+        XAxis::Attribute(key) => key.to_owned(),
+    };
     let unit = comparison.unit.clone();
     let series = comparison
         .series
@@ -653,7 +672,7 @@ fn result_view(
         live_query: live_query.to_query_string(),
         page_query: comparison.query.clone(),
         series,
-        x_title: if threads { "Threads" } else { "Item" },
+        x_title,
         with_baseline: comparison.baseline.is_some(),
         confidence: comparison.confidence.to_string(),
         with_efficiency: comparison
@@ -701,10 +720,7 @@ fn series_view(comparison: &Comparison, index: usize, series: &compare::Series) 
 /// A point's row: its statistics, difference to the baseline and runs.
 fn row_view(p: &compare::Point, unit: &str) -> RowView {
     RowView {
-        x: match p.threads {
-            Some(threads) => threads.to_string(),
-            None => p.item.clone(),
-        },
+        x: p.x_text(),
         mean: format_value(p.mean),
         min: format_value(p.min),
         max: format_value(p.max),
