@@ -546,7 +546,7 @@ async fn mistakes_get_400_in_the_form_asked_for() {
         (
             "/compare.png?tool=super-smack&metric=q_per_s&x=time",
             "text/plain",
-            "threads, or none",
+            "threads, none for bars per item, or an attribute of super-smack runs: os, os_version",
         ),
         (
             "/compare?tool=super-smack&metric=q_per_s&by=kernel_flavour",
@@ -1398,7 +1398,12 @@ async fn an_attribute_along_x_is_in_version_order() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|p| (p["x"].as_str().unwrap().to_owned(), p["mean"].as_f64().unwrap()))
+            .map(|p| {
+                (
+                    p["x"].as_str().unwrap().to_owned(),
+                    p["mean"].as_f64().unwrap(),
+                )
+            })
             .collect()
     };
     let at = |pairs: &[(&str, f64)]| -> Vec<(String, f64)> {
@@ -1466,9 +1471,7 @@ async fn an_attribute_along_x_is_in_version_order() {
         "Windows' and FreeBSD's too: {json}"
     );
     let notice = "Results without os_version: 7.";
-    let text = get_ok(&state, &format!("/compare.txt?{open}"))
-        .await
-        .text();
+    let text = get_ok(&state, &format!("/compare.txt?{open}")).await.text();
     assert!(text.contains(notice), "{text}");
     let page = get_ok(&state, &format!("/compare?{open}")).await.text();
     assert!(page.contains(notice), "{page}");
@@ -1494,18 +1497,21 @@ async fn q_per_s_across_freebsd_versions_by_thread_library() {
         serde_json::json!(["thread_lib", "threads"])
     );
     for series in json["series"].as_array().unwrap() {
-        let threads = &series["keys"]["threads"];
+        let threads = series["keys"]["threads"].as_str().unwrap();
         for point in series["points"].as_array().unwrap() {
-            assert_eq!(&point["threads"], threads, "{series}");
+            assert_eq!(point["threads"].to_string(), threads, "{series}");
         }
     }
     // The form offers the attributes the runs have as x.
     let page = get_ok(&state, &format!("/compare?{query}")).await.text();
     assert!(
-        page.contains(r#"<option value="os_version" selected>os_version (lines across its values)</option>"#),
+        page.contains(
+            r#"<option value="os_version" selected>os_version (lines across its values)</option>"#
+        ),
         "{page}"
     );
-    assert!(page.contains(r#"<option value="thread_lib">thread_lib (lines across its values)</option>"#));
+    assert!(page
+        .contains(r#"<option value="thread_lib">thread_lib (lines across its values)</option>"#));
 }
 
 #[tokio::test]

@@ -12,11 +12,11 @@ use parsers::contract::PseudoField;
 use parsers::MetricInfo;
 
 use super::stats::Side;
+use super::version_cmp;
 use super::{
     is_interim_item, AttributeRow, CompareQuery, Comparison, Confidence, Peak, Point, Resolved,
     RunValue, Series, VsBaseline, XAxis, NONE, PROVENANCE,
 };
-use super::version_cmp;
 use crate::limits::MAX_X_VALUES;
 use crate::moments::Moments;
 use crate::store::{MetricRow, Place, FIRST_RESULTS};
@@ -161,7 +161,8 @@ fn tidy(value: f64) -> f64 {
 }
 
 /// Where a row sits along x: its thread count (x=threads), or the rank
-/// of its value of the x attribute (`x=os_version`); neither on bars.
+/// of its value of the x attribute (`x=os_version`) with its thread
+/// count; neither on bars.
 type XPlace = (Option<u32>, Option<usize>);
 
 /// Series, then points within each: (place along x, category index),
@@ -217,7 +218,9 @@ pub(super) fn comparison(
     let place = |row: &MetricRow| -> Option<XPlace> {
         match (x, &along) {
             (XAxis::Threads, _) => Some((Some(row.threads?), None)),
-            (XAxis::Attribute(_), Some(along)) => Some((None, Some(along.rank(row)?))),
+            // The thread count stays: a baseline point is one of the
+            // same count (`split_threads`).
+            (XAxis::Attribute(_), Some(along)) => Some((row.threads, Some(along.rank(row)?))),
             _ => Some((None, None)),
         }
     };
@@ -682,7 +685,9 @@ fn compare_with_baseline(
             None => (p.values(), None),
         }
     };
-    let reference: HashMap<(Option<u32>, Option<String>, String), (Values, bool)> = series[base]
+    // A point's place: threads, value along x, item.
+    type At = (Option<u32>, Option<String>, String);
+    let reference: HashMap<At, (Values, bool)> = series[base]
         .points
         .iter()
         .map(|p| {

@@ -395,11 +395,7 @@ impl Comparison {
     /// index of its value along x, or on bars the index of its item.
     fn chart_x(&self, point: &Point) -> f64 {
         if let Some(value) = &point.x {
-            return self
-                .x_values
-                .iter()
-                .position(|v| v == value)
-                .unwrap_or(0) as f64;
+            return self.x_values.iter().position(|v| v == value).unwrap_or(0) as f64;
         }
         match point.threads {
             Some(threads) => f64::from(threads),

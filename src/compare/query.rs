@@ -571,7 +571,10 @@ mod tests {
         let message = resolved("tool=super-smack&metric=q_per_s&x=file_block_size")
             .unwrap_err()
             .0;
-        assert!(message.contains("x=file_block_size is not supported"), "{message}");
+        assert!(
+            message.contains("x=file_block_size is not supported"),
+            "{message}"
+        );
 
         let message = resolved("tool=super-smack&metric=q_per_s&x=bogus")
             .unwrap_err()
@@ -584,11 +587,15 @@ mod tests {
         );
         // Without a tool, every tool's own keys are offered too.
         let message = query("x=bogus").unwrap().resolve().unwrap_err().0;
-        assert!(message.contains("file_block_size") && message.contains("sectorsize"), "{message}");
+        assert!(
+            message.contains("file_block_size") && message.contains("sectorsize"),
+            "{message}"
+        );
 
-        let message = resolved("tool=super-smack&metric=q_per_s&x=os_version&by=thread_lib&by=os_version")
-            .unwrap_err()
-            .0;
+        let message =
+            resolved("tool=super-smack&metric=q_per_s&x=os_version&by=thread_lib&by=os_version")
+                .unwrap_err()
+                .0;
         assert!(
             message.contains("x=os_version and by=os_version: each series is drawn across the values of os_version"),
             "{message}"

@@ -204,7 +204,8 @@ fn at_words(point: &Point) -> String {
 
 fn row(point: &Point, first_width: usize, with_baseline: bool, with_efficiency: bool) -> String {
     let first = clip(&point.x_text(), first_width);
-    let first = if point.threads.is_some() {
+    // Thread counts to the right, names and values along x to the left.
+    let first = if point.threads.is_some() && point.x.is_none() {
         format!("{first:>first_width$}")
     } else {
         format!("{first:<first_width$}")
