@@ -731,6 +731,45 @@ mod tests {
     }
 
     #[test]
+    fn values_along_x_are_ticks_in_their_order_upright_when_crowded() {
+        let draw = |values: &[&str]| {
+            let mut chart = Chart::across(
+                "t",
+                "os_version",
+                "s",
+                values.iter().map(|v| (*v).to_owned()).collect(),
+            );
+            let points: Vec<(f64, f64)> = (0..values.len()).map(|i| (i as f64, 10.0)).collect();
+            chart
+                .series
+                .push(ChartSeries::from_values("MySQL", &points));
+            render_svg(&chart).unwrap()
+        };
+        let few = ["2.6.9", "2.6.10", "6.1-RELEASE"];
+        let svg = draw(&few);
+        let lines: Vec<&str> = svg.lines().collect();
+        let at: Vec<usize> = few
+            .iter()
+            .map(|v| lines.iter().position(|l| l == v).expect(v))
+            .collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{svg}");
+        // The value axis' title is the only upright text.
+        assert_eq!(svg.matches("rotate(").count(), 1, "three fit side by side");
+
+        let many: Vec<String> = (0..16).map(|i| format!("2.6.{i}-rc1-smp")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        let svg = draw(&many);
+        assert_eq!(
+            svg.matches("rotate(").count(),
+            17,
+            "sixteen are set upright"
+        );
+        for value in &many {
+            assert!(svg.lines().any(|l| l == *value), "{value}");
+        }
+    }
+
+    #[test]
     fn png_is_a_png() {
         let mut chart = LineChart::new("t", "x", "y");
         chart

@@ -408,7 +408,8 @@ impl Comparison {
     }
 
     /// The numbers as CSV (RFC 4180): one row per point, every series key
-    /// a column, then mean, min, max, n, how many configurations the runs
+    /// a column, the attribute along x (`x=os_version`) one named by it,
+    /// then mean, min, max, n, how many configurations the runs
     /// are and the keys that differ among them, and with a baseline the
     /// difference to it, its interval (absolute and in %), the method and
     /// level of the interval, and the verdict.
