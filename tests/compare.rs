@@ -1534,3 +1534,47 @@ async fn an_unknown_or_split_attribute_along_x_is_refused() {
         assert!(answer.text().contains(want), "{extra}: {}", answer.text());
     }
 }
+
+/// `x=date`: the day a run ran, by its own date (sql-bench's header),
+/// else by its post's Date header; in time order either way.
+#[tokio::test]
+async fn date_along_x_is_the_day_in_time_order() {
+    let (_dir, db, state) = test_state();
+    ingest(
+        &db,
+        &[
+            SEED_000,
+            "fixtures/super-smack/rfc822-headers-and-section-labels.txt",
+        ],
+    );
+    let query = "tool=super-smack&item=select_index&metric=q_per_s&x=date&by=thread_lib";
+    let json = get_ok(&state, &format!("/compare.json?{query}"))
+        .await
+        .json();
+    assert_eq!(
+        json["x_values"],
+        serde_json::json!(["2006-04-05", "2006-04-20"]),
+        "{json}"
+    );
+
+    let (_dir, db, state) = test_state();
+    ingest(&db, SQL_BENCH_KERNELS);
+    let query = "tool=sql-bench&item=TOTALS&metric=wallclock_s&x=date&by=db_server&where=os:Linux";
+    let json = get_ok(&state, &format!("/compare.json?{query}"))
+        .await
+        .json();
+    // Every run here has its own date (sql-bench 2.0's header says
+    // 1998-08-21 13:27:33), drawn by its day; seed 000's above have
+    // none, and take their mail's.
+    let days: Vec<&str> = json["x_values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(days.first(), Some(&"1998-08-21"), "{json}");
+    let mut sorted = days.clone();
+    sorted.sort_unstable();
+    assert_eq!(days, sorted, "year-first days sort as text too");
+    assert!(days.iter().all(|d| d.len() == 10), "{days:?}");
+}

@@ -299,7 +299,10 @@ pub fn compare(
             comparison
         }
         None => {
-            let rows = store::metric_rows(conn, &filter)?;
+            let mut rows = store::metric_rows(conn, &filter)?;
+            if resolved.x == Some(XAxis::Attribute(query::DATE)) {
+                days_of_runs(conn, &filter.attr_keys, &mut rows)?;
+            }
             group::comparison(query, resolved, &filter.attr_keys, rows)
         }
     };
@@ -335,6 +338,42 @@ fn sums_can_split(query: &CompareQuery) -> bool {
                     Some(PseudoField::Label | PseudoField::Author | PseudoField::Submission)
                 )
         })
+}
+
+/// `x=date` ([`query::DATE`]): each row's `date` becomes the day of the
+/// run's own date, else of its submission's (one statement for all of
+/// them); `None` where neither reads as a date.
+fn days_of_runs(
+    conn: &rusqlite::Connection,
+    attr_keys: &[String],
+    rows: &mut [MetricRow],
+) -> rusqlite::Result<()> {
+    let Some(index) = attr_keys.iter().position(|key| key == query::DATE) else {
+        return Ok(());
+    };
+    let mut ids: Vec<i64> = rows
+        .iter()
+        .filter(|row| row.attrs[index].is_none())
+        .map(|row| row.submission_id)
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let posted: HashMap<i64, Rc<str>> = store::submission_dates(conn, &ids)?
+        .into_iter()
+        .filter_map(|(id, date)| Some((id, Rc::from(order::day_of(&date)?))))
+        .collect();
+    // Runs share their dates' text: a day once per distinct date.
+    let mut days: HashMap<Rc<str>, Option<Rc<str>>> = HashMap::new();
+    for row in rows.iter_mut() {
+        row.attrs[index] = match row.attrs[index].take() {
+            Some(own) => days
+                .entry(own)
+                .or_insert_with_key(|own| order::day_of(own).map(Rc::from))
+                .clone(),
+            None => posted.get(&row.submission_id).cloned(),
+        };
+    }
+    Ok(())
 }
 
 /// A row per configuration's cell, standing for its results: no run of

@@ -5,6 +5,48 @@
 
 use std::cmp::Ordering;
 
+/// The day a date gives, `YYYY-MM-DD`, which [`version_cmp`] puts in time
+/// order: a year-first date's (`1998-10-06 18:04:41`, sql-bench's), or a
+/// mail's Date header's (`Wed, 5 Apr 2006 13:41:02 +0100`, pipermail's
+/// `Tue Jun  6 12:03:36 CDT 2006`), the day as its sender's clock had it.
+/// `None` for anything else.
+pub fn day_of(date: &str) -> Option<String> {
+    const MONTHS: [&str; 12] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    let date = date.trim();
+    let bytes = date.as_bytes();
+    let digits = |range: std::ops::Range<usize>| {
+        bytes
+            .get(range)
+            .is_some_and(|b| b.iter().all(u8::is_ascii_digit))
+    };
+    let year_first = digits(0..4)
+        && bytes.get(4) == Some(&b'-')
+        && digits(5..7)
+        && bytes.get(7) == Some(&b'-')
+        && digits(8..10);
+    if year_first {
+        return Some(date[..10].to_owned());
+    }
+    let words: Vec<&str> = date
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let month = words.iter().find_map(|w| {
+        let w = w.get(..3)?.to_ascii_lowercase();
+        MONTHS.iter().position(|m| *m == w)
+    })?;
+    let number = |w: &&str, len: std::ops::RangeInclusive<usize>| {
+        len.contains(&w.len()) && w.bytes().all(|b| b.is_ascii_digit())
+    };
+    let year = words.iter().find(|w| number(w, 4..=4))?;
+    let day: u32 = words.iter().find(|w| number(w, 1..=2))?.parse().ok()?;
+    (1..=31)
+        .contains(&day)
+        .then(|| format!("{year}-{:02}-{day:02}", month + 1))
+}
+
 /// One piece of a version string: a run of digits or of letters.
 /// Everything else (`.`, `-`, `_`, `+`, spaces) only separates pieces.
 #[derive(Debug, Clone, Copy)]
@@ -189,6 +231,24 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn dates_give_their_day() {
+        let cases = [
+            ("Wed, 5 Apr 2006 13:41:02 +0100", Some("2006-04-05")),
+            ("Sat, 22 Sep 2001 22:20:13 -0700 (PDT)", Some("2001-09-22")),
+            ("04 Feb 2002 01:33:19 +0200", Some("2002-02-04")),
+            ("Tue Jun  6 12:03:36 CDT 2006", Some("2006-06-06")),
+            ("1998-10-06 18:04:41", Some("1998-10-06")),
+            ("2000-12-05 5:18:45", Some("2000-12-05")),
+            ("07/12/2013 07:20 PM", None),
+            ("yesterday", None),
+            ("", None),
+        ];
+        for (index, (date, day)) in cases.into_iter().enumerate() {
+            assert_eq!(day_of(date).as_deref(), day, "case {index}: {date}");
         }
     }
 

@@ -375,13 +375,19 @@ pub fn check_attr_key(key: &str) -> Result<(), QueryError> {
     }
 }
 
+/// `x=date`: when a run ran, by the day: its own `date` (sql-bench's
+/// header), else the day its submission was posted (its first mail's
+/// Date header); a run with neither has no place along it.
+pub const DATE: &str = "date";
+
 /// The attributes the x axis may run across (`x=os_version`): Contract
-/// 2's keys ([`ATTRIBUTE_KEYS`]), then those of the tool's own output
+/// 2's keys ([`ATTRIBUTE_KEYS`]), [`DATE`], then those of the tool's own output
 /// (`Tool::own_attribute_keys`: sysbench's `file_block_size`, sql-bench's
 /// `date`), or of every tool where none is chosen yet. Exactly these:
 /// an attribute a user added has no known order of its values.
 pub fn x_attribute_keys(tool: Option<Tool>) -> Vec<&'static str> {
     let mut keys: Vec<&'static str> = ATTRIBUTE_KEYS.to_vec();
+    keys.push(DATE);
     let tools = match tool {
         Some(tool) => vec![tool],
         None => Tool::ALL.to_vec(),
@@ -582,7 +588,7 @@ mod tests {
         assert!(
             message.contains("x=bogus is not supported")
                 && message.contains("threads, none for bars per item, or an attribute of super-smack runs: os, os_version, kernel_config,")
-                && message.ends_with(", tool_version, variant"),
+                && message.ends_with(", tool_version, variant, date"),
             "{message}"
         );
         // Without a tool, every tool's own keys are offered too.
