@@ -24,6 +24,7 @@ fn chart() -> Chart {
         y_title: "q/s".to_owned(),
         series,
         categories: None,
+        x_labels: None,
         note: None,
         log_scale: false,
         percent_of_baseline: false,

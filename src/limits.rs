@@ -344,6 +344,14 @@ pub const MAX_MATRIX_CELLS: usize = 2_000;
 /// The most series one chart draws; past it, panels.
 pub const MAX_SERIES: usize = 12;
 
+/// The most values an attribute along x (`x=os_version`) is drawn at:
+/// the first this many in version order; the results at the others are
+/// left out, and a notice counts them and says to narrow with `where=`.
+/// Each value is a tick (labels that would touch are skipped) and a row
+/// of every series' table; the sql-bench fixtures' dozen kernels and
+/// FreeBSD's releases of a decade fit well under it.
+pub const MAX_X_VALUES: usize = 60;
+
 /// The most bars one chart of bars draws; past it, a panel per category.
 pub const MAX_BARS: usize = 40;
 

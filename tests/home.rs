@@ -147,19 +147,21 @@ async fn home_shows_the_comparisons_with_most_proven_differences_first() {
     );
     // Seed 004, newer than seed 000 and with nothing proven: every test
     // of run-all-tests side by side for the two kernels (not by date),
-    // an item a panel on its own axis (11 s to 2326 s), without a baseline
-    // (one run each).
+    // an item a panel on its own axis (11 s to 2326 s), against the first
+    // kernel printed, marked one run a side (no interval, no verdict).
     let sql_bench = &links[1];
-    for part in ["tool=sql-bench", "x=none", "by=os_version"] {
+    for part in ["tool=sql-bench", "x=none", "by=os_version", "baseline="] {
         assert!(sql_bench.contains(part), "{sql_bench} lacks {part}");
     }
     assert!(page.contains("Each panel on its own axis"), "{page}");
-    for part in ["by=date", "item=", "baseline="] {
+    for part in ["by=date", "item="] {
         assert!(!sql_bench.contains(part), "{sql_bench} has {part}");
     }
+    assert!(page.contains("one run a side"), "{page}");
     assert!(links[2].contains("tool=super-smack"), "{links:?}");
-    // Seed 000's runs are single: no point has an interval, so no baseline.
-    assert!(!links[2].contains("baseline="), "{}", links[2]);
+    // Seed 000's runs are single too: differences to its first series,
+    // without verdicts.
+    assert!(links[2].contains("baseline="), "{}", links[2]);
 
     // A reply quoting seed 002 whole brings copies of its runs and
     // nothing new: its chart is not drawn twice; the first post keeps it.
@@ -240,12 +242,12 @@ fn legend(svg: &str) -> Vec<(String, String)> {
                 (x.parse().unwrap(), y.parse().unwrap())
             })
             .collect();
-        // A legend line is the one 28 pixels long with its name 36 pixels
-        // right of where it starts.
+        // A legend line is the one 28 pixels long (or, dashed, its first
+        // dash) with its name 36 pixels right of where it starts.
         let [(x1, y1), (x2, y2)] = points[..] else {
             continue;
         };
-        if y1 != y2 || x2 - x1 != 28 {
+        if y1 != y2 || x2 <= x1 || x2 - x1 > 28 {
             continue;
         }
         let name_at = format!(r#"<text x="{}" y="{y1}""#, x1 + 36);
@@ -326,4 +328,67 @@ async fn thumbnails_order_and_colour_their_series_as_the_chart_they_link_to() {
             );
         }
     }
+}
+
+/// Every ready comparison of every example log compares something: where
+/// it has several series, two of them share a point (the same thread
+/// count or item); and a post of single runs a side, seed 004's two
+/// kernels, still gets its baseline, marked "one run a side".
+#[tokio::test]
+async fn ready_comparisons_compare_points_two_series_share() {
+    let (_dir, db, state) = test_state();
+    let mut conn = benchlog::store::open(&db).unwrap();
+    crate::verdicts::ingest_all_fixtures(&mut conn);
+    let submissions: i64 = conn
+        .query_row("SELECT max(id) FROM submissions", [], |row| row.get(0))
+        .unwrap();
+    let mut checked = 0;
+    for id in 1..=submissions {
+        let (status, page) = get(&state, &format!("/submissions/{id}")).await;
+        if status != 200 {
+            continue;
+        }
+        for link in ready_links(&page) {
+            let query = link.strip_prefix("/compare?").unwrap();
+            let (status, json) = get(&state, &format!("/compare.json?{query}")).await;
+            assert_eq!(status, 200, "{link}: {json}");
+            let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+            let series = json["series"].as_array().unwrap();
+            if series.len() < 2 {
+                continue;
+            }
+            let mut holders: std::collections::HashMap<String, usize> = Default::default();
+            for s in series {
+                let points: std::collections::BTreeSet<String> = s["points"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|p| format!("{}|{}|{}", p["threads"], p["x"], p["item"]))
+                    .collect();
+                for point in points {
+                    *holders.entry(point).or_default() += 1;
+                }
+            }
+            assert!(
+                holders.values().any(|&n| n > 1),
+                "submission {id} offers {link}, whose series share no point"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 50, "{checked} comparisons checked");
+
+    // Seed 004: one run of each kernel.
+    let seed_004 = fixture("fixtures/sql-bench/seed-004-linux-2.4-vs-2.2-smp.txt");
+    let (_dir, _db, state) = test_state();
+    paste(&state, &seed_004).await;
+    let (_, page) = get(&state, "/submissions/1").await;
+    let links = ready_links(&page);
+    assert!(
+        links.iter().any(|l| l.contains("baseline=")),
+        "no baseline: {links:?}"
+    );
+    assert!(page.contains("one run a side"), "{page}");
+    let (_, home) = get(&state, "/").await;
+    assert!(home.contains("one run a side"), "{home}");
 }

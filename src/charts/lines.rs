@@ -24,16 +24,39 @@ pub(super) fn draw_lines<DB: DrawingBackend>(
         .map(|t| text_width(t, LABEL_SIZE))
         .max()
         .unwrap_or(0);
-    let plot = Rect {
+    let mut plot = Rect {
         left: frame.left + 28 + tick_width + 8,
         top: frame.top + 8,
         right: frame.right - 16,
         bottom: frame.bottom - 52,
     };
-    let xs = thread_counts(range);
-    let scales = Scales::new(&axis, plot, &xs);
+    // Across ordered values, every value is a tick, so panels share
+    // their axis; along threads, the counts run.
+    let xs: Vec<f64> = match &chart.x_labels {
+        Some(values) => (0..values.len()).map(|i| i as f64).collect(),
+        None => thread_counts(range),
+    };
+    // Values too wide to stand side by side are set upright, under a
+    // plot made shorter for them.
+    let upright = chart.x_labels.as_ref().and_then(|values| {
+        let widest = values
+            .iter()
+            .map(|v| text_width(v, LABEL_SIZE))
+            .max()
+            .unwrap_or(0);
+        let room = plot.width() * 88 / 100 / values.len().max(1) as i32;
+        (widest + 6 > room).then_some(widest.min(UPRIGHT_TICK_WIDTH))
+    });
+    if let Some(height) = upright {
+        plot.bottom -= height;
+    }
+    let scales = Scales::new(&axis, plot, &xs, chart.x_labels.is_none());
     draw_value_grid(root, labels, &scales, &tick_labels)?;
-    draw_thread_ticks(root, labels, &scales, &xs)?;
+    let tick_label = |x: f64| match &chart.x_labels {
+        Some(values) => values.get(x as usize).cloned().unwrap_or_default(),
+        None => format_number(x),
+    };
+    draw_x_ticks(root, labels, &scales, &xs, tick_label, upright.is_some())?;
     draw_axes(root, plot)?;
     let x_title = if scales.log {
         format!("{}, log scale", chart.x_title)
@@ -92,10 +115,11 @@ struct Scales<'a> {
 
 impl<'a> Scales<'a> {
     /// The scales of `plot` for the thread counts `xs` (ascending, not
-    /// empty) and the value `axis`.
-    fn new(axis: &'a ValueAxis, plot: Rect, xs: &[f64]) -> Self {
+    /// empty) and the value `axis`; `counts` where `xs` are counts that
+    /// may double (not the indexes of ordered values).
+    fn new(axis: &'a ValueAxis, plot: Rect, xs: &[f64], counts: bool) -> Self {
         let (x_min, x_max) = (xs[0], xs[xs.len() - 1]);
-        let log = x_min > 0.0 && x_max / x_min >= 8.0;
+        let log = counts && x_min > 0.0 && x_max / x_min >= 8.0;
         let mut scales = Scales {
             axis,
             plot,
@@ -161,19 +185,32 @@ fn draw_value_grid<DB: DrawingBackend>(
     Ok(())
 }
 
-/// A tick at every thread count run, labelled as long as the labels do
-/// not touch.
-fn draw_thread_ticks<DB: DrawingBackend>(
+/// The longest upright tick label, in pixels; longer ones are cut.
+const UPRIGHT_TICK_WIDTH: i32 = 150;
+
+/// A tick at every x (thread count run, or value along x), labelled as
+/// long as the labels do not touch; `upright` labels read bottom to top,
+/// hanging from their tick.
+fn draw_x_ticks<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     labels: &mut Labels,
     scales: &Scales,
     xs: &[f64],
+    tick_label: impl Fn(f64) -> String,
+    upright: bool,
 ) -> DrawResult<DB> {
     let plot = scales.plot;
     let mut last_right = i32::MIN;
     for &x in xs {
-        let label = format_number(x);
-        let half = text_width(&label, LABEL_SIZE) / 2;
+        let mut label = tick_label(x);
+        if upright {
+            label = fit(&label, LABEL_SIZE, UPRIGHT_TICK_WIDTH);
+        }
+        let half = if upright {
+            LABEL_SIZE as i32 / 2 + 1
+        } else {
+            text_width(&label, LABEL_SIZE) / 2
+        };
         let at = scales.px(x);
         root.draw(&PathElement::new(
             vec![(at, plot.top), (at, plot.bottom)],
@@ -184,14 +221,25 @@ fn draw_thread_ticks<DB: DrawingBackend>(
             AXIS.stroke_width(1),
         ))?;
         if at - half > last_right + 6 {
-            text(
-                labels,
-                &label,
-                (at, plot.bottom + 8),
-                LABEL_SIZE,
-                &TEXT,
-                (HPos::Center, VPos::Top),
-            );
+            if upright {
+                labels.push(Label {
+                    text: label,
+                    at: (at, plot.bottom + 8),
+                    size: LABEL_SIZE,
+                    colour: TEXT,
+                    anchor: (HPos::Right, VPos::Center),
+                    rotated: true,
+                });
+            } else {
+                text(
+                    labels,
+                    &label,
+                    (at, plot.bottom + 8),
+                    LABEL_SIZE,
+                    &TEXT,
+                    (HPos::Center, VPos::Top),
+                );
+            }
             last_right = at + half;
         }
     }

@@ -164,6 +164,10 @@ pub struct Chart {
     pub y_title: String,
     pub series: Vec<ChartSeries>,
     pub categories: Option<Vec<String>>,
+    /// A line chart across ordered values rather than a number
+    /// (`x=os_version`): a point's x is the index of its value here, and
+    /// every value is a tick named by it, evenly spaced.
+    pub x_labels: Option<Vec<String>>,
     /// A line under the legend explaining its marks (what hollow means).
     pub note: Option<String>,
     /// A logarithmic value axis (`scale=log`): values from 1 s to
@@ -197,11 +201,26 @@ impl Chart {
             y_title: y_title.into(),
             series: Vec::new(),
             categories: None,
+            x_labels: None,
             note: None,
             log_scale: false,
             percent_of_baseline: false,
             width: WIDTH,
             height: HEIGHT,
+        }
+    }
+
+    /// A line chart across `values`, in their order: a series' point
+    /// `(i, v)` is at value `i`.
+    pub fn across(
+        title: impl Into<String>,
+        x_title: impl Into<String>,
+        y_title: impl Into<String>,
+        values: Vec<String>,
+    ) -> Self {
+        Chart {
+            x_labels: Some(values),
+            ..Chart::new(title, x_title, y_title)
         }
     }
 
@@ -908,6 +927,45 @@ mod tests {
                 assert!(labels.iter().any(|l| l.text == want));
             }
             assert_eq!(missing > 0, points == 3, "{points} points: {svg}");
+        }
+    }
+
+    #[test]
+    fn values_along_x_are_ticks_in_their_order_upright_when_crowded() {
+        let draw = |values: &[&str]| {
+            let mut chart = Chart::across(
+                "t",
+                "os_version",
+                "s",
+                values.iter().map(|v| (*v).to_owned()).collect(),
+            );
+            let points: Vec<(f64, f64)> = (0..values.len()).map(|i| (i as f64, 10.0)).collect();
+            chart
+                .series
+                .push(ChartSeries::from_values("MySQL", &points));
+            render_svg(&chart).unwrap()
+        };
+        let few = ["2.6.9", "2.6.10", "6.1-RELEASE"];
+        let svg = draw(&few);
+        let lines: Vec<&str> = svg.lines().collect();
+        let at: Vec<usize> = few
+            .iter()
+            .map(|v| lines.iter().position(|l| l == v).expect(v))
+            .collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{svg}");
+        // The value axis' title is the only upright text.
+        assert_eq!(svg.matches("rotate(").count(), 1, "three fit side by side");
+
+        let many: Vec<String> = (0..16).map(|i| format!("2.6.{i}-rc1-smp")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        let svg = draw(&many);
+        assert_eq!(
+            svg.matches("rotate(").count(),
+            17,
+            "sixteen are set upright"
+        );
+        for value in &many {
+            assert!(svg.lines().any(|l| l == *value), "{value}");
         }
     }
 

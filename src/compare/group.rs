@@ -12,10 +12,12 @@ use parsers::contract::{PseudoField, POST_KEY};
 use parsers::MetricInfo;
 
 use super::stats::Side;
+use super::version_cmp;
 use super::{
     is_interim_item, AttributeRow, CompareQuery, Comparison, Confidence, Peak, Point, Resolved,
     RunValue, Series, VsBaseline, XAxis, NONE, PROVENANCE,
 };
+use crate::limits::MAX_X_VALUES;
 use crate::moments::Moments;
 use crate::store::{MetricRow, Place, FIRST_RESULTS};
 
@@ -25,6 +27,9 @@ use crate::store::{MetricRow, Place, FIRST_RESULTS};
 enum KeyField {
     Run(PseudoField),
     Item,
+    /// The thread count: a series key only where runs across an
+    /// attribute have several (`split_threads`).
+    Threads,
     /// The index in the rows' `attrs`.
     Attr(usize),
     /// An attribute that was not read: no row has it.
@@ -46,6 +51,15 @@ impl KeyField {
     }
 
     /// The row's value, borrowed where the row holds it as text.
+    /// The row's value of an attribute read with the rows; `None` for
+    /// the other fields.
+    fn attr(self, row: &MetricRow) -> Option<&str> {
+        match self {
+            KeyField::Attr(index) => row.attrs.get(index).and_then(Option::as_deref),
+            _ => None,
+        }
+    }
+
     fn value(self, row: &MetricRow) -> Option<Cow<'_, str>> {
         let text = match self {
             KeyField::Run(PseudoField::Label) => row.label.as_deref(),
@@ -55,6 +69,7 @@ impl KeyField {
             }
             KeyField::Run(PseudoField::Test) => row.test.as_deref(),
             KeyField::Item => Some(&*row.item),
+            KeyField::Threads => return row.threads.map(|t| Cow::Owned(t.to_string())),
             KeyField::Attr(index) => row.attrs.get(index).and_then(Option::as_deref),
             KeyField::Unread => None,
         };
@@ -145,9 +160,14 @@ fn tidy(value: f64) -> f64 {
     }
 }
 
-/// Series, then points within each: (threads, category index), each
-/// with the indices of its rows.
-type PointKey = (Option<u32>, usize);
+/// Where a row sits along x: its thread count (x=threads), or the rank
+/// of its value of the x attribute (`x=os_version`) with its thread
+/// count; neither on bars.
+type XPlace = (Option<u32>, Option<usize>);
+
+/// Series, then points within each: (place along x, category index),
+/// each with the indices of its rows.
+type PointKey = (XPlace, usize);
 type SeriesRows<Value> = (Vec<Value>, BTreeMap<PointKey, Vec<usize>>);
 
 /// Filters and groups the rows of a resolved query into its comparison:
@@ -169,11 +189,11 @@ pub(super) fn comparison(
         } else {
             XAxis::None
         });
-    let (attr_keys, by) = series_keys(query, attr_keys, &mut rows);
+    let (attr_keys, by) = series_keys(query, attr_keys, x.attribute(), &mut rows);
     let attr_keys: &[String] = &attr_keys;
     let (categories, row_categories) = categories_of(&rows);
     let mut key_columns: Vec<String> = Vec::new();
-    if x == XAxis::Threads && query.item.is_none() && categories.len() > 1 {
+    if x != XAxis::None && query.item.is_none() && categories.len() > 1 {
         key_columns.push("item".to_owned());
     }
     for key in &by {
@@ -181,13 +201,42 @@ pub(super) fn comparison(
             key_columns.push(key.clone());
         }
     }
+    let threads_column = split_threads(x, &rows) && !key_columns.iter().any(|k| k == "threads");
+    if threads_column {
+        key_columns.push("threads".to_owned());
+    }
     let key_fields: Vec<KeyField> = key_columns
         .iter()
-        .map(|key| KeyField::of(key, attr_keys))
+        .map(|key| match key.as_str() {
+            "threads" if threads_column => KeyField::Threads,
+            _ => KeyField::of(key, attr_keys),
+        })
         .collect();
-    let (grouped, without_threads) = group_rows(&rows, x, &key_fields, &row_categories);
+    let along = x
+        .attribute()
+        .map(|key| AlongX::of(&rows, key, KeyField::of(key, attr_keys)));
+    let place = |row: &MetricRow| -> Option<XPlace> {
+        match (x, &along) {
+            (XAxis::Threads, _) => Some((Some(row.threads?), None)),
+            // The thread count stays: a baseline point is one of the
+            // same count (`split_threads`).
+            (XAxis::Attribute(_), Some(along)) => Some((row.threads, Some(along.rank(row)?))),
+            _ => Some((None, None)),
+        }
+    };
+    let (grouped, not_placed) = group_rows(&rows, place, &key_fields, &row_categories);
     let categories: Vec<String> = categories.into_iter().map(str::to_owned).collect();
-    let (mut series, series_attrs) = build_series(grouped, &rows, &key_columns, &categories);
+    let x_values = along.as_ref().map_or(&[][..], |a| &a.values[..]);
+    let (mut series, series_attrs) = build_series(
+        grouped,
+        &rows,
+        &key_columns,
+        (&categories, x_values),
+        x.attribute(),
+    );
+    if let Some(along) = &along {
+        along.notices(&mut notices);
+    }
 
     let baseline = query
         .baseline
@@ -232,9 +281,84 @@ pub(super) fn comparison(
             Vec::new()
         },
         series,
-        without_threads,
+        without_threads: if x == XAxis::Threads { not_placed } else { 0 },
+        x_values: along.as_ref().map(|a| a.values.clone()).unwrap_or_default(),
+        without_x: along.as_ref().map_or(0, |a| a.without),
         notices,
         attributes,
+    }
+}
+
+/// Whether the series across an attribute are split by thread count too:
+/// where the runs have several, so that a point never averages runs of
+/// 1 and 64 clients as if they were repeats.
+fn split_threads(x: XAxis, rows: &[MetricRow]) -> bool {
+    let Some(first) = rows.first() else {
+        return false;
+    };
+    x.attribute().is_some() && rows.iter().any(|row| row.threads != first.threads)
+}
+
+/// The values of the attribute along x (`x=os_version`): those the rows
+/// have, in version order ([`version_cmp`]), the first
+/// [`MAX_X_VALUES`] kept; and the results left off the axis.
+struct AlongX<'r> {
+    key: &'static str,
+    field: KeyField,
+    values: Vec<String>,
+    rank: HashMap<&'r str, usize>,
+    /// Results whose runs do not have the attribute.
+    without: usize,
+    /// Results at values past [`MAX_X_VALUES`], and how many values.
+    beyond: (usize, usize),
+}
+
+impl<'r> AlongX<'r> {
+    /// The values of `key` (read as `field`) among `rows`: one look at
+    /// each row, one sort of the distinct values.
+    fn of(rows: &'r [MetricRow], key: &'static str, field: KeyField) -> Self {
+        let mut weights: HashMap<&'r str, usize> = HashMap::new();
+        let mut without = 0;
+        for row in rows {
+            match field.attr(row) {
+                Some(value) => *weights.entry(value).or_default() += row.weight(),
+                None => without += row.weight(),
+            }
+        }
+        let mut distinct: Vec<&'r str> = weights.keys().copied().collect();
+        distinct.sort_by(|a, b| version_cmp(a, b));
+        let past = distinct.split_off(distinct.len().min(MAX_X_VALUES));
+        AlongX {
+            key,
+            field,
+            values: distinct.iter().map(|v| (*v).to_owned()).collect(),
+            rank: distinct.iter().enumerate().map(|(i, v)| (*v, i)).collect(),
+            without,
+            beyond: (past.iter().map(|v| weights[v]).sum(), past.len()),
+        }
+    }
+
+    /// The rank of the row's value; `None` off the axis.
+    fn rank(&self, row: &MetricRow) -> Option<usize> {
+        self.rank.get(self.field.attr(row)?).copied()
+    }
+
+    /// What the axis leaves out, said: never a made-up place.
+    fn notices(&self, notices: &mut Vec<String>) {
+        let key = self.key;
+        if self.without > 0 {
+            notices.push(format!(
+                "Results without {key}: {}. Their runs do not say it, so they have no place along x and are not drawn; add it to the runs, or choose another x.",
+                self.without
+            ));
+        }
+        let (results, values) = self.beyond;
+        if values > 0 {
+            notices.push(format!(
+                "{key} has {} values here; the first {MAX_X_VALUES} in version order are drawn, and {results} results at the other {values} are left out: narrow the comparison with where=.",
+                MAX_X_VALUES + values
+            ));
+        }
     }
 }
 
@@ -280,6 +404,7 @@ fn keep_wanted_rows(
 fn series_keys<'k>(
     query: &CompareQuery,
     attr_keys: &'k [String],
+    x_key: Option<&str>,
     rows: &mut [MetricRow],
 ) -> (Cow<'k, [String]>, Vec<String>) {
     let mut attr_keys: Cow<[String]> = Cow::Borrowed(attr_keys);
@@ -290,8 +415,9 @@ fn series_keys<'k>(
     let (_, mut telling) = configurations(rows, &all);
     // Runs of several posts that name no machine stay together, their
     // points mixed "from N posts": what tells them apart is where they
-    // came from, which `by=submission` splits in one click.
-    telling.retain(|key| key != POST_KEY);
+    // came from, which `by=submission` splits in one click. The attribute
+    // along x tells the points apart, not the series.
+    telling.retain(|key| key != POST_KEY && Some(key.as_str()) != x_key);
     telling.sort_by(|a, b| super::interest(a).cmp(&super::interest(b)));
     let first_new = attr_keys.len();
     let new: Vec<String> = telling
@@ -336,12 +462,13 @@ fn categories_of(rows: &[MetricRow]) -> (Vec<&str>, Vec<usize>) {
 }
 
 /// The rows' indices by series (their values of `key_fields`, in natural
-/// order) and point; and how many rows have no thread count to be
-/// placed on a thread axis. Values are borrowed from the rows until the
-/// series are known.
+/// order) and point (their `place` along x); and how many results have
+/// no place (no thread count on a thread axis, no value of the x
+/// attribute). Values are borrowed from the rows until the series are
+/// known.
 fn group_rows(
     rows: &[MetricRow],
-    x: XAxis,
+    place: impl Fn(&MetricRow) -> Option<XPlace>,
     key_fields: &[KeyField],
     row_categories: &[usize],
 ) -> (Vec<SeriesRows<String>>, usize) {
@@ -352,17 +479,11 @@ fn group_rows(
     // values (those of one submission), and comparing them is cheaper
     // than hashing them.
     let mut last_series: Option<usize> = None;
-    let mut without_threads = 0;
+    let mut not_placed = 0;
     for (index, row) in rows.iter().enumerate() {
-        let threads = match x {
-            XAxis::Threads => match row.threads {
-                Some(threads) => Some(threads),
-                None => {
-                    without_threads += row.weight();
-                    continue;
-                }
-            },
-            XAxis::None => None,
+        let Some(at) = place(row) else {
+            not_placed += row.weight();
+            continue;
         };
         values.clear();
         values.extend(
@@ -384,7 +505,7 @@ fn group_rows(
         last_series = Some(series);
         grouped[series]
             .1
-            .entry((threads, row_categories[index]))
+            .entry((at, row_categories[index]))
             .or_default()
             .push(index);
     }
@@ -399,26 +520,36 @@ fn group_rows(
         .into_iter()
         .map(|(values, points)| (values.into_iter().map(Cow::into_owned).collect(), points))
         .collect();
-    (grouped, without_threads)
+    (grouped, not_placed)
 }
 
 /// The series with their points' statistics, and each series' attribute
 /// values (for the table of what they were run with).
+/// `names` are the categories (items) and the values along x by rank;
+/// the attribute along x (`x_key`) is left out of the series' attributes,
+/// where it is every value of the axis.
 fn build_series(
     grouped: Vec<SeriesRows<String>>,
     rows: &[MetricRow],
     key_columns: &[String],
-    categories: &[String],
+    (categories, x_values): (&[String], &[String]),
+    x_key: Option<&str>,
 ) -> (Vec<Series>, Vec<BTreeMap<String, String>>) {
     let mut series_attrs: Vec<BTreeMap<String, String>> = Vec::with_capacity(grouped.len());
     let series = grouped
         .into_iter()
         .map(|(values, points)| {
-            series_attrs.push(series_attributes(rows, points.values().flatten()));
+            let mut attrs = series_attributes(rows, points.values().flatten());
+            if let Some(key) = x_key {
+                attrs.remove(key);
+            }
+            series_attrs.push(attrs);
             let points = points
                 .into_iter()
-                .map(|((threads, category), indices)| {
-                    point(threads, &categories[category], rows, indices)
+                .map(|(((threads, x_rank), category), indices)| {
+                    let mut point = point(threads, &categories[category], rows, indices);
+                    point.x = x_rank.and_then(|rank| x_values.get(rank).cloned());
+                    point
                 })
                 .collect();
             let name = if values.is_empty() {
@@ -571,12 +702,14 @@ fn compare_with_baseline(
             None => (p.values(), None),
         }
     };
-    let reference: HashMap<(Option<u32>, String), (Values, bool)> = series[base]
+    // A point's place: threads, value along x, item.
+    type At = (Option<u32>, Option<String>, String);
+    let reference: HashMap<At, (Values, bool)> = series[base]
         .points
         .iter()
         .map(|p| {
             (
-                (p.threads, p.item.clone()),
+                (p.threads, p.x.clone(), p.item.clone()),
                 (values_of(p), !p.mixed.is_empty()),
             )
         })
@@ -586,7 +719,8 @@ fn compare_with_baseline(
             continue;
         }
         for p in &mut s.points {
-            let Some((base_values, base_mixed)) = reference.get(&(p.threads, p.item.clone()))
+            let Some((base_values, base_mixed)) =
+                reference.get(&(p.threads, p.x.clone(), p.item.clone()))
             else {
                 continue;
             };
@@ -666,6 +800,7 @@ fn point(threads: Option<u32>, item: &str, rows: &[MetricRow], mut indices: Vec<
     let (configurations, mixed) = configurations(rows, &indices);
     Point {
         threads,
+        x: None,
         item: item.to_owned(),
         mean: tidy(super::stats::mean(&values)),
         min: values.iter().copied().fold(f64::INFINITY, f64::min),
@@ -744,6 +879,7 @@ fn point_of_cells(
     let (configurations, mixed) = configurations(rows, &kept);
     Point {
         threads,
+        x: None,
         item: item.to_owned(),
         mean: tidy(moments.mean),
         min: moments.min,

@@ -24,15 +24,17 @@ use crate::moments::Moments;
 use crate::store::{self, MetricFilter, MetricRow, StoredRun};
 
 mod group;
+mod order;
 mod output;
 mod query;
 mod stats;
 mod table;
 
 pub use group::{matches_wheres, natural_cmp};
+pub use order::version_cmp;
 pub use query::{
-    check_asof, check_attr_key, check_where_count, query_pairs, CompareQuery, QueryError, MAX_BY,
-    MAX_QUERY_BYTES, MAX_QUERY_PAIRS, MAX_WHERE,
+    check_asof, check_attr_key, check_where_count, query_pairs, x_attribute_keys, CompareQuery,
+    QueryError, MAX_BY, MAX_QUERY_BYTES, MAX_QUERY_PAIRS, MAX_WHERE,
 };
 
 pub use table::{runs_of_configurations, Matrix, MatrixRow, MAX_MATRIX_CELLS};
@@ -42,21 +44,41 @@ pub use stats::{format_df, Confidence, Interval, Method, Sample, Verdict, VsBase
 use query::{check_keys, is_field, query_keys};
 
 /// What goes along the x axis.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum XAxis {
     /// A line chart against the thread (client) count.
     Threads,
     /// Grouped bars, one group per item.
     None,
+    /// A line chart across the values of a run attribute (`os_version`),
+    /// in version order ([`version_cmp`]); one of
+    /// [`x_attribute_keys`].
+    Attribute(&'static str),
 }
 
 impl XAxis {
+    /// Its name in URLs and the JSON's `x`: `threads`, `none`, or the
+    /// attribute's key.
     pub fn name(self) -> &'static str {
         match self {
             XAxis::Threads => "threads",
             XAxis::None => "none",
+            XAxis::Attribute(key) => key,
         }
+    }
+
+    /// The attribute along x, if it is one.
+    pub fn attribute(self) -> Option<&'static str> {
+        match self {
+            XAxis::Attribute(key) => Some(key),
+            XAxis::Threads | XAxis::None => None,
+        }
+    }
+}
+
+impl Serialize for XAxis {
+    fn serialize<S: serde::Serializer>(&self, out: S) -> Result<S::Ok, S::Error> {
+        out.serialize_str(self.name())
     }
 }
 
@@ -120,6 +142,10 @@ fn shared_text<S: serde::Serializer>(text: &Option<Rc<str>>, out: S) -> Result<S
 pub struct Point {
     /// The thread count (x=threads); `None` on bars.
     pub threads: Option<u32>,
+    /// The value of the x attribute (`x=os_version`: `6.1-RELEASE`);
+    /// absent on other axes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub x: Option<String>,
     /// The item (on bars, the category).
     pub item: String,
     pub mean: f64,
@@ -200,6 +226,12 @@ pub struct Comparison {
     /// Matching results that have no thread count, so cannot be placed on
     /// a thread axis.
     pub without_threads: usize,
+    /// With `x=<attribute>`: the attribute's values drawn, in version
+    /// order (at most [`crate::limits::MAX_X_VALUES`]); empty otherwise.
+    pub x_values: Vec<String>,
+    /// With `x=<attribute>`: matching results whose runs do not have the
+    /// attribute, so have no place along x (a notice names them too).
+    pub without_x: usize,
     /// Things the reader should know (a baseline that names no series).
     pub notices: Vec<String>,
     /// What the series' runs were run with: one row per attribute key
@@ -267,7 +299,10 @@ pub fn compare(
             comparison
         }
         None => {
-            let rows = store::metric_rows(conn, &filter)?;
+            let mut rows = store::metric_rows(conn, &filter)?;
+            if resolved.x == Some(XAxis::Attribute(query::DATE)) {
+                days_of_runs(conn, &filter.attr_keys, &mut rows)?;
+            }
             group::comparison(query, resolved, &filter.attr_keys, rows)
         }
     };
@@ -290,10 +325,12 @@ pub fn compare(
 /// Whether sums of configurations can be grouped as the query asks: not
 /// where it splits or filters by what tells runs of one configuration
 /// apart (their label, author, submission, or a provenance attribute),
-/// nor when pinned (the sums are of the data as it is).
+/// nor when pinned (the sums are of the data as it is), nor along a
+/// provenance attribute (`x=date`: the sums' configurations leave it out).
 fn sums_can_split(query: &CompareQuery) -> bool {
     use parsers::contract::PseudoField;
     query.asof.is_none()
+        && !query.x.as_deref().is_some_and(|x| PROVENANCE.contains(&x))
         && query_keys(query).all(|(_, key)| {
             !PROVENANCE.contains(&key)
                 && !matches!(
@@ -301,6 +338,42 @@ fn sums_can_split(query: &CompareQuery) -> bool {
                     Some(PseudoField::Label | PseudoField::Author | PseudoField::Submission)
                 )
         })
+}
+
+/// `x=date` ([`query::DATE`]): each row's `date` becomes the day of the
+/// run's own date, else of its submission's (one statement for all of
+/// them); `None` where neither reads as a date.
+fn days_of_runs(
+    conn: &rusqlite::Connection,
+    attr_keys: &[String],
+    rows: &mut [MetricRow],
+) -> rusqlite::Result<()> {
+    let Some(index) = attr_keys.iter().position(|key| key == query::DATE) else {
+        return Ok(());
+    };
+    let mut ids: Vec<i64> = rows
+        .iter()
+        .filter(|row| row.attrs[index].is_none())
+        .map(|row| row.submission_id)
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let posted: HashMap<i64, Rc<str>> = store::submission_dates(conn, &ids)?
+        .into_iter()
+        .filter_map(|(id, date)| Some((id, Rc::from(order::day_of(&date)?))))
+        .collect();
+    // Runs share their dates' text: a day once per distinct date.
+    let mut days: HashMap<Rc<str>, Option<Rc<str>>> = HashMap::new();
+    for row in rows.iter_mut() {
+        row.attrs[index] = match row.attrs[index].take() {
+            Some(own) => days
+                .entry(own)
+                .or_insert_with_key(|own| order::day_of(own).map(Rc::from))
+                .clone(),
+            None => posted.get(&row.submission_id).cloned(),
+        };
+    }
+    Ok(())
 }
 
 /// A row per configuration's cell, standing for its results: no run of
@@ -437,7 +510,8 @@ pub fn compare_runs(
 /// attributes its `by` and `where` name, each once.
 fn metric_filter(query: &CompareQuery, resolved: Resolved) -> MetricFilter {
     let mut attr_keys: Vec<String> = Vec::new();
-    for (_, key) in query_keys(query) {
+    let x_key = resolved.x.and_then(XAxis::attribute);
+    for key in query_keys(query).map(|(_, key)| key).chain(x_key) {
         if !is_field(key) && !attr_keys.iter().any(|k| k == key) {
             attr_keys.push(key.to_owned());
         }
@@ -453,6 +527,16 @@ fn metric_filter(query: &CompareQuery, resolved: Resolved) -> MetricFilter {
 }
 
 impl Point {
+    /// Where the point sits along x, as the tables print it: its thread
+    /// count, its value of the x attribute, or its item.
+    pub fn x_text(&self) -> String {
+        match (&self.x, self.threads) {
+            (Some(value), _) => value.clone(),
+            (None, Some(threads)) => threads.to_string(),
+            (None, None) => self.item.clone(),
+        }
+    }
+
     /// The values of the point's runs, in run order.
     pub fn values(&self) -> Vec<f64> {
         self.runs.iter().map(|run| run.value).collect()

@@ -142,6 +142,7 @@ impl Comparison {
             XAxis::Threads => parsers::Tool::from_name(&self.tool)
                 .map_or("threads", parsers::Tool::concurrency_title),
             XAxis::None => "item",
+            XAxis::Attribute(key) => key,
         }
     }
 
@@ -231,6 +232,12 @@ impl Comparison {
         if asked.relative {
             self.relative_chart(&mut chart, &mut notes);
         }
+        if let (Some(key), 1..) = (self.x.attribute(), self.without_x) {
+            notes.push(format!(
+                "Not drawn: {} results without {key}.",
+                self.without_x
+            ));
+        }
         if !notes.is_empty() {
             chart.note = Some(notes.join(" "));
         }
@@ -254,6 +261,12 @@ impl Comparison {
                 )
             }
             XAxis::Threads => Chart::new(self.title(), self.x_title(), self.value_title()),
+            XAxis::Attribute(key) => Chart::across(
+                self.title(),
+                format!("{key}, in version order"),
+                self.value_title(),
+                self.x_values.clone(),
+            ),
             XAxis::None => Chart::bars(
                 self.title(),
                 self.x_title(),
@@ -378,9 +391,12 @@ impl Comparison {
         threads
     }
 
-    /// Where a point sits along the chart's x: its thread count, or on
-    /// bars the index of its item.
+    /// Where a point sits along the chart's x: its thread count, the
+    /// index of its value along x, or on bars the index of its item.
     fn chart_x(&self, point: &Point) -> f64 {
+        if let Some(value) = &point.x {
+            return self.x_values.iter().position(|v| v == value).unwrap_or(0) as f64;
+        }
         match point.threads {
             Some(threads) => f64::from(threads),
             None => self
@@ -392,7 +408,8 @@ impl Comparison {
     }
 
     /// The numbers as CSV (RFC 4180): one row per point, every series key
-    /// a column, then mean, min, max, n, how many configurations the runs
+    /// a column, the attribute along x (`x=os_version`) one named by it,
+    /// then mean, min, max, n, how many configurations the runs
     /// are and the keys that differ among them, and with a baseline the
     /// difference to it, its interval (absolute and in %), the method and
     /// level of the interval, and the verdict.
@@ -404,6 +421,9 @@ impl Comparison {
             .collect();
         let mut header = vec!["series".to_owned()];
         header.extend(self.key_columns.iter().cloned());
+        // The attribute along x, a column of its own named by it.
+        let x_key = self.x.attribute();
+        header.extend(x_key.map(str::to_owned));
         header.extend(fixed.iter().map(|c| c.to_string()));
         header.extend(
             [
@@ -437,6 +457,9 @@ impl Comparison {
                         .iter()
                         .map(|k| series.keys.get(k).cloned().unwrap_or_default()),
                 );
+                if x_key.is_some() {
+                    record.push(point.x.clone().unwrap_or_default());
+                }
                 for column in &fixed {
                     record.push(match *column {
                         "tool" => self.tool.clone(),
@@ -493,8 +516,10 @@ impl Comparison {
         writer.into_inner().map_err(|e| e.into_error().into())
     }
 
-    /// The comparison as plain text of at most 72 columns, for a mail.
-    pub fn to_text(&self) -> String {
-        table::to_text(self)
+    /// The comparison as plain text of at most 72 columns, for a mail,
+    /// but for its link (absolute where `origin` is known), whole on the
+    /// last line.
+    pub fn to_text(&self, origin: Option<&str>) -> String {
+        table::to_text(self, origin)
     }
 }

@@ -182,16 +182,33 @@ impl CompareQuery {
     }
 
     /// The x axis asked for; `None` leaves the choice to the data
-    /// (threads where the runs have thread counts).
-    pub fn x_axis(&self) -> Result<Option<XAxis>, QueryError> {
-        match self.x.as_deref() {
-            None => Ok(None),
-            Some("threads") => Ok(Some(XAxis::Threads)),
-            Some("none") => Ok(Some(XAxis::None)),
-            Some(other) => fail(format!(
-                "x={other} is not supported; the x axis can be threads, or none for bars per item"
-            )),
+    /// (threads where the runs have thread counts). Besides `threads` and
+    /// `none`, x may be one of [`x_attribute_keys`] (`x=os_version`),
+    /// never one the series are split `by` as well.
+    pub fn x_axis(&self, tool: Option<Tool>) -> Result<Option<XAxis>, QueryError> {
+        let x = match self.x.as_deref() {
+            None => return Ok(None),
+            Some("threads") => XAxis::Threads,
+            Some("none") => XAxis::None,
+            Some(other) => match x_attribute_keys(tool).into_iter().find(|k| *k == other) {
+                Some(key) => XAxis::Attribute(key),
+                None => {
+                    let whose = tool.map_or(String::new(), |tool| format!(" of {tool} runs"));
+                    return fail(format!(
+                        "x={other} is not supported; the x axis can be threads, none for bars per item, or an attribute{whose}: {}",
+                        x_attribute_keys(tool).join(", ")
+                    ));
+                }
+            },
+        };
+        if let Some(key) = x.attribute() {
+            if self.by.iter().any(|by| by == key) {
+                return fail(format!(
+                    "x={key} and by={key}: each series is drawn across the values of {key}, so it cannot be split by them too; leave {key} out of by, or choose another x"
+                ));
+            }
         }
+        Ok(Some(x))
     }
 
     /// Checks the query against what benchlog knows and returns what is
@@ -226,7 +243,7 @@ impl CompareQuery {
                 }
             },
         };
-        let x = self.x_axis()?;
+        let x = self.x_axis(tool)?;
         match (tool, metric) {
             (Some(tool), Some(metric)) => Ok(Some(Resolved { tool, metric, x })),
             _ => Ok(None),
@@ -356,6 +373,31 @@ pub fn check_attr_key(key: &str) -> Result<(), QueryError> {
             "{key:?} is not an attribute name; names are lower snake case, like scheduler or thread_lib"
         ))
     }
+}
+
+/// `x=date`: when a run ran, by the day: its own `date` (sql-bench's
+/// header), else the day its submission was posted (its first mail's
+/// Date header); a run with neither has no place along it.
+pub const DATE: &str = "date";
+
+/// The attributes the x axis may run across (`x=os_version`): Contract
+/// 2's keys ([`ATTRIBUTE_KEYS`]), [`DATE`], then those of the tool's own output
+/// (`Tool::own_attribute_keys`: sysbench's `file_block_size`, sql-bench's
+/// `date`), or of every tool where none is chosen yet. Exactly these:
+/// an attribute a user added has no known order of its values.
+pub fn x_attribute_keys(tool: Option<Tool>) -> Vec<&'static str> {
+    let mut keys: Vec<&'static str> = ATTRIBUTE_KEYS.to_vec();
+    keys.push(DATE);
+    let tools = match tool {
+        Some(tool) => vec![tool],
+        None => Tool::ALL.to_vec(),
+    };
+    for &key in tools.into_iter().flat_map(Tool::own_attribute_keys) {
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    keys
 }
 
 /// The keys a query groups or filters by, with the parameter naming each.
@@ -518,6 +560,54 @@ mod tests {
             query("tool=sql-bench&metric=wallclock_s&by=os_version&by=label&where=scheduler:ULE")
                 .unwrap();
         assert!(check_keys(&q, Tool::SqlBench, &["os_version".to_owned()]).is_ok());
+    }
+
+    #[test]
+    fn x_runs_across_known_attributes_only() {
+        let resolved = |text: &str| query(text).and_then(|q| q.resolve_required());
+        let x = resolved("tool=super-smack&metric=q_per_s&x=os_version&by=thread_lib")
+            .unwrap()
+            .x;
+        assert_eq!(x, Some(XAxis::Attribute("os_version")));
+        // A tool's own key: sysbench's, not super-smack's.
+        let x = resolved("tool=sysbench&metric=reads_per_s&x=file_block_size")
+            .unwrap()
+            .x;
+        assert_eq!(x, Some(XAxis::Attribute("file_block_size")));
+        let message = resolved("tool=super-smack&metric=q_per_s&x=file_block_size")
+            .unwrap_err()
+            .0;
+        assert!(
+            message.contains("x=file_block_size is not supported"),
+            "{message}"
+        );
+
+        let message = resolved("tool=super-smack&metric=q_per_s&x=bogus")
+            .unwrap_err()
+            .0;
+        assert!(
+            message.contains("x=bogus is not supported")
+                && message.contains("threads, none for bars per item, or an attribute of super-smack runs: os, os_version, kernel_config,")
+                && message.ends_with(", tool_version, variant, date"),
+            "{message}"
+        );
+        // Without a tool, every tool's own keys are offered too.
+        let message = query("x=bogus").unwrap().resolve().unwrap_err().0;
+        assert!(
+            message.contains("file_block_size") && message.contains("sectorsize"),
+            "{message}"
+        );
+
+        let message =
+            resolved("tool=super-smack&metric=q_per_s&x=os_version&by=thread_lib&by=os_version")
+                .unwrap_err()
+                .0;
+        assert!(
+            message.contains("x=os_version and by=os_version: each series is drawn across the values of os_version"),
+            "{message}"
+        );
+        let q = query("tool=super-smack&metric=q_per_s&x=os_version").unwrap();
+        assert_eq!(query(&q.to_query_string()).unwrap(), q);
     }
 
     #[test]

@@ -20,7 +20,10 @@ pub const WIDTH: usize = 72;
 /// baseline, efficiency) and its peak, or on bars the matrix of the
 /// items' means and differences, then the differences to the baseline as
 /// ministat prints them.
-pub fn to_text(comparison: &Comparison) -> String {
+///
+/// Its last line is the comparison's link, absolute where `origin`
+/// (`http://host:port`) is known.
+pub fn to_text(comparison: &Comparison, origin: Option<&str>) -> String {
     let mut lines = heading(comparison);
     let threads = comparison.x == XAxis::Threads;
     let with_efficiency = comparison
@@ -29,8 +32,13 @@ pub fn to_text(comparison: &Comparison) -> String {
         .flat_map(|s| &s.points)
         .any(|p| p.efficiency.is_some());
     let with_baseline = comparison.baseline.is_some();
-    let first_title = if threads { "threads" } else { "item" };
-    // Item names give up two characters to the difference column.
+    let first_title = match comparison.x {
+        XAxis::Threads => "threads",
+        XAxis::None => "item",
+        XAxis::Attribute(key) => key,
+    };
+    // Item names and values along x give up two characters to the
+    // difference column.
     let first_width = match (threads, with_baseline) {
         (true, _) => 7,
         (false, true) => 16,
@@ -79,13 +87,19 @@ pub fn to_text(comparison: &Comparison) -> String {
             WIDTH,
         ));
     }
-    lines.push(String::new());
-    lines.extend(wrap(&format!("/compare?{}", comparison.query), WIDTH));
     let mut text = String::new();
     for line in lines {
         text.push_str(&clip(line.trim_end(), WIDTH));
         text.push('\n');
     }
+    // The link on a line of its own, whole however long: a link cut in
+    // two opens nothing, and mail clients link a URL that stands alone.
+    text.push('\n');
+    text.push_str(&format!(
+        "{}/compare?{}\n",
+        origin.unwrap_or(""),
+        comparison.query
+    ));
     text
 }
 
@@ -166,10 +180,7 @@ fn series_block(
     }
     // n counts runs, not repeats, where they are several setups.
     for point in series.points.iter().filter(|p| !p.mixed.is_empty()) {
-        let at = match point.threads {
-            Some(threads) => format!("{threads} threads"),
-            None => point.item.clone(),
-        };
+        let at = at_words(point);
         lines.extend(wrap(
             &format!("  {at}: {}", runs_of_configurations(point)),
             WIDTH,
@@ -193,12 +204,18 @@ fn series_block(
     }
 }
 
+/// Where a point is, in words: `16 threads`, `6.1-RELEASE`, or its item.
+fn at_words(point: &Point) -> String {
+    match (&point.x, point.threads) {
+        (None, Some(threads)) => format!("{threads} threads"),
+        _ => point.x_text(),
+    }
+}
+
 fn row(point: &Point, first_width: usize, with_baseline: bool, with_efficiency: bool) -> String {
-    let first = match point.threads {
-        Some(threads) => threads.to_string(),
-        None => clip(&point.item, first_width),
-    };
-    let first = if point.threads.is_some() {
+    let first = clip(&point.x_text(), first_width);
+    // Thread counts to the right, names and values along x to the left.
+    let first = if point.threads.is_some() && point.x.is_none() {
         format!("{first:>first_width$}")
     } else {
         format!("{first:<first_width$}")
@@ -267,14 +284,15 @@ fn differences(comparison: &Comparison, lines: &mut Vec<String>) {
         WIDTH,
     ));
     // A series has one point per x.
-    let base_points: std::collections::HashMap<(Option<u32>, &str), &Point> = base
+    type At<'p> = (Option<u32>, Option<&'p str>, &'p str);
+    let base_points: std::collections::HashMap<At, &Point> = base
         .points
         .iter()
-        .map(|b| ((b.threads, b.item.as_str()), b))
+        .map(|b| ((b.threads, b.x.as_deref(), b.item.as_str()), b))
         .collect();
     for (series, point, vs) in compared {
         let Some(base_point) = base_points
-            .get(&(point.threads, point.item.as_str()))
+            .get(&(point.threads, point.x.as_deref(), point.item.as_str()))
             .copied()
         else {
             continue;
@@ -312,10 +330,7 @@ fn difference_block(
         base_point,
     } = *pair;
     lines.push(String::new());
-    let at = match point.threads {
-        Some(threads) => format!("{threads} threads"),
-        None => point.item.clone(),
-    };
+    let at = at_words(point);
     lines.extend(wrap(&format!("{}, {at}", series.name), WIDTH));
     lines.extend(wrap(&format!("x {} (baseline)", base.name), WIDTH));
     lines.extend(wrap(&format!("+ {}", series.name), WIDTH));
@@ -559,6 +574,7 @@ mod tests {
         let values = [10.0, 1.0, 3.0, 2.0];
         let point = Point {
             threads: Some(1),
+            x: None,
             item: "select_index".to_owned(),
             mean: 4.0,
             min: 1.0,
@@ -595,6 +611,7 @@ mod tests {
     fn sparse_bars(series: usize) -> Comparison {
         let point = |item: String| Point {
             threads: None,
+            x: None,
             item,
             mean: 1.0,
             min: 1.0,
@@ -634,6 +651,8 @@ mod tests {
                 })
                 .collect(),
             without_threads: 0,
+            x_values: Vec::new(),
+            without_x: 0,
             notices: Vec::new(),
             attributes: Vec::new(),
         }
@@ -651,7 +670,7 @@ mod tests {
         let large = sparse_bars(45);
         const { assert!(44 * 44 <= MAX_MATRIX_CELLS && 45 * 45 > MAX_MATRIX_CELLS) };
         assert!(Matrix::of(&large, true).is_none());
-        let text = to_text(&large);
+        let text = to_text(&large, None);
         assert!(
             text.contains("45 items by 45 series are too many for one table"),
             "{text}"

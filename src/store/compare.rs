@@ -418,6 +418,22 @@ fn runs_query(filter: &MetricFilter) -> (String, Vec<&dyn ToSql>) {
     (sql, params)
 }
 
+/// The Date header of each of the submissions `ids` that has one (its
+/// first mail's), in one statement however many.
+pub fn submission_dates(conn: &Connection, ids: &[i64]) -> rusqlite::Result<Vec<(i64, String)>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let list = serde_json::to_string(ids).expect("integers serialize");
+    let mut stmt = conn.prepare_cached(
+        "SELECT s.id, s.date FROM json_each(?1) AS wanted
+         JOIN submissions s ON s.id = wanted.value
+         WHERE s.date IS NOT NULL",
+    )?;
+    let rows = stmt.query_map([list], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    rows.collect()
+}
+
 /// What the tool's runs have as attribute `?2`, in run id order, from
 /// `run_attrs_tool_key_run`.
 const TOOL_ATTR_VALUES: &str =

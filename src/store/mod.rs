@@ -37,8 +37,8 @@ pub use browse::{
 };
 pub use checkpoint::{with_bulk_write, Checkpointer, CHECKPOINT_PAGES};
 pub use compare::{
-    choices, metric_rows, tool_attr_keys, tool_tests, CellSummary, Choices, Configuration,
-    Configurations, MetricFilter, MetricRow, Place, SplitCopy,
+    choices, metric_rows, submission_dates, tool_attr_keys, tool_tests, CellSummary, Choices,
+    Configuration, Configurations, MetricFilter, MetricRow, Place, SplitCopy,
 };
 pub use edits::{
     attr_counts_after, corrected_attr_keys, edits_in_lines, edits_of_submission, has_run_edit,

@@ -79,7 +79,7 @@ impl Format {
     }
 
     /// Renders the comparison in this format.
-    fn render(self, comparison: &Comparison) -> Result<Vec<u8>, AppError> {
+    fn render(self, comparison: &Comparison, origin: Option<&str>) -> Result<Vec<u8>, AppError> {
         Ok(match self {
             Format::Svg => charts::render_svg(&comparison.chart())?.into_bytes(),
             Format::Png => charts::render_png(&comparison.chart())?,
@@ -88,7 +88,7 @@ impl Format {
                 .map_err(|e| AppError::Internal(anyhow::Error::new(e).context("writing CSV")))?,
             Format::Json => serde_json::to_vec_pretty(comparison)
                 .map_err(|e| AppError::Internal(anyhow::Error::new(e).context("writing JSON")))?,
-            Format::Text => comparison.to_text().into_bytes(),
+            Format::Text => comparison.to_text(origin).into_bytes(),
         })
     }
 
@@ -130,14 +130,23 @@ async fn export(
     let answer = async {
         let query = parse_query(raw)?;
         let resolved = query.resolve_required()?;
-        let what = format!("/compare.{}?{}", format.name(), query.to_query_string());
+        // The text's link names the host it was asked of: kept per host.
+        let origin = (format == Format::Text)
+            .then(|| super::request_origin(&headers))
+            .flatten();
+        let what = format!(
+            "{}/compare.{}?{}",
+            origin.as_deref().unwrap_or(""),
+            format.name(),
+            query.to_query_string()
+        );
         state
             .answer(what, move |conn| {
                 let comparison = compare::compare(conn, &query, resolved, format.detail())?;
                 // Drawing stays here, off the async workers.
                 Ok(Answer::new(
                     format.content_type(),
-                    format.render(&comparison)?,
+                    format.render(&comparison, origin.as_deref())?,
                 ))
             })
             .await
@@ -192,8 +201,8 @@ struct ResultView {
     /// This page's own query, for the rest of its table.
     page_query: String,
     series: Vec<SeriesView>,
-    /// "Threads" or "Item": the first column.
-    x_title: &'static str,
+    /// "Threads", "Item" or the attribute along x: the first column.
+    x_title: String,
     with_baseline: bool,
     /// "95%": the level of the intervals and verdicts.
     confidence: String,
@@ -528,6 +537,21 @@ fn form_view(query: &CompareQuery, choices: &Choices, comparison: Option<&Compar
         label: "none (bars per item)".to_owned(),
         selected: query.x.as_deref() == Some("none"),
     });
+    // The attributes the tool's runs have that x may run across, and the
+    // one asked for.
+    let tool = query.tool.as_deref().and_then(parsers::Tool::from_name);
+    xs.extend(
+        compare::x_attribute_keys(tool)
+            .into_iter()
+            .filter(|key| {
+                choices.attr_keys.iter().any(|k| k == key) || query.x.as_deref() == Some(key)
+            })
+            .map(|key| Choice {
+                value: key.to_owned(),
+                label: format!("{key} (lines across its values)"),
+                selected: query.x.as_deref() == Some(key),
+            }),
+    );
 
     let series_names: Vec<String> = comparison
         .map(|c| c.series.iter().map(|s| s.name.clone()).collect())
@@ -629,7 +653,11 @@ fn result_view(
     pinned_query: &CompareQuery,
     live_query: &CompareQuery,
 ) -> ResultView {
-    let threads = comparison.x == XAxis::Threads;
+    let x_title = match comparison.x {
+        XAxis::Threads => "Threads".to_owned(),
+        XAxis::None => "Item".to_owned(),
+        XAxis::Attribute(key) => key.to_owned(),
+    };
     let unit = comparison.unit.clone();
     let series = comparison
         .series
@@ -663,7 +691,7 @@ fn result_view(
         live_query: live_query.to_query_string(),
         page_query: comparison.query.clone(),
         series,
-        x_title: if threads { "Threads" } else { "Item" },
+        x_title,
         with_baseline: comparison.baseline.is_some(),
         confidence: comparison.confidence.to_string(),
         with_efficiency: comparison
@@ -711,10 +739,7 @@ fn series_view(comparison: &Comparison, index: usize, series: &compare::Series) 
 /// A point's row: its statistics, difference to the baseline and runs.
 fn row_view(p: &compare::Point, unit: &str) -> RowView {
     RowView {
-        x: match p.threads {
-            Some(threads) => threads.to_string(),
-            None => p.item.clone(),
-        },
+        x: p.x_text(),
         mean: format_value(p.mean),
         min: format_value(p.min),
         max: format_value(p.max),

@@ -41,6 +41,7 @@ struct ReadyView {
     by: String,
     runs: usize,
     proven: usize,
+    one_run_a_side: bool,
     svg: String,
 }
 
@@ -88,6 +89,7 @@ fn render(conn: &Connection) -> Result<Answer, AppError> {
                 format!("by {}", comparison.by.join(", "))
             },
             proven: comparison.proven,
+            one_run_a_side: comparison.one_run_a_side,
             runs: comparison.runs,
             svg,
         });

@@ -541,6 +541,19 @@ impl AppState {
 
 /// The whole application: every page area's router, static files and the
 /// layers that apply to all of them.
+/// `http://host[:port]` of the request, from its Host header, for links
+/// that leave the page (the text view's, pasted into a mail); `None`
+/// when the header is missing or is no host name or address.
+pub(crate) fn request_origin(headers: &axum::http::HeaderMap) -> Option<String> {
+    let host = headers.get(axum::http::header::HOST)?.to_str().ok()?;
+    let plain = !host.is_empty()
+        && host.len() <= 255
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b));
+    plain.then(|| format!("http://{host}"))
+}
+
 pub fn app(state: AppState) -> Router {
     let static_files = static_files::service(state.inner.options.static_dir.as_deref());
     let options = state.inner.options.clone();

@@ -30,6 +30,10 @@ pub struct ReadyComparison {
     /// worse, as ministat would say): the home page shows those with the
     /// most first.
     pub proven: usize,
+    /// Against a baseline where no point has the runs an interval needs
+    /// (one run a side, as seed 004's two kernels): the differences are
+    /// shown, and no verdict.
+    pub one_run_a_side: bool,
 }
 
 impl ReadyComparison {
@@ -180,7 +184,13 @@ fn ready(
     // Items from a second to thousands (sql-bench's tests) are drawn in
     // panels, each on its own axis, by the chart itself.
     let plain = compare::compare_runs(&query, resolved, submission_id, all);
+    if plain.series.len() > 1 && !shares_a_point(&plain) {
+        // A 10-client bar of one setup beside a 100-client bar of
+        // another compares nothing.
+        return None;
+    }
     let mut proven = 0;
+    let mut one_run_a_side = false;
     if plain.series.len() > 1 {
         let first_run = with_item.iter().map(|run| run.id).min();
         let reference = plain.series.iter().find(|series| {
@@ -201,11 +211,15 @@ fn ready(
                 .flat_map(|s| &s.points)
                 .filter_map(|p| Some(p.vs_baseline.as_ref()?.verdict))
                 .collect();
-            if verdicts
+            let judged = verdicts
                 .iter()
-                .any(|&v| is_proven(v) || v == Verdict::NoDifference)
-            {
+                .any(|&v| is_proven(v) || v == Verdict::NoDifference);
+            if judged {
                 proven = verdicts.iter().filter(|&&v| is_proven(v)).count();
+                query = against;
+            } else if verdicts.contains(&Verdict::TooFewRuns) {
+                // Single runs: the differences still show, marked so.
+                one_run_a_side = true;
                 query = against;
             }
         }
@@ -221,7 +235,24 @@ fn ready(
         query,
         runs: with_item.len(),
         proven,
+        one_run_a_side,
     })
+}
+
+/// Whether two series of `comparison` have a point at the same x and item.
+fn shares_a_point(comparison: &compare::Comparison) -> bool {
+    let mut seen: std::collections::HashMap<(Option<u32>, Option<&str>, &str), usize> =
+        std::collections::HashMap::new();
+    for (index, series) in comparison.series.iter().enumerate() {
+        for point in &series.points {
+            let key = (point.threads, point.x.as_deref(), point.item.as_str());
+            match seen.insert(key, index) {
+                Some(other) if other != index => return true,
+                _ => {}
+            }
+        }
+    }
+    false
 }
 
 /// Runs grouped by tool and test, in the order they first appear.
