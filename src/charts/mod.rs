@@ -8,8 +8,9 @@
 //!
 //! Everything is laid out here in pixels rather than by plotters' mesh, so
 //! that ticks sit on the thread counts actually run and labels are measured
-//! with the embedded DejaVu Sans: the same data gives the same image on
-//! every machine (no system fonts).
+//! with the embedded fonts (DejaVu Sans, and a CJK subset for what it
+//! lacks): the same data gives the same image on every machine (no system
+//! fonts).
 
 use std::sync::Once;
 
@@ -45,11 +46,28 @@ use text::*;
 /// DejaVu Sans, from Debian's fonts-dejavu-core (see fonts/DejaVuSans.copyright).
 static DEJAVU_SANS: &[u8] = include_bytes!("../../fonts/DejaVuSans.ttf");
 
-const FONT: &str = "sans-serif";
+/// WenQuanYi Micro Hei cut to common Chinese, Japanese and Korean (GB 2312
+/// level 1, JIS X 0208 level 1 and kana, KS X 1001 Hangul, CJK
+/// punctuation and full-width forms), from Debian's fonts-wqy-microhei by
+/// scripts/cjk-font-subset.py (see fonts/WenQuanYiMicroHei-subset.copyright).
+static CJK_SANS: &[u8] = include_bytes!("../../fonts/WenQuanYiMicroHei-subset.ttf");
+
+/// The embedded fonts in the order a character is looked up in them: the
+/// first that has a glyph for it draws it, in PNG text and in every
+/// measurement ([`glyphs`] is the one place that applies the rule).
+static FALLBACK_CHAIN: [&[u8]; 2] = [DEJAVU_SANS, CJK_SANS];
+
+/// The font family of SVG text: the embedded fonts' family names in the
+/// order of [`FALLBACK_CHAIN`], then the viewer's own sans-serif, so a
+/// viewer with neither installed still draws CJK (with its own widths).
+const FONT: &str = "DejaVu Sans, WenQuanYi Micro Hei, sans-serif";
 
 /// Makes the embedded font known to plotters. Every chart needs it (with
 /// plotters' `ab_glyph` text, even SVG fails without one); call it at
-/// start-up. Idempotent, and the render functions call it too.
+/// start-up. Idempotent, and the render functions call it too. Only
+/// DejaVu Sans is registered: plotters keeps one font per family and
+/// measures no text of ours (the SVG backend writes `<text>` as given;
+/// widths come from [`glyphs`], PNG text is drawn there too).
 pub fn register_fonts() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
@@ -1024,5 +1042,103 @@ mod tests {
         for word in ["context_time.patch", "cpu_acct_1.patch", "ACPI-fast"] {
             assert!(svg.contains(word), "{word}");
         }
+    }
+
+    /// Kernels' names in Chinese, Japanese and Korean.
+    const CJK_NAMES: [&str; 3] = [
+        "内核 6.1 (调度器 ULE)",
+        "カーネル 6.2 (スケジューラ)",
+        "커널 6.3 (스케줄러)",
+    ];
+
+    /// `name` with every non-ASCII character replaced by one that no
+    /// embedded font has, which is drawn as the .notdef box.
+    fn boxed(name: &str) -> String {
+        name.chars()
+            .map(|c| if c.is_ascii() { c } else { '\u{E000}' })
+            .collect()
+    }
+
+    /// `text` drawn black on white at the legend's size.
+    fn drawn(text: &str) -> Vec<u8> {
+        let (width, height) = (300, 30);
+        let mut rgb = vec![255; width as usize * height as usize * 3];
+        let label = Label {
+            text: text.to_owned(),
+            at: (4, 4),
+            size: LABEL_SIZE,
+            colour: BLACK,
+            anchor: (HPos::Left, VPos::Top),
+            rotated: false,
+        };
+        glyphs::draw_labels(&mut rgb, (width, height), &[label]);
+        rgb
+    }
+
+    #[test]
+    fn cjk_names_are_drawn_in_their_own_glyphs() {
+        let box_glyph = drawn("\u{E000}");
+        for name in CJK_NAMES {
+            for c in name.chars() {
+                assert!(glyphs::has_glyph(c), "{c:?} of {name:?} has no glyph");
+                if c.is_ascii() {
+                    continue;
+                }
+                let glyph = drawn(&c.to_string());
+                assert!(glyph.iter().any(|&v| v < 100), "{c:?} left no ink");
+                assert!(glyph != box_glyph, "{c:?} of {name:?} is drawn as a box");
+            }
+        }
+        // And so in a chart's PNG: its legend is not that of boxes.
+        let png = |names: Vec<String>| {
+            let mut chart = Chart::new("t", "threads", "q/s");
+            chart.series = names
+                .iter()
+                .enumerate()
+                .map(|(i, name)| ChartSeries::from_values(name, &[(1.0, i as f64 + 1.0)]))
+                .collect();
+            render_png(&chart).unwrap()
+        };
+        let names = CJK_NAMES.map(str::to_owned).to_vec();
+        let boxes = png(names.iter().map(|n| boxed(n)).collect());
+        assert!(png(names) != boxes, "the legend is drawn in boxes");
+    }
+
+    #[test]
+    fn cjk_text_is_measured_an_em_a_character() {
+        use ab_glyph::Font as _;
+        let dejavu = ab_glyph::FontRef::try_from_slice(DEJAVU_SANS).unwrap();
+        // ab_glyph scales ascent to descent to the size; an em is less.
+        let em = LABEL_SIZE as f32 * dejavu.units_per_em().unwrap() / dejavu.height_unscaled();
+        for text in ["内核调度器", "カーネル", "스케줄러"] {
+            let per_char = glyphs::width(text, LABEL_SIZE) / text.chars().count() as f32;
+            assert!(
+                (per_char - em).abs() < em * 0.05,
+                "{text:?}: {per_char} px a character, an em is {em} px"
+            );
+        }
+        // Mixed text: each part measured in its own font.
+        let (name, cjk, rest) = (CJK_NAMES[0], "内核", " 6.1 (调度器 ULE)");
+        let sum = glyphs::width(cjk, LABEL_SIZE) + glyphs::width(rest, LABEL_SIZE);
+        assert!((glyphs::width(name, LABEL_SIZE) - sum).abs() < 0.5);
+        // Cutting to fit counts them so.
+        let cut = fit("内核调度器内核调度器", LABEL_SIZE, (em * 5.5) as i32);
+        assert_eq!(cut, "内核调度…", "an ellipsis is less than an em");
+    }
+
+    #[test]
+    fn svg_text_names_a_family_with_cjk() {
+        let mut chart = Chart::new("t", "threads", "q/s");
+        chart.series = vec![ChartSeries::from_values(CJK_NAMES[0], &[(1.0, 2.0)])];
+        let svg = render_svg(&chart).unwrap();
+        let label = svg
+            .lines()
+            .position(|l| l == CJK_NAMES[0])
+            .and_then(|i| svg.lines().nth(i.checked_sub(1)?))
+            .unwrap_or_else(|| panic!("no label {:?}: {svg}", CJK_NAMES[0]));
+        assert!(
+            label.contains(r#"font-family="DejaVu Sans, WenQuanYi Micro Hei, sans-serif""#),
+            "{label}"
+        );
     }
 }

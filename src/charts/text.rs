@@ -1,4 +1,4 @@
-//! Text: the embedded font measured, cut and wrapped, and the labels drawn
+//! Text: the embedded fonts measured, cut and wrapped, and the labels drawn
 //! after the shapes (SVG through plotters, PNG by [`super::glyphs`]).
 
 use super::*;
@@ -7,7 +7,8 @@ pub(super) fn font(size: f64) -> FontDesc<'static> {
     (FONT, size).into_font()
 }
 
-/// The width of `text` in pixels, measured with the embedded font.
+/// The width of `text` in pixels, measured with the embedded fonts (each
+/// character in the font that draws it, [`glyphs`]).
 pub(super) fn text_width(text: &str, size: f64) -> i32 {
     glyphs::width(text, size).ceil() as i32
 }
