@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Pastes seeds 000, 002 and 004 into a fresh database through the upload
-# form, as a new reader would, then takes a screenshot of the home page
-# and of each comparison it offers (page and PNG) with headless chromium.
+# form, as a new reader would, and a made-up post of 14 configurations
+# named in Chinese, Japanese and Korean (docs/seeds/cjk-14-series.txt), then
+# takes a screenshot of the home page and of each comparison it offers
+# (page and PNG) with headless chromium.
 #
 #   scripts/seed-screenshots.sh BINARY OUT_DIR [SEEDS_DIR]
 #
@@ -31,8 +33,12 @@ for seed in 000 002 004; do
         --data-urlencode "text@$file" "$base/upload"
 done
 
+curl -sf -o /dev/null -w "14 CJK-named series: %{http_code} %{redirect_url}\n" \
+    --data-urlencode "text@$(dirname "$0")/../docs/seeds/cjk-14-series.txt" \
+    --data-urlencode "title=14 configurations named in CJK" "$base/upload"
+
 index="$out/README.md"
-printf '# Seeds 000, 002 and 004 pasted into a fresh database\n\nMade by `scripts/seed-screenshots.sh`: the home page, then each comparison it offers, as its page and as the PNG its link gives.\n\n' >"$index"
+printf '# Seeds 000, 002 and 004, and 14 series named in CJK, pasted into a fresh database\n\nMade by `scripts/seed-screenshots.sh`: the home page, then each comparison it offers, as its page and as the PNG its link gives. The fourth post, [cjk-14-series.txt](cjk-14-series.txt), is made up (it says so in its first line): 14 configurations named in Chinese, Japanese and Korean, three runs each at 10 and 100 clients, configuration k a fixed percentage off the first (0, +3, -2, +8, -6, +1, +12, -10, +5, +0.5, -4, +7, -1, +15) and its runs spread -0.4%%, 0, +0.4%%, to show a crowded chart with CJK names.\n\n' >"$index"
 
 shot() {
     chromium --headless --no-sandbox --hide-scrollbars \

@@ -178,8 +178,8 @@ async fn tools_without_threads_get_bars_per_item() {
         .collect();
     assert_eq!(
         names,
-        ["2.2.16-22smp", "2.4.0"],
-        "one bar colour per kernel, in version order"
+        ["2.4.0", "2.2.16-22smp"],
+        "one bar colour per kernel, in the order the post gives them"
     );
     let kernel_24 = series(&json, "2.4.0");
     let alter = kernel_24["points"]
@@ -1079,10 +1079,13 @@ async fn the_page_highlights_the_attributes_that_differ() {
         .nth(1)
         .unwrap_or_else(|| panic!("no attributes table in {page}"));
     let table = &table[..table.find("</table>").unwrap()];
+    // The series in the order the post gives them: its first run names
+    // neither scheduler nor thread library.
     assert!(
-        table.contains(r#"<tr class="differs"><th>scheduler</th><td>4BSD</td>"#),
+        table.contains(r#"<tr class="differs"><th>scheduler</th><td>(none)</td>"#),
         "{table}"
     );
+    assert!(table.contains("<td>4BSD</td>"), "{table}");
     assert!(table.contains("<td>ACPI-fast, TSC</td>"), "{table}");
 }
 
@@ -1124,25 +1127,26 @@ async fn bars_tabulate_an_item_a_row_and_a_series_a_column() {
     let head = &head[head.find("<thead>").unwrap()..head.find("</thead>").unwrap()];
     assert!(
         head.contains(
-            r#"<span class="swatch s0"></span>2.2.16-22smp <span class="tag">baseline</span></th>"#
-        ) && head.contains(r#"<span class="swatch s1"></span>2.4.0</th>"#),
+            r#"<span class="swatch s1"></span>2.2.16-22smp <span class="tag">baseline</span></th>"#
+        ) && head.contains(r#"<span class="swatch s0"></span>2.4.0</th>"#),
         "{head}"
     );
+    // The kernels in the order the post gives them: 2.4.0 first.
     let alter = matrix_row(&page, "test-alter-table");
     assert_eq!(alter.len(), 2, "{alter:?}");
     assert_eq!(
-        alter[0],
+        alter[1],
         r#" class="num">176 <span class="n">n=1</span></td>"#
     );
     assert!(
-        alter[1].starts_with(r#" class="num difference too_few_runs""#)
-            && alter[1].contains(r#">143 <span class="n">n=1</span><span class="percent">-18.8%</span><span class="why">too few runs</span></td>"#),
+        alter[0].starts_with(r#" class="num difference too_few_runs""#)
+            && alter[0].contains(r#">143 <span class="n">n=1</span><span class="percent">-18.8%</span><span class="why">too few runs</span></td>"#),
         "{}",
-        alter[1]
+        alter[0]
     );
     let totals = matrix_row(&page, "TOTALS");
     assert!(
-        totals[1].contains(r#">2124 <span class="n">n=1</span><span class="percent">-8.7%</span>"#),
+        totals[0].contains(r#">2124 <span class="n">n=1</span><span class="percent">-8.7%</span>"#),
         "{totals:?}"
     );
     // The items in the order the tool prints them.
@@ -1214,30 +1218,31 @@ async fn an_absent_point_is_an_empty_cell() {
     );
     let query = format!("{SEED_004_QUERY}&x=none&baseline=2.2.16-22smp");
     let page = get_ok(&state, &format!("/compare?{query}")).await.text();
-    // Series in order: 2.2.1, 2.2.16-22smp, 2.4.0.
+    // Series in the order stored: seed 004's 2.4.0 and 2.2.16-22smp,
+    // then 2.2.1.
     assert_eq!(
         matrix_row(&page, "alter_table_add"),
         [
-            r#" class="num">476 <span class="n">n=1</span></td>"#,
             r#" class="empty"></td>"#,
-            r#" class="empty"></td>"#
+            r#" class="empty"></td>"#,
+            r#" class="num">476 <span class="n">n=1</span></td>"#
         ]
     );
     let text = get_ok(&state, &format!("/compare.txt?{query}"))
         .await
         .text();
-    // The baseline first: 2.2.16-22smp, 2.2.1, 2.4.0.
+    // The baseline first, then the others as stored: 2.4.0, 2.2.1.
     assert!(
-        text.contains("\n 1 2.2.16-22smp (baseline)\n 2 2.2.1\n 3 2.4.0\n"),
+        text.contains("\n 1 2.2.16-22smp (baseline)\n 2 2.4.0\n 3 2.2.1\n"),
         "{text}"
     );
     assert_eq!(
         text_row(&text, "alter_table_add"),
-        "alter_table_add     |            |  476           |                |"
+        "alter_table_add     |            |                |  476           |"
     );
     assert_eq!(
         text_row(&text, "test-alter-table"),
-        "test-alter-table    |        176 |  815 ( +363%)? |  143 (-18.8%)? |"
+        "test-alter-table    |        176 |  143 (-18.8%)? |  815 ( +363%)? |"
     );
 }
 
@@ -1288,16 +1293,17 @@ async fn a_mixed_points_cell_has_no_verdict() {
     );
     let query = "tool=sql-bench&metric=wallclock_s&by=db_version&x=none&baseline=3.21.34";
     let page = get_ok(&state, &format!("/compare?{query}")).await.text();
+    // Seed 004's 3.23.32 first, as stored.
     let alter = matrix_row(&page, "test-alter-table");
     assert_eq!(
-        alter[0],
+        alter[1],
         r#" class="num">815 <span class="n">n=1</span></td>"#
     );
     assert!(
-        alter[1].starts_with(r#" class="num difference mixed""#)
-            && alter[1].ends_with(r#">159.5 <span class="n">n=2</span><span class="percent">-80.4%</span><span class="why">mixed configurations</span><span class="why mixed">2 runs of 2 configurations (os_version differs)</span></td>"#),
+        alter[0].starts_with(r#" class="num difference mixed""#)
+            && alter[0].ends_with(r#">159.5 <span class="n">n=2</span><span class="percent">-80.4%</span><span class="why">mixed configurations</span><span class="why mixed">2 runs of 2 configurations (os_version differs)</span></td>"#),
         "{}",
-        alter[1]
+        alter[0]
     );
     let text = get_ok(&state, &format!("/compare.txt?{query}"))
         .await

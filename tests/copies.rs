@@ -219,14 +219,14 @@ async fn identical_runs_of_different_series_do_not_eat_each_other() {
     assert_eq!(
         series_runs(&found),
         named(&[
-            ("kern.sched.name: 4BSD", &[3, 4, 5]),
-            ("kern.sched.name: CORE", &[9]),
             ("kern.sched.name: FIFO", &[1]),
             ("kern.sched.name: RR", &[2]),
-            ("kern.sched.name: ULE", &[6, 7, 8])
+            ("kern.sched.name: 4BSD", &[3, 4, 5]),
+            ("kern.sched.name: ULE", &[6, 7, 8]),
+            ("kern.sched.name: CORE", &[9])
         ])
     );
-    let ule = &found["series"][4];
+    let ule = &found["series"][3];
     assert_eq!(
         ule["points"][0]["vs_baseline"]["verdict"], "better",
         "the baseline keeps its verdict: {ule}"

@@ -249,6 +249,96 @@ async fn walk_through(client: &Client, base: &str, shots: &Path) -> Result<()> {
     save_screenshot(client, shots, "compare-no-difference.png").await?;
 
     baseline_on_the_ready_comparison(client, base).await?;
+    crowded_cjk_chart(client, base, shots).await?;
+    versions_along_x(client, base).await?;
+    Ok(())
+}
+
+/// 14 configurations named in Chinese, Japanese and Korean (submission 3,
+/// docs/seeds/cjk-14-series.txt) against the first: every name is in the
+/// chart, every proven difference of the table is labelled on it, and
+/// its PNG is drawn.
+async fn crowded_cjk_chart(client: &Client, base: &str, shots: &Path) -> Result<()> {
+    let text = std::fs::read_to_string(crate::support::repo_path("docs/seeds/cjk-14-series.txt"))?;
+    paste_and_store(client, base, &text).await?;
+    wait_for_url(client, "/submissions/3").await?;
+    client
+        .goto(&format!(
+            "{base}compare?tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=label&where=submission:3&baseline=%E5%9F%BA%E5%87%86+%E5%86%85%E6%A0%B8+6.1"
+        ))
+        .await?;
+    let verdicts = wait_until(
+        client,
+        "the CJK comparison's verdicts",
+        |client| async move { verdict_texts(&client).await },
+    )
+    .await?;
+    let proven = verdicts
+        .iter()
+        .filter(|v| *v == "better" || *v == "worse")
+        .count();
+    ensure!(proven > 10, "{proven} proven differences: {verdicts:?}");
+    let texts = svg_texts(client).await?;
+    for name in ["调度器 ULE", "カーネル 7.0", "파일시스템 ZFS"] {
+        ensure!(
+            texts.iter().any(|t| t.contains(name)),
+            "the chart lacks {name:?}: {texts:?}"
+        );
+    }
+    let labelled = texts
+        .iter()
+        .filter(|t| t.ends_with(" better") || t.ends_with(" worse"))
+        .count();
+    ensure!(
+        labelled >= proven,
+        "{labelled} proven labels on the chart for {proven} proven differences: {texts:?}"
+    );
+    let png = find_first(client, &["a[href^=\"/compare.png?\"]"], "the PNG link")
+        .await?
+        .prop("href")
+        .await?
+        .ok_or_else(|| anyhow!("the PNG link has no href"))?;
+    let width = client
+        .execute_async(
+            "const [href, done] = arguments; const img = new Image(); \
+             img.onload = () => done(img.naturalWidth); img.onerror = () => done(0); img.src = href;",
+            vec![json!(png)],
+        )
+        .await?;
+    ensure!(
+        width.as_u64().unwrap_or(0) > 400,
+        "the PNG did not load: {width}"
+    );
+    save_screenshot(client, shots, "compare-cjk-14-series.png").await?;
+    Ok(())
+}
+
+/// Seed 000's select q/s across its FreeBSD versions, by thread library:
+/// the form offers the attribute as x, and the chart's ticks are the
+/// versions in release order.
+async fn versions_along_x(client: &Client, base: &str) -> Result<()> {
+    client
+        .goto(&format!(
+            "{base}compare?tool=super-smack&item=select_index&metric=q_per_s&x=os_version&by=thread_lib&where=submission:1"
+        ))
+        .await?;
+    find_first(
+        client,
+        &["form[action^=\"/compare\"] select[name=\"x\"] option[value=\"os_version\"]"],
+        "the x choice os_version",
+    )
+    .await?;
+    let texts = wait_until(client, "the chart across versions", |client| async move {
+        let texts = svg_texts(&client).await?;
+        Ok(texts.iter().any(|t| t.contains("6.1")).then_some(texts))
+    })
+    .await?;
+    let prerelease = texts.iter().position(|t| t == "6.1-PRERELEASE");
+    let rc = texts.iter().position(|t| t == "6.1RC1");
+    ensure!(
+        matches!((prerelease, rc), (Some(a), Some(b)) if a < b),
+        "the versions are not ticks in release order: {texts:?}"
+    );
     Ok(())
 }
 

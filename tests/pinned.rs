@@ -162,9 +162,10 @@ async fn corrections_count_while_their_submission_is_the_newest() {
             .json(),
     );
     let live_names: Vec<&str> = live.iter().map(|(name, _)| name.as_str()).collect();
-    assert_eq!(live_names, ["4BSD", "SCHED_FIFO", "(none)"]);
-    assert_eq!(live[0].1, [b]);
-    assert_eq!(live[1].1, [a]);
+    // In the order of their first runs: a's before b's.
+    assert_eq!(live_names, ["SCHED_FIFO", "4BSD", "(none)"]);
+    assert_eq!(live[0].1, [a]);
+    assert_eq!(live[1].1, [b]);
     // A pin to 2 has them all but the newest run's, which is not there yet.
     let at_two = series_runs(
         &get_ok(&state, &format!("/compare.json?{QUERY}&asof=2"))
@@ -187,8 +188,9 @@ async fn corrections_count_while_their_submission_is_the_newest() {
             .await
             .json(),
     );
-    assert_eq!(live[0], ("4BSD".to_owned(), vec![b]));
-    assert_eq!(live[1].0, "(none)");
+    // a's scheduler undone: its run joins the runs without one, first.
+    assert_eq!(live[0].0, "(none)");
+    assert_eq!(live[1], ("4BSD".to_owned(), vec![b]));
 
     // A key of people's own, taken off every run later, still groups the
     // pin that had it; the live query no longer knows it.
@@ -202,9 +204,10 @@ async fn corrections_count_while_their_submission_is_the_newest() {
     set_rack(Some("r7"));
     let by_rack = "tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=rack";
     let pinned_rack = format!("/compare.json?{by_rack}&asof=2");
+    // In the order of their first runs.
     let want = vec![
-        ("r7".to_owned(), vec![c]),
         ("(none)".to_owned(), vec![a, b, 4]),
+        ("r7".to_owned(), vec![c]),
     ];
     assert_eq!(
         series_runs(&get_ok(&state, &pinned_rack).await.json()),

@@ -461,8 +461,10 @@ fn categories_of(rows: &[MetricRow]) -> (Vec<&str>, Vec<usize>) {
     (categories, row_categories)
 }
 
-/// The rows' indices by series (their values of `key_fields`, in natural
-/// order) and point (their `place` along x); and how many results have
+/// The rows' indices by series (their values of `key_fields`, in the
+/// order their first rows come: the order a post printed its runs, and
+/// older posts first, as the rows are in run order or, read from the
+/// sums, in the order of their first results) and point (their `place` along x); and how many results have
 /// no place (no thread count on a thread axis, no value of the x
 /// attribute). Values are borrowed from the rows until the series are
 /// known.
@@ -509,13 +511,6 @@ fn group_rows(
             .or_default()
             .push(index);
     }
-    grouped.sort_by(|(a, _), (b, _)| {
-        a.iter()
-            .zip(b)
-            .map(|(a, b)| natural_cmp(a, b))
-            .find(|o| o.is_ne())
-            .unwrap_or(Ordering::Equal)
-    });
     let grouped = grouped
         .into_iter()
         .map(|(values, points)| (values.into_iter().map(Cow::into_owned).collect(), points))
