@@ -58,3 +58,13 @@ curl -sf "$base/" | grep -o 'class="ready-compare" href="[^"]*"' | sed 's/.*href
         echo "$out/ready-$n.png  <- $png"
         printf -- '- [ready-%s.png](ready-%s.png): `%s`\n' "$n" "$n" "$png" >>"$index"
     done
+
+# The crowded one: 14 series (more than a home card holds), from its
+# submission page's ready comparison of select_index.
+link=$(curl -sf "$base/submissions/4" | grep -o 'class="ready-compare" href="[^"]*item=select_index[^"]*"' | head -1 |
+    sed 's/.*href="//; s/"$//; s/&#38;/\&/g')
+shot "$link" "cjk-14-series-page.png" 1280 2600
+png="${link/\/compare?//compare.png?}"
+curl -sf -o "$out/cjk-14-series.png" "$base$png"
+echo "$out/cjk-14-series.png  <- $png"
+printf -- '- [cjk-14-series.png](cjk-14-series.png): `%s`\n' "$png" >>"$index"

@@ -143,10 +143,12 @@ fn is_proven(verdict: Verdict) -> bool {
 
 /// The ready comparison of `group` (a submission's runs of one tool and
 /// test) for `item` (`None`: every item, as bars), or `None` when it would
-/// hold fewer than two runs. Against the series of the first run the text
-/// printed (the author's reference: "Original", the stock kernel) when
-/// that gives any point an interval; without a baseline where no point
-/// has the repeats one needs.
+/// hold fewer than two runs, or its series share no point. Against the
+/// series of the first run the text printed that names its configuration
+/// (the author's reference: "Original", the stock kernel) when that gives
+/// any point an interval, or when every point has one run a side (the
+/// differences shown without verdicts, and said so); without a baseline
+/// where the points mix configurations.
 fn ready(
     submission_id: i64,
     all: &[StoredRun],
@@ -192,13 +194,12 @@ fn ready(
     let mut proven = 0;
     let mut one_run_a_side = false;
     if plain.series.len() > 1 {
-        let first_run = with_item.iter().map(|run| run.id).min();
-        let reference = plain.series.iter().find(|series| {
-            series
-                .points
-                .iter()
-                .any(|point| point.runs.iter().any(|run| Some(run.run_id) == first_run))
-        });
+        // Series come in the order of their first runs: the first that
+        // names its configuration (not `(none)` for every key).
+        let reference = plain
+            .series
+            .iter()
+            .find(|series| series.keys.values().any(|value| value != parsers::contract::NONE));
         if let Some(reference) = reference {
             let against = CompareQuery {
                 baseline: Some(reference.name.clone()),
