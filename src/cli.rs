@@ -419,7 +419,11 @@ fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-const EXPORT_COLUMNS: [&str; 18] = [
+/// The export's own columns, in order; the attributes' follow. Columns
+/// are only ever added at the end of this list (scripts read them by
+/// position too). `copy_of` is the run a copy repeats
+/// ([`ExportRow::copy_of`]), empty for an original.
+const EXPORT_COLUMNS: [&str; 19] = [
     "submission_id",
     "source_name",
     "run_id",
@@ -438,6 +442,7 @@ const EXPORT_COLUMNS: [&str; 18] = [
     "unit",
     "line",
     "estimated",
+    "copy_of",
 ];
 
 /// A row's value of a `--where` key: a run field, the result's item, or
@@ -491,6 +496,7 @@ pub fn write_export_csv(out: impl Write, rows: &[ExportRow]) -> anyhow::Result<(
             row.unit.clone(),
             row.line.to_string(),
             u8::from(row.estimated).to_string(),
+            row.copy_of.map(|id| id.to_string()).unwrap_or_default(),
         ];
         record.extend(
             attr_keys

@@ -137,25 +137,45 @@ pub fn store_text(
     text: &str,
     document: &Document,
 ) -> anyhow::Result<Ingested> {
-    store_titled_text(tx, source_name, Cow::Borrowed(text), document, None)
+    store_titled_text(
+        tx,
+        source_name,
+        Cow::Borrowed(text),
+        document,
+        Naming::Named,
+    )
 }
 
-/// [`store_text`] under the title its uploader gave (`None`: the mail's
-/// subject, else its first line when that reads as a title). A text
-/// already stored keeps the title it has. A text given owned is dropped
-/// as soon as SQLite has its copy.
+/// How a text stored without a Subject of its own gets its title.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Naming<'t> {
+    /// The title its uploader typed: it names the text before its mail's
+    /// Subject.
+    Typed(&'t str),
+    /// A text with a name of its own (a file, a message of an archive, a
+    /// text `benchlog ingest` read): its Subject, else its first line
+    /// when that reads as a title ([`title_line`]), else its name shows.
+    Named,
+    /// A text pasted into the form with no title, whose only name is
+    /// "paste": its Subject, else [`paste_title`].
+    Pasted,
+}
+
+/// [`store_text`] under the title [`Naming`] says. A text already stored
+/// keeps the title it has. A text given owned is dropped as soon as
+/// SQLite has its copy.
 pub fn store_titled_text(
     tx: &Transaction,
     source_name: Option<&str>,
     text: Cow<'_, str>,
     document: &Document,
-    title: Option<&str>,
+    naming: Naming<'_>,
 ) -> anyhow::Result<Ingested> {
     if let Some(id) = find_stored_text(tx, &text)? {
         return Ok(existing(id));
     }
     let mut runs = copies_of_stored_runs(tx, document)?;
-    runs.title = title;
+    runs.naming = naming;
     let sha256 = text_sha256(&text);
     let submission_id = store_document(tx, source_name, text, &sha256, &runs)?;
     Ok(Ingested {
@@ -181,8 +201,8 @@ pub struct ToStore<'d> {
     pub copy_keys: Vec<Option<i64>>,
     /// The author of the message quoted at depth `d` is `quoted_authors[d - 1]`.
     pub quoted_authors: Vec<Option<String>>,
-    /// The title its uploader gave, before the mail's subject.
-    pub title: Option<&'d str>,
+    /// How the text gets its title ([`Naming`]).
+    pub naming: Naming<'d>,
 }
 
 impl ToStore<'_> {
@@ -214,7 +234,7 @@ pub fn copies_of_stored_runs<'d>(
         fingerprints,
         copy_keys,
         quoted_authors: Vec::new(),
-        title: None,
+        naming: Naming::Named,
     })
 }
 
@@ -247,6 +267,208 @@ fn title_line<'t>(text: &'t str, document: &Document) -> Option<&'t str> {
     reads_as_title.then_some(title)
 }
 
+/// The title of a text pasted with none and carrying no Subject, so that
+/// no paste is listed as just "paste": its first meaningful line, else
+/// what it holds (`super-smack select-key: 4 runs`), else none (an empty
+/// text of no runs).
+///
+/// A line is meaningful unless it is blank, a line of a run or a near
+/// miss (a report's command, its banner such as `Query Barrel Report`,
+/// its table), only quote marks, a separator (`-----`, `=====`, `***`),
+/// a shell prompt alone (`$`, `mysql>`, `[root@db ~]#`) or with a
+/// command (`$ sysbench ...`), a field of a header block (`From: ...`,
+/// `Date: ...`, a front matter's `layout: post`, and the lines that
+/// continue them), an attribution, lead-in or greeting (ending in `:` or
+/// `,`), a bare address, or without a letter. A `title:` or `Subject:`
+/// field gives its value. The line is taken without its quote marks,
+/// heading marks and decoration, its white space collapsed, and cut at a
+/// word to [`MAX_TITLE_CHARS`] with `…`.
+pub fn paste_title(text: &str, document: &Document) -> Option<String> {
+    // The lines of runs and near misses, by first line: skipped in one
+    // pass with a cursor.
+    let mut taken: Vec<(usize, usize)> = document
+        .runs
+        .iter()
+        .map(|run| (run.lines[0], run.lines[1]))
+        .chain(document.unparsed.iter().map(|miss| {
+            let lines = miss.text.lines().count().max(1);
+            (miss.line, miss.line + lines - 1)
+        }))
+        .collect();
+    taken.sort_unstable();
+    let mut next_taken = 0;
+    let mut in_fields = false;
+    for (index, raw) in text.lines().enumerate() {
+        let number = index + 1;
+        while taken
+            .get(next_taken)
+            .is_some_and(|&(_, last)| last < number)
+        {
+            next_taken += 1;
+        }
+        if taken
+            .get(next_taken)
+            .is_some_and(|&(first, _)| first <= number)
+        {
+            continue;
+        }
+        // A header field goes on on indented lines.
+        if in_fields && raw.starts_with([' ', '\t']) && !raw.trim().is_empty() {
+            continue;
+        }
+        in_fields = false;
+        let line = raw.trim_start().trim_start_matches(['>', ' ', '\t', '|']);
+        let line = line.trim();
+        if is_code(line) || !line.starts_with('<') && is_prompt(line) {
+            continue;
+        }
+        let line = if let Some((key, value)) = header_field(line) {
+            in_fields = true;
+            if !key.eq_ignore_ascii_case("title") && !key.eq_ignore_ascii_case("subject") {
+                continue;
+            }
+            value.trim_matches(['"', '\''])
+        } else {
+            line
+        };
+        let line = if line.starts_with('<') {
+            Cow::Owned(without_tags(line))
+        } else {
+            Cow::Borrowed(line)
+        };
+        let line = line
+            .trim_matches(|c: char| "#=*_~-`".contains(c) || c.is_whitespace())
+            .trim_start_matches("[b]")
+            .trim_end_matches("[/b]");
+        let lead_in = line.ends_with([':', ',', ';', '：', '，']);
+        // An address, a path, a line of CSV: no title is one long word.
+        let long_word = !line.contains(char::is_whitespace)
+            && (line.contains("://") || line.is_ascii() && line.len() > 40);
+        let table_rule = line.contains("----") || line.contains("====");
+        if lead_in || long_word || table_rule || !line.chars().any(char::is_alphabetic) {
+            continue;
+        }
+        return Some(cut_to_title(line));
+    }
+    runs_title(document)
+}
+
+/// `sysbench oltp, sysbench fileio: 5 runs`: a paste's title when no line
+/// of it reads as one ([`paste_title`]); up to three kinds of run named.
+fn runs_title(document: &Document) -> Option<String> {
+    const NAMED: usize = 3;
+    let mut kinds: Vec<(parsers::Tool, Option<&str>)> = Vec::new();
+    let mut more = false;
+    for run in &document.runs {
+        let kind = (run.tool, run.test.as_deref());
+        if kinds.contains(&kind) {
+            continue;
+        }
+        if kinds.len() == NAMED {
+            more = true;
+            break;
+        }
+        kinds.push(kind);
+    }
+    if kinds.is_empty() {
+        return None;
+    }
+    let mut names: Vec<String> = kinds
+        .iter()
+        .map(|(tool, test)| match test {
+            // bonnie's test is `bonnie++`, diskinfo's `diskinfo`.
+            Some(test) if test.contains(tool.name()) => (*test).to_owned(),
+            Some(test) => format!("{} {test}", tool.name()),
+            None => tool.name().to_owned(),
+        })
+        .collect();
+    if more {
+        names.push("…".to_owned());
+    }
+    let runs = document.runs.len();
+    let plural = if runs == 1 { "" } else { "s" };
+    Some(cut_to_title(&format!(
+        "{}: {runs} run{plural}",
+        names.join(", ")
+    )))
+}
+
+/// A shell prompt, alone or before a command: `$`, `% make`, `mysql>`,
+/// `bash-3.2$`, `root@db:~# sysbench`, `[root@db ~]# ./run`. A `#`
+/// followed by a space is a markdown heading, not a root prompt.
+fn is_prompt(line: &str) -> bool {
+    if line.starts_with('[') {
+        if let Some(end) = line.find(']') {
+            let after = &line[end + 1..];
+            return after.starts_with(['$', '#', '%'])
+                && after[1..].chars().next().is_none_or(char::is_whitespace);
+        }
+    }
+    let first = line.split_whitespace().next().unwrap_or("");
+    let alone = first.len() == line.len();
+    match first.chars().last() {
+        Some('$' | '%' | '>') => true,
+        Some('#') => alone && first.len() > 1 && !first.starts_with('#') || first.contains('@'),
+        _ => false,
+    }
+}
+
+/// Code, not prose: a fence (```` ``` ````, `~~~`), a shebang, a
+/// comment (`//`, `/*`), a roff request or reStructuredText directive
+/// (`.TH`, `.. note::`), a relative path run as a command (`./run`).
+fn is_code(line: &str) -> bool {
+    ["```", "~~~", "#!", "//", "/*", "."]
+        .iter()
+        .any(|start| line.starts_with(start))
+}
+
+/// `Key: value` (or TOML's `key = value`) where the key is one word
+/// (`From`, `Date`, `X-Mailer`, `layout`): a field of a mail's or a
+/// page's header block.
+fn header_field(line: &str) -> Option<(&str, &str)> {
+    let (key, value) = line.split_once(": ").or_else(|| line.split_once(" = "))?;
+    let word = !key.is_empty()
+        && key.len() <= 40
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    word.then_some((key, value.trim()))
+}
+
+/// The text of a line of HTML, its tags taken off.
+fn without_tags(line: &str) -> String {
+    let mut text = String::with_capacity(line.len());
+    let mut in_tag = false;
+    for c in line.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            _ if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text
+}
+
+/// `line` with its white space collapsed, cut at a word (or, in a text
+/// without spaces, a character) to at most [`MAX_TITLE_CHARS`] with `…`.
+fn cut_to_title(line: &str) -> String {
+    let words = line.split_whitespace().collect::<Vec<_>>().join(" ");
+    if words.chars().count() <= MAX_TITLE_CHARS {
+        return words;
+    }
+    let end = words
+        .char_indices()
+        .nth(MAX_TITLE_CHARS - 1)
+        .map_or(words.len(), |(at, _)| at);
+    let head = &words[..end];
+    let head = match head.rfind(' ') {
+        Some(space) if space > end / 2 && !words[end..].starts_with(' ') => &head[..space],
+        _ => head,
+    };
+    format!("{}…", head.trim_end_matches([',', ';', ':', ' ']))
+}
+
 /// Writes a submission and everything parsed from it inside the caller's
 /// transaction (which decides whether it is already stored), and returns
 /// its id. Each run's fingerprint is kept, so the same run quoted again
@@ -276,7 +498,7 @@ pub fn store_document(
 
 /// The submission's own row: its author, date and subject are those of
 /// its first message, the subject before that the uploader's title and
-/// after it the text's first line ([`title_line`]).
+/// after it the title [`Naming`] says.
 fn insert_submission(
     tx: &Transaction,
     source_name: Option<&str>,
@@ -285,11 +507,19 @@ fn insert_submission(
     fresh: &ToStore,
 ) -> anyhow::Result<i64> {
     let first = fresh.document.messages.first();
-    let subject = fresh
-        .title
+    let typed = match fresh.naming {
+        Naming::Typed(title) => Some(title),
+        Naming::Named | Naming::Pasted => None,
+    };
+    let subject = typed
         .or_else(|| first.and_then(|m| m.subject.as_deref()))
         .map(str::to_owned)
-        .or_else(|| title_line(&text, fresh.document).map(str::to_owned));
+        .or_else(|| match fresh.naming {
+            Naming::Pasted => paste_title(&text, fresh.document),
+            Naming::Typed(_) | Naming::Named => {
+                title_line(&text, fresh.document).map(str::to_owned)
+            }
+        });
     store::insert_submission(
         tx,
         store::NewSubmission {
@@ -445,7 +675,7 @@ fn insert_near_misses(
 /// its messages could be read.
 pub fn store_input(tx: &Transaction, source_name: &str, input: Input) -> anyhow::Result<Vec<i64>> {
     let mut ids = Vec::new();
-    store_input_each(tx, source_name, input, None, |id| {
+    store_input_each(tx, source_name, input, Naming::Named, |id| {
         ids.push(id);
         Ok(())
     })?;
@@ -454,22 +684,22 @@ pub fn store_input(tx: &Transaction, source_name: &str, input: Input) -> anyhow:
 
 /// [`store_input`], telling `stored` each submission (new or already
 /// stored) as soon as it is stored; an error from `stored` stops storing
-/// (an upload whose client has gone, say) and is returned. `title` names a
-/// text; the messages of an archive keep their subjects. Each message is
+/// (an upload whose client has gone, say) and is returned. `naming` names
+/// a text; the messages of an archive keep their subjects. Each message is
 /// dropped once stored, so that what an archive's messages parsed to is
 /// not all held while the writes are finished and committed.
 pub fn store_input_each(
     tx: &Transaction,
     source_name: &str,
     input: Input,
-    title: Option<&str>,
+    naming: Naming<'_>,
     mut stored: impl FnMut(i64) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     match input {
         Input::Text(text, document) => {
             // The text is handed over: dropped once SQLite has its copy.
             let stored_text =
-                store_titled_text(tx, Some(source_name), Cow::Owned(text), &document, title)?;
+                store_titled_text(tx, Some(source_name), Cow::Owned(text), &document, naming)?;
             stored(stored_text.submission_id)
         }
         Input::Mails(mails) => {
@@ -664,7 +894,7 @@ pub fn restore_archived_text(
         fingerprints: Vec::new(),
         copy_keys: Vec::new(),
         quoted_authors: quoted_authors(&found_ancestors),
-        title: None,
+        naming: Naming::Named,
     };
     store::restore_text(tx, submission_id, &prepared.mail.text)?;
     insert_messages(tx, submission_id, &fresh)
@@ -733,4 +963,92 @@ pub fn ingest_file(conn: &mut Connection, path: &Path) -> anyhow::Result<Ingeste
         .file_name()
         .map(|name| name.to_string_lossy().into_owned());
     ingest_text(conn, name.as_deref(), &text).with_context(|| format!("storing {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(path: &str) -> String {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    /// The title each pasted text gets: its first meaningful line, else
+    /// what it holds.
+    #[test]
+    fn an_untitled_paste_takes_its_first_meaningful_line_or_what_it_holds() {
+        let report = "super-smack -d mysql select-key.smack 10 10000\nQuery Barrel Report for client smacker1\nconnect: max=4ms min=1ms avg= 2ms from 10 clients\nQuery_type num_queries max_time min_time q_per_s\nselect_index 200000 0 0 22061.88\n";
+        // 99 characters, then the mark.
+        let long_title = format!("{}…", "word ".repeat(20).trim_end());
+        let cases: Vec<(String, Option<&str>)> = vec![
+            // A list archive's page starts with the mail's subject.
+            (
+                fixture("fixtures/sysbench/seed-002-mariadb-mutexes-lost-line-breaks.txt"),
+                Some("[Maria-developers] MariaDB scalability: mutexes"),
+            ),
+            // The attribution is no title; the quoted text under it is.
+            (
+                fixture("fixtures/sysbench/seed-003-script-and-dmesg-no-results.txt"),
+                Some("Back in March I posted some MySQL benchmarks after we switched to a 1:1"),
+            ),
+            // A wrapped sentence's first line is one here.
+            (
+                fixture("fixtures/sql-bench/seed-004-linux-2.4-vs-2.2-smp.txt"),
+                Some("In order to verify and perhaps solve the SMP problems I and others"),
+            ),
+            // A report's own lines (its command, `Query Barrel Report`)
+            // are not: what it holds is.
+            (report.to_owned(), Some("super-smack select-key: 1 run")),
+            // A prompt with its command, then the tool's banner.
+            (
+                fixture("fixtures/sysbench/1.0-fileio-rndrw-file-operations-throughput.txt"),
+                Some("sysbench fileio: 1 run"),
+            ),
+            (
+                fixture("fixtures/sysbench/1.0-threads-and-mutex-general-statistics-only.txt"),
+                Some("sysbench threads, sysbench mutex: 2 runs"),
+            ),
+            // diskinfo's test is its name, said once.
+            (
+                fixture("fixtures/diskinfo/diskinfo-ct-two-disks-one-command.txt"),
+                Some("diskinfo: 2 runs"),
+            ),
+            // A blank line and separators above a caption.
+            (
+                fixture("fixtures/sysbench/real-txt-container-benchmarks-labels-underlined-proot.txt"),
+                Some("CPU BENCHMARKS"),
+            ),
+            // A page's header block gives its title field.
+            (
+                fixture("fixtures/bonnie/real-blog-pelican-2008-tmpfs-1.03d-files-only-indented-blocks.txt"),
+                Some("tmpfs vs. ext3 performance on large file sets"),
+            ),
+            (
+                fixture("fixtures/bonnie/real-forum-2009-lianli-1.03c-prompt-session-in-fence.txt"),
+                Some("Benchmarking HDD Performance"),
+            ),
+            // Headers, quote marks alone, a prompt alone, a greeting, a
+            // markdown heading.
+            (
+                format!("From: Ann <ann@example.org>\nDate: Mon, 1 Jan 2007\n  (continued)\n\n>\n> >\n$\nmysql>\nHi all,\n## ULE vs 4BSD on the new box ##\n\n{report}"),
+                Some("ULE vs 4BSD on the new box"),
+            ),
+            // A long line is cut at a word.
+            (
+                format!("{}\n\n{report}", "word ".repeat(40)),
+                Some(long_title.as_str()),
+            ),
+            // Nothing to say.
+            ("-----\n\n=====\n".to_owned(), None),
+        ];
+        for (index, (text, title)) in cases.iter().enumerate() {
+            let document = parsers::parse(text);
+            let found = paste_title(text, &document);
+            assert_eq!(found.as_deref(), *title, "case {index}");
+            if let Some(found) = found {
+                assert!(found.chars().count() <= MAX_TITLE_CHARS, "case {index}");
+            }
+        }
+    }
 }

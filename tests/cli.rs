@@ -192,6 +192,57 @@ fn ingest_then_export_csv() {
     assert!(stdout(&from_env).contains(",28581.18,"));
 }
 
+/// A run quoted in a reply is stored as the reply's own run, a copy of
+/// the first: the export tells its rows apart by `copy_of`, the id of
+/// the run it copies (empty for the original).
+#[test]
+fn export_names_the_run_a_copy_repeats() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cli.db");
+    let db = db.to_str().unwrap();
+    let post = "Hi all,\n\nkern.sched.name: ULE\nsuper-smack -d mysql select-key.smack 10 10000\nQuery Barrel Report for client smacker1\nconnect: max=4ms min=1ms avg= 2ms from 10 clients\nQuery_type num_queries max_time min_time q_per_s\nselect_index 200000 0 0 22061.88\n";
+    let quoted: String = post.lines().map(|line| format!("> {line}\n")).collect();
+    let reply = format!("Subject: Re: ULE\n\nSame here:\n\n{quoted}");
+    for (name, text) in [("post.txt", post), ("reply.txt", reply.as_str())] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        stdout(&benchlog(&["ingest", "--db", db, path.to_str().unwrap()]));
+    }
+    let csv = stdout(&benchlog(&["export", "--db", db, "--csv"]));
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let column = |name: &str| header.iter().position(|c| c == name).unwrap();
+    let (submission, run, copy_of, item, metric) = (
+        column("submission_id"),
+        column("run_id"),
+        column("copy_of"),
+        column("item"),
+        column("metric"),
+    );
+    // The q_per_s row of each submission: (submission, run_id, copy_of).
+    let rows: Vec<(String, String, String)> = reader
+        .records()
+        .map(Result::unwrap)
+        .filter(|row| &row[item] == "select_index" && &row[metric] == "q_per_s")
+        .map(|row| {
+            (
+                row[submission].to_owned(),
+                row[run].to_owned(),
+                row[copy_of].to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(rows.len(), 2, "{csv}");
+    let (original, copy) = (&rows[0], &rows[1]);
+    assert_eq!((original.0.as_str(), copy.0.as_str()), ("1", "2"), "{csv}");
+    assert_ne!(original.1, copy.1, "{csv}");
+    assert_eq!(original.2, "", "the original copies nothing: {csv}");
+    assert_eq!(
+        copy.2, original.1,
+        "the copy names the original's run: {csv}"
+    );
+}
+
 #[test]
 fn export_explains_mistakes() {
     let dir = tempfile::tempdir().unwrap();

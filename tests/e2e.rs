@@ -95,6 +95,32 @@ async fn walk_through(client: &Client, base: &str, shots: &Path) -> Result<()> {
     );
     save_screenshot(client, shots, "submission.png").await?;
 
+    // A run's "edit" link opens its form (the browser holds the token).
+    find_first(
+        client,
+        &["tr#run-2 a[href*=\"edit=2\"]"],
+        "run 2's edit link",
+    )
+    .await?
+    .click()
+    .await?;
+    wait_for_url(client, "edit=2").await?;
+    let form = find_first(client, &["details#edit-run-2"], "run 2's edit form").await?;
+    ensure!(
+        form.attr("open").await?.is_some(),
+        "run 2's edit form is closed after its edit link"
+    );
+    let label = find_first(
+        client,
+        &["details#edit-run-2 input[name=\"label\"]"],
+        "run 2's label box",
+    )
+    .await?;
+    ensure!(
+        label.is_displayed().await?,
+        "run 2's label box is not shown after its edit link"
+    );
+
     // The comparison by scheduler and thread library.
     open_scheduler_comparison(client).await?;
     let legend = wait_until(client, "the chart's legend", |client| async move {

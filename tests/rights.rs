@@ -155,6 +155,95 @@ async fn the_uploader_edits_with_the_token_shown_once_and_others_only_read() {
     assert!(page.contains(r#"id="edit-run-1""#));
 }
 
+/// The address run `run`'s "edit" link on `page` leads to.
+fn edit_link(page: &str, run: usize) -> String {
+    let row = &page[page
+        .find(&format!(r#"<tr id="run-{run}""#))
+        .expect("the run's row")..];
+    let link = &row[..row.find(">edit</a>").expect("the row's edit link")];
+    let start = link.rfind(r#"href=""#).unwrap() + r#"href=""#.len();
+    let end = start + link[start..].find('"').unwrap();
+    link[start..end].replace("&amp;", "&")
+}
+
+/// A run's "edit" link opens the run's form for a viewer holding the
+/// token; without it, it leads to the form asking for the token, which
+/// says so and comes back to the run's form, open.
+#[tokio::test]
+async fn a_runs_edit_link_opens_its_form_or_asks_for_the_token() {
+    let (_dir, _db, state) = test_state();
+    let response = send(&state, post_form("/upload", &[("text", &seed_000())])).await;
+    let location = see_other(&response);
+    let cookies = cookies_of(&response);
+    let (_, page) = read(send(&state, with_cookies(get_request(&location), &cookies)).await).await;
+    let token = shown_token(&page).expect("the token is shown after the upload");
+    let edit_cookie = cookies
+        .split("; ")
+        .find(|c| c.starts_with("benchlog_edit_"))
+        .unwrap();
+
+    // With the token, the link opens the run's form; without the link's
+    // `edit`, it stays closed.
+    let (_, own) = get_with_cookies(&state, "/submissions/1", edit_cookie).await;
+    assert!(
+        own.contains(r#"<details class="edit-run" id="edit-run-2">"#),
+        "{own}"
+    );
+    let link = edit_link(&own, 2);
+    assert_eq!(link, "/submissions/1?edit=2#edit-run-2");
+    let (status, opened) = get_with_cookies(&state, &link, edit_cookie).await;
+    assert_eq!(status, StatusCode::OK, "{opened}");
+    assert!(opened.contains(r#"<details class="edit-run" id="edit-run-2" open>"#));
+    assert!(opened.contains(r#"<details class="edit-run" id="edit-run-3">"#));
+
+    // Without it, the link leads to the form asking for the token.
+    let (_, stranger) = get(&state, "/submissions/1").await;
+    let link = edit_link(&stranger, 2);
+    assert_eq!(link, "/submissions/1?edit=2#review");
+    let (status, asked) = get(&state, &link).await;
+    assert_eq!(status, StatusCode::OK, "{asked}");
+    assert!(
+        asked.contains("To edit run 2, enter the edit token"),
+        "{asked}"
+    );
+    assert!(asked.contains(r#"<input type="hidden" name="run" value="2">"#));
+    assert!(!asked.contains(r#"id="edit-run-2""#));
+    // Entering it comes back to run 2's form, open.
+    let unlocked = send(
+        &state,
+        post_form("/submissions/1/unlock", &[("run", "2"), ("token", &token)]),
+    )
+    .await;
+    assert_eq!(see_other(&unlocked), "/submissions/1?edit=2#edit-run-2");
+    let other_browser = cookies_of(&unlocked);
+    let (_, opened) = get_with_cookies(&state, "/submissions/1?edit=2", &other_browser).await;
+    assert!(opened.contains(r#"<details class="edit-run" id="edit-run-2" open>"#));
+    // From a later part of a long text, and a later page of its runs,
+    // back to that part and page.
+    let unlocked = send(
+        &state,
+        post_form(
+            "/submissions/1/unlock",
+            &[
+                ("run", "5"),
+                ("part", "2"),
+                ("runs", "3"),
+                ("token", &token),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(
+        see_other(&unlocked),
+        "/submissions/1?part=2&runs=3&edit=5#edit-run-5"
+    );
+
+    // A run number that is none is refused.
+    let (status, body) = get(&state, "/submissions/1?edit=0").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(body.contains("edit=0 is not a run number"), "{body}");
+}
+
 #[tokio::test]
 async fn the_admin_token_may_change_and_delete_any_submission() {
     let (_dir, db, state) = test_state();

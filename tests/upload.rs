@@ -162,3 +162,51 @@ async fn an_upload_takes_the_title_its_form_gives() {
     );
     assert_eq!(counts(&db).submissions, before.submissions);
 }
+
+/// A text pasted with no title and no Subject is named by its first
+/// meaningful line, or, where it has none, by what it holds: never just
+/// "paste". A file keeps its name.
+#[tokio::test]
+async fn an_untitled_paste_is_named_by_its_text() {
+    let (_dir, _db, state) = test_state();
+    let report = "super-smack -d mysql select-key.smack 10 10000\nQuery Barrel Report for client smacker1\nconnect: max=4ms min=1ms avg= 2ms from 10 clients\nQuery_type num_queries max_time min_time q_per_s\nselect_index 200000 0 0 22061.88\n";
+    // A greeting, a separator and a prompt alone, then a caption.
+    let captioned = format!("Hi all,\n\n-----\n$\nULE on the dual Opteron\n\n{report}")
+        .replace("22061.88", "23061.88");
+    let bare = paste(&state, report).await;
+    let (_, page) = get(&state, &bare).await;
+    assert!(
+        page.contains("<title>super-smack select-key: 1 run"),
+        "{page}"
+    );
+    paste(&state, &captioned).await;
+    // The same report in a file keeps the file's name.
+    let response = send(
+        &state,
+        multipart(&[
+            ("text", None, b""),
+            (
+                "file",
+                Some("smack.log"),
+                report.replace("22061.88", "24061.88").as_bytes(),
+            ),
+        ]),
+    )
+    .await;
+    see_other(&response);
+    let (_, list) = get(&state, "/submissions").await;
+    let (_, home) = get(&state, "/").await;
+    for (name, html) in [("/submissions", &list), ("/", &home)] {
+        for title in [
+            "super-smack select-key: 1 run",
+            "ULE on the dual Opteron",
+            "smack.log",
+        ] {
+            assert!(
+                html.contains(&format!(">{title}</a>")),
+                "{title} on {name}: {html}"
+            );
+        }
+        assert!(!html.contains(">paste</a>"), "{name}: {html}");
+    }
+}

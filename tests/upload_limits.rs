@@ -238,7 +238,7 @@ fn an_upload_abandoned_at_any_stage_stores_nothing() {
     for (at, &leaves) in every_stage.iter().enumerate() {
         let (_dir, db, mut conn) = crate::support::fresh_db();
         let asked = std::cell::RefCell::new(Vec::new());
-        let stored = store_upload(&mut conn, texts(), None, &|stage| {
+        let stored = store_upload(&mut conn, texts(), None, None, &|stage| {
             asked.borrow_mut().push(stage);
             stage == leaves
         });
@@ -262,7 +262,7 @@ fn an_upload_abandoned_at_any_stage_stores_nothing() {
     // Never abandoned: asked at every stage, and all of it is stored.
     let (_dir, db, mut conn) = crate::support::fresh_db();
     let asked = std::cell::RefCell::new(Vec::new());
-    let (ids, token) = store_upload(&mut conn, texts(), None, &|stage| {
+    let (ids, token) = store_upload(&mut conn, texts(), None, None, &|stage| {
         asked.borrow_mut().push(stage);
         false
     })

@@ -19,6 +19,11 @@ pub struct ExportRow {
     pub submission_id: i64,
     pub source_name: Option<String>,
     pub run_id: i64,
+    /// For a copy (a run found again in a later text, quoted in a reply
+    /// or pasted again), the id of the earliest stored run it repeats:
+    /// its `copy_key` (migrations/0012_run_copies.sql). That run may have
+    /// been deleted since. `None` for an original.
+    pub copy_of: Option<i64>,
     pub tool: String,
     pub test: Option<String>,
     pub label: Option<String>,
@@ -55,7 +60,7 @@ pub fn export_rows(conn: &Connection, filter: &ExportFilter) -> rusqlite::Result
     let mut stmt = conn.prepare_cached(
         "SELECT s.id, s.source_name, r.id, r.tool, r.test, r.label, r.threads, r.quote_depth,
                 r.author, r.command, r.first_line, r.last_line,
-                x.item, x.metric, x.value, x.unit, x.line, x.estimated
+                x.item, x.metric, x.value, x.unit, x.line, x.estimated, r.copy_key
          FROM results x
          JOIN runs r ON r.id = x.run_id
          JOIN submissions s ON s.id = r.submission_id
@@ -71,6 +76,7 @@ pub fn export_rows(conn: &Connection, filter: &ExportFilter) -> rusqlite::Result
                 submission_id: row.get(0)?,
                 source_name: row.get(1)?,
                 run_id,
+                copy_of: row.get(18)?,
                 tool: row.get(3)?,
                 test: row.get(4)?,
                 label: row.get(5)?,

@@ -9,8 +9,10 @@
 //! SameSite=Lax), and the page the upload redirects to shows it once (a
 //! flash cookie, `benchlog_new_token`, tells that page to, and the page
 //! clears it), so that it can be kept and entered elsewhere
-//! (`POST /submissions/{id}/unlock`). Scripts send it as the form field
-//! `token`. Tokens are compared by their hashes, in constant time.
+//! (`POST /submissions/{id}/unlock`; a run's "edit" link, `edit=N`, asks
+//! for it there and comes back to the run's form). Scripts send it as the
+//! form field `token`. Tokens are compared by their hashes, in constant
+//! time.
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -228,11 +230,25 @@ async fn unlock(
         &token,
         TOKEN_COOKIE_SECONDS,
     );
-    Ok((
-        AppendHeaders([(SET_COOKIE, cookie)]),
-        Redirect::to(&format!("/submissions/{id}#review")),
-    )
-        .into_response())
+    // Unlocked from a run's "edit" link: back to that run's form, open.
+    let number = |name: &str| -> Result<Option<usize>, AppError> {
+        form.iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| {
+                value.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
+                    AppError::bad_request(format!("{name}={value} is not a number (1 or more)."))
+                })
+            })
+            .transpose()
+    };
+    let back = match number("run")? {
+        Some(run) => {
+            let part = number("part")?.unwrap_or(1);
+            super::submissions::edit_url(id, part, number("runs")?, run, false)
+        }
+        None => format!("/submissions/{id}#review"),
+    };
+    Ok((AppendHeaders([(SET_COOKIE, cookie)]), Redirect::to(&back)).into_response())
 }
 
 /// `POST /submissions/{id}/delete`: removes the submission and everything

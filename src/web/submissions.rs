@@ -155,6 +155,8 @@ struct SubmissionPage {
     more_runs: Option<usize>,
     /// The runs touching the part's lines, on this page or not.
     part_runs: usize,
+    /// The run whose edit form the page opens (`edit=N`), 1-based.
+    editing: Option<usize>,
     /// Where the archive keeps the text of a message stored with its
     /// header block only.
     archived: Option<store::ArchivedText>,
@@ -204,7 +206,52 @@ pub(super) fn line_url(id: i64, line: usize) -> String {
     }
 }
 
+/// The address that opens run `run`'s edit form on submission `id`'s
+/// page, on the part (and the page of its runs, `runs`) that lists it:
+/// `edit=N` opens it, and the anchor is the form itself, or, for a
+/// viewer without the edit token, the form that asks for it
+/// (`locked`). Unlocking with `run=N` (and the part) comes back here.
+pub(super) fn edit_url(
+    id: i64,
+    part: usize,
+    runs: Option<usize>,
+    run: usize,
+    locked: bool,
+) -> String {
+    let mut url = format!("/submissions/{id}?");
+    if part > 1 {
+        url.push_str(&format!("part={part}&"));
+    }
+    if let Some(from) = runs {
+        url.push_str(&format!("runs={from}&"));
+    }
+    let anchor = if locked {
+        "review".to_owned()
+    } else {
+        format!("edit-run-{run}")
+    };
+    url.push_str(&format!("edit={run}#{anchor}"));
+    url
+}
+
 impl SubmissionPage {
+    /// The row's "edit" link of run `number`: its form opened, or the
+    /// form asking for the edit token.
+    fn edit_link(&self, number: impl std::borrow::Borrow<usize>) -> String {
+        edit_url(
+            self.submission.id,
+            self.part.number,
+            self.runs_from,
+            *number.borrow(),
+            !self.rights.can_edit,
+        )
+    }
+
+    /// Whether run `number`'s edit form is open: edited, or asked for.
+    fn opens(&self, number: impl std::borrow::Borrow<usize>, edited: &bool) -> bool {
+        *edited || self.editing == Some(*number.borrow())
+    }
+
     /// The link to line `line` of the text: an anchor on this page, or on
     /// the part that shows it.
     fn at(&self, line: impl std::borrow::Borrow<usize>) -> String {
@@ -419,6 +466,8 @@ struct ShowParams {
     part: Option<usize>,
     /// The first run listed, of those of the part.
     runs: Option<usize>,
+    /// The run whose edit form to open (1-based).
+    edit: Option<usize>,
 }
 
 fn show_params(raw: Option<&str>) -> Result<ShowParams, AppError> {
@@ -436,6 +485,11 @@ fn show_params(raw: Option<&str>) -> Result<ShowParams, AppError> {
             "runs" => {
                 params.runs = Some(value.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
                     AppError::bad_request(format!("runs={value} is not a run number (1 or more)."))
+                })?)
+            }
+            "edit" => {
+                params.edit = Some(value.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
+                    AppError::bad_request(format!("edit={value} is not a run number (1 or more)."))
                 })?)
             }
             "uploaded" => {
@@ -621,6 +675,7 @@ fn review_page(
         more_runs,
         archived,
         part_runs: runs.len(),
+        editing: params.edit,
     })
 }
 

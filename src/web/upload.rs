@@ -281,7 +281,7 @@ async fn receive_and_store(
         .iter()
         .flat_map(|(_, input)| input.not_read())
         .collect();
-    let (ids, token) = store_texts(&state, peer, texts, title, fate).await?;
+    let (ids, token) = store_texts(&state, peer, texts, title, paste, fate).await?;
     drop(work_permit);
     // The same upload again, whose first answer its client never got.
     let token = token.or_else(|| state.inner.unreceived.take(peer, &ids));
@@ -394,6 +394,7 @@ async fn store_texts(
     client: Option<IpAddr>,
     texts: Vec<(String, Input)>,
     title: Option<(usize, String)>,
+    paste: Option<usize>,
     fate: Arc<Fate>,
 ) -> Result<(Vec<i64>, Option<String>), AppError> {
     state.check_database_file()?;
@@ -408,16 +409,12 @@ async fn store_texts(
             let title = title.as_ref().map(|(at, title)| (*at, title.as_str()));
             let checkpointer = Some(&writer.inner.checkpointer);
             let stored =
-                store_upload_checkpointed(
-                    conn,
-                    checkpointer,
-                    texts,
-                    title,
-                    &|stage| match stage {
+                store_upload_checkpointed(conn, checkpointer, texts, title, paste, &|stage| {
+                    match stage {
                         UploadStage::Committing => !fate.commit(),
                         UploadStage::Storing { .. } => fate.is_abandoned(),
-                    },
-                )?;
+                    }
+                })?;
             if let (ids, Some(token)) = &stored {
                 let upload = UnreceivedUpload {
                     client,
@@ -502,19 +499,21 @@ pub enum UploadStage {
 /// Stores an upload's inputs in one transaction and returns the
 /// submissions (new or already stored) and, when it created any, the edit
 /// token that lets its uploader change them. `title` names the text of
-/// `texts[at]`. `abandoned` is asked at every
-/// [`UploadStage`]: when it says yes, the transaction is rolled back and
-/// nothing is stored, since nobody would receive the token. Storing a
-/// large upload and finishing its writes take seconds, so it is asked
-/// between submissions (an abandoned upload stops early) and, last, right
-/// before the commit.
+/// `texts[at]`; `texts[paste]` is the pasted one, which without a title
+/// of its own is named by [`ingest::paste_title`]. `abandoned` is asked
+/// at every [`UploadStage`]: when it says yes, the transaction is rolled
+/// back and nothing is stored, since nobody would receive the token.
+/// Storing a large upload and finishing its writes take seconds, so it is
+/// asked between submissions (an abandoned upload stops early) and, last,
+/// right before the commit.
 pub fn store_upload(
     conn: &mut Connection,
     texts: Vec<(String, Input)>,
     title: Option<(usize, &str)>,
+    paste: Option<usize>,
     abandoned: &dyn Fn(UploadStage) -> bool,
 ) -> Result<(Vec<i64>, Option<String>), AppError> {
-    store_upload_checkpointed(conn, None, texts, title, abandoned)
+    store_upload_checkpointed(conn, None, texts, title, paste, abandoned)
 }
 
 /// [`store_upload`], asking `checkpointer` for a checkpoint after the
@@ -524,6 +523,7 @@ fn store_upload_checkpointed(
     checkpointer: Option<&store::Checkpointer>,
     texts: Vec<(String, Input)>,
     title: Option<(usize, &str)>,
+    paste: Option<usize>,
     abandoned: &dyn Fn(UploadStage) -> bool,
 ) -> Result<(Vec<i64>, Option<String>), AppError> {
     let gone = |stage| {
@@ -555,10 +555,12 @@ fn store_upload_checkpointed(
         let mut stored = 0;
         // Each input is dropped as it is stored (see ingest::store_input_each).
         for (at, (name, input)) in texts.into_iter().enumerate() {
-            let title = title
-                .filter(|(titled, _)| *titled == at)
-                .map(|(_, title)| title);
-            ingest::store_input_each(tx, &name, input, title, |id| {
+            let naming = match title {
+                Some((titled, title)) if titled == at => ingest::Naming::Typed(title),
+                _ if paste == Some(at) => ingest::Naming::Pasted,
+                _ => ingest::Naming::Named,
+            };
+            ingest::store_input_each(tx, &name, input, naming, |id| {
                 if id > newest_before && store::insert_edit_token(tx, id, &token_hash)? {
                     created = true;
                 }
