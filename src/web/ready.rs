@@ -196,10 +196,12 @@ fn ready(
     if plain.series.len() > 1 {
         // Series come in the order of their first runs: the first that
         // names its configuration (not `(none)` for every key).
-        let reference = plain
-            .series
-            .iter()
-            .find(|series| series.keys.values().any(|value| value != parsers::contract::NONE));
+        let reference = plain.series.iter().find(|series| {
+            series
+                .keys
+                .values()
+                .any(|value| value != parsers::contract::NONE)
+        });
         if let Some(reference) = reference {
             let against = CompareQuery {
                 baseline: Some(reference.name.clone()),
