@@ -20,6 +20,7 @@ mod ignored;
 mod ingest;
 mod label_sources;
 mod large_answers;
+mod layout;
 mod like;
 mod limits;
 mod load;
