@@ -467,7 +467,8 @@ mod tests {
 
     /// Every variant of `Tool` is in `Tool::ALL`, once: a tool left out
     /// compiles, and nothing would list, name or read it. The variants are
-    /// counted through serde's variant index, which knows them all.
+    /// counted through serde's variant index, which knows them all. And
+    /// its serde name is [`Tool::name`]: nothing else ties the two.
     #[test]
     fn all_holds_every_tool_once() {
         use serde::de::value::{Error, U32Deserializer};
@@ -477,6 +478,10 @@ mod tests {
         assert_eq!(variants, Tool::ALL);
         for tool in Tool::ALL {
             assert_eq!(Tool::from_name(tool.name()), Some(tool));
+            // Its JSON (a `serde(rename)`) is its name, both ways.
+            let json = serde_json::to_string(&tool).unwrap();
+            assert_eq!(json, format!("\"{}\"", tool.name()), "{tool:?}");
+            assert_eq!(serde_json::from_str::<Tool>(&json).unwrap(), tool);
         }
     }
 
