@@ -23,14 +23,11 @@ use parsers::Document;
 use rusqlite::{Connection, Transaction};
 
 use crate::ingest::{self, store_mail, MailOutcome};
-// Stored by `ingest`; named here too, where the tests found it.
-pub use crate::ingest::store_input;
-use crate::intake::{self, parts_not_read, Handed, Policy, Read, ReadError};
-// Read by `intake`; named here too, where the import's callers found them.
-pub use crate::intake::{prepare_input, prepare_mail, Input, MailFailure, PreparedMail};
+use crate::intake::{
+    self, parts_not_read, Handed, MailFailure, Policy, PreparedMail, Read, ReadError,
+};
+use crate::limits::{BATCH_BYTES, BATCH_ITEMS, MAX_ARCHIVE_BYTES, MAX_LOCK_HOLD};
 use crate::store;
-
-pub use crate::limits::MAX_ARCHIVE_BYTES;
 
 /// What a bulk import did, for its summary.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -444,8 +441,6 @@ fn import_files_within(
 }
 
 use crate::limits::{QUEUE, QUEUE_BYTES};
-
-pub use crate::limits::{BATCH_BYTES, BATCH_ITEMS, MAX_LOCK_HOLD};
 
 /// What the reading thread hands the writer, in file order, with the
 /// on-disk bytes it accounts for.

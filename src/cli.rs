@@ -15,7 +15,7 @@ use crate::config::{
 };
 use crate::store::{self, ExportFilter, ExportRow};
 use crate::web;
-use crate::{archive, csv_cell, demo, ingest, intake, pipermail, public_inbox};
+use crate::{archive, csv_cell, demo, intake, pipermail, public_inbox};
 
 /// Runs one subcommand. Errors carry context for each step; `main` prints
 /// the chain.
@@ -36,7 +36,7 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         // Database work runs a few pieces at a time (web::BUSY_CONNECTIONS),
         // yet under load tokio kept starting threads for it (58 seen), each
         // with a malloc arena keeping what it once held.
-        .max_blocking_threads(web::BLOCKING_THREADS)
+        .max_blocking_threads(crate::limits::BLOCKING_THREADS)
         .build()
         .context("starting the async runtime")
 }
@@ -288,7 +288,7 @@ fn write_report(
 /// standard input as a file may hold (so `/dev/zero` or an endless pipe
 /// is refused instead of filling memory).
 fn read_input(path: &Path) -> anyhow::Result<String> {
-    let limit = ingest::MAX_INPUT_BYTES;
+    let limit = crate::limits::MAX_INPUT_BYTES;
     let bytes = if path == Path::new("-") {
         let mut bytes = Vec::new();
         std::io::stdin()

@@ -17,17 +17,9 @@ use parsers::Document;
 use rusqlite::{Connection, Transaction};
 use sha2::{Digest, Sha256};
 
-// Read by `intake`; named here too, where their callers found them.
-pub use crate::intake::{
-    collect_input_files, decode_input, read_file, size_for_people, InputError,
-};
 use crate::intake::{Input, PreparedMail};
-use crate::limits::MAX_ANCESTORS;
+use crate::limits::{MAX_ANCESTORS, MAX_TITLE_CHARS};
 use crate::store;
-
-pub use crate::limits::MAX_INPUT_BYTES;
-
-pub use crate::limits::MAX_LINE_BYTES;
 
 /// Hex SHA-256 of some text, as it is.
 pub fn sha256_hex(text: &str) -> String {
@@ -237,8 +229,6 @@ pub fn copies_of_stored_runs<'d>(
         naming: Naming::Named,
     })
 }
-
-pub use crate::limits::MAX_TITLE_CHARS;
 
 /// The title of a text with no Subject of its own: its first line, when
 /// that reads as one, as a paste copied from a list archive's page starts
@@ -957,8 +947,9 @@ pub fn run_fingerprint(run: &parsers::Run) -> String {
 
 /// Reads, decodes and stores one file; its file name becomes the source name.
 pub fn ingest_file(conn: &mut Connection, path: &Path) -> anyhow::Result<Ingested> {
-    let bytes = read_file(path, MAX_INPUT_BYTES)?;
-    let text = decode_input(&bytes).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = crate::intake::read_file(path, crate::limits::MAX_INPUT_BYTES)?;
+    let text = crate::intake::decode_input(&bytes)
+        .with_context(|| format!("reading {}", path.display()))?;
     let name = path
         .file_name()
         .map(|name| name.to_string_lossy().into_owned());

@@ -55,7 +55,7 @@ fn import(conn: &mut Connection, inbox: &Path, keep: KeepTexts) -> ImportSummary
     public_inbox::import_inbox(
         conn,
         &inbox,
-        archive::BATCH_ITEMS,
+        benchlog::limits::BATCH_ITEMS,
         keep,
         &mut summary,
         |_| {},

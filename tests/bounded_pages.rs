@@ -69,7 +69,7 @@ async fn an_edit_form_larger_than_its_limit_is_refused_before_it_is_read() {
     let (_dir, db, state) = test_state();
     paste(&state, &seed_000()).await;
     let before = attrs_of_run_1(&db);
-    let long = "x".repeat(benchlog::web::MAX_FORM_BYTES);
+    let long = "x".repeat(benchlog::limits::MAX_FORM_BYTES);
     let (status, body) = edit_run_1(&state, &[("label".to_owned(), long)]).await;
     assert_eq!(status, 413, "{body}");
     assert_eq!(attrs_of_run_1(&db), before);

@@ -112,7 +112,7 @@ async fn the_runs_table_filters_by_tool_test_and_attributes() {
 
     // As many filters as a query may hold still work.
     let mut most = "/runs?where=scheduler:ULE&where=scheduler:4BSD".to_owned();
-    for i in 2..benchlog::compare::MAX_WHERE {
+    for i in 2..benchlog::limits::MAX_WHERE {
         most.push_str(&format!("&where=scheduler:x{i}"));
     }
     let (status, page) = get(&state, &most).await;

@@ -740,20 +740,17 @@ async fn the_most_by_and_where_a_query_may_hold_still_make_a_comparison() {
         "patches",
         "label",
     ];
-    assert_eq!(by.len(), benchlog::compare::MAX_BY);
+    assert_eq!(by.len(), benchlog::limits::MAX_BY);
     let mut query = "tool=super-smack&item=select_index&metric=q_per_s".to_owned();
     for key in by {
         query.push_str(&format!("&by={key}"));
     }
     // Two schedulers that exist among values that do not.
     query.push_str("&where=scheduler:ULE&where=scheduler:4BSD");
-    for i in 2..benchlog::compare::MAX_WHERE {
+    for i in 2..benchlog::limits::MAX_WHERE {
         query.push_str(&format!("&where=scheduler:x{i}"));
     }
-    assert_eq!(
-        query.matches("where=").count(),
-        benchlog::compare::MAX_WHERE
-    );
+    assert_eq!(query.matches("where=").count(), benchlog::limits::MAX_WHERE);
     let json = get_ok(&state, &format!("/compare.json?{query}"))
         .await
         .json();

@@ -3,7 +3,8 @@
 use std::io::Write;
 
 use benchlog::archive;
-use benchlog::ingest::{self, InputError};
+use benchlog::ingest;
+use benchlog::intake::InputError;
 use benchlog::store;
 
 use crate::store::hand_made_document;
@@ -78,18 +79,21 @@ fn a_failed_ingest_leaves_nothing_behind() {
 
 #[test]
 fn decoding_inputs() {
-    assert_eq!(ingest::decode_input(b"  \n\t "), Err(InputError::Empty));
     assert_eq!(
-        ingest::decode_input(b"\x7fELF\x02\x01\x00\x00"),
+        benchlog::intake::decode_input(b"  \n\t "),
+        Err(InputError::Empty)
+    );
+    assert_eq!(
+        benchlog::intake::decode_input(b"\x7fELF\x02\x01\x00\x00"),
         Err(InputError::Binary)
     );
     // windows-1252, as old list mail often is: 0xE9 is "é".
     assert_eq!(
-        ingest::decode_input(b"caf\xe9 run\n").unwrap(),
+        benchlog::intake::decode_input(b"caf\xe9 run\n").unwrap(),
         "café run\n"
     );
     assert_eq!(
-        ingest::decode_input("\u{feff}bom\n".as_bytes()).unwrap(),
+        benchlog::intake::decode_input("\u{feff}bom\n".as_bytes()).unwrap(),
         "bom\n"
     );
 
@@ -97,11 +101,11 @@ fn decoding_inputs() {
     gz.write_all(b"select_index 200000 0 0 22061.88\n").unwrap();
     let packed = gz.finish().unwrap();
     assert_eq!(
-        ingest::decode_input(&packed).unwrap(),
+        benchlog::intake::decode_input(&packed).unwrap(),
         "select_index 200000 0 0 22061.88\n"
     );
     assert!(matches!(
-        ingest::decode_input(&packed[..packed.len() / 2]),
+        benchlog::intake::decode_input(&packed[..packed.len() / 2]),
         Err(InputError::BadGzip(_))
     ));
 }
@@ -133,7 +137,7 @@ fn bomb_is_refused(limit: u64) {
         format!(
             "{} is larger than {} unpacked, the most benchlog reads from one file; split it",
             path.display(),
-            ingest::size_for_people(limit)
+            benchlog::intake::size_for_people(limit)
         )
     );
     assert_eq!(store::counts(&conn).unwrap(), store::Counts::default());
@@ -142,7 +146,7 @@ fn bomb_is_refused(limit: u64) {
 #[test]
 fn a_gzip_bomb_over_the_limit_is_refused() {
     bomb_is_refused(1 << 20);
-    assert_eq!(ingest::size_for_people(1 << 20), "1 MiB");
+    assert_eq!(benchlog::intake::size_for_people(1 << 20), "1 MiB");
     // At the limit it is read, and refused as what it is: binary.
     let (dir, _path, mut conn) = fresh_db();
     let path = dir.path().join("zeros.gz");
@@ -160,7 +164,7 @@ fn a_gzip_bomb_over_the_limit_is_refused() {
 
 #[test]
 fn a_gzip_bomb_over_the_real_limit_is_refused() {
-    bomb_is_refused(archive::MAX_ARCHIVE_BYTES);
+    bomb_is_refused(benchlog::limits::MAX_ARCHIVE_BYTES);
 }
 
 #[test]
@@ -168,13 +172,16 @@ fn files_are_read_up_to_a_limit() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("log.txt");
     std::fs::write(&path, vec![b'x'; 1025]).unwrap();
-    assert_eq!(ingest::read_file(&path, 1025).unwrap().len(), 1025);
-    let error = ingest::read_file(&path, 1024).unwrap_err();
+    assert_eq!(
+        benchlog::intake::read_file(&path, 1025).unwrap().len(),
+        1025
+    );
+    let error = benchlog::intake::read_file(&path, 1024).unwrap_err();
     assert!(
         format!("{error:#}").contains("is larger than 1024 bytes, the most benchlog reads"),
         "{error:#}"
     );
-    let error = ingest::read_file(dir.path(), 1024).unwrap_err();
+    let error = benchlog::intake::read_file(dir.path(), 1024).unwrap_err();
     assert!(format!("{error:#}").contains("is a folder"), "{error:#}");
 }
 

@@ -415,12 +415,15 @@ async fn an_upload_says_what_of_an_archive_was_not_read_and_why() {
 fn a_message_that_fails_to_store_leaves_nothing_and_spares_its_batch() {
     let (_dir, _path, mut conn) = fresh_db();
     let first =
-        archive::prepare_mail("first".into(), b"From: A <a@b.org>\nSubject: a\n\nprose\n").unwrap();
-    let mut broken =
-        archive::prepare_mail("broken".into(), GOOD.split_once('\n').unwrap().1.as_bytes())
+        benchlog::intake::prepare_mail("first".into(), b"From: A <a@b.org>\nSubject: a\n\nprose\n")
             .unwrap();
+    let mut broken = benchlog::intake::prepare_mail(
+        "broken".into(),
+        GOOD.split_once('\n').unwrap().1.as_bytes(),
+    )
+    .unwrap();
     broken.document.runs[0].results[0].value = f64::NAN;
-    let last = archive::prepare_mail(
+    let last = benchlog::intake::prepare_mail(
         "last".into(),
         b"From: C <c@b.org>\nSubject: c\n\nmore prose\n",
     )
@@ -569,7 +572,7 @@ fn a_mail_with_200000_references_is_stored_at_once_and_threaded() {
     let (_dir, _path, mut conn) = fresh_db();
     // The thread's last message, then two answers to it: one saying so in
     // In-Reply-To, one only as the last of 200,000 References.
-    let parent = archive::prepare_mail(
+    let parent = benchlog::intake::prepare_mail(
         "parent".into(),
         b"From: A <a@b.org>\nSubject: one\nMessage-ID: <r199999@x>\nReferences: <root@x>\n\nfirst\n",
     )
@@ -587,7 +590,7 @@ fn a_mail_with_200000_references_is_stored_at_once_and_threaded() {
     for (message_id, in_reply_to) in [("a@x", Some("r199999@x")), ("b@x", None)] {
         let raw = mail_with_references(message_id, in_reply_to, 200_000);
         let start = std::time::Instant::now();
-        let prepared = archive::prepare_mail(message_id.into(), &raw).unwrap();
+        let prepared = benchlog::intake::prepare_mail(message_id.into(), &raw).unwrap();
         let mut summary = ImportSummary::default();
         archive::import_mails(&mut conn, [Ok(prepared)], &mut summary, |_| {}).unwrap();
         let took = start.elapsed();
@@ -624,9 +627,9 @@ fn a_forwarded_report_gives_its_runs() {
     assert!(report[0].starts_with("Interestingly"), "{report:?}");
     let raw = format!("{FORWARD}{}\n\n--fwd--\n", report.join("\n"));
 
-    let input = archive::prepare_input(Some("fwd.eml"), raw.as_bytes(), 1_000).unwrap();
+    let input = benchlog::intake::prepare_input(Some("fwd.eml"), raw.as_bytes(), 1_000).unwrap();
     let writer = store::Writer::begin(&mut conn, None).unwrap();
-    let ids = archive::store_input(writer.tx(), "fwd.eml", input).unwrap();
+    let ids = benchlog::ingest::store_input(writer.tx(), "fwd.eml", input).unwrap();
     writer.finish().unwrap().commit().unwrap();
     assert_eq!(ids.len(), 1);
     let text = store::get_submission(&conn, ids[0]).unwrap().unwrap().text;
@@ -665,10 +668,11 @@ fn long_line_mail() -> String {
 
 #[test]
 fn mailed_text_is_refused_as_a_paste_would_be() {
-    use benchlog::ingest::{self, InputError};
+    use benchlog::intake::InputError;
     let long = long_line_mail();
     // The same text pasted, for the messages to compare with.
-    let pasted_long = ingest::decode_input(format!("first\n{}\n", "x".repeat(2 << 20)).as_bytes());
+    let pasted_long =
+        benchlog::intake::decode_input(format!("first\n{}\n", "x".repeat(2 << 20)).as_bytes());
     assert_eq!(pasted_long, Err(InputError::LongLine(2)));
 
     for (name, raw, want) in [
@@ -677,7 +681,7 @@ fn mailed_text_is_refused_as_a_paste_would_be() {
         // a blank line and "first" come before it.
         ("long.eml", long.clone(), InputError::LongLine(6)),
     ] {
-        let error = archive::prepare_input(Some(name), raw.as_bytes(), 1_000).unwrap_err();
+        let error = benchlog::intake::prepare_input(Some(name), raw.as_bytes(), 1_000).unwrap_err();
         assert_eq!(error, want, "{name}");
     }
 
@@ -686,7 +690,8 @@ fn mailed_text_is_refused_as_a_paste_would_be() {
         "{GOOD}\nFrom a at b.org  Mon Jan  1 10:01:00 2007\n{NUL_IN_BASE64}\nFrom a at b.org  Mon Jan  1 10:02:00 2007\n{long}"
     );
     assert_eq!(
-        archive::prepare_input(Some("2007-January.txt"), mbox.as_bytes(), 1_000).unwrap_err(),
+        benchlog::intake::prepare_input(Some("2007-January.txt"), mbox.as_bytes(), 1_000)
+            .unwrap_err(),
         InputError::InMessage {
             message: 2,
             error: Box::new(InputError::Binary)

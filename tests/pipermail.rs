@@ -183,7 +183,7 @@ fn import_url(conn: &mut Connection, address: &str) -> anyhow::Result<Imported> 
     let read = pipermail::import_url(
         conn,
         address,
-        archive::BATCH_ITEMS,
+        benchlog::limits::BATCH_ITEMS,
         &mut summary,
         |_, _| {},
         |_| {},
@@ -259,7 +259,7 @@ fn an_index_page_brings_every_month_it_links_as_the_files_would() {
     archive::import_files(
         &mut from_disk,
         &files,
-        archive::BATCH_ITEMS,
+        benchlog::limits::BATCH_ITEMS,
         &mut disk_summary,
         |_, outcome| assert!(outcome.is_ok()),
         |_| {},
@@ -690,7 +690,7 @@ fn import_within(
         &mut conn,
         address,
         limits,
-        archive::BATCH_ITEMS,
+        benchlog::limits::BATCH_ITEMS,
         &mut summary,
         |_, _| {},
         |_| {},

@@ -38,7 +38,7 @@ fn import_inbox(conn: &mut Connection, path: &Path) -> (ImportSummary, InboxRead
     let read = public_inbox::import_inbox(
         conn,
         &inbox,
-        archive::BATCH_ITEMS,
+        benchlog::limits::BATCH_ITEMS,
         KeepTexts::All,
         &mut summary,
         |_| {},

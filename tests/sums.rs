@@ -123,7 +123,7 @@ fn queries(conn: &Connection) -> Vec<(String, bool)> {
         let first =
             parsers::Tool::from_name(&tool).unwrap().metrics()[..3].contains(&metric.as_str());
         for (_, key) in attrs.iter().filter(|(t, _)| *t == tool && first) {
-            let from_sums = sums && !compare::PROVENANCE.contains(&key.as_str());
+            let from_sums = sums && !parsers::contract::PROVENANCE.contains(&key.as_str());
             queries.push((format!("{base}&by={key}"), from_sums));
         }
     }

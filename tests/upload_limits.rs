@@ -228,7 +228,7 @@ fn an_upload_abandoned_at_any_stage_stores_nothing() {
     let mbox = report_mbox(5);
     // Storing takes the inputs: each try reads them again.
     let texts = || {
-        let input = benchlog::archive::prepare_input(Some("a.mbox"), &mbox, 1_000).unwrap();
+        let input = benchlog::intake::prepare_input(Some("a.mbox"), &mbox, 1_000).unwrap();
         vec![("a.mbox".to_owned(), input)]
     };
     let every_stage: Vec<UploadStage> = (0..=5)

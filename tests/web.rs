@@ -159,7 +159,7 @@ async fn bad_uploads_are_refused_and_store_nothing() {
 #[tokio::test]
 async fn an_upload_larger_than_the_limit_is_refused() {
     let (_dir, db, state) = test_state();
-    let big = vec![b'a'; benchlog::web::MAX_BODY_BYTES + 1024];
+    let big = vec![b'a'; benchlog::limits::MAX_BODY_BYTES + 1024];
     let response = send(&state, multipart(&[("file", Some("big.txt"), &big)])).await;
     assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(counts(&db).submissions, 0);

@@ -15,7 +15,7 @@ use super::{
     Chart, Labels, Summary, ValueAxis, LABEL_SIZE, MUTED, NOTE_SIZE, TEXT,
 };
 
-pub use crate::limits::{MAX_BARS, MAX_SERIES};
+use crate::limits::{MAX_BARS, MAX_SERIES};
 /// Bars whose categories' largest values differ this many times over
 /// share no linear axis readably: a panel (and axis) per category.
 const SPREAD: f64 = 20.0;
@@ -25,7 +25,7 @@ const SERIES_PER_PANEL: usize = 6;
 const PANEL_MIN_WIDTH: i32 = 300;
 /// The width of a grid of panels.
 const GRID_WIDTH: u32 = 1200;
-pub use crate::limits::MAX_HEIGHT;
+use crate::limits::MAX_HEIGHT;
 /// Above the grid: the chart's title.
 const GRID_TOP: i32 = 40;
 /// Each panel's title.

@@ -8,14 +8,14 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
 
-use parsers::contract::{PseudoField, POST_KEY};
+use parsers::contract::{PseudoField, POST_KEY, PROVENANCE};
 use parsers::MetricInfo;
 
 use super::stats::Side;
 use super::version_cmp;
 use super::{
     is_interim_item, AttributeRow, CompareQuery, Comparison, Confidence, Peak, Point, Resolved,
-    RunValue, Series, VsBaseline, XAxis, NONE, PROVENANCE,
+    RunValue, Series, VsBaseline, XAxis, NONE,
 };
 use crate::limits::MAX_X_VALUES;
 use crate::moments::Moments;

@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 use parsers::contract::{
-    is_interim_item, ATTRIBUTES_BY_INTEREST, ATTRIBUTE_KEYS, NONE, PSEUDO_FIELD_NAMES,
+    is_interim_item, ATTRIBUTES_BY_INTEREST, ATTRIBUTE_KEYS, NONE, PROVENANCE, PSEUDO_FIELD_NAMES,
 };
 use parsers::{MetricInfo, Tool};
 use serde::Serialize;
@@ -34,10 +34,10 @@ pub use group::{matches_wheres, natural_cmp};
 pub use order::version_cmp;
 pub use query::{
     check_asof, check_attr_key, check_where_count, query_pairs, x_attribute_keys, CompareQuery,
-    QueryError, MAX_BY, MAX_QUERY_BYTES, MAX_QUERY_PAIRS, MAX_WHERE,
+    QueryError,
 };
 
-pub use table::{runs_of_configurations, Matrix, MatrixRow, MAX_MATRIX_CELLS};
+pub use table::{runs_of_configurations, Matrix, MatrixRow};
 
 pub use stats::{format_df, Confidence, Interval, Method, Sample, Verdict, VsBaseline, MIN_RUNS};
 
@@ -110,8 +110,6 @@ pub fn interest(key: &str) -> (usize, &str) {
         None => (8 * 2 + 1, key),
     }
 }
-
-pub use parsers::contract::PROVENANCE;
 
 /// One stored value inside a point, to trace it back to its run.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -33,7 +33,7 @@ pub struct CompareQuery {
     pub relative: bool,
 }
 
-pub use crate::limits::{MAX_BY, MAX_QUERY_BYTES, MAX_QUERY_PAIRS, MAX_WHERE};
+use crate::limits::{MAX_BY, MAX_QUERY_BYTES, MAX_QUERY_PAIRS, MAX_WHERE};
 
 /// A mistake in the query: the message says what to change.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -10,7 +10,7 @@ use parsers::contract::POST_KEY;
 mod matrix;
 
 use matrix::matrix_lines;
-pub use matrix::{Matrix, MatrixRow, MAX_MATRIX_CELLS};
+pub use matrix::{Matrix, MatrixRow};
 
 /// Mail clients wrap longer lines (and quote them with "> ").
 pub const WIDTH: usize = 72;
@@ -668,7 +668,12 @@ mod tests {
         assert_eq!(matrix.rows[3].cells.iter().flatten().count(), 1);
         assert_eq!(matrix.rows[3].cells[3].unwrap().item, "item 3");
         let large = sparse_bars(45);
-        const { assert!(44 * 44 <= MAX_MATRIX_CELLS && 45 * 45 > MAX_MATRIX_CELLS) };
+        const {
+            assert!(
+                44 * 44 <= crate::limits::MAX_MATRIX_CELLS
+                    && 45 * 45 > crate::limits::MAX_MATRIX_CELLS
+            )
+        };
         assert!(Matrix::of(&large, true).is_none());
         let text = to_text(&large, None);
         assert!(

@@ -23,7 +23,7 @@ use rusqlite::Connection;
 
 use super::{set_temp_store, StoreError, TempStore};
 
-pub use crate::limits::CHECKPOINT_PAGES;
+use crate::limits::CHECKPOINT_PAGES;
 
 use crate::limits::BULK_CACHE_KIB;
 

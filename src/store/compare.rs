@@ -518,7 +518,7 @@ pub struct Choices {
     pub attr_values: Vec<(String, String)>,
 }
 
-pub use crate::limits::ATTR_VALUE_LIMIT;
+use crate::limits::ATTR_VALUE_LIMIT;
 
 /// Whether any run of the tool has a thread count: in runs_tool_threads,
 /// the first entry after the tool's NULLs answers.

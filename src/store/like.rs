@@ -17,7 +17,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use super::rows::{fill_run_details, run_from_row_at, RUN_COLUMNS};
 use super::StoredRun;
-pub use crate::limits::LIKE_POINTS_READ;
+use crate::limits::LIKE_POINTS_READ;
 
 /// A stored run with the submission it was found in.
 #[derive(Debug, Clone, PartialEq)]

@@ -266,7 +266,7 @@ pub struct Thread {
     pub quotes: Vec<StoredQuote>,
 }
 
-pub use crate::limits::MAX_THREAD_RUNS;
+use crate::limits::MAX_THREAD_RUNS;
 
 /// The submissions of a thread's mails shown (`?1` the thread, `?2` how many).
 const SHOWN: &str = "SELECT submission_id FROM mails WHERE thread_id = ?1

@@ -35,7 +35,7 @@ pub use browse::{
     search_submissions, submission_count, submissions_by_ids, tool_counts, RunGroup, RunListing,
     RunPage, RunSearch, RunsFrom, StoredMessage, SubmissionSearch, ToolCount,
 };
-pub use checkpoint::{with_bulk_write, Checkpointer, CHECKPOINT_PAGES};
+pub use checkpoint::{with_bulk_write, Checkpointer};
 pub use compare::{
     choices, metric_rows, submission_dates, tool_attr_keys, tool_tests, CellSummary, Choices,
     Configuration, Configurations, MetricFilter, MetricRow, Place, SplitCopy,
@@ -52,14 +52,13 @@ pub use mail::{
     copy_keys_of_fingerprints, find_mail_by_message_id, find_mail_by_raw_sha256, insert_mail,
     insert_run_fingerprints, quotes_of_submission, thread, thread_length, thread_of_message_id,
     thread_of_submission, KnownMails, MailRef, NewMail, StoredQuote, Thread, ThreadMail, ThreadRun,
-    MAX_THREAD_RUNS,
 };
 pub use marks::{
     archive_mark, set_archive_mark, set_url_mark, url_mark, url_marks, ArchiveMark, UrlMark,
 };
 pub use rows::{
     describe_runs, StoredLabelSource, StoredResult, StoredRun, Submission, SubmissionHead,
-    SubmissionSummary, QUOTED_FROM_SHOWN,
+    SubmissionSummary,
 };
 // Not the stage of the runs' attributes: only a finished write stores it
 // (see `writer`).

@@ -51,7 +51,7 @@ pub(super) const SUMMARY_COLUMNS: &str = concat!(
     "))"
 );
 
-pub use crate::limits::QUOTED_FROM_SHOWN;
+use crate::limits::QUOTED_FROM_SHOWN;
 
 /// The columns [`run_from_row`] reads, of `runs r`.
 pub(super) const RUN_COLUMNS: &str = "r.id, r.idx, r.message_idx, r.tool, r.test, r.label,

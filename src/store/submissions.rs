@@ -544,7 +544,7 @@ pub struct SubmissionCounts {
     /// Of `runs`, the copies of runs stored earlier.
     pub copies: usize,
     /// The submissions those (quoted or copied) were stored with, oldest
-    /// first, at most one more than [`super::QUOTED_FROM_SHOWN`].
+    /// first, at most one more than [`crate::limits::QUOTED_FROM_SHOWN`].
     pub quoted_from: Vec<i64>,
 }
 
@@ -578,19 +578,22 @@ pub fn submission_counts(conn: &Connection, id: i64) -> rusqlite::Result<Submiss
                     AND c.copy_key IS NOT NULL
                     AND EXISTS (SELECT 1 FROM runs o WHERE {REPEATED_BY_COPY}))",
     ))?
-    .query_row(params![id, super::QUOTED_FROM_SHOWN as i64 + 1], |row| {
-        Ok(SubmissionCounts {
-            runs: row.get::<_, i64>(0)? as usize,
-            messages: row.get::<_, i64>(1)? as usize,
-            unparsed: row.get::<_, i64>(2)? as usize,
-            quoted_runs: row.get::<_, i64>(3)? as usize,
-            quoted_from: row
-                .get::<_, Option<String>>(4)?
-                .map(|ids| ids.split(' ').filter_map(|id| id.parse().ok()).collect())
-                .unwrap_or_default(),
-            copies: row.get::<_, i64>(5)? as usize,
-        })
-    })
+    .query_row(
+        params![id, crate::limits::QUOTED_FROM_SHOWN as i64 + 1],
+        |row| {
+            Ok(SubmissionCounts {
+                runs: row.get::<_, i64>(0)? as usize,
+                messages: row.get::<_, i64>(1)? as usize,
+                unparsed: row.get::<_, i64>(2)? as usize,
+                quoted_runs: row.get::<_, i64>(3)? as usize,
+                quoted_from: row
+                    .get::<_, Option<String>>(4)?
+                    .map(|ids| ids.split(' ').filter_map(|id| id.parse().ok()).collect())
+                    .unwrap_or_default(),
+                copies: row.get::<_, i64>(5)? as usize,
+            })
+        },
+    )
 }
 
 /// Runs per message of a submission (`messages.idx` to count).

@@ -10,7 +10,7 @@ use axum::response::{Html, IntoResponse, Response};
 
 use crate::charts::ChartError;
 use crate::compare::{CompareError, QueryError};
-use crate::ingest::InputError;
+use crate::intake::InputError;
 use crate::store;
 
 #[derive(Debug, thiserror::Error)]

@@ -104,8 +104,8 @@ fn render(conn: &Connection) -> Result<Answer, AppError> {
         total_submissions,
         recent,
         ready,
-        max_upload_mb: super::MAX_BODY_BYTES / 1024 / 1024,
-        max_title_chars: crate::ingest::MAX_TITLE_CHARS,
+        max_upload_mb: crate::limits::MAX_BODY_BYTES / 1024 / 1024,
+        max_title_chars: crate::limits::MAX_TITLE_CHARS,
     };
     Answer::page(&page)
 }

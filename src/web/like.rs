@@ -23,9 +23,11 @@ use rusqlite::Connection;
 
 use super::submissions::{group_by_item, line_url, ItemValues};
 use super::{ready, runs, Answer, AppError, AppState};
-use crate::compare::{self, CompareQuery, MAX_BY, MAX_WHERE, PROVENANCE};
+use crate::compare::{self, CompareQuery};
 use crate::limits::{LIKE_POINTS_READ, LIKE_RUNS_SHOWN, RUN_SOURCE_LINES};
+use crate::limits::{MAX_BY, MAX_WHERE};
 use crate::store::{self, LikePoint, RunOf, StoredRun};
+use parsers::contract::PROVENANCE;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/runs/{id}", get(show))

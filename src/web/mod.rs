@@ -48,15 +48,6 @@ pub use error::AppError;
 pub use guard::{RateLimiter, CONTENT_SECURITY_POLICY};
 pub use upload::{store_upload, UploadStage};
 
-// The web layer's limits under the names they had here before
-// `crate::limits` held them.
-pub use crate::limits::{
-    ANSWER_BUDGET_BYTES, BLOCKING_THREADS, CACHE_BYTES, CLIENT_ANSWER_BYTES, LARGE_ANSWER_BYTES,
-    LIGHT_THREADS, MAX_ATTRS_PER_RUN, MAX_BODY_BYTES, MAX_CHANGES_PER_EDIT, MAX_FORM_BYTES,
-    MAX_HEADER_BYTES, MAX_HEADER_COUNT, MAX_URI_BYTES, MIN_FREE_DISK_BYTES, READ_BUFFER_BYTES,
-    WRITE_STALL_TIMEOUT,
-};
-
 /// The limits and rights the server runs with (`benchlog serve` options).
 #[derive(Debug, Clone)]
 pub struct WebOptions {
@@ -167,7 +158,7 @@ struct Inner {
     /// its next try ([`upload::Unreceived`]).
     unreceived: upload::Unreceived,
     /// Uploads at work: unpacking, decoding, parsing and storing
-    /// ([`upload::UPLOADS_AT_WORK`]).
+    /// ([`crate::limits::UPLOADS_AT_WORK`]).
     upload_work: tokio::sync::Semaphore,
     /// SQL statements run for requests so far (see [`AppState::statements_run`]).
     statements: AtomicU64,
@@ -263,7 +254,7 @@ impl AppState {
                     limits::BODY_BUDGET_KIB,
                     limits::CLIENT_BODY_KIB,
                 ),
-                upload_work: tokio::sync::Semaphore::new(upload::UPLOADS_AT_WORK),
+                upload_work: tokio::sync::Semaphore::new(crate::limits::UPLOADS_AT_WORK),
                 unreceived: upload::Unreceived::default(),
                 options,
                 statements: AtomicU64::new(0),

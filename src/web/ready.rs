@@ -6,10 +6,11 @@
 use std::collections::BTreeSet;
 
 use crate::charts::LineChart;
+use crate::compare::interest;
 use crate::compare::{self, CompareQuery, Resolved, Verdict, XAxis};
-use crate::compare::{interest, PROVENANCE};
 use crate::limits::{MAX_HEADLINE_SERIES, MAX_ITEMS_PER_TEST};
 use crate::store::{StoredResult, StoredRun};
+use parsers::contract::PROVENANCE;
 use parsers::contract::{is_interim_item, PseudoField};
 
 /// One ready comparison.

@@ -33,13 +33,12 @@ use rusqlite::Connection;
 
 use super::bodies::{MinimumRate, TooSlow};
 use super::{guard, rights, AppError, AppState};
-use crate::ingest::{self, MAX_INPUT_BYTES};
+use crate::ingest;
 use crate::intake::{self, Input, InputError};
+use crate::limits::MAX_INPUT_BYTES;
 use crate::store;
 
-pub use crate::limits::{
-    BODY_BUDGET_KIB, MAX_SUBMISSIONS_PER_UPLOAD, MAX_UPLOAD_PARTS, UPLOADS_AT_WORK,
-};
+use crate::limits::{BODY_BUDGET_KIB, MAX_SUBMISSIONS_PER_UPLOAD, MAX_UPLOAD_PARTS};
 
 use crate::limits::{
     MAX_UNRECEIVED_KEPT, MAX_UPLOADED_IN_URL, MIN_BODY_BYTES_PER_WINDOW, UNRECEIVED_TOKEN_KEPT,
@@ -324,7 +323,7 @@ fn body_kib(state: &AppState, declared: Option<u64>) -> usize {
     kib(declared).min(BODY_BUDGET_KIB)
 }
 
-/// Waits for one of the [`UPLOADS_AT_WORK`] turns.
+/// Waits for one of the [`crate::limits::UPLOADS_AT_WORK`] turns.
 async fn take_budget(
     budget: &tokio::sync::Semaphore,
     share: usize,
@@ -736,17 +735,17 @@ async fn read_multipart(
 
 /// The title given with an upload, its white space collapsed (it is one
 /// line); `None` when empty. A title longer than
-/// [`crate::ingest::MAX_TITLE_CHARS`] is refused, not cut.
+/// [`crate::limits::MAX_TITLE_CHARS`] is refused, not cut.
 fn upload_title(bytes: &[u8]) -> Result<Option<String>, AppError> {
     let title = String::from_utf8_lossy(bytes)
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
     let chars = title.chars().count();
-    if chars > crate::ingest::MAX_TITLE_CHARS {
+    if chars > crate::limits::MAX_TITLE_CHARS {
         return Err(AppError::bad_request(format!(
             "The title is {chars} characters long; give at most {} (the text itself is kept whole).",
-            crate::ingest::MAX_TITLE_CHARS
+            crate::limits::MAX_TITLE_CHARS
         )));
     }
     Ok((!title.is_empty()).then_some(title))

@@ -3,7 +3,7 @@
 
 use super::*;
 
-pub use crate::limits::MAX_MATRIX_CELLS;
+use crate::limits::MAX_MATRIX_CELLS;
 
 /// A bar comparison as sql-bench's `compare-results` prints it: a row per
 /// item (in the comparison's category order), a column per series, each
