@@ -469,6 +469,19 @@ mod tests {
     /// compiles, and nothing would list, name or read it. The variants are
     /// counted through serde's variant index, which knows them all. And
     /// its serde name is [`Tool::name`]: nothing else ties the two.
+    /// Every line's mark has 32 bits: markup's bytes, `=`, a prompt's,
+    /// the bytes the readers' reports start with and those the facts of
+    /// dmesg and uname need must fit, each with a bit of its own, or a
+    /// sixth tool's markers would silently share one.
+    #[test]
+    fn the_bytes_lines_are_marked_by_fit_the_32_bits_of_a_mark() {
+        let wanted = [dispatch::markers().as_slice(), context::MARKERS].concat();
+        let source = text::Source::marked("", &wanted);
+        let given = source.bits().given();
+        assert!(given <= 32, "{given} bytes for 32 bits");
+        eprintln!("{given} of the 32 bits of a line's mark are taken");
+    }
+
     #[test]
     fn all_holds_every_tool_once() {
         use serde::de::value::{Error, U32Deserializer};

@@ -31,6 +31,13 @@ impl ByteBits {
         bits
     }
 
+    /// How many distinct bytes were given bits: past 32 they share the
+    /// last one, and marks stop telling those bytes apart.
+    #[cfg(test)]
+    pub fn given(&self) -> usize {
+        self.given
+    }
+
     /// The bits of `bytes`: a line holds one of them when its mark and
     /// this share a bit.
     pub fn mask(&self, bytes: &[u8]) -> u32 {
