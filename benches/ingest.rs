@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use benchlog::archive::{self, ImportSummary};
+use benchlog::import::{self, ImportSummary};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 #[path = "support/archive.rs"]
@@ -18,10 +18,11 @@ mod generated;
 fn import(path: &Path) -> (Duration, ImportSummary) {
     let dir = tempfile::tempdir().unwrap();
     let mut conn = benchlog::store::open(&dir.path().join("bench.db")).unwrap();
-    let mut summary = ImportSummary::default();
     let start = Instant::now();
-    archive::import_file(&mut conn, path, &mut summary, |_| {}).unwrap();
-    (start.elapsed(), summary)
+    let mut files = import::Files::new(vec![path.to_path_buf()]);
+    let imported =
+        import::import(&mut conn, &mut [&mut files], Default::default(), &mut ()).unwrap();
+    (start.elapsed(), imported.summary)
 }
 
 fn bench(c: &mut Criterion) {

@@ -29,20 +29,22 @@ fn main() -> anyhow::Result<()> {
         .query_map([], |row| row.get(0))?
         .collect::<Result<_, _>>()?;
     let started = std::time::Instant::now();
-    let tx = conn.transaction()?;
+    // Through the store's one writer: its finish indexes the copied
+    // submissions and finds no new runs to sum (the sums are copied).
+    let writer = benchlog::store::Writer::begin(&mut conn, None)?;
+    let tx = writer.tx();
     for table in tables.iter().filter(|table| copied(table)) {
         tx.execute(
             &format!("INSERT INTO main.{table} SELECT * FROM src.{table}"),
             [],
         )?;
     }
-    benchlog::store::index_new_submissions(&tx)?;
     // The sums were copied with the rest: they hold what they held there.
     tx.execute(
         "UPDATE main.sums_through SET through = (SELECT through FROM src.sums_through)",
         [],
     )?;
-    tx.commit()?;
+    writer.finish()?.commit()?;
     println!("copied in {:.3} s", started.elapsed().as_secs_f64());
     Ok(())
 }

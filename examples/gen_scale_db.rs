@@ -227,7 +227,8 @@ fn main() -> anyhow::Result<()> {
     let (mut runs, mut results) = (0usize, 0usize);
     let started = std::time::Instant::now();
     for chunk in 0..submissions.div_ceil(1000) {
-        let tx = conn.transaction()?;
+        let writer = benchlog::store::Writer::begin(&mut conn, None)?;
+        let tx = writer.tx();
         {
             let mut add_submission = tx.prepare_cached(
                 "INSERT INTO submissions (id, text, sha256, source_name, author, date, subject)
@@ -321,9 +322,8 @@ fn main() -> anyhow::Result<()> {
                 ])?;
             }
         }
-        benchlog::store::index_new_submissions(&tx)?;
-        benchlog::store::add_new_runs(&tx)?;
-        tx.commit()?;
+        // The store's finish indexes the new submissions and sums the runs.
+        writer.finish()?.commit()?;
     }
     conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
     eprintln!(

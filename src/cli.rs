@@ -13,9 +13,10 @@ use crate::compare::{self, CompareQuery};
 use crate::config::{
     BackupArgs, Command, Config, DemoArgs, ExportArgs, IngestArgs, ParseArgs, ServeArgs,
 };
+use crate::import::{self, pipermail, public_inbox};
 use crate::store::{self, ExportFilter, ExportRow};
 use crate::web;
-use crate::{archive, csv_cell, demo, intake, pipermail, public_inbox};
+use crate::{csv_cell, demo, intake};
 
 /// Runs one subcommand. Errors carry context for each step; `main` prints
 /// the chain.
@@ -52,59 +53,46 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
 fn ingest_paths(args: IngestArgs) -> anyhow::Result<ExitCode> {
     let mut conn =
         store::open(&args.db.db).with_context(|| format!("opening {}", args.db.db.display()))?;
-    let mut summary = archive::ImportSummary::default();
     let mut out = std::io::stdout().lock();
-    let mut paths = Vec::new();
-    for path in &args.paths {
-        if let Some(address) = path.to_str().filter(|arg| pipermail::is_url(arg)) {
-            ingest_url(&mut conn, &args, address, &mut summary, &mut out)?;
-            continue;
-        }
-        match public_inbox::find(path)? {
-            Some(inbox) => ingest_inbox(&mut conn, &args, &inbox, &mut summary, &mut out)?,
-            None => paths.push(path.clone()),
+    let (addresses, inboxes, paths) = classify(&args.paths)?;
+    // The archives named (by address or path) first, in order, then the
+    // files named or found under the folders named.
+    let mut archives = Vec::new();
+    for address in &addresses {
+        let months = pipermail::Months::fetch(&conn, address, Default::default())
+            .with_context(|| format!("importing {address}"))?;
+        archives.push(Archive::Months(months, address));
+    }
+    for inbox in &inboxes {
+        let (start, keep) = (args.start(), args.keep());
+        let epochs = public_inbox::Epochs::new(&conn, inbox, start, keep, args.batch as usize)
+            .with_context(|| format!("importing {}", inbox.path.display()))?;
+        archives.push(Archive::Epochs(epochs, &inbox.path));
+    }
+    let files = match paths.is_empty() {
+        true => Vec::new(),
+        false => files_to_ingest(&args, &paths)?,
+    };
+    let mut told = Told::new(&files, &mut out)?;
+    let mut files = import::Files::new(files);
+    let mut sources: Vec<&mut dyn import::Source> =
+        archives.iter_mut().map(Archive::source).collect();
+    sources.push(&mut files);
+    let options = import::Options::in_batches(args.batch as usize);
+    let imported = import::import(&mut conn, &mut sources, options, &mut told);
+    told.bar.finish_and_clear();
+    told.written?;
+    let mut imported = imported?;
+    for (at, archive) in archives.into_iter().enumerate() {
+        for line in archive.lines(&imported, at)? {
+            writeln!(out, "{line}")?;
         }
     }
-    let files = if paths.is_empty() {
-        Vec::new()
-    } else {
-        files_to_ingest(&args, &paths)?
-    };
-    let bar = progress_bar(&files)?;
-    let mut failures = Vec::new();
-    let mut written = Ok(());
-    // Each file is told once it is committed, in order; the bar moves as
-    // its bytes are stored.
-    let stored = archive::import_files(
-        &mut conn,
-        &files,
-        args.batch as usize,
-        &mut summary,
-        |file, outcome| match outcome {
-            Ok(outcome) => {
-                if written.is_ok() {
-                    let line = outcome_line(&file.display(), &outcome);
-                    written = bar.suspend(|| writeln!(out, "{line}"));
-                }
-            }
-            Err(error) => {
-                bar.suspend(|| eprintln!("error: {error:#}"));
-                failures.push(intake::MailFailure {
-                    source_name: file.display().to_string(),
-                    why: format!("{error:#}"),
-                });
-            }
-        },
-        |bytes| bar.inc(bytes),
-    );
-    written?;
-    stored?;
-    summary.failures.append(&mut failures);
-    bar.finish_and_clear();
+    let summary = &mut imported.summary;
     for line in summary.lines() {
         writeln!(out, "{line}")?;
     }
-    write_report(&args, &summary, &mut out)?;
+    write_report(&args, summary, &mut out)?;
     Ok(if summary.failures.is_empty() {
         ExitCode::SUCCESS
     } else {
@@ -112,94 +100,91 @@ fn ingest_paths(args: IngestArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Imports the commits of a public-inbox archive that no earlier import
-/// read, with a bar counting its messages, and prints what it read.
-fn ingest_inbox(
-    conn: &mut rusqlite::Connection,
-    args: &IngestArgs,
-    inbox: &public_inbox::Inbox,
-    summary: &mut archive::ImportSummary,
-    out: &mut impl Write,
-) -> anyhow::Result<()> {
-    let bar = if std::io::stderr().is_terminal() {
-        ProgressBar::new(0).with_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} messages {per_sec} {msg}")
-                .context("the progress bar's template")?,
-        )
-    } else {
-        ProgressBar::hidden()
-    };
-    let keep = if args.keep_all_text {
-        public_inbox::KeepTexts::All
-    } else {
-        public_inbox::KeepTexts::WithFindings
-    };
-    let start = if args.reread {
-        public_inbox::Start::Beginning
-    } else {
-        public_inbox::Start::Mark
-    };
-    let read = public_inbox::import_inbox_from(
-        conn,
-        inbox,
-        start,
-        args.batch as usize,
-        keep,
-        summary,
-        |more| bar.inc_length(more),
-        |done| bar.inc(done),
-    )
-    .with_context(|| format!("importing {}", inbox.path.display()))?;
-    bar.finish_and_clear();
-    for line in read.lines(&inbox.path) {
-        writeln!(out, "{line}")?;
+/// The arguments of `benchlog ingest`: addresses, public-inbox archives
+/// and the other paths, each in the order given.
+fn classify(
+    arguments: &[PathBuf],
+) -> anyhow::Result<(Vec<String>, Vec<public_inbox::Inbox>, Vec<PathBuf>)> {
+    let (mut addresses, mut inboxes, mut paths) = (Vec::new(), Vec::new(), Vec::new());
+    for path in arguments {
+        if let Some(address) = path.to_str().filter(|arg| pipermail::is_url(arg)) {
+            addresses.push(address.to_owned());
+            continue;
+        }
+        match public_inbox::find(path)? {
+            Some(inbox) => inboxes.push(inbox),
+            None => paths.push(path.clone()),
+        }
     }
-    Ok(())
+    Ok((addresses, inboxes, paths))
 }
 
-/// Imports the archive at an address (a month, or an index page's
-/// months), printing each month once it is stored, with a bar counting
-/// the months.
-fn ingest_url(
-    conn: &mut rusqlite::Connection,
-    args: &IngestArgs,
-    address: &str,
-    summary: &mut archive::ImportSummary,
-    out: &mut impl Write,
-) -> anyhow::Result<()> {
-    let bar = if std::io::stderr().is_terminal() {
-        ProgressBar::new_spinner().with_style(
-            ProgressStyle::with_template("{spinner} {pos} months read {msg}")
-                .context("the progress bar's template")?,
-        )
-    } else {
-        ProgressBar::hidden()
-    };
-    let mut written = Ok(());
-    let read = pipermail::import_url(
-        conn,
-        address,
-        args.batch as usize,
-        summary,
-        |month, outcome| {
-            bar.inc(1);
-            let line = match outcome {
-                Ok(outcome) => outcome_line(&month, outcome),
-                Err(why) => format!("error: {why}"),
-            };
-            if written.is_ok() {
-                written = bar.suspend(|| writeln!(out, "{line}"));
-            }
-        },
-        |_| {},
-    )
-    .with_context(|| format!("importing {address}"))?;
-    written?;
-    bar.finish_and_clear();
-    for line in read.lines(address) {
-        writeln!(out, "{line}")?;
+/// An archive named on the command line, as a source of the import.
+enum Archive<'a> {
+    Months(pipermail::Months, &'a str),
+    Epochs(public_inbox::Epochs<'a>, &'a Path),
+}
+
+impl Archive<'_> {
+    fn source(&mut self) -> &mut dyn import::Source {
+        match self {
+            Archive::Months(months, _) => months,
+            Archive::Epochs(epochs, _) => epochs,
+        }
     }
-    Ok(())
+
+    /// The lines printed for it once imported, the source at `at`.
+    fn lines(self, imported: &import::Imported, at: usize) -> anyhow::Result<Vec<String>> {
+        Ok(match self {
+            Archive::Months(months, address) => months.read_of(imported, at).lines(address),
+            Archive::Epochs(epochs, path) => epochs
+                .finish()
+                .with_context(|| format!("importing {}", path.display()))?
+                .lines(path),
+        })
+    }
+}
+
+/// What `benchlog ingest` tells as it imports: each file once it is
+/// committed, in order, and a bar counting the bytes and messages stored,
+/// drawn only on a terminal.
+struct Told<'o, W: Write> {
+    bar: ProgressBar,
+    out: &'o mut W,
+    /// Whether writing to `out` failed: then nothing more is written.
+    written: std::io::Result<()>,
+}
+
+impl<'o, W: Write> Told<'o, W> {
+    fn new(files: &[PathBuf], out: &'o mut W) -> anyhow::Result<Told<'o, W>> {
+        Ok(Told {
+            bar: progress_bar(files)?,
+            out,
+            written: Ok(()),
+        })
+    }
+}
+
+impl<W: Write> import::Observer for Told<'_, W> {
+    fn progress(&mut self, on_disk: u64) {
+        self.bar.inc(on_disk);
+    }
+
+    fn expect(&mut self, messages: u64) {
+        self.bar.inc_length(messages);
+    }
+
+    fn file_done(&mut self, done: &import::FileDone) {
+        match &done.outcome {
+            Ok(outcome) if self.written.is_ok() => {
+                let line = outcome_line(&done.shown, outcome);
+                let out = &mut self.out;
+                self.written = self.bar.suspend(|| writeln!(out, "{line}"));
+            }
+            Ok(_) => {}
+            Err(why) => self.bar.suspend(|| eprintln!("error: {why}")),
+        }
+    }
 }
 
 /// The files named or found under the directories named, less the
@@ -218,7 +203,8 @@ fn files_to_ingest(args: &IngestArgs, paths: &[PathBuf]) -> anyhow::Result<Vec<P
     Ok(files)
 }
 
-/// A bar counting the files' bytes on disk, drawn only on a terminal.
+/// A bar counting the files' bytes on disk, and the messages of the
+/// archives as their epochs are planned, drawn only on a terminal.
 fn progress_bar(files: &[PathBuf]) -> anyhow::Result<ProgressBar> {
     let total: u64 = files
         .iter()
@@ -227,10 +213,8 @@ fn progress_bar(files: &[PathBuf]) -> anyhow::Result<ProgressBar> {
         .sum();
     Ok(if std::io::stderr().is_terminal() {
         ProgressBar::new(total).with_style(
-            ProgressStyle::with_template(
-                "{bar:40} {bytes}/{total_bytes} {binary_bytes_per_sec} {msg}",
-            )
-            .context("the progress bar's template")?,
+            ProgressStyle::with_template("{bar:40} {percent}% {per_sec} {msg}")
+                .context("the progress bar's template")?,
         )
     } else {
         ProgressBar::hidden()
@@ -238,20 +222,20 @@ fn progress_bar(files: &[PathBuf]) -> anyhow::Result<ProgressBar> {
 }
 
 /// The line printed for a file once it is committed.
-fn outcome_line(file: &dyn std::fmt::Display, outcome: &archive::FileOutcome) -> String {
+fn outcome_line(file: &dyn std::fmt::Display, outcome: &import::FileOutcome) -> String {
     match outcome {
-        archive::FileOutcome::Text(done) if done.created => format!(
+        import::FileOutcome::Text(done) if done.created => format!(
             "{}: submission {} ({} runs, {} near misses)",
             file, done.submission_id, done.runs, done.unparsed
         ),
-        archive::FileOutcome::Text(done) => format!(
+        import::FileOutcome::Text(done) => format!(
             "{}: already stored as submission {}",
             file, done.submission_id
         ),
-        archive::FileOutcome::Mail { messages } => {
+        import::FileOutcome::Mail { messages } => {
             format!("{file}: {messages} mail messages")
         }
-        archive::FileOutcome::Unchanged => {
+        import::FileOutcome::Unchanged => {
             format!("{file}: unchanged since the last import (HTTP 304), not read")
         }
     }
@@ -261,7 +245,7 @@ fn outcome_line(file: &dyn std::fmt::Display, outcome: &archive::FileOutcome) ->
 /// or `--report` asks for one: by default beside the database.
 fn write_report(
     args: &IngestArgs,
-    summary: &archive::ImportSummary,
+    summary: &import::ImportSummary,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
     if summary.failures.is_empty() && summary.parts_not_read.is_empty() && args.report.is_none() {

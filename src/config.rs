@@ -206,6 +206,25 @@ pub struct IngestArgs {
     pub reread: bool,
 }
 
+impl IngestArgs {
+    /// Where each public-inbox archive is read from (`--reread`).
+    pub fn start(&self) -> crate::import::public_inbox::Start {
+        match self.reread {
+            true => crate::import::public_inbox::Start::Beginning,
+            false => crate::import::public_inbox::Start::Mark,
+        }
+    }
+
+    /// What a public-inbox archive's messages keep of their text
+    /// (`--keep-all-text`).
+    pub fn keep(&self) -> crate::import::public_inbox::KeepTexts {
+        match self.keep_all_text {
+            true => crate::import::public_inbox::KeepTexts::All,
+            false => crate::import::public_inbox::KeepTexts::WithFindings,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct ParseArgs {
     /// The file to parse, or `-` for standard input.

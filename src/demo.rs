@@ -11,7 +11,7 @@ use rusqlite::Connection;
 use crate::example_logs::is_example_log;
 use crate::intake::{self, Input, Policy};
 use crate::limits::MAX_INPUT_BYTES;
-use crate::{archive, embedded, ingest, store};
+use crate::{embedded, import, store};
 
 /// What the demo database holds once made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,32 +56,52 @@ pub fn load_examples(conn: &mut Connection, fixtures: Option<&Path>) -> anyhow::
 }
 
 /// Stores each log: the texts first, then the archives, each message of
-/// which becomes a submission (for the thread pages).
+/// which becomes a submission (for the thread pages), in one import.
 fn load(conn: &mut Connection, logs: &[(String, Cow<'_, [u8]>)]) -> anyhow::Result<Loaded> {
     let (archives, texts): (Vec<_>, Vec<_>) = logs
         .iter()
         .partition(|(name, _)| Path::new(name).extension().is_some_and(|ext| ext == "mbox"));
     let policy = Policy::import(MAX_INPUT_BYTES);
-    let mut runs = 0;
+    let mut inputs = import::Inputs::default();
     for (name, bytes) in texts {
         let text = intake::decode_input(bytes).with_context(|| format!("reading {name}"))?;
-        let file_name = Path::new(name).file_name().map(|n| n.to_string_lossy());
-        runs += ingest::ingest_text(conn, file_name.as_deref(), &text)
-            .with_context(|| format!("storing {name}"))?
-            .runs;
+        let document = parsers::parse(&text);
+        let file_name = Path::new(name)
+            .file_name()
+            .map_or(Cow::from(name.as_str()), |n| n.to_string_lossy());
+        let input = Input::Text(text, document);
+        inputs.push(file_name.into_owned(), input, import::Title::Named);
     }
-    let mut summary = archive::ImportSummary::default();
     for (name, bytes) in &archives {
         let file_name = Path::new(name)
             .file_name()
             .map_or(Cow::from(name.as_str()), |n| n.to_string_lossy());
         match intake::read(&file_name, bytes, &policy).with_context(|| format!("reading {name}"))? {
-            Input::Mails(mails) => archive::import_mails(conn, mails, &mut summary, |_| {})?,
+            input @ Input::Mails(_) => inputs.push(name.clone(), input, import::Title::Named),
             Input::Text(..) => anyhow::bail!("{name} holds no mail"),
         }
     }
+    let imported = import::import(conn, &mut [&mut inputs], Default::default(), &mut ())?;
+    // A text that cannot be stored fails the demo; a message of an
+    // archive that cannot be read is left out, as any import leaves it.
+    if let Some((shown, Err(why))) = imported
+        .files
+        .iter()
+        .map(|d| (&d.shown, &d.outcome))
+        .find(|(_, o)| o.is_err())
+    {
+        anyhow::bail!("{shown}: {why}");
+    }
+    let runs: usize = imported
+        .files
+        .iter()
+        .filter_map(|done| match done.outcome {
+            Ok(import::FileOutcome::Text(stored)) => Some(stored.runs),
+            _ => None,
+        })
+        .sum();
     Ok(Loaded {
         logs: logs.len(),
-        runs: runs + summary.runs_added,
+        runs: runs + imported.summary.runs_added,
     })
 }

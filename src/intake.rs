@@ -96,6 +96,19 @@ impl Policy {
         }
     }
 
+    /// Whether an input of `size` bytes as kept (a git archive's blob,
+    /// known before it is read) may be read; why not.
+    pub fn admits(&self, size: u64) -> Result<(), String> {
+        if size > self.max_bytes {
+            return Err(format!(
+                "its message is {}, more than the {} benchlog reads as one input",
+                size_for_people(size),
+                size_for_people(self.max_bytes)
+            ));
+        }
+        Ok(())
+    }
+
     /// `benchlog ingest`'s: at most `max_bytes`, any number of messages,
     /// each bad one recorded and skipped, unreadable mail a file of
     /// failures.

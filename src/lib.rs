@@ -3,9 +3,10 @@
 //! and a server-rendered dashboard that compares runs.
 //!
 //! The parsing itself is the pure `parsers` crate; this crate reads its
-//! inputs ([`intake`]), stores what the parsers find in them ([`ingest`],
-//! [`store`]), draws it ([`charts`]) and serves it ([`web`]), driven by
-//! the command line ([`cli`], [`config`]).
+//! inputs ([`intake`]) from their sources ([`import`]), stores what the
+//! parsers find in them ([`ingest`], [`store`]), draws it ([`charts`])
+//! and serves it ([`web`]), driven by the command line ([`cli`],
+//! [`config`]).
 //!
 //! ```no_run
 //! let mut conn = benchlog::store::open(std::path::Path::new("benchlog.db"))?;
@@ -15,7 +16,6 @@
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 
-pub mod archive;
 pub mod charts;
 pub mod cli;
 pub mod compare;
@@ -24,11 +24,10 @@ pub mod csv_cell;
 pub mod demo;
 pub mod embedded;
 pub mod example_logs;
+pub mod import;
 pub mod ingest;
 pub mod intake;
 pub mod limits;
 pub mod moments;
-pub mod pipermail;
-pub mod public_inbox;
 pub mod store;
 pub mod web;

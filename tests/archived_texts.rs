@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
-use benchlog::archive::{self, ImportSummary};
-use benchlog::public_inbox::{self, KeepTexts};
+use benchlog::import::public_inbox::{self, KeepTexts};
+use benchlog::import::ImportSummary;
 use rusqlite::Connection;
 
 use crate::public_inbox::append_mails;
@@ -52,14 +52,12 @@ fn thread_mails() -> Vec<String> {
 fn import(conn: &mut Connection, inbox: &Path, keep: KeepTexts) -> ImportSummary {
     let inbox = public_inbox::find(inbox).unwrap().expect("an inbox");
     let mut summary = ImportSummary::default();
-    public_inbox::import_inbox(
+    crate::support::import_inbox(
         conn,
         &inbox,
         benchlog::limits::BATCH_ITEMS,
         keep,
         &mut summary,
-        |_| {},
-        |_| {},
     )
     .expect("import");
     summary
@@ -234,11 +232,11 @@ fn a_reimported_mbox_is_known_before_it_is_decoded() {
     let (_d, _p, mut conn) = fresh_db();
     let mbox = repo_path("fixtures/mbox/seed-threads.mbox");
     let mut first = ImportSummary::default();
-    archive::import_file(&mut conn, &mbox, &mut first, |_| {}).unwrap();
+    crate::support::import_file(&mut conn, &mbox, &mut first).unwrap();
     assert!(first.messages_added > 5, "{first:?}");
     assert_eq!(first.messages_known_unread, 0);
     let mut again = ImportSummary::default();
-    archive::import_file(&mut conn, &mbox, &mut again, |_| {}).unwrap();
+    crate::support::import_file(&mut conn, &mbox, &mut again).unwrap();
     assert_eq!(
         (
             again.messages_read,

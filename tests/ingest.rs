@@ -2,7 +2,6 @@
 
 use std::io::Write;
 
-use benchlog::archive;
 use benchlog::ingest;
 use benchlog::intake::InputError;
 use benchlog::store;
@@ -129,8 +128,8 @@ fn bomb_is_refused(limit: u64) {
     let (dir, _path, mut conn) = fresh_db();
     let path = dir.path().join("bomb.txt.gz");
     std::fs::write(&path, gzip_bomb(limit + 1)).unwrap();
-    let mut summary = archive::ImportSummary::default();
-    let error = archive::import_file_within(&mut conn, &path, limit, &mut summary, |_| {})
+    let mut summary = benchlog::import::ImportSummary::default();
+    let error = crate::support::import_file_within(&mut conn, &path, limit, &mut summary)
         .expect_err("a file over the limit is refused");
     assert_eq!(
         format!("{error:#}"),
@@ -151,12 +150,11 @@ fn a_gzip_bomb_over_the_limit_is_refused() {
     let (dir, _path, mut conn) = fresh_db();
     let path = dir.path().join("zeros.gz");
     std::fs::write(&path, gzip_bomb(1 << 20)).unwrap();
-    let error = archive::import_file_within(
+    let error = crate::support::import_file_within(
         &mut conn,
         &path,
         1 << 20,
-        &mut archive::ImportSummary::default(),
-        |_| {},
+        &mut benchlog::import::ImportSummary::default(),
     )
     .unwrap_err();
     assert!(format!("{error:#}").contains("binary"), "{error:#}");

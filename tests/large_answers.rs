@@ -29,7 +29,8 @@ const KEPT: &str = "answer kept on disk";
 
 fn fill(db: &Path) {
     let mut conn = benchlog::store::open(db).unwrap();
-    let tx = conn.transaction().unwrap();
+    let writer = benchlog::store::Writer::begin(&mut conn, None).unwrap();
+    let tx = writer.tx();
     {
         let mut add_submission = tx
             .prepare(
@@ -82,9 +83,7 @@ fn fill(db: &Path) {
             }
         }
     }
-    benchlog::store::index_new_submissions(&tx).unwrap();
-    benchlog::store::add_new_runs(&tx).unwrap();
-    tx.commit().unwrap();
+    writer.finish().unwrap().commit().unwrap();
 }
 
 /// Status, headers and body of a GET of [`COMPARE`] with these headers.

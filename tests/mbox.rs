@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use axum::http::{header, StatusCode};
-use benchlog::archive::{self, FileOutcome, ImportSummary};
+use benchlog::import::{FileOutcome, ImportSummary};
 use benchlog::store;
 use rusqlite::Connection;
 
@@ -20,7 +20,7 @@ const ROOT_ID: &str = "00c701c658a6$2b6f3b10@multiplay.co.uk";
 fn import(conn: &mut Connection, path: &str) -> ImportSummary {
     let mut summary = ImportSummary::default();
     let outcome =
-        archive::import_file(conn, &repo_path(path), &mut summary, |_| {}).expect("import");
+        crate::support::import_file(conn, &repo_path(path), &mut summary).expect("import");
     assert!(
         matches!(outcome, FileOutcome::Mail { messages: 8 }),
         "{outcome:?}"
@@ -326,7 +326,7 @@ fn a_bad_message_is_reported_and_the_rest_imported() {
     let path = dir.path().join("2007-January.txt");
     std::fs::write(&path, mbox).unwrap();
     let mut summary = ImportSummary::default();
-    archive::import_file(&mut conn, &path, &mut summary, |_| {}).unwrap();
+    crate::support::import_file(&mut conn, &path, &mut summary).unwrap();
     assert_eq!((summary.messages_read, summary.messages_added), (3, 2));
     assert_eq!(summary.failures.len(), 1);
     assert_eq!(
@@ -398,7 +398,7 @@ async fn an_upload_says_what_of_an_archive_was_not_read_and_why() {
     let path = dir.path().join("2007-January.txt");
     std::fs::write(&path, &mbox).unwrap();
     let mut summary = ImportSummary::default();
-    archive::import_file(&mut conn, &path, &mut summary, |_| {}).unwrap();
+    crate::support::import_file(&mut conn, &path, &mut summary).unwrap();
     assert_eq!((summary.messages_read, summary.messages_added), (3, 2));
     let report = summary.report();
     assert!(
@@ -429,11 +429,10 @@ fn a_message_that_fails_to_store_leaves_nothing_and_spares_its_batch() {
     )
     .unwrap();
     let mut summary = ImportSummary::default();
-    archive::import_mails(
+    crate::support::import_mails(
         &mut conn,
-        [Ok(first), Ok(broken), Ok(last)],
+        vec![Ok(first), Ok(broken), Ok(last)],
         &mut summary,
-        |_| {},
     )
     .unwrap();
     assert_eq!(summary.messages_added, 2);
@@ -577,13 +576,8 @@ fn a_mail_with_200000_references_is_stored_at_once_and_threaded() {
         b"From: A <a@b.org>\nSubject: one\nMessage-ID: <r199999@x>\nReferences: <root@x>\n\nfirst\n",
     )
     .unwrap();
-    archive::import_mails(
-        &mut conn,
-        [Ok(parent)],
-        &mut ImportSummary::default(),
-        |_| {},
-    )
-    .unwrap();
+    crate::support::import_mails(&mut conn, vec![Ok(parent)], &mut ImportSummary::default())
+        .unwrap();
     let (_, parent_thread) = stored_mail(&conn, "r199999@x");
     assert_eq!(parent_thread, "root@x");
 
@@ -592,7 +586,7 @@ fn a_mail_with_200000_references_is_stored_at_once_and_threaded() {
         let start = std::time::Instant::now();
         let prepared = benchlog::intake::prepare_mail(message_id.into(), &raw).unwrap();
         let mut summary = ImportSummary::default();
-        archive::import_mails(&mut conn, [Ok(prepared)], &mut summary, |_| {}).unwrap();
+        crate::support::import_mails(&mut conn, vec![Ok(prepared)], &mut summary).unwrap();
         let took = start.elapsed();
         assert_eq!(summary.messages_added, 1, "{summary:?}");
         assert!(
@@ -628,9 +622,7 @@ fn a_forwarded_report_gives_its_runs() {
     let raw = format!("{FORWARD}{}\n\n--fwd--\n", report.join("\n"));
 
     let input = benchlog::intake::prepare_input(Some("fwd.eml"), raw.as_bytes(), 1_000).unwrap();
-    let writer = store::Writer::begin(&mut conn, None).unwrap();
-    let ids = benchlog::ingest::store_input(writer.tx(), "fwd.eml", input).unwrap();
-    writer.finish().unwrap().commit().unwrap();
+    let ids = crate::support::import_input(&mut conn, "fwd.eml", input);
     assert_eq!(ids.len(), 1);
     let text = store::get_submission(&conn, ids[0]).unwrap().unwrap().text;
     assert!(
@@ -701,7 +693,7 @@ fn mailed_text_is_refused_as_a_paste_would_be() {
     let path = dir.path().join("2007-January.txt");
     std::fs::write(&path, &mbox).unwrap();
     let mut summary = ImportSummary::default();
-    archive::import_file(&mut conn, &path, &mut summary, |_| {}).unwrap();
+    crate::support::import_file(&mut conn, &path, &mut summary).unwrap();
     assert_eq!((summary.messages_read, summary.messages_added), (3, 1));
     let failures: Vec<(&str, &str)> = summary
         .failures

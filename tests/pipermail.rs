@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
-use benchlog::archive::{self, FileOutcome, ImportSummary};
-use benchlog::pipermail;
+use benchlog::import::pipermail;
+use benchlog::import::{self, FileOutcome, ImportSummary};
 use rusqlite::Connection;
 
 use crate::support::{fresh_db, repo_path};
@@ -180,14 +180,8 @@ struct Imported {
 
 fn import_url(conn: &mut Connection, address: &str) -> anyhow::Result<Imported> {
     let mut summary = ImportSummary::default();
-    let read = pipermail::import_url(
-        conn,
-        address,
-        benchlog::limits::BATCH_ITEMS,
-        &mut summary,
-        |_, _| {},
-        |_| {},
-    )?;
+    let limits = pipermail::FetchLimits::default();
+    let read = crate::support::import_url(conn, address, limits, &mut summary)?;
     Ok(Imported { summary, read })
 }
 
@@ -256,15 +250,16 @@ fn an_index_page_brings_every_month_it_links_as_the_files_would() {
         month_files().iter().collect::<BTreeSet<_>>()
     );
     let mut disk_summary = ImportSummary::default();
-    archive::import_files(
+    let mut sources = import::Files::new(files);
+    let read = import::import(
         &mut from_disk,
-        &files,
-        benchlog::limits::BATCH_ITEMS,
-        &mut disk_summary,
-        |_, outcome| assert!(outcome.is_ok()),
-        |_| {},
+        &mut [&mut sources],
+        Default::default(),
+        &mut (),
     )
     .unwrap();
+    assert!(read.files.iter().all(|done| done.outcome.is_ok()));
+    disk_summary.add(read.summary);
     // The archive holds most of its 1999 messages three times over (mailman
     // archived them again), each stored once: 266 read, 115 stored.
     assert_eq!(disk_summary.messages_read, 266, "{disk_summary:?}");
@@ -383,11 +378,10 @@ fn a_month_by_its_address_stores_its_runs() {
 
     let (_db2, _, mut from_disk) = fresh_db();
     let mut summary = ImportSummary::default();
-    archive::import_file(
+    crate::support::import_file(
         &mut from_disk,
         &repo_path("fixtures/mbox/seed-threads.mbox.gz"),
         &mut summary,
-        |_| {},
     )
     .unwrap();
     assert!(summary.runs_added > 10, "{summary:?}");
@@ -686,15 +680,7 @@ fn import_within(
 ) -> (anyhow::Result<pipermail::UrlRead>, ImportSummary) {
     let (_dir, _, mut conn) = fresh_db();
     let mut summary = ImportSummary::default();
-    let read = pipermail::import_url_within(
-        &mut conn,
-        address,
-        limits,
-        benchlog::limits::BATCH_ITEMS,
-        &mut summary,
-        |_, _| {},
-        |_| {},
-    );
+    let read = crate::support::import_url(&mut conn, address, limits, &mut summary);
     (read, summary)
 }
 

@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use benchlog::archive::{self, ImportSummary};
-use benchlog::public_inbox::{self, InboxRead, KeepTexts, Version};
+use benchlog::import::public_inbox::{self, InboxRead, KeepTexts, Version};
+use benchlog::import::ImportSummary;
 use rusqlite::Connection;
 
 use crate::support::{fresh_db, repo_path};
@@ -35,14 +35,12 @@ fn import_inbox(conn: &mut Connection, path: &Path) -> (ImportSummary, InboxRead
     let mut summary = ImportSummary::default();
     // Every text in full, to compare with the mbox's (tests/archived_texts.rs
     // holds the default, which keeps only the headers of prose).
-    let read = public_inbox::import_inbox(
+    let read = crate::support::import_inbox(
         conn,
         &inbox,
         benchlog::limits::BATCH_ITEMS,
         KeepTexts::All,
         &mut summary,
-        |_| {},
-        |_| {},
     )
     .expect("import");
     (summary, read)
@@ -50,7 +48,7 @@ fn import_inbox(conn: &mut Connection, path: &Path) -> (ImportSummary, InboxRead
 
 fn import_mbox(conn: &mut Connection) {
     let mut summary = ImportSummary::default();
-    archive::import_file(conn, &repo_path(MBOX), &mut summary, |_| {}).expect("mbox import");
+    crate::support::import_file(conn, &repo_path(MBOX), &mut summary).expect("mbox import");
     assert!(summary.failures.is_empty(), "{:?}", summary.failures);
 }
 
@@ -265,8 +263,7 @@ fn a_damaged_or_empty_archive_is_a_clear_error() {
         let inbox = public_inbox::find(path).unwrap().unwrap();
         let mut summary = ImportSummary::default();
         let keep = KeepTexts::All;
-        public_inbox::import_inbox(&mut conn, &inbox, 10, keep, &mut summary, |_| {}, |_| {})
-            .unwrap_err()
+        crate::support::import_inbox(&mut conn, &inbox, 10, keep, &mut summary).unwrap_err()
     };
     let error = import_error(&not_git);
     assert!(

@@ -278,13 +278,10 @@ fn the_generation_moves_with_every_change_and_only_then() {
 fn every_result_and_attribute_carries_its_runs_tool() {
     let (_dir, _path, mut conn) = fresh_db();
     benchlog::ingest::ingest_text(&mut conn, None, &crate::support::smack_log(3, 2)).unwrap();
-    benchlog::ingest::ingest_file(
+    crate::support::ingest_fixture(
         &mut conn,
-        &crate::support::repo_path(
-            "fixtures/sysbench/seed-002-mariadb-mutexes-lost-line-breaks.txt",
-        ),
-    )
-    .unwrap();
+        "fixtures/sysbench/seed-002-mariadb-mutexes-lost-line-breaks.txt",
+    );
     let run_id: i64 = conn
         .query_row("SELECT min(id) FROM runs", [], |row| row.get(0))
         .unwrap();

@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use benchlog::import::{self, pipermail, public_inbox, FileOutcome, ImportSummary};
+use benchlog::intake::{MailFailure, PreparedMail};
 use benchlog::web::{AppState, WebOptions};
 use rusqlite::Connection;
 use tempfile::TempDir;
@@ -105,4 +107,107 @@ pub fn gzip(bytes: &[u8]) -> Vec<u8> {
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     encoder.write_all(bytes).unwrap();
     encoder.finish().unwrap()
+}
+
+/// Imports the file at `path` as `benchlog ingest` imports a file of at
+/// most `limit` bytes (through the one import): what became of it, its
+/// counts added to `summary`.
+pub fn import_file_within(
+    conn: &mut Connection,
+    path: &Path,
+    limit: u64,
+    summary: &mut ImportSummary,
+) -> anyhow::Result<FileOutcome> {
+    let mut files = import::Files::within(vec![path.to_path_buf()], limit);
+    let imported = import::import(conn, &mut [&mut files], Default::default(), &mut ())?;
+    summary.add(imported.summary);
+    match imported.files.into_iter().next() {
+        Some(done) => done.outcome.map_err(|why| anyhow::anyhow!(why)),
+        None => anyhow::bail!("{} was not read", path.display()),
+    }
+}
+
+/// [`import_file_within`] at the limit `benchlog ingest` reads a file to.
+pub fn import_file(
+    conn: &mut Connection,
+    path: &Path,
+    summary: &mut ImportSummary,
+) -> anyhow::Result<FileOutcome> {
+    import_file_within(conn, path, benchlog::limits::MAX_ARCHIVE_BYTES, summary)
+}
+
+/// Imports prepared messages (or why they could not be) as one input,
+/// their counts added to `summary`.
+pub fn import_mails(
+    conn: &mut Connection,
+    mails: Vec<Result<PreparedMail, MailFailure>>,
+    summary: &mut ImportSummary,
+) -> anyhow::Result<()> {
+    let mut inputs = import::Inputs::mails(mails);
+    let imported = import::import(conn, &mut [&mut inputs], Default::default(), &mut ())?;
+    summary.add(imported.summary);
+    Ok(())
+}
+
+/// Imports the public-inbox archive `inbox` from its marks, `batch_items`
+/// a transaction, as `benchlog ingest` does; its counts added to
+/// `summary`.
+pub fn import_inbox(
+    conn: &mut Connection,
+    inbox: &public_inbox::Inbox,
+    batch_items: usize,
+    keep: public_inbox::KeepTexts,
+    summary: &mut ImportSummary,
+) -> anyhow::Result<public_inbox::InboxRead> {
+    let start = public_inbox::Start::Mark;
+    let mut epochs = public_inbox::Epochs::new(conn, inbox, start, keep, batch_items)?;
+    let options = import::Options::in_batches(batch_items);
+    let imported = import::import(conn, &mut [&mut epochs], options, &mut ())?;
+    summary.add(imported.summary);
+    epochs.finish()
+}
+
+/// Imports the archive at `address` within `limits`, as `benchlog ingest`
+/// does; its counts added to `summary`.
+pub fn import_url(
+    conn: &mut Connection,
+    address: &str,
+    limits: pipermail::FetchLimits,
+    summary: &mut ImportSummary,
+) -> anyhow::Result<pipermail::UrlRead> {
+    let mut months = pipermail::Months::fetch(conn, address, limits)?;
+    let imported = import::import(conn, &mut [&mut months], Default::default(), &mut ())?;
+    let read = months.read_of(&imported, 0);
+    summary.add(imported.summary);
+    Ok(read)
+}
+
+/// Imports one input read already, named `name`, as an upload's part is
+/// imported: the submissions it is (new or stored already), in order.
+pub fn import_input(conn: &mut Connection, name: &str, input: benchlog::intake::Input) -> Vec<i64> {
+    /// Keeps the submissions as they are stored.
+    struct Ids(Vec<i64>);
+    impl import::Observer for Ids {
+        fn stored(&mut self, _: &rusqlite::Transaction, id: i64) -> anyhow::Result<()> {
+            self.0.push(id);
+            Ok(())
+        }
+    }
+    let mut inputs = import::Inputs::default();
+    inputs.push(name.to_owned(), input, import::Title::Named);
+    let mut ids = Ids(Vec::new());
+    let options = import::Options {
+        commit: import::Commit::AllOrNothing,
+        checkpointer: None,
+    };
+    import::import(conn, &mut [&mut inputs], options, &mut ids).unwrap();
+    ids.0
+}
+
+/// Stores the fixture at `relative` as one text, named by its file name.
+pub fn ingest_fixture(conn: &mut Connection, relative: &str) -> benchlog::ingest::Ingested {
+    let path = repo_path(relative);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    benchlog::ingest::ingest_text(conn, Some(&name), &text).unwrap()
 }

@@ -15,7 +15,7 @@ use rusqlite::Connection;
 use serde_json::Value;
 
 use crate::http::{get, get_typed};
-use crate::support::{repo_path, test_state, SEED_000};
+use crate::support::{test_state, SEED_000};
 
 /// The mail of seed 002: three configurations, three runs each, at 64
 /// threads.
@@ -27,7 +27,7 @@ const SEED_000_QUERY: &str =
 fn ingest(db: &Path, fixtures: &[&str]) {
     let mut conn = benchlog::store::open(db).unwrap();
     for fixture in fixtures {
-        benchlog::ingest::ingest_file(&mut conn, &repo_path(fixture)).unwrap();
+        crate::support::ingest_fixture(&mut conn, fixture);
     }
 }
 

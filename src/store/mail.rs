@@ -361,25 +361,30 @@ pub fn thread(conn: &Connection, thread_id: &str, max_mails: usize) -> rusqlite:
 
 /// The mails stored already, asked by an import's reading thread before
 /// it decodes a message: its own connection to the database, reading
-/// what is committed. An import of a database with no file (in memory)
-/// has none, and every message is read; so is every one after a failed
-/// query: the writer tells stored messages from new ones all the same.
+/// what is committed, opened when first asked (an upload asks nothing).
+/// An import of a database with no file (in memory) has none, and every
+/// message is read; so is every one after a failed query: the writer
+/// tells stored messages from new ones all the same.
 pub struct KnownMails {
+    path: Option<String>,
     conn: Option<Connection>,
 }
 
 impl KnownMails {
     /// Asks the database `conn` writes to, when it is a file.
     pub fn of(conn: &Connection) -> KnownMails {
-        let conn = conn
-            .path()
-            .filter(|path| !path.is_empty())
-            .and_then(|path| super::open_existing(std::path::Path::new(path)).ok());
-        KnownMails { conn }
+        let path = conn.path().filter(|path| !path.is_empty());
+        KnownMails {
+            path: path.map(str::to_owned),
+            conn: None,
+        }
     }
 
     /// Whether the mail whose raw bytes hash to `raw_sha256` is stored.
     pub fn holds(&mut self, raw_sha256: &str) -> bool {
+        if let Some(path) = self.path.take() {
+            self.conn = super::open_existing(std::path::Path::new(&path)).ok();
+        }
         let Some(conn) = &self.conn else {
             return false;
         };

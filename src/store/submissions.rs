@@ -165,7 +165,7 @@ pub(super) fn finish_writes(tx: &Transaction) -> rusqlite::Result<()> {
 /// Adds every submission stored since the last call to the full-text
 /// index, in one statement: what each writer does once, before it commits
 /// (see migrations/0010_bulk_ingest_triggers.sql for why not per row).
-pub fn index_new_submissions(tx: &Transaction) -> rusqlite::Result<()> {
+pub(super) fn index_new_submissions(tx: &Transaction) -> rusqlite::Result<()> {
     tx.prepare_cached(
         "INSERT INTO submissions_fts (rowid, source_name, author, subject, text)
          SELECT id, source_name, author, subject, text FROM submissions

@@ -408,7 +408,7 @@ fn place_runs(
 /// Adds every run stored since the last call to the sums: what each
 /// writer does once, before it commits. Runs are read in steps of
 /// [`RUNS_PER_STEP`].
-pub fn add_new_runs(tx: &Connection) -> rusqlite::Result<()> {
+pub(in crate::store) fn add_new_runs(tx: &Connection) -> rusqlite::Result<()> {
     let mut through: i64 =
         tx.query_row("SELECT through FROM sums_through WHERE id = 1", [], |row| {
             row.get(0)

@@ -23,22 +23,25 @@ use std::time::Instant;
 
 use askama::Template;
 use axum::body::Body;
-use axum::extract::{FromRequest, Multipart, Request, State};
-use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE, SET_COOKIE};
+use axum::extract::{Request, State};
+use axum::http::header::{CONTENT_LENGTH, SET_COOKIE};
 use axum::http::StatusCode;
 use axum::response::{AppendHeaders, Html, IntoResponse, Redirect, Response};
 use axum::routing::post;
 use axum::Router;
 use rusqlite::Connection;
 
-use super::bodies::{MinimumRate, TooSlow};
+mod form;
+
+use super::bodies::MinimumRate;
 use super::{guard, rights, AppError, AppState};
-use crate::ingest;
+use crate::import;
 use crate::intake::{self, Input, InputError};
 use crate::limits::MAX_INPUT_BYTES;
 use crate::store;
+use form::read_form;
 
-use crate::limits::{BODY_BUDGET_KIB, MAX_SUBMISSIONS_PER_UPLOAD, MAX_UPLOAD_PARTS};
+use crate::limits::{BODY_BUDGET_KIB, MAX_SUBMISSIONS_PER_UPLOAD};
 
 use crate::limits::{
     MAX_UNRECEIVED_KEPT, MAX_UPLOADED_IN_URL, MIN_BODY_BYTES_PER_WINDOW, UNRECEIVED_TOKEN_KEPT,
@@ -334,36 +337,6 @@ async fn take_budget(
         .map_err(|_| AppError::Internal(anyhow::anyhow!("the upload queue is closed")))
 }
 
-/// The form's parts and its title, multipart or urlencoded.
-async fn read_form(
-    request: Request,
-    state: &AppState,
-) -> Result<(Vec<Part>, Option<String>), AppError> {
-    let content_type = request
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    if content_type.starts_with("multipart/form-data") {
-        read_multipart(request, state).await
-    } else if content_type.starts_with("application/x-www-form-urlencoded") {
-        let body = axum::body::to_bytes(request.into_body(), state.options().max_body_bytes)
-            .await
-            .map_err(|error| body_error(&error, state))?;
-        let (text, title) = form_fields(&body);
-        let part = Part {
-            file_name: None,
-            bytes: text.into(),
-        };
-        Ok((vec![part], upload_title(&title)?))
-    } else {
-        Err(AppError::bad_request(
-            "Send the upload as a form (multipart/form-data or application/x-www-form-urlencoded) with a text field or file parts.",
-        ))
-    }
-}
-
 /// Refuses an upload holding more submissions than the client may store
 /// now (`submissions_per_minute`, each submission one token).
 fn check_submission_rate(
@@ -499,7 +472,7 @@ pub enum UploadStage {
 /// submissions (new or already stored) and, when it created any, the edit
 /// token that lets its uploader change them. `title` names the text of
 /// `texts[at]`; `texts[paste]` is the pasted one, which without a title
-/// of its own is named by [`ingest::paste_title`]. `abandoned` is asked
+/// of its own is named by [`ingest::title::paste_title`]. `abandoned` is asked
 /// at every [`UploadStage`]: when it says yes, the transaction is rolled
 /// back and nothing is stored, since nobody would receive the token.
 /// Storing a large upload and finishing its writes take seconds, so it is
@@ -516,7 +489,7 @@ pub fn store_upload(
 }
 
 /// [`store_upload`], asking `checkpointer` for a checkpoint after the
-/// commit.
+/// commit: one import of the upload's inputs, all or nothing.
 fn store_upload_checkpointed(
     conn: &mut Connection,
     checkpointer: Option<&store::Checkpointer>,
@@ -525,56 +498,90 @@ fn store_upload_checkpointed(
     paste: Option<usize>,
     abandoned: &dyn Fn(UploadStage) -> bool,
 ) -> Result<(Vec<i64>, Option<String>), AppError> {
-    let gone = |stage| {
-        if abandoned(stage) {
+    let mut inputs = import::Inputs::default();
+    for (at, (name, input)) in texts.into_iter().enumerate() {
+        let title = match title {
+            Some((titled, title)) if titled == at => import::Title::Typed(title.to_owned()),
+            _ if paste == Some(at) => import::Title::Pasted,
+            _ => import::Title::Named,
+        };
+        inputs.push(name, input, title);
+    }
+    // The uploader's right to change what this upload adds (see
+    // `rights`): submissions numbered above the newest one now.
+    let token = rights::new_token()?;
+    let mut receipt = Receipt {
+        token_hash: rights::token_hash(&token),
+        newest_before: 0,
+        ids: Vec::new(),
+        seen: std::collections::HashSet::new(),
+        stored: 0,
+        created: false,
+        abandoned,
+    };
+    let options = import::Options {
+        commit: import::Commit::AllOrNothing,
+        checkpointer,
+    };
+    import::import(conn, &mut [&mut inputs], options, &mut receipt)?;
+    Ok((receipt.ids, receipt.created.then_some(token)))
+}
+
+/// What an upload's import tells its uploader: the submissions it is, in
+/// order, and whether it created any (then the token is theirs), asking
+/// at every [`UploadStage`] whether the upload is still wanted.
+struct Receipt<'a> {
+    token_hash: String,
+    /// The newest submission before the upload's transaction began.
+    newest_before: i64,
+    ids: Vec<i64>,
+    seen: std::collections::HashSet<i64>,
+    /// Submissions stored so far, an input stored twice counted twice.
+    stored: usize,
+    created: bool,
+    abandoned: &'a dyn Fn(UploadStage) -> bool,
+}
+
+impl Receipt<'_> {
+    /// An error, which rolls the transaction back, when the upload was
+    /// abandoned at `stage`.
+    fn still_wanted(&self, stage: UploadStage) -> anyhow::Result<()> {
+        if (self.abandoned)(stage) {
             tracing::info!(
                 ?stage,
                 "an upload was abandoned by its client; nothing stored"
             );
-            // Dropping the transaction stores nothing.
-            Err(anyhow::anyhow!(
+            anyhow::bail!(
                 "the upload was abandoned by its client before it was stored; nothing was kept"
-            ))
-        } else {
-            Ok(())
+            );
         }
-    };
-    store::with_bulk_write(conn, |conn| {
-        // The uploader's right to change what this upload adds (see
-        // `rights`): submissions numbered above the newest one now.
-        let token = rights::new_token()?;
-        let token_hash = rights::token_hash(&token);
-        let writer = store::Writer::begin(conn, checkpointer)?;
-        let tx = writer.tx();
-        gone(UploadStage::Storing { stored: 0 })?;
-        let newest_before = store::max_submission_id(tx)?;
-        let mut ids: Vec<i64> = Vec::new();
-        let mut created = false;
-        let mut seen = std::collections::HashSet::new();
-        let mut stored = 0;
-        // Each input is dropped as it is stored (see ingest::store_input_each).
-        for (at, (name, input)) in texts.into_iter().enumerate() {
-            let naming = match title {
-                Some((titled, title)) if titled == at => ingest::Naming::Typed(title),
-                _ if paste == Some(at) => ingest::Naming::Pasted,
-                _ => ingest::Naming::Named,
-            };
-            ingest::store_input_each(tx, &name, input, naming, |id| {
-                if id > newest_before && store::insert_edit_token(tx, id, &token_hash)? {
-                    created = true;
-                }
-                if seen.insert(id) {
-                    ids.push(id);
-                }
-                stored += 1;
-                gone(UploadStage::Storing { stored })
-            })?;
+        Ok(())
+    }
+}
+
+impl import::Observer for Receipt<'_> {
+    fn began(&mut self, tx: &rusqlite::Transaction) -> anyhow::Result<()> {
+        self.still_wanted(UploadStage::Storing { stored: 0 })?;
+        self.newest_before = store::max_submission_id(tx)?;
+        Ok(())
+    }
+
+    fn stored(&mut self, tx: &rusqlite::Transaction, id: i64) -> anyhow::Result<()> {
+        if id > self.newest_before && store::insert_edit_token(tx, id, &self.token_hash)? {
+            self.created = true;
         }
-        let finished = writer.finish()?;
-        gone(UploadStage::Committing)?;
-        finished.commit()?;
-        Ok((ids, created.then_some(token)))
-    })
+        if self.seen.insert(id) {
+            self.ids.push(id);
+        }
+        self.stored += 1;
+        self.still_wanted(UploadStage::Storing {
+            stored: self.stored,
+        })
+    }
+
+    fn committing(&mut self) -> anyhow::Result<()> {
+        self.still_wanted(UploadStage::Committing)
+    }
 }
 
 fn kib(bytes: usize) -> usize {
@@ -641,152 +648,6 @@ fn too_many_submissions() -> AppError {
     AppError::TooLarge(format!(
         "The upload holds more than {MAX_SUBMISSIONS_PER_UPLOAD} submissions (each message of an archive is one); split it, or import the archive with `benchlog ingest`."
     ))
-}
-
-/// The `text` and `title` fields of a urlencoded form, as the bytes that
-/// were sent: a form posted in Latin-1 (or any 8-bit charset) is then
-/// decoded like an uploaded file, instead of having its accented letters
-/// replaced.
-fn form_fields(body: &[u8]) -> (Vec<u8>, Vec<u8>) {
-    let (mut text, mut title) = (Vec::new(), Vec::new());
-    for pair in body.split(|&byte| byte == b'&') {
-        let (name, value) = match pair.iter().position(|&byte| byte == b'=') {
-            Some(at) => (&pair[..at], &pair[at + 1..]),
-            None => (pair, &[][..]),
-        };
-        match form_decode(name).as_slice() {
-            b"text" => text = form_decode(value),
-            b"title" => title = form_decode(value),
-            _ => {}
-        }
-    }
-    (text, title)
-}
-
-/// Undoes a form's encoding: `+` is a space, `%XX` a byte.
-fn form_decode(bytes: &[u8]) -> Vec<u8> {
-    let spaced: Vec<u8> = bytes
-        .iter()
-        .map(|&byte| if byte == b'+' { b' ' } else { byte })
-        .collect();
-    percent_encoding::percent_decode(&spaced).collect()
-}
-
-fn too_large(state: &AppState) -> AppError {
-    AppError::TooLarge(format!(
-        "The upload is larger than {} MB; split it or ingest it with `benchlog ingest`.",
-        state.options().max_body_bytes / 1024 / 1024
-    ))
-}
-
-async fn read_multipart(
-    request: Request,
-    state: &AppState,
-) -> Result<(Vec<Part>, Option<String>), AppError> {
-    let mut multipart = Multipart::from_request(request, state)
-        .await
-        .map_err(|rejection| {
-            AppError::bad_request(format!(
-                "The form could not be read: {}",
-                rejection.body_text()
-            ))
-        })?;
-    let mut parts = Vec::new();
-    let mut title = None;
-    loop {
-        let field = match multipart.next_field().await {
-            Ok(Some(field)) => field,
-            Ok(None) => break,
-            Err(error) => return Err(multipart_error(error, state)),
-        };
-        let name = field.name().unwrap_or_default().to_owned();
-        let file_name = field.file_name().map(str::to_owned);
-        let bytes = field
-            .bytes()
-            .await
-            .map_err(|error| multipart_error(error, state))?;
-        if matches!(name.as_str(), "text" | "file") && parts.len() == MAX_UPLOAD_PARTS {
-            return Err(AppError::bad_request(format!(
-                "The form carries more than {MAX_UPLOAD_PARTS} texts and files; send at most {MAX_UPLOAD_PARTS} at a time."
-            )));
-        }
-        match name.as_str() {
-            "text" => parts.push(Part {
-                file_name: None,
-                bytes,
-            }),
-            "file" => {
-                // Browsers send an empty, nameless part when no file was chosen.
-                if bytes.is_empty() && file_name.as_deref().unwrap_or("").is_empty() {
-                    continue;
-                }
-                parts.push(Part {
-                    file_name: Some(file_name.unwrap_or_else(|| "upload".to_owned())),
-                    bytes,
-                });
-            }
-            "title" => title = upload_title(&bytes)?,
-            // Other fields (a submit button's name, say) carry no input.
-            _ => {}
-        }
-    }
-    Ok((parts, title))
-}
-
-/// The title given with an upload, its white space collapsed (it is one
-/// line); `None` when empty. A title longer than
-/// [`crate::limits::MAX_TITLE_CHARS`] is refused, not cut.
-fn upload_title(bytes: &[u8]) -> Result<Option<String>, AppError> {
-    let title = String::from_utf8_lossy(bytes)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    let chars = title.chars().count();
-    if chars > crate::limits::MAX_TITLE_CHARS {
-        return Err(AppError::bad_request(format!(
-            "The title is {chars} characters long; give at most {} (the text itself is kept whole).",
-            crate::limits::MAX_TITLE_CHARS
-        )));
-    }
-    Ok((!title.is_empty()).then_some(title))
-}
-
-fn multipart_error(error: axum::extract::multipart::MultipartError, state: &AppState) -> AppError {
-    match error.status() {
-        StatusCode::PAYLOAD_TOO_LARGE => too_large(state),
-        // What axum cannot place is the body failing to arrive.
-        StatusCode::INTERNAL_SERVER_ERROR => body_error(&error, state),
-        _ => AppError::bad_request(format!("The form could not be read: {}", error.body_text())),
-    }
-}
-
-/// A body dropped for coming too slowly ([`MinimumRate`]).
-fn too_slow(slow: &TooSlow) -> AppError {
-    let seconds = slow.window.as_secs_f64();
-    AppError::TooSlow(format!(
-        "The upload's body arrived too slowly: {} bytes in {seconds:.1} s, and each {seconds:.1} s must bring at least {} KiB (or the rest of it). Nothing was stored; send it again over a faster connection.",
-        slow.brought,
-        slow.least.div_ceil(1024)
-    ))
-}
-
-/// A request body that could not be read whole: over the body limit, or
-/// ended before all of it arrived (the client sent less than its
-/// Content-Length, or went away).
-fn body_error(error: &(dyn std::error::Error + 'static), state: &AppState) -> AppError {
-    let mut cause = Some(error);
-    while let Some(error) = cause {
-        if error.is::<http_body_util::LengthLimitError>() {
-            return too_large(state);
-        }
-        if let Some(slow) = error.downcast_ref::<TooSlow>() {
-            return too_slow(slow);
-        }
-        cause = error.source();
-    }
-    AppError::bad_request(
-        "The upload's body ended before all of it arrived (less than its Content-Length was sent): it was cut short; send it again.",
-    )
 }
 
 #[cfg(test)]

@@ -9,10 +9,11 @@
 //! [`intake::unpack`] and recognised as an mbox by [`mbox::detect`], the
 //! same rule as a file's; an index page is HTML linking to such months.
 //!
-//! The months are read and stored by [`archive::import_fetched`], each
-//! message as one of an mbox file; a month's mark is stored with its
-//! last message (`migrations/0016_url_marks.sql`).
+//! The months are a [`Source`] of the import ([`Months`]), each message
+//! read as one of an mbox file; a month's mark is stored with its last
+//! message (`migrations/0016_url_marks.sql`).
 
+use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -21,7 +22,9 @@ use reqwest::header::{ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED, RET
 use reqwest::{Client, StatusCode, Url};
 use rusqlite::Connection;
 
-use crate::archive::{self, Fetched, FileOutcome, ImportSummary};
+use super::files::read_bytes;
+use super::step::{FileEnd, Sink, Step};
+use super::{FileOutcome, Source};
 use crate::intake;
 use crate::limits::{
     HTTP_TIMEOUT, MAX_ARCHIVE_BYTES, MAX_INDEX_BYTES, MAX_INDEX_MONTHS, MAX_MARK_BYTES,
@@ -561,101 +564,132 @@ impl UrlRead {
     }
 }
 
-/// Imports the archive at `address`: a month, or every month its index
-/// page links to. `each` is told each month's outcome once it is stored.
-/// What could not be fetched or read is in `summary.failures`, with why;
-/// an address that is no archive at all is an error, and stores nothing.
-pub fn import_url(
-    conn: &mut Connection,
-    address: &str,
-    batch_items: usize,
-    summary: &mut ImportSummary,
-    each: impl FnMut(&str, &Result<FileOutcome, String>),
-    progress: impl FnMut(u64),
-) -> anyhow::Result<UrlRead> {
-    let limits = FetchLimits::default();
-    import_url_within(conn, address, limits, batch_items, summary, each, progress)
+/// The months at an address, fetched one after the other on the import's
+/// reading thread (one is fetched while the one before is stored), each
+/// read as an mbox file is ([`super::files`]). A month's mark is stored in
+/// the transaction that stores its last message (or a later one), never
+/// before; a month that could not be fetched or read is reported with
+/// why, and the others are read.
+pub struct Months {
+    fetcher: Fetcher,
+    /// Their addresses, oldest first.
+    months: Vec<Url>,
+    /// What the server said of each last time.
+    marks: Vec<Option<UrlMark>>,
+    /// The address's own page, when it was a month.
+    first: Option<(Vec<u8>, UrlMark)>,
+    /// Whether the address was an index page.
+    index: bool,
+    /// The address is a month unchanged since it was read: nothing to read.
+    unchanged: bool,
 }
 
-/// [`import_url`] with other limits than [`crate::limits`]' on each page.
-pub fn import_url_within(
-    conn: &mut Connection,
-    address: &str,
-    limits: FetchLimits,
-    batch_items: usize,
-    summary: &mut ImportSummary,
-    mut each: impl FnMut(&str, &Result<FileOutcome, String>),
-    progress: impl FnMut(u64),
-) -> anyhow::Result<UrlRead> {
-    let fetcher = Fetcher::within(limits)?;
-    let page = fetch_page(&fetcher, conn, address)?;
-    let (months, first, index) = match page {
-        Page::Unchanged => {
-            let outcome = Ok(FileOutcome::Unchanged);
-            each(address, &outcome);
-            return Ok(UrlRead {
-                months: vec![(address.to_owned(), outcome)],
-                index: false,
-            });
-        }
-        Page::Month(url, bytes, mark) => (vec![url], Some((bytes, mark)), false),
-        Page::Index(months) => (months, None, true),
-    };
-    let mut first = first;
-    let mut outcomes: Vec<(String, Result<FileOutcome, String>)> = Vec::new();
-    let mut failures = Vec::new();
-    // Marks are read here, on this thread's connection, before the
-    // reading thread starts: all in one statement.
-    let addresses: Vec<String> = months.iter().map(Url::to_string).collect();
-    let marks = store::url_marks(conn, &addresses)?;
-    archive::import_fetched(
-        conn,
-        months.len(),
-        batch_items,
-        |at| {
-            let url = &months[at];
-            let got = match first.take() {
-                Some((bytes, mark)) => Got::Body { bytes, mark },
-                None => fetcher.get(url, marks[at].as_ref(), Asked::Link)?,
-            };
-            Ok(match got {
-                Got::Unchanged => Fetched::Unchanged,
-                // A link of the index that is no month is not stored as
-                // a text: it is listed, with why.
-                Got::Body { bytes, .. } if !is_month(url, &bytes) => {
-                    return Err(FetchError::NotAnArchive(url.clone()).into())
-                }
-                Got::Body { bytes, mark } => {
-                    let worth = mark.last_modified.is_some() || mark.etag.is_some();
-                    Fetched::Body {
-                        name: url.to_string(),
-                        file_name: file_name(url).to_owned(),
-                        bytes,
-                        mark: worth.then_some(mark),
-                    }
-                }
-            })
-        },
-        summary,
-        |at, outcome| {
-            let url = months[at].to_string();
-            let outcome = outcome.map_err(|error| format!("{error:#}"));
-            if let Err(why) = &outcome {
-                failures.push(intake::MailFailure {
-                    source_name: url.clone(),
-                    why: why.clone(),
-                });
+impl Months {
+    /// Fetches `address` (a month, or an index page of months) and reads
+    /// what the server said of each month last time. An address that is
+    /// no archive at all is an error.
+    pub fn fetch(conn: &Connection, address: &str, limits: FetchLimits) -> anyhow::Result<Months> {
+        let fetcher = Fetcher::within(limits)?;
+        let (months, first, index, unchanged) = match fetch_page(&fetcher, conn, address)? {
+            Page::Unchanged => {
+                let url = Url::parse(address).context("the address")?;
+                (vec![url], None, false, true)
             }
-            each(&url, &outcome);
-            outcomes.push((url, outcome));
-        },
-        progress,
-    )?;
-    summary.failures.append(&mut failures);
-    Ok(UrlRead {
-        months: outcomes,
-        index,
-    })
+            Page::Month(url, bytes, mark) => (vec![url], Some((bytes, mark)), false, false),
+            Page::Index(months) => (months, None, true, false),
+        };
+        // All in one statement, here: the reading thread has no connection.
+        let addresses: Vec<String> = months.iter().map(Url::to_string).collect();
+        let marks = store::url_marks(conn, &addresses)?;
+        Ok(Months {
+            fetcher,
+            months,
+            marks,
+            first,
+            index,
+            unchanged,
+        })
+    }
+
+    /// What the import did of these months: the files of the source at
+    /// `source` in `imported`.
+    pub fn read_of(&self, imported: &super::Imported, source: usize) -> UrlRead {
+        UrlRead {
+            months: imported
+                .files_of(source)
+                .map(|done| (done.shown.clone(), done.outcome.clone()))
+                .collect(),
+            index: self.index,
+        }
+    }
+
+    /// Fetches the month at `at`: its bytes and the mark to record once
+    /// all of its messages are stored, or `None` when it is unchanged.
+    fn get(&mut self, at: usize) -> anyhow::Result<Option<(Vec<u8>, Option<UrlMark>)>> {
+        let url = &self.months[at];
+        let got = match self.first.take() {
+            Some((bytes, mark)) => Got::Body { bytes, mark },
+            None => self
+                .fetcher
+                .get(url, self.marks[at].as_ref(), Asked::Link)?,
+        };
+        match got {
+            Got::Unchanged => Ok(None),
+            // A link of the index that is no month is not stored as a
+            // text: it is listed, with why.
+            Got::Body { bytes, .. } if !is_month(url, &bytes) => {
+                Err(FetchError::NotAnArchive(url.clone()).into())
+            }
+            Got::Body { bytes, mark } => {
+                let worth = mark.last_modified.is_some() || mark.etag.is_some();
+                Ok(Some((bytes, worth.then_some(mark))))
+            }
+        }
+    }
+}
+
+impl Source for Months {
+    fn read(&mut self, sink: &mut Sink<'_>) -> ControlFlow<()> {
+        if self.unchanged {
+            let shown = self.months[0].to_string();
+            return sink.send(
+                Step::FileEnd {
+                    file: 0,
+                    shown,
+                    end: FileEnd::Unchanged,
+                },
+                0,
+            );
+        }
+        for file in 0..self.months.len() {
+            let shown = self.months[file].to_string();
+            let (bytes, mark) = match self.get(file) {
+                Ok(Some(got)) => got,
+                Ok(None) => {
+                    sink.send(
+                        Step::FileEnd {
+                            file,
+                            shown,
+                            end: FileEnd::Unchanged,
+                        },
+                        0,
+                    )?;
+                    continue;
+                }
+                Err(error) => {
+                    let end = FileEnd::Failed(format!("{error:#}"));
+                    sink.send(Step::FileEnd { file, shown, end }, 0)?;
+                    continue;
+                }
+            };
+            let name = file_name(&self.months[file]).to_owned();
+            let mail = read_bytes(sink, file, &name, shown, bytes, MAX_ARCHIVE_BYTES)?;
+            if let (true, Some(mark)) = (mail, mark) {
+                sink.send(Step::UrlMark(Box::new(mark)), 0)?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
 }
 
 #[cfg(test)]

@@ -8,8 +8,9 @@
 //! Message-ID (`ab/cdef…`); a commit adds (or removes) one. Both are read
 //! commit by commit, oldest first, with gitoxide (no `git` is run).
 //!
-//! Each message is prepared as one of an mbox ([`prepare_mail`]) and
-//! stored by the import's writer ([`archive::import_archive`]), so
+//! Each message is prepared as one of an mbox
+//! ([`crate::intake::prepare_mail`]), its size admitted by the same
+//! [`Policy`], and stored by the import's writer ([`super::import`]), so
 //! Message-IDs, threads and quotes are those of any mail; a message
 //! already stored from another source (an mbox of the same list) is
 //! found by its Message-ID ([`crate::ingest::store_mail`]) and stored once.
@@ -41,9 +42,8 @@ use anyhow::{bail, Context};
 use gix::ObjectId;
 use rusqlite::Connection;
 
-use crate::archive::{self, ArchiveItem, ImportSummary};
-use crate::ingest;
-use crate::intake::{prepare_hashed_mail, raw_sha256, size_for_people, MailFailure, PreparedMail};
+use super::{Sink, Source, Step};
+use crate::intake::{prepare_hashed_mail, raw_sha256, MailFailure, Policy, PreparedMail};
 use crate::limits::{BATCH_BYTES, MAX_INPUT_BYTES, PACK_WINDOW_OBJECTS};
 use crate::store::{self, ArchiveMark, ArchivedText};
 
@@ -238,68 +238,89 @@ pub enum Start {
     Beginning,
 }
 
-/// Imports the commits of `inbox` that no earlier import read
-/// ([`import_inbox_from`] at [`Start::Mark`]).
-pub fn import_inbox(
-    conn: &mut Connection,
-    inbox: &Inbox,
-    batch_items: usize,
+/// The epochs of an archive, to import from where [`Start`] says: a
+/// [`Source`] whose reading walks each epoch's history back to its mark,
+/// or to its first commit (a commit id and a blob id per commit, held
+/// until the epoch is read: about 65 bytes a message), then reads and
+/// prepares its messages one by one, oldest first, and last brings back
+/// the thread context the results stored want. What it read is
+/// [`Epochs::finish`]'s.
+pub struct Epochs<'i> {
+    inbox: &'i Inbox,
+    /// Its canonical path, as text: what its marks are recorded under.
+    archive: String,
+    /// Each epoch's mark, in the order of `inbox.epochs`.
+    marks: Vec<Option<ArchiveMark>>,
     keep: KeepTexts,
-    summary: &mut ImportSummary,
-    total: impl FnMut(u64),
-    progress: impl FnMut(u64),
-) -> anyhow::Result<InboxRead> {
-    import_inbox_from(
-        conn,
-        inbox,
-        Start::Mark,
-        batch_items,
-        keep,
-        summary,
-        total,
-        progress,
-    )
+    /// How many texts to bring back per question to the database.
+    batch_items: usize,
+    read: InboxRead,
+    /// What stopped the reading (an epoch that cannot be walked).
+    error: Option<anyhow::Error>,
 }
 
-/// Imports the commits of `inbox` from `start`, one epoch after the
-/// other: walks the epoch's history back to its mark, or to its first
-/// commit (a commit id and a blob id per commit, held until the epoch is
-/// read: about 65 bytes a message), then a reading thread reads and
-/// prepares its messages one by one, oldest first, while this one stores
-/// them in batches. `total` is told how many messages each epoch adds
-/// before it is read, `progress` of each message handled.
-#[allow(clippy::too_many_arguments)]
-pub fn import_inbox_from(
-    conn: &mut Connection,
-    inbox: &Inbox,
-    start: Start,
-    batch_items: usize,
-    keep: KeepTexts,
-    summary: &mut ImportSummary,
-    mut total: impl FnMut(u64),
-    mut progress: impl FnMut(u64),
-) -> anyhow::Result<InboxRead> {
-    let archive = inbox.path.to_string_lossy().into_owned();
-    let inbox_name = inbox
-        .path
-        .file_name()
-        .map_or_else(|| archive.clone(), |n| n.to_string_lossy().into_owned());
-    let mut read = InboxRead::default();
-    let mut known = store::KnownMails::of(conn);
-    // One epoch is planned, then read, at a time: a plan holds some 65
-    // bytes a message, and public-inbox rolls an epoch over at about
-    // 1 GB, so what is held stays bounded whatever the archive's size.
-    for (epoch, git_dir) in &inbox.epochs {
-        let name = match inbox.version {
+impl<'i> Epochs<'i> {
+    /// The epochs of `inbox` from `start`, their marks read from `conn`
+    /// (all of them, now: the reading thread has no connection).
+    pub fn new(
+        conn: &Connection,
+        inbox: &'i Inbox,
+        start: Start,
+        keep: KeepTexts,
+        batch_items: usize,
+    ) -> anyhow::Result<Epochs<'i>> {
+        let archive = inbox.path.to_string_lossy().into_owned();
+        let mut marks = Vec::with_capacity(inbox.epochs.len());
+        for (epoch, _) in &inbox.epochs {
+            marks.push(match start {
+                Start::Mark => store::archive_mark(conn, &archive, *epoch)
+                    .context("reading how far the archive was read")?,
+                Start::Beginning => None,
+            });
+        }
+        Ok(Epochs {
+            inbox,
+            archive,
+            marks,
+            keep,
+            batch_items: batch_items.max(1),
+            read: InboxRead::default(),
+            error: None,
+        })
+    }
+
+    /// What the import read of the archive, or what stopped it.
+    pub fn finish(self) -> anyhow::Result<InboxRead> {
+        match self.error {
+            Some(error) => Err(error),
+            None => Ok(self.read),
+        }
+    }
+
+    /// Plans one epoch, then hands over its messages and marks.
+    fn read_one(&mut self, at: usize, sink: &mut Sink<'_>) -> ControlFlow<()> {
+        let (epoch, git_dir) = &self.inbox.epochs[at];
+        let inbox_name = self.inbox.path.file_name().map_or_else(
+            || self.archive.clone(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let name = match self.inbox.version {
             Version::V2 => format!("{inbox_name}/git/{epoch}.git"),
-            Version::V1 => inbox_name.clone(),
+            Version::V1 => inbox_name,
         };
-        let mark = match start {
-            Start::Mark => store::archive_mark(conn, &archive, *epoch)
-                .context("reading how far the archive was read")?,
-            Start::Beginning => None,
+        let plan = match plan_epoch(
+            *epoch,
+            git_dir,
+            name,
+            self.marks[at].as_ref(),
+            &mut self.read,
+        ) {
+            Ok(plan) => plan,
+            Err(error) => {
+                self.error = Some(error);
+                return ControlFlow::Break(());
+            }
         };
-        let plan = plan_epoch(*epoch, git_dir, name, mark.as_ref(), &mut read)?;
         // A message deleted later in the same epoch is not stored at all.
         let deleted: HashSet<ObjectId> = plan
             .changes
@@ -309,32 +330,32 @@ pub fn import_inbox_from(
                 _ => None,
             })
             .collect();
-        read.count(&plan, &deleted);
-        total(
-            plan.changes
-                .iter()
-                .filter(|(_, change)| matches!(change, Change::Message(b) if !deleted.contains(b)))
-                .count() as u64,
-        );
+        self.read.count(&plan, &deleted);
+        let messages = plan
+            .changes
+            .iter()
+            .filter(|(_, change)| matches!(change, Change::Message(b) if !deleted.contains(b)))
+            .count();
+        sink.send(Step::Expect(messages as u64), 0)?;
         let mut unread = 0;
-        let reader = |sink: &mut dyn FnMut(ArchiveItem, u64) -> ControlFlow<()>| {
-            let _ = read_epoch(
-                &archive,
-                &plan,
-                &deleted,
-                keep,
-                &mut known,
-                &mut unread,
-                sink,
-            );
-        };
-        archive::import_archive(conn, batch_items, reader, summary, &mut progress)?;
+        let read = read_epoch(&self.archive, &plan, &deleted, self.keep, &mut unread, sink);
         if unread > 0 {
-            read.held_back.push((*epoch, unread));
+            self.read.held_back.push((*epoch, unread));
         }
+        read
     }
-    restore_context(conn, inbox, &archive, batch_items, summary)?;
-    Ok(read)
+}
+
+impl Source for Epochs<'_> {
+    // One epoch is planned, then read, at a time: a plan holds some 65
+    // bytes a message, and public-inbox rolls an epoch over at about
+    // 1 GB, so what is held stays bounded whatever the archive's size.
+    fn read(&mut self, sink: &mut Sink<'_>) -> ControlFlow<()> {
+        for at in 0..self.inbox.epochs.len() {
+            self.read_one(at, sink)?;
+        }
+        restore_context(self, sink)
+    }
 }
 
 /// Opens one repository of an archive, as it is: no discovery upwards,
@@ -586,19 +607,18 @@ fn read_epoch(
     plan: &EpochPlan,
     deleted: &HashSet<ObjectId>,
     keep: KeepTexts,
-    known: &mut store::KnownMails,
     unread: &mut u64,
-    sink: &mut dyn FnMut(ArchiveItem, u64) -> ControlFlow<()>,
+    sink: &mut Sink<'_>,
 ) -> ControlFlow<()> {
     let unopened = |error: anyhow::Error| {
-        ArchiveItem::Mail(Err(MailFailure {
+        Step::MailFailed(MailFailure {
             source_name: plan.name.clone(),
             why: format!("{error:#}"),
-        }))
+        })
     };
     let mut repo = match Reopening::open(&plan.git_dir) {
         Ok(repo) => repo,
-        Err(error) => return sink(unopened(error), 0),
+        Err(error) => return sink.send(unopened(error), 0),
     };
     let mut commits = plan.skipped;
     for (i, (commit, change)) in plan.changes.iter().enumerate() {
@@ -607,62 +627,23 @@ fn read_epoch(
             Change::Message(blob) if !deleted.contains(blob) => {
                 let repo = match repo.for_next() {
                     Ok(repo) => repo,
-                    Err(error) => return sink(unopened(error), 0),
+                    Err(error) => return sink.send(unopened(error), 0),
                 };
-                let failed = |failure| ArchiveItem::Mail(Err(failure));
-                // The object is missing or cannot be read now: a mirror
-                // caught mid-fetch, an I/O error. Reading it again may work.
-                let mut unreadable = |error: &dyn std::fmt::Display| {
-                    *unread += 1;
-                    failed(MailFailure {
-                        source_name: source_name.clone(),
-                        why: format!(
-                            "its message {blob} could not be read: {error} (the next import reads it again)"
-                        ),
-                    })
-                };
-                let item = match repo.find_header(*blob).map(|header| header.size()) {
-                    Ok(size) if size > MAX_INPUT_BYTES => failed(MailFailure {
-                        source_name,
-                        why: format!(
-                            "its message is {}, more than the {} benchlog reads as one input",
-                            size_for_people(size),
-                            size_for_people(MAX_INPUT_BYTES)
-                        ),
-                    }),
-                    Ok(_) => match repo.find_blob(*blob) {
-                        Ok(found) => {
-                            let raw_sha256 = raw_sha256(&found.data);
-                            if known.holds(&raw_sha256) {
-                                ArchiveItem::Known
-                            } else {
-                                let archived =
-                                    (keep == KeepTexts::WithFindings).then(|| ArchivedText {
-                                        archive: archive.to_owned(),
-                                        epoch: plan.epoch,
-                                        blob: blob.to_string(),
-                                        text_bytes: 0,
-                                    });
-                                let prepared =
-                                    prepare_hashed_mail(source_name, &found.data, raw_sha256);
-                                ArchiveItem::Mail(prepared.map(|mut prepared| {
-                                    prepared.archived = archived;
-                                    Box::new(prepared)
-                                }))
-                            }
-                        }
-                        Err(error) => unreadable(&error),
-                    },
-                    Err(error) => unreadable(&error),
-                };
-                sink(item, 1)?;
+                let archived = (keep == KeepTexts::WithFindings).then(|| ArchivedText {
+                    archive: archive.to_owned(),
+                    epoch: plan.epoch,
+                    blob: blob.to_string(),
+                    text_bytes: 0,
+                });
+                let item = read_message(repo, *blob, source_name, archived, unread, sink);
+                sink.send(item, 1)?;
             }
             Change::NotMessage(what) => {
                 let failure = MailFailure {
                     source_name,
                     why: what.clone(),
                 };
-                sink(ArchiveItem::Mail(Err(failure)), 0)?;
+                sink.send(Step::MailFailed(failure), 0)?;
             }
             Change::Message(_) | Change::Deletion(_) | Change::Nothing => {}
         }
@@ -678,62 +659,109 @@ fn read_epoch(
                 commit_id: commit.to_string(),
                 commits,
             };
-            sink(ArchiveItem::Mark(mark), 0)?;
+            sink.send(Step::ArchiveMark(Box::new(mark)), 0)?;
         }
     }
     ControlFlow::Continue(())
 }
 
+/// Reads the message of `blob`, its size admitted by the import's
+/// [`Policy`], into its step: prepared (to be kept by the archive when
+/// `archived`), known by its bytes, or why it could not be read. One that
+/// cannot be read now (a mirror caught mid-fetch, an I/O error) is
+/// counted in `unread`: reading it again may work.
+fn read_message(
+    repo: &gix::Repository,
+    blob: ObjectId,
+    source_name: String,
+    archived: Option<ArchivedText>,
+    unread: &mut u64,
+    sink: &mut Sink<'_>,
+) -> Step {
+    let mut unreadable = |error: &dyn std::fmt::Display| {
+        *unread += 1;
+        Step::MailFailed(MailFailure {
+            source_name: source_name.clone(),
+            why: format!(
+                "its message {blob} could not be read: {error} (the next import reads it again)"
+            ),
+        })
+    };
+    let policy = Policy::import(MAX_INPUT_BYTES);
+    let found = match repo
+        .find_header(blob)
+        .map(|header| policy.admits(header.size()))
+    {
+        Ok(Ok(())) => repo.find_blob(blob),
+        Ok(Err(why)) => return Step::MailFailed(MailFailure { source_name, why }),
+        Err(error) => return unreadable(&error),
+    };
+    let found = match found {
+        Ok(found) => found,
+        Err(error) => return unreadable(&error),
+    };
+    let raw_sha256 = raw_sha256(&found.data);
+    if sink.known(&raw_sha256) {
+        return Step::Known;
+    }
+    match prepare_hashed_mail(source_name, &found.data, raw_sha256) {
+        Ok(mut prepared) => {
+            prepared.archived = archived;
+            Step::Mail(Box::new(prepared))
+        }
+        Err(failure) => Step::MailFailed(failure),
+    }
+}
+
 /// Brings back from the archive the text of the messages stored with
 /// their headers only that a message holding runs or near misses answers
 /// (marked wanted by `ingest::store_mail`, in this import or an earlier
-/// one), as many per transaction as the import stores and at most
+/// one), asked of the database once what was read before is committed,
+/// as many per question as the import stores per batch and at most
 /// [`BATCH_BYTES`] of text. A blob that is gone, or whose bytes are not
 /// those stored (a rewritten archive), is reported and the message keeps
 /// its headers only.
-fn restore_context(
-    conn: &mut Connection,
-    inbox: &Inbox,
-    archive: &str,
-    batch_items: usize,
-    summary: &mut ImportSummary,
-) -> anyhow::Result<()> {
+fn restore_context(epochs: &mut Epochs<'_>, sink: &mut Sink<'_>) -> ControlFlow<()> {
     let mut repos: HashMap<u32, gix::Repository> = HashMap::new();
     let mut after = 0;
     loop {
-        let wanted = store::wanted_texts(conn, archive, after, batch_items.max(1))
-            .context("listing the thread context to bring back from the archive")?;
-        if wanted.is_empty() {
-            return Ok(());
-        }
-        // Held until stored: at most BATCH_BYTES of text, as an import's batch.
-        let (mut read, mut text_bytes) = (Vec::new(), 0);
+        let (archive, most) = (epochs.archive.clone(), epochs.batch_items);
+        let wanted = match sink.ask(move |conn| store::wanted_texts(conn, &archive, after, most))? {
+            Ok(wanted) if wanted.is_empty() => return ControlFlow::Continue(()),
+            Ok(wanted) => wanted,
+            Err(error) => {
+                let error = anyhow::Error::new(error)
+                    .context("listing the thread context to bring back from the archive");
+                epochs.error = Some(error);
+                return ControlFlow::Break(());
+            }
+        };
+        let mut text_bytes = 0;
         for text in &wanted {
+            // A message that could not be read back is not asked for again
+            // by this import (`after`), and stays wanted for the next.
             after = text.submission_id;
-            let source_name = format!("{archive}, epoch {}, message {}", text.epoch, text.blob);
-            match read_wanted(inbox, &mut repos, text, source_name.clone()) {
+            let source_name = format!(
+                "{}, epoch {}, message {}",
+                epochs.archive, text.epoch, text.blob
+            );
+            let step = match read_wanted(epochs.inbox, &mut repos, text, source_name.clone()) {
                 Ok(prepared) => {
                     text_bytes += prepared.mail.text.len();
-                    read.push((text.submission_id, prepared));
+                    let submission_id = text.submission_id;
+                    let prepared = Box::new(prepared);
+                    Step::Restore {
+                        submission_id,
+                        prepared,
+                    }
                 }
-                Err(why) => summary.failures.push(MailFailure { source_name, why }),
-            }
+                Err(why) => Step::Failed(MailFailure { source_name, why }),
+            };
+            sink.send(step, 0)?;
             if text_bytes >= BATCH_BYTES {
                 break;
             }
         }
-        let writer = store::Writer::begin(conn, None).context("starting the transaction")?;
-        for (submission_id, prepared) in &read {
-            ingest::restore_archived_text(writer.tx(), *submission_id, prepared)?;
-        }
-        writer
-            .finish()
-            .context("indexing the texts brought back")?
-            .commit()
-            .context("committing the texts brought back")?;
-        summary.texts_restored += read.len();
-        // A message that could not be read back is not asked for again by
-        // this import (`after`), and stays wanted for the next.
     }
 }
 
@@ -764,9 +792,7 @@ fn read_wanted(
         .find_header(blob)
         .map_err(|error| gone(format!("its message is gone from the archive: {error}")))?
         .size();
-    if size > MAX_INPUT_BYTES {
-        return Err(gone(format!("its message is {}", size_for_people(size))));
-    }
+    Policy::import(MAX_INPUT_BYTES).admits(size).map_err(gone)?;
     let found = repo
         .find_blob(blob)
         .map_err(|error| gone(format!("its message is gone from the archive: {error}")))?;
