@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use benchlog::web::{AppState, WebOptions};
+use benchlog::web::state::AppState;
+use benchlog::web::WebOptions;
 use rusqlite::Connection;
 use tempfile::TempDir;
 
