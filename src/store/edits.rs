@@ -451,3 +451,49 @@ pub fn attr_counts_after(
         none_after: set.len(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn label(conn: &Connection) -> Option<String> {
+        conn.query_row("SELECT label FROM runs WHERE id = 1", [], |row| row.get(0))
+            .unwrap()
+    }
+
+    /// A correction dropped after its checks writes nothing and lets the
+    /// next writer in; its write commits.
+    #[test]
+    fn a_correction_commits_only_its_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        let mut conn = crate::store::open(&path).unwrap();
+        conn.execute_batch(
+            "INSERT INTO submissions (id, text, sha256) VALUES (1, 'log', 'sha');
+             INSERT INTO runs (id, submission_id, idx, tool, quote_depth, first_line, last_line, label)
+             VALUES (1, 1, 0, 'sysbench', 0, 1, 2, 'parsed');",
+        )
+        .unwrap();
+        let fields = [(RunField::Label, Some("edited".to_owned()))];
+
+        let refused = Correction::begin(&mut conn).unwrap();
+        let places = refused.run_places(1).unwrap().unwrap();
+        assert_eq!(places.iter().map(|p| p.id).collect::<Vec<_>>(), [1]);
+        assert_eq!(refused.run_places(2).unwrap(), None);
+        drop(refused);
+        assert_eq!(label(&conn).as_deref(), Some("parsed"));
+
+        let changed = Correction::begin(&mut conn)
+            .unwrap()
+            .set_run_fields(&[1], &fields)
+            .unwrap();
+        assert_eq!(changed, 1);
+        // Another connection sees it: committed.
+        let other = crate::store::open_existing(&path).unwrap();
+        assert_eq!(label(&other).as_deref(), Some("edited"));
+        let correction = Correction::begin(&mut conn).unwrap();
+        assert!(correction.has_run_edit(1, &RunField::Label).unwrap());
+        assert!(correction.undo_run_edit(1, &RunField::Label).unwrap());
+        assert_eq!(label(&other).as_deref(), Some("parsed"));
+    }
+}
