@@ -43,7 +43,7 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
-    let state = web::AppState::open_with(&args.db.db, args.web.options())
+    let state = web::state::AppState::open_with(&args.db.db, args.web.options())
         .with_context(|| format!("opening {}", args.db.db.display()))?;
     state.verify_in_background();
     runtime()?.block_on(web::serve(state, args.web.listen))?;
@@ -510,7 +510,7 @@ fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
         loaded.logs,
         loaded.runs,
     );
-    let state = web::AppState::open_with(&db, args.web.options())
+    let state = web::state::AppState::open_with(&db, args.web.options())
         .with_context(|| format!("opening {}", db.display()))?;
     runtime()?.block_on(web::serve(state, args.web.listen))?;
     Ok(ExitCode::SUCCESS)

@@ -216,7 +216,7 @@ async fn the_page_of_a_header_only_message_says_where_its_text_is() {
         )
         .unwrap();
     drop(conn);
-    let state = benchlog::web::AppState::open(&path).unwrap();
+    let state = benchlog::web::state::AppState::open(&path).unwrap();
     let (status, body) = crate::http::get(&state, &format!("/submissions/{id}")).await;
     assert_eq!(status, 200);
     assert!(body.contains("kept by the archive"), "{body}");

@@ -14,7 +14,10 @@ fn attr_fields(from: usize, count: usize) -> Vec<(String, String)> {
         .collect()
 }
 
-async fn edit_run_1(state: &benchlog::web::AppState, fields: &[(String, String)]) -> (u16, String) {
+async fn edit_run_1(
+    state: &benchlog::web::state::AppState,
+    fields: &[(String, String)],
+) -> (u16, String) {
     let mut pairs: Vec<(&str, &str)> = vec![("run", "1")];
     pairs.extend(fields.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     let response = send(state, edit_form("/submissions/1/edit", &pairs)).await;

@@ -1,7 +1,7 @@
 //! Browsing: the submissions list with search and tool filter, and the
 //! runs table with its filters.
 
-use benchlog::web::AppState;
+use benchlog::web::state::AppState;
 
 use crate::http::{fixture, get, paste};
 use crate::support::{seed_000, test_state};

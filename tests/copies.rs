@@ -6,7 +6,7 @@
 use std::process::Command;
 
 use axum::http::StatusCode;
-use benchlog::web::AppState;
+use benchlog::web::state::AppState;
 use serde_json::Value;
 
 use crate::http::{get, paste, paste_keeping_cookies, post_form, read, send, with_cookies};

@@ -4,7 +4,8 @@
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
 use axum::response::Response;
-use benchlog::web::{app, AppState};
+use benchlog::web::app;
+use benchlog::web::state::AppState;
 use http_body_util::BodyExt;
 use tower::ServiceExt;
 

@@ -3,7 +3,8 @@
 //! lines it came from marked in the text and tagged with their runs.
 
 use benchlog::store;
-use benchlog::web::{AppState, WebOptions};
+use benchlog::web::state::AppState;
+use benchlog::web::WebOptions;
 
 use crate::http::{edit_form, fixture, get, paste, see_other, send};
 use crate::load::{client, fetch, start_server, upload};

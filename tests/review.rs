@@ -3,7 +3,7 @@
 //! found.
 
 use benchlog::store;
-use benchlog::web::AppState;
+use benchlog::web::state::AppState;
 use rusqlite::Connection;
 
 use crate::http::{

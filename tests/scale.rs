@@ -1,7 +1,7 @@
 //! Scale: the SQL statements each page runs stay the same however much is
 //! stored (no query per row), counted on the server's own connections.
 
-use benchlog::web::AppState;
+use benchlog::web::state::AppState;
 
 use crate::http::get;
 use crate::support::{smack_log, test_state};

@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 
 use benchlog::import::{self, pipermail, public_inbox, FileOutcome, ImportSummary};
 use benchlog::intake::{MailFailure, PreparedMail};
-use benchlog::web::{AppState, WebOptions};
+use benchlog::web::state::AppState;
+use benchlog::web::WebOptions;
 use rusqlite::Connection;
 use tempfile::TempDir;
 

@@ -8,7 +8,8 @@ use std::process::Command;
 
 use axum::http::StatusCode;
 use benchlog::store;
-use benchlog::web::{AppState, WebOptions};
+use benchlog::web::state::AppState;
+use benchlog::web::WebOptions;
 use rusqlite::{Connection, OpenFlags};
 
 use crate::http::{get, post_form, read, send};

@@ -3,7 +3,7 @@
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use benchlog::store;
-use benchlog::web::AppState;
+use benchlog::web::state::AppState;
 
 use crate::http::{
     get_routes, get_typed, multipart, post_form, raw_post, read, requests_route, see_other, send,

@@ -6,7 +6,7 @@
 //! found is kept in `run_edits`; an edit back to that value, or an undo,
 //! removes the row again. A field is "edited" exactly while it has a row.
 
-use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 /// Which field of a run an edit touches.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -282,6 +282,64 @@ pub fn corrected_attr_keys(conn: &Connection, tool: &str) -> rusqlite::Result<Ve
     keys.collect()
 }
 
+/// A correction of a submission's runs (an edit or an undo), the one way
+/// people's corrections are written: begun IMMEDIATE, so that it holds
+/// the write lock from the start (a transaction that read first could
+/// not wait for another writer's: SQLite answers "database is locked" at
+/// once, since the snapshot it read may be gone); then what the caller
+/// checks is read through it; then one write, which commits. Dropped
+/// before that write (a check refused it), it rolls back, having written
+/// nothing.
+pub struct Correction<'c> {
+    tx: Transaction<'c>,
+}
+
+impl<'c> Correction<'c> {
+    /// Takes the write lock.
+    pub fn begin(conn: &'c mut Connection) -> rusqlite::Result<Self> {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        Ok(Correction { tx })
+    }
+
+    /// [`run_places`], under the lock.
+    pub fn run_places(&self, submission_id: i64) -> rusqlite::Result<Option<Vec<RunPlace>>> {
+        run_places(&self.tx, submission_id)
+    }
+
+    /// [`attr_counts_after`], under the lock.
+    pub fn attr_counts_after(
+        &self,
+        submission_id: i64,
+        changes: &[(String, Option<String>)],
+    ) -> rusqlite::Result<AttrCounts> {
+        attr_counts_after(&self.tx, submission_id, changes)
+    }
+
+    /// [`has_run_edit`], under the lock.
+    pub fn has_run_edit(&self, run_id: i64, field: &RunField) -> rusqlite::Result<bool> {
+        has_run_edit(&self.tx, run_id, field)
+    }
+
+    /// [`set_run_fields`], then commits. Returns how many fields changed.
+    pub fn set_run_fields(
+        self,
+        run_ids: &[i64],
+        fields: &[(RunField, Option<String>)],
+    ) -> rusqlite::Result<usize> {
+        let changed = set_run_fields(&self.tx, run_ids, fields)?;
+        self.tx.commit()?;
+        Ok(changed)
+    }
+
+    /// [`undo_run_edit`], then commits. Returns false when the field was
+    /// not edited.
+    pub fn undo_run_edit(self, run_id: i64, field: &RunField) -> rusqlite::Result<bool> {
+        let undone = undo_run_edit(&self.tx, run_id, field)?;
+        self.tx.commit()?;
+        Ok(undone)
+    }
+}
+
 /// Where a run sits in its submission.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunPlace {
@@ -392,4 +450,50 @@ pub fn attr_counts_after(
         runs: counts.collect::<rusqlite::Result<_>>()?,
         none_after: set.len(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn label(conn: &Connection) -> Option<String> {
+        conn.query_row("SELECT label FROM runs WHERE id = 1", [], |row| row.get(0))
+            .unwrap()
+    }
+
+    /// A correction dropped after its checks writes nothing and lets the
+    /// next writer in; its write commits.
+    #[test]
+    fn a_correction_commits_only_its_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        let mut conn = crate::store::open(&path).unwrap();
+        conn.execute_batch(
+            "INSERT INTO submissions (id, text, sha256) VALUES (1, 'log', 'sha');
+             INSERT INTO runs (id, submission_id, idx, tool, quote_depth, first_line, last_line, label)
+             VALUES (1, 1, 0, 'sysbench', 0, 1, 2, 'parsed');",
+        )
+        .unwrap();
+        let fields = [(RunField::Label, Some("edited".to_owned()))];
+
+        let refused = Correction::begin(&mut conn).unwrap();
+        let places = refused.run_places(1).unwrap().unwrap();
+        assert_eq!(places.iter().map(|p| p.id).collect::<Vec<_>>(), [1]);
+        assert_eq!(refused.run_places(2).unwrap(), None);
+        drop(refused);
+        assert_eq!(label(&conn).as_deref(), Some("parsed"));
+
+        let changed = Correction::begin(&mut conn)
+            .unwrap()
+            .set_run_fields(&[1], &fields)
+            .unwrap();
+        assert_eq!(changed, 1);
+        // Another connection sees it: committed.
+        let other = crate::store::open_existing(&path).unwrap();
+        assert_eq!(label(&other).as_deref(), Some("edited"));
+        let correction = Correction::begin(&mut conn).unwrap();
+        assert!(correction.has_run_edit(1, &RunField::Label).unwrap());
+        assert!(correction.undo_run_edit(1, &RunField::Label).unwrap());
+        assert_eq!(label(&other).as_deref(), Some("parsed"));
+    }
 }

@@ -42,8 +42,8 @@ pub use compare::{
 };
 pub use edits::{
     attr_counts_after, corrected_attr_keys, edits_in_lines, edits_of_submission, has_run_edit,
-    run_places, set_run_field, set_run_fields, undo_run_edit, AttrCounts, RunEdit, RunField,
-    RunPlace,
+    run_places, set_run_field, set_run_fields, undo_run_edit, AttrCounts, Correction, RunEdit,
+    RunField, RunPlace,
 };
 pub use export::{export_rows, ExportFilter, ExportRow};
 pub use health::{ping, DatabaseFile, PingError, Unavailable};
@@ -376,6 +376,20 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
 pub fn generation(conn: &Connection) -> rusqlite::Result<i64> {
     conn.prepare_cached("SELECT generation FROM data_generation WHERE id = 1")?
         .query_row([], |row| row.get(0))
+}
+
+/// Runs `read` on one snapshot of the data, and hands it the generation
+/// that snapshot names ([`generation`]): whatever commits meanwhile,
+/// `read` sees the data the generation stands for. The snapshot is a
+/// read transaction, ended (rolled back: it wrote nothing) when `read`
+/// returns.
+pub fn read_snapshot<T, E: From<rusqlite::Error>>(
+    conn: &mut Connection,
+    read: impl FnOnce(i64, &Connection) -> Result<T, E>,
+) -> Result<T, E> {
+    let snapshot = conn.transaction()?;
+    let generation = generation(&snapshot)?;
+    read(generation, &snapshot)
 }
 
 /// Row counts of every table, for tests and the command line's summaries.

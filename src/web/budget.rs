@@ -30,7 +30,8 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::server::Holding;
-use super::{cache, guard, AppError, AppState};
+use super::state::AppState;
+use super::{cache, guard, AppError};
 use crate::limits::{
     ANSWER_BUDGET_BYTES, CLIENT_ANSWER_BYTES, LARGE_ANSWER_BYTES, WRITE_STALL_TIMEOUT,
 };

@@ -15,7 +15,8 @@ use axum::routing::get;
 use axum::Router;
 use rusqlite::Connection;
 
-use super::{Answer, AppError, AppState};
+use super::state::AppState;
+use super::{Answer, AppError};
 use crate::charts::{self, format_value};
 use crate::compare::{self, CompareQuery, Comparison, Confidence, Resolved, VsBaseline, XAxis};
 use crate::limits::RUN_LINKS;
@@ -132,7 +133,7 @@ async fn export(
         let resolved = query.resolve_required()?;
         // The text's link names the host it was asked of: kept per host.
         let origin = (format == Format::Text)
-            .then(|| super::request_origin(&headers))
+            .then(|| super::view::request_origin(&headers))
             .flatten();
         let what = format!(
             "{}/compare.{}?{}",
@@ -486,90 +487,24 @@ fn choice_list(values: &[String], chosen: Option<&str>, any: Option<&str>) -> Ve
     list
 }
 
+/// The form as the query fills it, with the stored choices: no database.
 fn form_view(query: &CompareQuery, choices: &Choices, comparison: Option<&Comparison>) -> FormView {
-    let tools: Vec<String> = parsers::Tool::ALL
-        .iter()
-        .map(|t| t.name().to_owned())
-        .collect();
-    let mut tool_choices = choice_list(&tools, query.tool.as_deref(), Some("choose…"));
-    for choice in &mut tool_choices {
-        if let Some((_, runs)) = choices.tools.iter().find(|(name, _)| *name == choice.value) {
-            choice.label = format!("{} ({runs} runs)", choice.value);
-        }
-    }
-    // The keys chosen first, in the order the query gives them (a browser
-    // sends checked boxes in page order, so Draw sends back the series it
-    // drew, named and ordered as they were), then the others by name.
-    let mut others: Vec<String> = choices.attr_keys.clone();
-    others.extend(PSEUDO_FIELD_NAMES.iter().map(|k| k.to_string()));
-    others.retain(|key| !query.by.contains(key));
-    others.sort();
-    others.dedup();
-    let mut by_keys: Vec<String> = Vec::with_capacity(query.by.len() + others.len());
-    for key in &query.by {
-        if !by_keys.contains(key) {
-            by_keys.push(key.clone());
-        }
-    }
-    by_keys.extend(others);
+    let series_names: Vec<String> = comparison
+        .map(|c| c.series.iter().map(|s| s.name.clone()).collect())
+        .unwrap_or_default();
     let mut wheres: Vec<String> = query
         .wheres
         .iter()
         .map(|(k, v)| format!("{k}:{v}"))
         .collect();
     wheres.push(String::new());
-
-    // Threads only where the tool's runs have them; bars always.
-    let mut xs = vec![Choice {
-        value: String::new(),
-        label: "automatic".to_owned(),
-        selected: query.x.is_none(),
-    }];
-    if choices.has_threads || query.x.as_deref() == Some("threads") {
-        xs.push(Choice {
-            value: "threads".to_owned(),
-            label: "threads (lines)".to_owned(),
-            selected: query.x.as_deref() == Some("threads"),
-        });
-    }
-    xs.push(Choice {
-        value: "none".to_owned(),
-        label: "none (bars per item)".to_owned(),
-        selected: query.x.as_deref() == Some("none"),
-    });
-    // The attributes the tool's runs have that x may run across, and the
-    // one asked for.
-    let tool = query.tool.as_deref().and_then(parsers::Tool::from_name);
-    xs.extend(
-        compare::x_attribute_keys(tool)
-            .into_iter()
-            .filter(|key| {
-                choices.attr_keys.iter().any(|k| k == key) || query.x.as_deref() == Some(key)
-            })
-            .map(|key| Choice {
-                value: key.to_owned(),
-                label: format!("{key} (lines across its values)"),
-                selected: query.x.as_deref() == Some(key),
-            }),
-    );
-
-    let series_names: Vec<String> = comparison
-        .map(|c| c.series.iter().map(|s| s.name.clone()).collect())
-        .unwrap_or_default();
     FormView {
-        tools: tool_choices,
+        tools: tool_choices(query, choices),
         tests: choice_list(&choices.tests, query.test.as_deref(), Some("any test")),
         items: choice_list(&choices.items, query.item.as_deref(), Some("any item")),
         metrics: choice_list(&choices.metrics, query.metric.as_deref(), Some("choose…")),
-        xs,
-        by: by_keys
-            .into_iter()
-            .map(|key| Choice {
-                selected: query.by.contains(&key),
-                label: key.clone(),
-                value: key,
-            })
-            .collect(),
+        xs: x_choices(query, choices),
+        by: by_choices(query, choices),
         wheres,
         where_suggestions: choices
             .attr_values
@@ -596,6 +531,85 @@ fn form_view(query: &CompareQuery, choices: &Choices, comparison: Option<&Compar
             query.log_scale,
         ),
     }
+}
+
+/// Every tool, each the stored data has with its count of runs.
+fn tool_choices(query: &CompareQuery, choices: &Choices) -> Vec<Choice> {
+    let tools: Vec<String> = parsers::Tool::ALL
+        .iter()
+        .map(|t| t.name().to_owned())
+        .collect();
+    let mut tool_choices = choice_list(&tools, query.tool.as_deref(), Some("choose…"));
+    for choice in &mut tool_choices {
+        if let Some((_, runs)) = choices.tools.iter().find(|(name, _)| *name == choice.value) {
+            choice.label = format!("{} ({runs} runs)", choice.value);
+        }
+    }
+    tool_choices
+}
+
+/// The keys `by` may name: those chosen first, in the order the query
+/// gives them (a browser sends checked boxes in page order, so Draw sends
+/// back the series it drew, named and ordered as they were), then the
+/// others by name.
+fn by_choices(query: &CompareQuery, choices: &Choices) -> Vec<Choice> {
+    let mut others: Vec<String> = choices.attr_keys.clone();
+    others.extend(PSEUDO_FIELD_NAMES.iter().map(|k| k.to_string()));
+    others.retain(|key| !query.by.contains(key));
+    others.sort();
+    others.dedup();
+    let mut by_keys: Vec<String> = Vec::with_capacity(query.by.len() + others.len());
+    for key in &query.by {
+        if !by_keys.contains(key) {
+            by_keys.push(key.clone());
+        }
+    }
+    by_keys.extend(others);
+    by_keys
+        .into_iter()
+        .map(|key| Choice {
+            selected: query.by.contains(&key),
+            label: key.clone(),
+            value: key,
+        })
+        .collect()
+}
+
+/// What x may run along: threads only where the tool's runs have them,
+/// bars always, and the attributes the tool's runs have that x may run
+/// across (and the one asked for).
+fn x_choices(query: &CompareQuery, choices: &Choices) -> Vec<Choice> {
+    let mut xs = vec![Choice {
+        value: String::new(),
+        label: "automatic".to_owned(),
+        selected: query.x.is_none(),
+    }];
+    if choices.has_threads || query.x.as_deref() == Some("threads") {
+        xs.push(Choice {
+            value: "threads".to_owned(),
+            label: "threads (lines)".to_owned(),
+            selected: query.x.as_deref() == Some("threads"),
+        });
+    }
+    xs.push(Choice {
+        value: "none".to_owned(),
+        label: "none (bars per item)".to_owned(),
+        selected: query.x.as_deref() == Some("none"),
+    });
+    let tool = query.tool.as_deref().and_then(parsers::Tool::from_name);
+    xs.extend(
+        compare::x_attribute_keys(tool)
+            .into_iter()
+            .filter(|key| {
+                choices.attr_keys.iter().any(|k| k == key) || query.x.as_deref() == Some(key)
+            })
+            .map(|key| Choice {
+                value: key.to_owned(),
+                label: format!("{key} (lines across its values)"),
+                selected: query.x.as_deref() == Some(key),
+            }),
+    );
+    xs
 }
 
 /// A choice of two, the second selected when `second` holds.
@@ -769,5 +783,82 @@ fn row_view(p: &compare::Point, unit: &str) -> RowView {
             .collect(),
         more_runs: p.n.saturating_sub(p.runs.len().min(RUN_LINKS)),
         mixed: mixed_words(p),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(list: &[Choice]) -> Vec<&str> {
+        list.iter().map(|c| c.value.as_str()).collect()
+    }
+
+    fn selected(list: &[Choice]) -> Vec<&str> {
+        list.iter()
+            .filter(|c| c.selected)
+            .map(|c| c.value.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn the_form_shows_the_query_with_the_stored_choices() {
+        let choices = Choices {
+            tools: vec![("sysbench".to_owned(), 12)],
+            metrics: vec!["tps".to_owned()],
+            attr_keys: vec!["scheduler".to_owned(), "os".to_owned()],
+            ..Choices::default()
+        };
+        let query = CompareQuery {
+            tool: Some("sysbench".to_owned()),
+            metric: Some("qps".to_owned()),
+            by: vec![
+                "scheduler".to_owned(),
+                "os".to_owned(),
+                "scheduler".to_owned(),
+            ],
+            x: Some("threads".to_owned()),
+            wheres: vec![("os".to_owned(), "FreeBSD".to_owned())],
+            ..CompareQuery::default()
+        };
+        let form = form_view(&query, &choices, None);
+        let sysbench = form.tools.iter().find(|c| c.value == "sysbench").unwrap();
+        assert_eq!(sysbench.label, "sysbench (12 runs)");
+        assert_eq!(selected(&form.tools), ["sysbench"]);
+        assert_eq!(form.tools[0].label, "choose…");
+        // A metric the data no longer has is kept, chosen.
+        assert_eq!(values(&form.metrics), ["", "tps", "qps"]);
+        assert_eq!(selected(&form.metrics), ["qps"]);
+        // The keys chosen first, in the query's order, once each; the
+        // others by name.
+        let by = values(&form.by);
+        assert_eq!(by[..2], ["scheduler", "os"]);
+        assert_eq!(selected(&form.by), ["scheduler", "os"]);
+        let mut rest = by[2..].to_vec();
+        rest.sort();
+        assert_eq!(rest, by[2..]);
+        // Threads asked for is offered though no run has them.
+        assert_eq!(values(&form.xs)[..3], ["", "threads", "none"]);
+        assert_eq!(selected(&form.xs), ["threads"]);
+        assert_eq!(form.wheres, ["os:FreeBSD", ""]);
+        assert_eq!(values(&form.baselines), [""]);
+        assert_eq!(selected(&form.ys), ["absolute"]);
+        assert_eq!(selected(&form.scales), ["linear"]);
+    }
+
+    #[test]
+    fn threads_are_offered_only_where_runs_have_them() {
+        let query = CompareQuery::default();
+        let none = x_choices(&query, &Choices::default());
+        assert_eq!(values(&none)[..2], ["", "none"]);
+        let with = x_choices(
+            &query,
+            &Choices {
+                has_threads: true,
+                ..Choices::default()
+            },
+        );
+        assert_eq!(values(&with)[..3], ["", "threads", "none"]);
+        assert_eq!(selected(&with), [""]);
     }
 }

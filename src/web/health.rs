@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
-use super::AppState;
+use super::state::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/healthz", get(healthz))

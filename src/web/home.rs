@@ -11,7 +11,8 @@ use axum::routing::get;
 use axum::Router;
 use rusqlite::Connection;
 
-use super::{ready, Answer, AppError, AppState};
+use super::state::AppState;
+use super::{ready, Answer, AppError};
 use crate::charts;
 use crate::limits::{READY, READY_CANDIDATES, READY_SCAN_RUNS, RECENT};
 use crate::store::{self, SubmissionSummary, ToolCount};

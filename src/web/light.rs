@@ -8,7 +8,7 @@
 //!
 //! Only work bounded to a few statements belongs here: anything that
 //! reads rows in proportion to the data goes through
-//! [`super::AppState::with_conn`].
+//! [`super::state::AppState::with_conn`].
 
 use std::cell::Cell;
 use std::path::Path;
@@ -18,7 +18,8 @@ use anyhow::Context;
 use rusqlite::Connection;
 use tokio::sync::{mpsc, oneshot};
 
-use super::{open_counted, AppError, WebOptions, STATEMENTS};
+use super::state::{open_counted, STATEMENTS};
+use super::{AppError, WebOptions};
 use crate::limits::{LIGHT_QUEUE, LIGHT_THREADS};
 use crate::store;
 

@@ -3,9 +3,9 @@
 //! run of the submission; `POST /submissions/{id}/undo` puts back what the
 //! parser found. Both need the submission's edit token (see `rights`),
 //! are rate-limited per client and per submission ([`EditLimits`]),
-//! check everything before writing anything, write in one transaction
-//! that holds the write lock from its start, and answer with a redirect
-//! back to the page.
+//! check everything before writing anything, write through one
+//! [`store::Correction`], which holds the write lock from its start, and
+//! answer with a redirect back to the page.
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -16,11 +16,11 @@ use axum::http::HeaderMap;
 use axum::response::Redirect;
 use axum::routing::post;
 use axum::Router;
-use rusqlite::TransactionBehavior;
 
 use super::guard::{PeerIp, RateLimiter};
 use super::rights::require_edit_rights;
-use super::{AppError, AppState, WebOptions};
+use super::state::AppState;
+use super::{AppError, WebOptions};
 use crate::limits::{
     EDIT_CHANGE_BYTES, MAX_ATTRS_PER_RUN, MAX_CHANGES_PER_EDIT, MAX_EDIT_BYTES,
     MAX_FIELDS_PER_EDIT, MAX_FORM_BYTES, MAX_KEY_CHARS, MAX_VALUE_CHARS,
@@ -364,7 +364,7 @@ fn anchor(target: Target) -> String {
 /// attributes (and more than it has: a run the parser gave more keeps
 /// them), reading only: a refused edit writes nothing.
 fn check_attr_limit(
-    conn: &rusqlite::Connection,
+    correction: &store::Correction,
     id: i64,
     chosen: &[RunPlace],
     attrs: &[(String, Option<String>)],
@@ -372,7 +372,7 @@ fn check_attr_limit(
     if attrs.iter().all(|(_, value)| value.is_none()) {
         return Ok(());
     }
-    let counts = store::attr_counts_after(conn, id, attrs)?;
+    let counts = correction.attr_counts_after(id, attrs)?;
     for run in chosen {
         let (before, after) = counts.of(run.id);
         if after > MAX_ATTRS_PER_RUN && after > before {
@@ -406,11 +406,10 @@ async fn edit(
     let limits = state.clone();
     let changed = state
         .with_conn(move |conn| {
-            // The write lock first: a transaction that read first could not
-            // wait for another writer's (SQLite answers "database is locked"
-            // at once, since the snapshot it read may be gone).
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let runs = store::run_places(&tx, id)?
+            // The write lock first (see store::Correction).
+            let correction = store::Correction::begin(conn)?;
+            let runs = correction
+                .run_places(id)?
                 .ok_or_else(|| AppError::NotFound(format!("There is no submission {id}.")))?;
             let chosen = target_runs(&runs, edit.target)?;
             let fields = edit.attrs.len() + usize::from(edit.label.is_some());
@@ -433,13 +432,11 @@ async fn edit(
                     crate::intake::size_for_people(MAX_EDIT_BYTES as u64),
                 )));
             }
-            check_attr_limit(&tx, id, &chosen, &edit.attrs)?;
+            check_attr_limit(&correction, id, &chosen, &edit.attrs)?;
             limits.inner.edit_limits.changes(peer, id, changes)?;
             limits.inner.edit_limits.bytes(bytes)?;
             let run_ids: Vec<i64> = chosen.iter().map(|run| run.id).collect();
-            let changed = store::set_run_fields(&tx, &run_ids, &edit.fields())?;
-            tx.commit()?;
-            Ok(changed)
+            Ok(correction.set_run_fields(&run_ids, &edit.fields())?)
         })
         .await?;
     Ok(Redirect::to(&format!(
@@ -485,11 +482,12 @@ async fn undo(
     state
         .with_conn(move |conn| {
             // The write lock first, as for an edit.
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let runs = store::run_places(&tx, id)?
+            let correction = store::Correction::begin(conn)?;
+            let runs = correction
+                .run_places(id)?
                 .ok_or_else(|| AppError::NotFound(format!("There is no submission {id}.")))?;
             let run_id = target_runs(&runs, Target::Run(run))?[0].id;
-            if !store::has_run_edit(&tx, run_id, &field)? {
+            if !correction.has_run_edit(run_id, &field)? {
                 return Err(bad(format!(
                     "Run {}'s {} was not edited: there is nothing to undo.",
                     run + 1,
@@ -497,8 +495,7 @@ async fn undo(
                 )));
             }
             limits.inner.edit_limits.changes(peer, id, 1)?;
-            store::undo_run_edit(&tx, run_id, &field)?;
-            tx.commit()?;
+            correction.undo_run_edit(run_id, &field)?;
             Ok(())
         })
         .await?;

@@ -25,7 +25,8 @@ use rusqlite::Connection;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use super::{AppError, AppState, WebOptions};
+use super::state::AppState;
+use super::{AppError, WebOptions};
 use crate::limits::{MAX_FORM_BYTES, MAX_TOKEN_COOKIES};
 use crate::store;
 
@@ -244,7 +245,7 @@ async fn unlock(
     let back = match number("run")? {
         Some(run) => {
             let part = number("part")?.unwrap_or(1);
-            super::submissions::edit_url(id, part, number("runs")?, run, false)
+            super::view::edit_url(id, part, number("runs")?, run, false)
         }
         None => format!("/submissions/{id}#review"),
     };

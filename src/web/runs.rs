@@ -17,7 +17,9 @@ use axum::Router;
 use rusqlite::Connection;
 
 use super::query::{page_number, query_pairs, tool_name};
-use super::{ready, Answer, AppError, AppState};
+use super::state::AppState;
+use super::view::attribute_links;
+use super::{ready, Answer, AppError};
 use crate::compare;
 use crate::limits::RUNS_PER_PAGE;
 use crate::store::{self, RunListing, RunSearch, RunsFrom};
@@ -263,21 +265,6 @@ fn render(conn: &Connection, search: &RunSearch, page: Option<usize>) -> Result<
         next_url,
     };
     Answer::page(&page)
-}
-
-/// Each attribute with the link to the runs that share it
-/// (`/runs?where=key:value`): key, value, link.
-pub(super) fn attribute_links(
-    attrs: &std::collections::BTreeMap<String, String>,
-) -> Vec<(String, String, String)> {
-    attrs
-        .iter()
-        .map(|(k, v)| {
-            let filter =
-                serde_urlencoded::to_string([("where", format!("{k}:{v}"))]).unwrap_or_default();
-            (k.clone(), v.clone(), format!("/runs?{filter}"))
-        })
-        .collect()
 }
 
 fn run_row(listing: &RunListing) -> RunRow {

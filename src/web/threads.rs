@@ -2,7 +2,11 @@
 //! in reply order (indented by depth) with their runs and the runs they
 //! quote. `{id}` is the thread's first message id (with or without angle
 //! brackets), any message id of it, or the number of one of its
-//! submissions. Also the mail part of the submission page.
+//! submissions.
+//!
+//! The thread is read in one struct (`store::thread`), ordered and made
+//! into the page without the database ([`thread_page`], its reply order
+//! by [`reply_order`]), and rendered from `threads/show.html`.
 
 use std::collections::{HashMap, HashSet};
 
@@ -13,9 +17,11 @@ use axum::routing::get;
 use axum::Router;
 use rusqlite::Connection;
 
-use super::{AppError, AppState};
+use super::state::AppState;
+use super::view::{describe_run, quote_view, QuoteView};
+use super::AppError;
 use crate::limits::{MAX_INDENT, MAX_THREAD_MAILS};
-use crate::store::{self, StoredQuote, Thread, ThreadRun};
+use crate::store::{self, StoredQuote, Thread, ThreadMail, ThreadRun};
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/threads/{id}", get(show))
@@ -56,40 +62,6 @@ struct RunLine {
     quote_depth: usize,
 }
 
-/// "lines 3–8: quoted from run #12 (Steven Hartland)", linked to the run.
-pub struct QuoteView {
-    pub first_line: usize,
-    pub last_line: usize,
-    pub run_id: i64,
-    pub run_url: String,
-    pub what: String,
-    pub author: String,
-}
-
-/// The mail side of a submission page: its thread, and the runs it quotes.
-#[derive(Default)]
-pub struct SubmissionMail {
-    pub thread_url: Option<String>,
-    pub quotes: Vec<QuoteView>,
-}
-
-/// Reads what the submission page shows about a submission read from mail
-/// (nothing for other submissions): two queries.
-/// The thread and the quoted runs (those in `window`) of a submission.
-pub fn submission_mail(
-    conn: &Connection,
-    submission_id: i64,
-    window: &store::LineWindow,
-) -> rusqlite::Result<SubmissionMail> {
-    Ok(SubmissionMail {
-        thread_url: store::thread_of_submission(conn, submission_id)?.map(|id| thread_url(&id)),
-        quotes: store::quotes_of_submission(conn, submission_id, window)?
-            .iter()
-            .map(quote_view)
-            .collect(),
-    })
-}
-
 async fn show(
     State(state): State<AppState>,
     Path(key): Path<String>,
@@ -107,17 +79,7 @@ async fn show(
     // Read, built and rendered on a blocking thread: a thread may be long.
     state
         .with_conn(move |conn| {
-            let thread_id = match wanted.parse::<i64>() {
-                Ok(submission_id) => store::thread_of_submission(conn, submission_id)?,
-                Err(_) => store::thread_of_message_id(conn, &wanted)?,
-            };
-            let Some(thread_id) = thread_id else {
-                return Err(AppError::NotFound(format!(
-                    "No stored mail has the message id or submission number {wanted:?}."
-                )));
-            };
-            let thread = store::thread(conn, &thread_id, MAX_THREAD_MAILS)?;
-            let total_mails = store::thread_length(conn, &thread_id)?;
+            let (thread_id, total_mails, thread) = read(conn, &wanted)?;
             let page = thread_page(thread_id, total_mails, thread);
             page.render().map(Html).map_err(|e| {
                 AppError::Internal(anyhow::Error::new(e).context("rendering a thread page"))
@@ -126,6 +88,26 @@ async fn show(
         .await
 }
 
+/// The thread `wanted` names (a message id or a submission number): its
+/// id, how many mails it has, and its first [`MAX_THREAD_MAILS`] with
+/// their runs and quotes.
+fn read(conn: &Connection, wanted: &str) -> Result<(String, usize, Thread), AppError> {
+    let thread_id = match wanted.parse::<i64>() {
+        Ok(submission_id) => store::thread_of_submission(conn, submission_id)?,
+        Err(_) => store::thread_of_message_id(conn, wanted)?,
+    };
+    let Some(thread_id) = thread_id else {
+        return Err(AppError::NotFound(format!(
+            "No stored mail has the message id or submission number {wanted:?}."
+        )));
+    };
+    let thread = store::thread(conn, &thread_id, MAX_THREAD_MAILS)?;
+    let total_mails = store::thread_length(conn, &thread_id)?;
+    Ok((thread_id, total_mails, thread))
+}
+
+/// The page of a thread as read: its mails in reply order, each with its
+/// runs and quotes. No database, no HTTP.
 fn thread_page(thread_id: String, total_mails: usize, thread: Thread) -> ThreadPage {
     let Thread {
         mails,
@@ -144,50 +126,7 @@ fn thread_page(thread_id: String, total_mails: usize, thread: Thread) -> ThreadP
             .push(quote);
     }
 
-    // Reply order: each mail under the nearest message it answers that is
-    // in the thread, siblings by date (the order `mails` comes in).
-    let index_of: HashMap<&str, usize> = mails
-        .iter()
-        .enumerate()
-        .filter_map(|(i, m)| Some((m.message_id.as_deref()?, i)))
-        .collect();
-    let parent: Vec<Option<usize>> = mails
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            m.in_reply_to
-                .iter()
-                .chain(m.refs.iter().rev())
-                .filter_map(|id| index_of.get(id.as_str()).copied())
-                .find(|&p| p != i)
-        })
-        .collect();
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); mails.len()];
-    let mut roots = Vec::new();
-    for (i, p) in parent.iter().enumerate() {
-        match p {
-            Some(p) => children[*p].push(i),
-            None => roots.push(i),
-        }
-    }
-    let mut order: Vec<(usize, usize)> = Vec::with_capacity(mails.len());
-    let mut seen = HashSet::new();
-    let mut stack: Vec<(usize, usize)> = roots.iter().rev().map(|&i| (i, 0)).collect();
-    while let Some((i, depth)) = stack.pop() {
-        if !seen.insert(i) {
-            continue;
-        }
-        order.push((i, depth));
-        stack.extend(children[i].iter().rev().map(|&c| (c, depth + 1)));
-    }
-    // Mails caught in a reply loop (broken headers) still show, at the top level.
-    order.extend(
-        (0..mails.len())
-            .filter(|i| !seen.contains(i))
-            .map(|i| (i, 0)),
-    );
-
-    let views = order
+    let views = reply_order(&mails)
         .into_iter()
         .map(|(i, depth)| {
             let mail = &mails[i];
@@ -226,6 +165,53 @@ fn thread_page(thread_id: String, total_mails: usize, thread: Thread) -> ThreadP
     }
 }
 
+/// The mails' order on the page, each with its reply depth: each mail
+/// under the nearest message it answers that is in the thread, siblings by
+/// date (the order `mails` comes in); mails caught in a reply loop (broken
+/// headers) at the top level, after the others.
+fn reply_order(mails: &[ThreadMail]) -> Vec<(usize, usize)> {
+    let index_of: HashMap<&str, usize> = mails
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| Some((m.message_id.as_deref()?, i)))
+        .collect();
+    let parent: Vec<Option<usize>> = mails
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            m.in_reply_to
+                .iter()
+                .chain(m.refs.iter().rev())
+                .filter_map(|id| index_of.get(id.as_str()).copied())
+                .find(|&p| p != i)
+        })
+        .collect();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); mails.len()];
+    let mut roots = Vec::new();
+    for (i, p) in parent.iter().enumerate() {
+        match p {
+            Some(p) => children[*p].push(i),
+            None => roots.push(i),
+        }
+    }
+    let mut order: Vec<(usize, usize)> = Vec::with_capacity(mails.len());
+    let mut seen = HashSet::new();
+    let mut stack: Vec<(usize, usize)> = roots.iter().rev().map(|&i| (i, 0)).collect();
+    while let Some((i, depth)) = stack.pop() {
+        if !seen.insert(i) {
+            continue;
+        }
+        order.push((i, depth));
+        stack.extend(children[i].iter().rev().map(|&c| (c, depth + 1)));
+    }
+    order.extend(
+        (0..mails.len())
+            .filter(|i| !seen.contains(i))
+            .map(|i| (i, 0)),
+    );
+    order
+}
+
 /// A mail's runs in words, its quoted copies counted (see
 /// [`store::describe_runs`]). `own` counts its copies of earlier runs
 /// (each quote with a `copy_run_id`), which are told as quoted, as are
@@ -251,18 +237,6 @@ fn mail_summary(own: usize, quoted: &[&StoredQuote]) -> String {
     }
 }
 
-fn describe(tool: &str, test: Option<&str>, threads: Option<u32>) -> String {
-    let mut what = tool.to_owned();
-    if let Some(test) = test {
-        what.push(' ');
-        what.push_str(test);
-    }
-    if let Some(threads) = threads {
-        what.push_str(&format!(", {threads} threads"));
-    }
-    what
-}
-
 fn run_line(run: &ThreadRun) -> RunLine {
     // The headline: the first rate the run printed, else its first number.
     let rate = run.results.iter().find(|(item, metric, _, _)| {
@@ -273,7 +247,7 @@ fn run_line(run: &ThreadRun) -> RunLine {
         .or_else(|| run.results.first())
         .map(|(item, metric, value, unit)| format!("{item} {metric} {value} {unit}"))
         .unwrap_or_default();
-    let mut what = describe(&run.tool, run.test.as_deref(), run.threads);
+    let mut what = describe_run(&run.tool, run.test.as_deref(), run.threads);
     if let Some(label) = &run.label {
         what.push_str(&format!(" [{label}]"));
     }
@@ -287,37 +261,76 @@ fn run_line(run: &ThreadRun) -> RunLine {
     }
 }
 
-fn quote_view(quote: &StoredQuote) -> QuoteView {
-    QuoteView {
-        first_line: quote.lines[0],
-        last_line: quote.lines[1],
-        run_id: quote.run_id,
-        run_url: format!(
-            "/submissions/{}#run-{}",
-            quote.run_submission_id,
-            quote.run_idx + 1
-        ),
-        what: describe(&quote.tool, quote.test.as_deref(), quote.threads),
-        author: quote.author.clone().unwrap_or_default(),
-    }
-}
-
-/// `/threads/{id}` for a thread id, the id percent-encoded as a path segment.
-pub fn thread_url(thread_id: &str) -> String {
-    let mut url = String::from("/threads/");
-    for byte in thread_id.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~@$!*+,;=:".contains(&byte) {
-            url.push(byte as char);
-        } else {
-            url.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    url
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn mail(submission_id: i64, id: &str, reply_to: Option<&str>, refs: &[&str]) -> ThreadMail {
+        ThreadMail {
+            submission_id,
+            message_id: Some(id.to_owned()),
+            in_reply_to: reply_to.map(str::to_owned),
+            refs: refs.iter().map(|r| r.to_string()).collect(),
+            sent_at: None,
+            author: None,
+            date: None,
+            subject: Some(format!("mail {submission_id}")),
+        }
+    }
+
+    #[test]
+    fn replies_follow_what_they_answer_and_a_loop_comes_last() {
+        let mails = [
+            mail(1, "a", None, &[]),
+            // Answers a mail not in the thread: its references name "a".
+            mail(2, "b", Some("gone"), &["a", "gone"]),
+            mail(3, "c", None, &[]),
+            mail(4, "d", Some("a"), &[]),
+            // Each answers the other: a loop no root reaches.
+            mail(5, "e", Some("f"), &[]),
+            mail(6, "f", Some("e"), &[]),
+            mail(7, "g", Some("d"), &[]),
+        ];
+        assert_eq!(
+            reply_order(&mails),
+            [(0, 0), (1, 1), (3, 1), (6, 2), (2, 0), (4, 0), (5, 0)]
+        );
+    }
+
+    #[test]
+    fn a_thread_page_indents_its_mails_and_counts_their_runs() {
+        let thread = Thread {
+            mails: vec![mail(1, "a", None, &[]), mail(2, "b", Some("a"), &[])],
+            runs: vec![ThreadRun {
+                submission_id: 2,
+                run_id: 9,
+                idx: 1,
+                tool: "sysbench".to_owned(),
+                test: Some("oltp".to_owned()),
+                label: Some("ULE".to_owned()),
+                threads: Some(8),
+                author: None,
+                quote_depth: 0,
+                results: vec![("total".into(), "tps".into(), 1234.5, "tps".into())],
+            }],
+            quotes: Vec::new(),
+        };
+        let page = thread_page("a".to_owned(), 5, thread);
+        assert_eq!(page.title, "mail 1");
+        assert_eq!((page.total_mails, page.runs, page.quotes), (5, 1, 0));
+        let depths: Vec<(i64, usize)> = page
+            .mails
+            .iter()
+            .map(|m| (m.submission_id, m.depth))
+            .collect();
+        assert_eq!(depths, [(1, 0), (2, 1)]);
+        assert_eq!(page.mails[0].author, "(unknown)");
+        assert_eq!(page.mails[1].summary, "1 run");
+        let run = &page.mails[1].runs[0];
+        assert_eq!(run.url, "/submissions/2#run-2");
+        assert_eq!(run.what, "sysbench oltp, 8 threads [ULE]");
+        assert_eq!(run.headline, "total tps 1234.5 tps");
+    }
 
     #[test]
     fn an_iops_value_is_the_headline_of_a_disk_run() {

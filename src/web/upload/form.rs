@@ -8,7 +8,8 @@ use axum::http::StatusCode;
 use super::Part;
 use crate::limits::MAX_UPLOAD_PARTS;
 use crate::web::bodies::TooSlow;
-use crate::web::{AppError, AppState};
+use crate::web::state::AppState;
+use crate::web::AppError;
 
 /// The form's parts and its title, multipart or urlencoded.
 pub(super) async fn read_form(

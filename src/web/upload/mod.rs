@@ -34,7 +34,8 @@ use rusqlite::Connection;
 mod form;
 
 use super::bodies::MinimumRate;
-use super::{guard, rights, AppError, AppState};
+use super::state::AppState;
+use super::{guard, rights, AppError};
 use crate::import;
 use crate::intake::{self, Input, InputError};
 use crate::limits::MAX_INPUT_BYTES;
