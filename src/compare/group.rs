@@ -54,7 +54,6 @@ impl KeyField {
         }
     }
 
-    /// The row's value, borrowed where the row holds it as text.
     /// The row's value of an attribute read with the rows; `None` for
     /// the other fields.
     fn attr(self, row: &MetricRow) -> Option<&str> {
@@ -64,6 +63,7 @@ impl KeyField {
         }
     }
 
+    /// The row's value, borrowed where the row holds it as text.
     fn value(self, row: &MetricRow) -> Option<Cow<'_, str>> {
         let text = match self {
             KeyField::Run(PseudoField::Label) => row.label.as_deref(),
@@ -541,7 +541,7 @@ fn group_rows(
 
 /// The series with their points' statistics, and each series' attribute
 /// values (for the table of what they were run with).
-/// `names` are the categories (items) and the values along x by rank;
+/// `(categories, x_values)` are the items and the values along x by rank;
 /// the attribute along x (`x_key`) is left out of the series' attributes,
 /// where it is every value of the axis.
 fn build_series(

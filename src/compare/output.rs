@@ -457,7 +457,7 @@ impl Comparison {
             .into_iter()
             .filter(|c| !self.key_columns.iter().any(|k| k == c))
             .collect();
-        csv_cell::write_record(&mut writer, &self.csv_header(&fixed))?;
+        csv_cell::write_record(&mut writer, self.csv_header(&fixed))?;
         for series in &self.series {
             for point in &series.points {
                 let mut record = self.csv_place(series, point, &fixed);
