@@ -283,9 +283,8 @@ fn draw_points<DB: DrawingBackend>(
 
 /// The verdict beside each compared point, then n= beside repeated
 /// points, each where it covers no other note, leader line or marker
-/// (`placed`). The proven differences (better or worse) are placed
-/// first, then the other verdicts, each tried beside its point, then
-/// nudged away with a leader line; n= only beside its point. Returns how
+/// (`placed`): the verdicts in [`verdicts_in_placing_order`], then
+/// [`count_notes`], each where [`NoteRoom::find`] finds room. Returns how
 /// many verdicts found no room, for the image to say.
 fn draw_point_notes<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -296,34 +295,8 @@ fn draw_point_notes<DB: DrawingBackend>(
     placed: Vec<Rect>,
 ) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
     let plot = scales.plot;
-    let verdicts: Vec<(usize, &Summary, String)> = order
-        .iter()
-        .flat_map(|&index| {
-            summaries[index]
-                .iter()
-                .filter_map(move |s| Some((index, s, s.verdict.clone()?)))
-        })
-        .collect();
-    // The proven first; of each kind a first note at every x, then a
-    // second, so that no crowded x takes the room of its neighbours'.
-    let mut at_x: HashMap<(bool, u64), usize> = HashMap::new();
-    let mut keyed: Vec<((bool, usize), _)> = verdicts
-        .into_iter()
-        .map(|verdict| {
-            let class = verdict.1.mark != Mark::Proven;
-            let rank = at_x.entry((class, verdict.1.x.to_bits())).or_default();
-            *rank += 1;
-            ((class, *rank), verdict)
-        })
-        .collect();
-    keyed.sort_by_key(|(key, _)| *key);
-    let verdicts: Vec<(usize, &Summary, String)> = keyed.into_iter().map(|(_, v)| v).collect();
-    let counts = order.iter().flat_map(|&index| {
-        summaries[index]
-            .iter()
-            .filter(|s| s.count > 1)
-            .map(move |s| (index, s, format!("n={}", s.count)))
-    });
+    let verdicts = verdicts_in_placing_order(summaries, order);
+    let counts = count_notes(summaries, order);
     let verdict_count = verdicts.len();
     if verdict_count == 0 && counts.clone().next().is_none() {
         return Ok(0);
@@ -333,64 +306,99 @@ fn draw_point_notes<DB: DrawingBackend>(
         right: plot.right + 12,
         ..plot
     };
-    // Everything drawn; the notes alone, which no leader line crosses.
-    let (mut taken, mut notes) = (Taken::new(area), Taken::new(area));
-    for rect in placed {
-        taken.mark(rect);
-    }
-    let corridors = Corridors::new(
+    let mut room = NoteRoom::new(
+        area,
+        placed,
         verdicts
             .iter()
             .map(|(_, s, _)| (scales.px(s.x), scales.py(s.mean))),
     );
-    let (mut dropped, mut tried) = (0, 0);
+    let mut dropped = 0;
     for (number, (index, s, label)) in verdicts.into_iter().chain(counts).enumerate() {
         let is_verdict = number < verdict_count;
         let size = (text_width(&label, NOTE_SIZE), NOTE_SIZE as i32 + 2);
         let at = (scales.px(s.x), scales.py(s.mean));
-        // A verdict first where it leaves the other thread counts' room
-        // free, then anywhere; n= only right or left of its point, above.
-        let passes: &[bool] = if is_verdict { &[true, false] } else { &[false] };
-        let free = passes.iter().find_map(|&spare_others| {
-            candidates(at, size, is_verdict && tried < PLACES_TRIED)
-                .take(if is_verdict { usize::MAX } else { 2 })
-                .find(|place| {
-                    tried += 1;
-                    !(spare_others && corridors.crosses(place.rect, at.0))
-                        && taken.is_free(place.rect)
-                        && place
-                            .leader
-                            .is_none_or(|(from, to)| notes.line_is_free(from, to))
-                })
-        });
-        let Some(Place { rect, leader }) = free else {
+        let Some(place) = room.find(at, size, is_verdict) else {
             dropped += usize::from(is_verdict);
             continue;
         };
         let colour = colour_for_text(series_style(index).colour);
-        if let Some((from, to)) = leader {
-            root.draw(&PathElement::new(vec![from, to], colour.stroke_width(1)))?;
-            taken.mark_line(from, to);
-        }
-        if is_verdict {
-            // A verdict stays legible over the lines it sits on.
-            root.draw(&Rectangle::new(
-                [(rect.left - 1, rect.top), (rect.right + 1, rect.bottom)],
-                WHITE.mix(0.85).filled(),
-            ))?;
-        }
-        text(
-            labels,
-            &label,
-            (rect.left, rect.bottom),
-            NOTE_SIZE,
-            &colour,
-            (HPos::Left, VPos::Bottom),
-        );
-        taken.mark(rect);
-        notes.mark(rect);
+        draw_note(root, labels, place, &label, colour, is_verdict)?;
+        room.take(place);
     }
     Ok(dropped)
+}
+
+/// The verdicts beside compared points (series `index`, its point, the
+/// text), in the order they are given room: the proven differences
+/// (better or worse) first, then the other verdicts; of each kind a
+/// first note at every x, then a second, so that no crowded x takes the
+/// room of its neighbours'. Within that, in drawing `order`.
+fn verdicts_in_placing_order<'s>(
+    summaries: &[&'s [Summary]],
+    order: &[usize],
+) -> Vec<(usize, &'s Summary, String)> {
+    let verdicts = order.iter().flat_map(|&index| {
+        summaries[index]
+            .iter()
+            .filter_map(move |s| Some((index, s, s.verdict.clone()?)))
+    });
+    let mut at_x: HashMap<(bool, u64), usize> = HashMap::new();
+    let mut keyed: Vec<((bool, usize), _)> = verdicts
+        .map(|verdict| {
+            let class = verdict.1.mark != Mark::Proven;
+            let rank = at_x.entry((class, verdict.1.x.to_bits())).or_default();
+            *rank += 1;
+            ((class, *rank), verdict)
+        })
+        .collect();
+    keyed.sort_by_key(|(key, _)| *key);
+    keyed.into_iter().map(|(_, v)| v).collect()
+}
+
+/// The counts beside repeated points, `n=3` (series `index`, its point,
+/// the text), in drawing `order`: placed after every verdict.
+fn count_notes<'s>(
+    summaries: &'s [&'s [Summary]],
+    order: &'s [usize],
+) -> impl Iterator<Item = (usize, &'s Summary, String)> + Clone + 's {
+    order.iter().flat_map(|&index| {
+        summaries[index]
+            .iter()
+            .filter(|s| s.count > 1)
+            .map(move |s| (index, s, format!("n={}", s.count)))
+    })
+}
+
+/// A note at its `place`, in its series' `colour`: its leader line, and
+/// for a verdict a white backdrop that keeps it legible over the lines
+/// it sits on.
+fn draw_note<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    labels: &mut Labels,
+    Place { rect, leader }: Place,
+    label: &str,
+    colour: RGBColor,
+    is_verdict: bool,
+) -> DrawResult<DB> {
+    if let Some((from, to)) = leader {
+        root.draw(&PathElement::new(vec![from, to], colour.stroke_width(1)))?;
+    }
+    if is_verdict {
+        root.draw(&Rectangle::new(
+            [(rect.left - 1, rect.top), (rect.right + 1, rect.bottom)],
+            WHITE.mix(0.85).filled(),
+        ))?;
+    }
+    text(
+        labels,
+        label,
+        (rect.left, rect.bottom),
+        NOTE_SIZE,
+        &colour,
+        (HPos::Left, VPos::Bottom),
+    );
+    Ok(())
 }
 
 /// The series' indexes in the order they are drawn: the baseline last.

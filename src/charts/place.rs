@@ -182,6 +182,75 @@ impl Corridors {
     }
 }
 
+/// The room of one plot's notes, as they are placed one by one: every
+/// pixel drawn on, the notes' alone (which no leader line crosses), the
+/// compared points' [`Corridors`], and how many places have been tried,
+/// which [`PLACES_TRIED`] bounds.
+pub(super) struct NoteRoom {
+    taken: Taken,
+    notes: Taken,
+    corridors: Corridors,
+    tried: usize,
+}
+
+impl NoteRoom {
+    /// The room of `area` with the `markers` drawn, around the compared
+    /// points at `verdict_points` (pixel column and row of each).
+    pub(super) fn new(
+        area: Rect,
+        markers: Vec<Rect>,
+        verdict_points: impl Iterator<Item = (i32, i32)>,
+    ) -> Self {
+        let mut taken = Taken::new(area);
+        for rect in markers {
+            taken.mark(rect);
+        }
+        NoteRoom {
+            taken,
+            notes: Taken::new(area),
+            corridors: Corridors::new(verdict_points),
+            tried: 0,
+        }
+    }
+
+    /// The first free place for a note of `size` beside the point `at`,
+    /// if any. A verdict is tried first where it leaves the other thread
+    /// counts' room free, then anywhere, each time beside its point and
+    /// then, while fewer than [`PLACES_TRIED`] places have been tried,
+    /// nudged away; n= only right or left of its point, above. A place
+    /// is free where it covers nothing drawn and its leader line crosses
+    /// no note.
+    pub(super) fn find(
+        &mut self,
+        at: (i32, i32),
+        size: (i32, i32),
+        is_verdict: bool,
+    ) -> Option<Place> {
+        let passes: &[bool] = if is_verdict { &[true, false] } else { &[false] };
+        passes.iter().find_map(|&spare_others| {
+            candidates(at, size, is_verdict && self.tried < PLACES_TRIED)
+                .take(if is_verdict { usize::MAX } else { 2 })
+                .find(|place| {
+                    self.tried += 1;
+                    !(spare_others && self.corridors.crosses(place.rect, at.0))
+                        && self.taken.is_free(place.rect)
+                        && place
+                            .leader
+                            .is_none_or(|(from, to)| self.notes.line_is_free(from, to))
+                })
+        })
+    }
+
+    /// Takes the room of a note drawn at `place`, and of its leader line.
+    pub(super) fn take(&mut self, Place { rect, leader }: Place) {
+        if let Some((from, to)) = leader {
+            self.taken.mark_line(from, to);
+        }
+        self.taken.mark(rect);
+        self.notes.mark(rect);
+    }
+}
+
 /// A place for a note: its rectangle, and where its leader line runs
 /// (from the point's marker to the note's nearest edge) when it has one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

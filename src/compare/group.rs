@@ -1,25 +1,29 @@
 //! Grouping the stored results of a comparison: the `where` filters,
-//! series in natural order of their keys, points with their statistics
-//! (mean, min, max, n), the differences to a baseline, the peak and the
-//! scaling efficiency.
+//! series in natural order of their keys, points along x, the peak and
+//! the scaling efficiency. Its parts: `point`, a point's statistics
+//! (mean, min, max, n) from its rows; `baseline`, the differences to a
+//! baseline; `attributes`, what the series were run with.
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
-use parsers::contract::{PseudoField, POST_KEY, PROVENANCE};
+use parsers::contract::{PseudoField, POST_KEY};
 use parsers::MetricInfo;
 
-use super::stats::Side;
 use super::version_cmp;
-use super::{
-    is_interim_item, AttributeRow, CompareQuery, Comparison, Confidence, Peak, Point, Resolved,
-    RunValue, Series, VsBaseline, XAxis, NONE,
-};
+use super::{is_interim_item, CompareQuery, Comparison, Peak, Resolved, Series, XAxis, NONE};
 use crate::limits::MAX_X_VALUES;
-use crate::moments::Moments;
-use crate::store::{MetricRow, Place, FIRST_RESULTS};
+use crate::store::MetricRow;
+
+mod attributes;
+mod baseline;
+mod point;
+
+use attributes::{attribute_rows, series_attributes};
+use baseline::{compare_with_baseline, find_baseline};
+use point::{configurations, point};
 
 /// Where the value of a `by` or `where` key is found in a row: a field of
 /// the run, the item, or one of the attributes read with the rows.
@@ -50,7 +54,6 @@ impl KeyField {
         }
     }
 
-    /// The row's value, borrowed where the row holds it as text.
     /// The row's value of an attribute read with the rows; `None` for
     /// the other fields.
     fn attr(self, row: &MetricRow) -> Option<&str> {
@@ -60,6 +63,7 @@ impl KeyField {
         }
     }
 
+    /// The row's value, borrowed where the row holds it as text.
     fn value(self, row: &MetricRow) -> Option<Cow<'_, str>> {
         let text = match self {
             KeyField::Run(PseudoField::Label) => row.label.as_deref(),
@@ -150,16 +154,6 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
     }
 }
 
-/// Means are rounded far below what any tool prints, so that the same
-/// repeats give the same digits in every form (no 29261.640000000003).
-fn tidy(value: f64) -> f64 {
-    if value.is_finite() && value.abs() < 1e12 {
-        (value * 1e6).round() / 1e6
-    } else {
-        value
-    }
-}
-
 /// Where a row sits along x: its thread count (x=threads), or the rank
 /// of its value of the x attribute (`x=os_version`) with its thread
 /// count; neither on bars.
@@ -182,48 +176,17 @@ pub(super) fn comparison(
 ) -> Comparison {
     let mut notices = Vec::new();
     keep_wanted_rows(query, attr_keys, &mut rows, &mut notices);
-    let x = resolved
-        .x
-        .unwrap_or(if rows.iter().any(|r| r.threads.is_some()) {
-            XAxis::Threads
-        } else {
-            XAxis::None
-        });
+    let x = x_axis(resolved, &rows);
     let (attr_keys, by) = series_keys(query, attr_keys, x.attribute(), &mut rows);
     let attr_keys: &[String] = &attr_keys;
     let (categories, row_categories) = categories_of(&rows);
-    let mut key_columns: Vec<String> = Vec::new();
-    if x != XAxis::None && query.item.is_none() && categories.len() > 1 {
-        key_columns.push("item".to_owned());
-    }
-    for key in &by {
-        if !key_columns.contains(key) {
-            key_columns.push(key.clone());
-        }
-    }
-    let threads_column = split_threads(x, &rows) && !key_columns.iter().any(|k| k == "threads");
-    if threads_column {
-        key_columns.push("threads".to_owned());
-    }
-    let key_fields: Vec<KeyField> = key_columns
-        .iter()
-        .map(|key| match key.as_str() {
-            "threads" if threads_column => KeyField::Threads,
-            _ => KeyField::of(key, attr_keys),
-        })
-        .collect();
+    let item_column = x != XAxis::None && query.item.is_none() && categories.len() > 1;
+    let (key_columns, key_fields) =
+        key_columns(item_column, &by, split_threads(x, &rows), attr_keys);
     let along = x
         .attribute()
         .map(|key| AlongX::of(&rows, key, KeyField::of(key, attr_keys)));
-    let place = |row: &MetricRow| -> Option<XPlace> {
-        match (x, &along) {
-            (XAxis::Threads, _) => Some((Some(row.threads?), None)),
-            // The thread count stays: a baseline point is one of the
-            // same count (`split_threads`).
-            (XAxis::Attribute(_), Some(along)) => Some((row.threads, Some(along.rank(row)?))),
-            _ => Some((None, None)),
-        }
-    };
+    let place = |row: &MetricRow| x_place(x, along.as_ref(), row);
     let (grouped, not_placed) = group_rows(&rows, place, &key_fields, &row_categories);
     let categories: Vec<String> = categories.into_iter().map(str::to_owned).collect();
     let x_values = along.as_ref().map_or(&[][..], |a| &a.values[..]);
@@ -286,6 +249,64 @@ pub(super) fn comparison(
         without_x: along.as_ref().map_or(0, |a| a.without),
         notices,
         attributes,
+    }
+}
+
+/// What goes along x: the query's choice, else one made from the data:
+/// the thread count where some row has one, else bars.
+fn x_axis(resolved: Resolved, rows: &[MetricRow]) -> XAxis {
+    resolved.x.unwrap_or_else(|| {
+        if rows.iter().any(|r| r.threads.is_some()) {
+            XAxis::Threads
+        } else {
+            XAxis::None
+        }
+    })
+}
+
+/// The series' key columns, each once, and where each is read in a row:
+/// the item where a line chart leaves it open and several are found
+/// (`item_column`), the `by` keys, then the thread count where series
+/// across an attribute are split by it (`split_by_threads`, see
+/// [`split_threads`]) and `by` does not name it already.
+fn key_columns(
+    item_column: bool,
+    by: &[String],
+    split_by_threads: bool,
+    attr_keys: &[String],
+) -> (Vec<String>, Vec<KeyField>) {
+    let mut columns: Vec<String> = Vec::new();
+    if item_column {
+        columns.push("item".to_owned());
+    }
+    for key in by {
+        if !columns.contains(key) {
+            columns.push(key.clone());
+        }
+    }
+    let threads_column = split_by_threads && !columns.iter().any(|k| k == "threads");
+    if threads_column {
+        columns.push("threads".to_owned());
+    }
+    let fields = columns
+        .iter()
+        .map(|key| match key.as_str() {
+            "threads" if threads_column => KeyField::Threads,
+            _ => KeyField::of(key, attr_keys),
+        })
+        .collect();
+    (columns, fields)
+}
+
+/// Where a row sits along `x` ([`XPlace`]); `None` where it has no
+/// place: no thread count on a thread axis, a value not ranked along an
+/// attribute. Along an attribute the thread count stays, so that a
+/// baseline point is one of the same count ([`split_threads`]).
+fn x_place(x: XAxis, along: Option<&AlongX>, row: &MetricRow) -> Option<XPlace> {
+    match (x, along) {
+        (XAxis::Threads, _) => Some((Some(row.threads?), None)),
+        (XAxis::Attribute(_), Some(along)) => Some((row.threads, Some(along.rank(row)?))),
+        _ => Some((None, None)),
     }
 }
 
@@ -520,7 +541,7 @@ fn group_rows(
 
 /// The series with their points' statistics, and each series' attribute
 /// values (for the table of what they were run with).
-/// `names` are the categories (items) and the values along x by rank;
+/// `(categories, x_values)` are the items and the values along x by rank;
 /// the attribute along x (`x_key`) is left out of the series' attributes,
 /// where it is every value of the axis.
 fn build_series(
@@ -564,179 +585,6 @@ fn build_series(
     (series, series_attrs)
 }
 
-/// A series' value of each attribute its runs have (provenance aside):
-/// the one value, or the distinct ones joined by `, `, and `(none)` in
-/// the list where some runs lack it. Looks at each distinct
-/// configuration once.
-fn series_attributes<'a>(
-    rows: &[MetricRow],
-    indices: impl Iterator<Item = &'a usize>,
-) -> BTreeMap<String, String> {
-    let mut seen: HashSet<*const ()> = HashSet::new();
-    let configs: Vec<&[(Rc<str>, Rc<str>)]> = indices
-        .map(|&index| &rows[index].config)
-        .filter(|config| seen.insert(Rc::as_ptr(config) as *const ()))
-        .map(|config| &config[..])
-        .collect();
-    let mut values: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    for config in &configs {
-        for (key, value) in config.iter() {
-            if !PROVENANCE.contains(&&**key) {
-                values.entry(key).or_default().insert(value);
-            }
-        }
-    }
-    values
-        .into_iter()
-        .map(|(key, mut found)| {
-            let all = configs
-                .iter()
-                .all(|c| c.binary_search_by(|(k, _)| (**k).cmp(key)).is_ok());
-            if !all {
-                found.insert(NONE);
-            }
-            let mut found: Vec<&str> = found.into_iter().collect();
-            found.sort_by(|a, b| natural_cmp(a, b));
-            (key.to_owned(), found.join(", "))
-        })
-        .collect()
-}
-
-/// The attributes table: every key some series has, with each series'
-/// value (`(none)` where it has none), those that differ first, then in
-/// order of interest.
-fn attribute_rows(series: &[Series], attrs: Vec<BTreeMap<String, String>>) -> Vec<AttributeRow> {
-    let keys: BTreeSet<&str> = attrs
-        .iter()
-        .flat_map(|a| a.keys())
-        .map(String::as_str)
-        .collect();
-    let mut rows: Vec<AttributeRow> = keys
-        .into_iter()
-        .map(|key| {
-            let values: BTreeMap<String, String> = series
-                .iter()
-                .zip(&attrs)
-                .map(|(s, a)| {
-                    (
-                        s.name.clone(),
-                        a.get(key).map_or(NONE, String::as_str).to_owned(),
-                    )
-                })
-                .collect();
-            let mut distinct = values.values();
-            let first = distinct.next();
-            AttributeRow {
-                key: key.to_owned(),
-                differs: distinct.any(|v| Some(v) != first),
-                values,
-            }
-        })
-        .collect();
-    rows.sort_by(|a, b| {
-        b.differs
-            .cmp(&a.differs)
-            .then_with(|| super::interest(&a.key).cmp(&super::interest(&b.key)))
-    });
-    rows
-}
-
-/// The series the query names as baseline: its exact name, else the same
-/// name in other case, else the same values in another order (a link
-/// whose `by` lists the same keys in another order names its series so);
-/// a notice when there is none.
-fn find_baseline(series: &[Series], wanted: &str, notices: &mut Vec<String>) -> Option<usize> {
-    let parts = |name: &str| -> Vec<String> {
-        let mut parts: Vec<String> = name.split(" / ").map(str::to_lowercase).collect();
-        parts.sort_unstable();
-        parts
-    };
-    let found = series
-        .iter()
-        .position(|s| s.name == *wanted)
-        .or_else(|| {
-            series
-                .iter()
-                .position(|s| s.name.eq_ignore_ascii_case(wanted))
-        })
-        .or_else(|| {
-            let wanted = parts(wanted);
-            series.iter().position(|s| parts(&s.name) == wanted)
-        });
-    if found.is_none() {
-        let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
-        notices.push(format!(
-            "The baseline {wanted:?} is not one of this comparison's series ({}); no differences are shown.",
-            if names.is_empty() { "none".to_owned() } else { names.join(", ") }
-        ));
-    }
-    found
-}
-
-/// Marks series `base` as the baseline and gives every other point the
-/// difference to the baseline's point at the same x, with its interval
-/// and verdict at `confidence`.
-fn compare_with_baseline(
-    series: &mut [Series],
-    base: usize,
-    metric: &MetricInfo,
-    confidence: Confidence,
-) {
-    series[base].is_baseline = true;
-    // A point's values, or their moments where it was read from sums.
-    type Values = (Vec<f64>, Option<Moments>);
-    fn side(values: &Values) -> Side<'_> {
-        match values {
-            (_, Some(moments)) => Side::Moments(*moments),
-            (values, None) => Side::Values(values),
-        }
-    }
-    let values_of = |p: &Point| -> Values {
-        match p.moments {
-            Some(moments) => (Vec::new(), Some(moments)),
-            None => (p.values(), None),
-        }
-    };
-    // A point's place: threads, value along x, item.
-    type At = (Option<u32>, Option<String>, String);
-    let reference: HashMap<At, (Values, bool)> = series[base]
-        .points
-        .iter()
-        .map(|p| {
-            (
-                (p.threads, p.x.clone(), p.item.clone()),
-                (values_of(p), !p.mixed.is_empty()),
-            )
-        })
-        .collect();
-    for (index, s) in series.iter_mut().enumerate() {
-        if index == base {
-            continue;
-        }
-        for p in &mut s.points {
-            let Some((base_values, base_mixed)) =
-                reference.get(&(p.threads, p.x.clone(), p.item.clone()))
-            else {
-                continue;
-            };
-            let values = values_of(p);
-            if *base_mixed || !p.mixed.is_empty() {
-                p.vs_baseline =
-                    VsBaseline::mixed_sides(side(base_values), side(&values), confidence)
-                        .map(VsBaseline::tidy);
-                continue;
-            }
-            p.vs_baseline = VsBaseline::compare_sides(
-                side(base_values),
-                side(&values),
-                confidence,
-                metric.higher_is_better,
-            )
-            .map(VsBaseline::tidy);
-        }
-    }
-}
-
 /// A series against threads: its peak, and the scaling efficiency of
 /// each point where it has a 1-thread point.
 fn add_scaling(series: &mut Series, metric: &MetricInfo) {
@@ -770,175 +618,6 @@ fn add_scaling(series: &mut Series, metric: &MetricInfo) {
         mean: p.mean,
         threads: p.threads,
     });
-}
-
-/// The point of the rows at `indices`. Copies of one run (rows with the
-/// same copy key: the same report in several texts) count once, as the
-/// earliest stored of them; only within the point, so copies that their
-/// owners put in different series stay in each.
-fn point(threads: Option<u32>, item: &str, rows: &[MetricRow], mut indices: Vec<usize>) -> Point {
-    indices.sort_by_key(|&index| rows[index].run_id);
-    if rows[indices[0]].cell.is_some() {
-        return point_of_cells(threads, item, rows, &indices);
-    }
-    // A copy is seldom in the same point as the run it copies: a map only
-    // when there is more than one row. A run's own rows all stay.
-    if indices.len() > 1 {
-        let mut kept: HashMap<i64, i64> = HashMap::with_capacity(indices.len());
-        indices.retain(|&index| {
-            let row = &rows[index];
-            *kept.entry(row.copy_key).or_insert(row.run_id) == row.run_id
-        });
-    }
-    let values: Vec<f64> = indices.iter().map(|&index| rows[index].value).collect();
-    let n = values.len();
-    let (configurations, mixed) = configurations(rows, &indices);
-    Point {
-        threads,
-        x: None,
-        item: item.to_owned(),
-        mean: tidy(super::stats::mean(&values)),
-        min: values.iter().copied().fold(f64::INFINITY, f64::min),
-        max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        n,
-        configurations,
-        mixed,
-        vs_baseline: None,
-        efficiency: None,
-        moments: None,
-        linked: Vec::new(),
-        runs: indices
-            .into_iter()
-            .map(|index| {
-                let row = &rows[index];
-                RunValue {
-                    run_id: row.run_id,
-                    submission_id: row.submission_id,
-                    line: row.first_line,
-                    value: row.value,
-                    label: row.label.clone(),
-                    author: row.author.clone(),
-                    test: row.test.clone(),
-                }
-            })
-            .collect(),
-    }
-}
-
-/// The point of rows that stand for configurations (read from their
-/// sums): their moments merged, and the first results to link. A split
-/// copy's result counts where no earlier run of its key is in the point,
-/// as [`point`] counts copies; a cell holding only repeats of one counts
-/// nothing. `indices` are in run order.
-fn point_of_cells(
-    threads: Option<u32>,
-    item: &str,
-    rows: &[MetricRow],
-    indices: &[usize],
-) -> Point {
-    let cell = |index: usize| rows[index].cell.as_deref().expect("a row of sums");
-    let counted: Vec<usize> = indices
-        .iter()
-        .copied()
-        .filter(|&index| cell(index).copy.is_none() && cell(index).moments.n > 0)
-        .collect();
-    let holds = |place: &Place| {
-        counted.iter().any(|&index| {
-            let row = &rows[index];
-            row.config == place.config && row.test == place.test && row.threads == place.threads
-        })
-    };
-    let mut first_of_key: HashMap<i64, i64> = HashMap::new();
-    let copies: Vec<usize> = indices
-        .iter()
-        .copied()
-        .filter(|&index| {
-            let Some(copy) = &cell(index).copy else {
-                return false;
-            };
-            let first = *first_of_key.entry(copy.key).or_insert(copy.run_id);
-            first == copy.run_id && !copy.earlier.iter().any(holds)
-        })
-        .collect();
-    let mut kept = counted;
-    kept.extend(copies);
-    let mut moments = Moments::default();
-    let mut linked: Vec<i64> = Vec::new();
-    for &index in &kept {
-        moments.merge(&cell(index).moments);
-        linked.extend(&cell(index).first_results);
-    }
-    linked.sort_unstable();
-    linked.truncate(FIRST_RESULTS);
-    kept.sort_by_key(|&index| rows[index].run_id);
-    let (configurations, mixed) = configurations(rows, &kept);
-    Point {
-        threads,
-        x: None,
-        item: item.to_owned(),
-        mean: tidy(moments.mean),
-        min: moments.min,
-        max: moments.max,
-        n: moments.n,
-        configurations,
-        mixed,
-        vs_baseline: None,
-        efficiency: None,
-        runs: Vec::new(),
-        moments: Some(moments),
-        linked,
-    }
-}
-
-/// How many configurations the runs at `indices` are, and the sorted
-/// keys whose values differ among them. Runs with the same attributes
-/// share one configuration (`MetricRow::config`), so the runs are looked
-/// at once each, and only the few distinct configurations are compared.
-fn configurations(rows: &[MetricRow], indices: &[usize]) -> (usize, Vec<String>) {
-    let mut seen: HashSet<*const ()> = HashSet::new();
-    let distinct: Vec<&[(Rc<str>, Rc<str>)]> = indices
-        .iter()
-        .map(|&index| &rows[index].config)
-        .filter(|config| seen.insert(Rc::as_ptr(config) as *const ()))
-        .map(|config| &config[..])
-        .collect();
-    if distinct.len() < 2 {
-        return (distinct.len().max(1), Vec::new());
-    }
-    // Provenance aside: runs differing only in their date are repeats.
-    // The post a configuration is tied to (`store::tie_to_post`) is no
-    // provenance: runs of two posts that state no setup are not repeats.
-    let mut configs: Vec<Vec<(&str, &str)>> = distinct
-        .iter()
-        .map(|config| {
-            config
-                .iter()
-                .filter(|(key, _)| **key == *POST_KEY || !PROVENANCE.contains(&&**key))
-                .map(|(key, value)| (&**key, &**value))
-                .collect()
-        })
-        .collect();
-    configs.sort_unstable();
-    configs.dedup();
-    if configs.len() < 2 {
-        return (1, Vec::new());
-    }
-    let keys: BTreeSet<&str> = configs.iter().flatten().map(|(key, _)| *key).collect();
-    fn value_of<'a>(config: &[(&'a str, &'a str)], key: &str) -> Option<&'a str> {
-        config
-            .binary_search_by(|(k, _)| (*k).cmp(key))
-            .ok()
-            .map(|index| config[index].1)
-    }
-    let mixed = keys
-        .into_iter()
-        .filter(|key| {
-            let first = value_of(&configs[0], key);
-            configs[1..].iter().any(|c| value_of(c, key) != first)
-        })
-        .map(str::to_owned)
-        .collect();
-    (configs.len(), mixed)
 }
 
 #[cfg(test)]

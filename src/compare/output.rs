@@ -5,6 +5,44 @@ use super::{table, Comparison, Method, Point, Series, Verdict, VsBaseline, XAxis
 use crate::charts::{Chart, ChartSeries, Mark, Summary};
 use crate::csv_cell;
 
+/// The CSV's columns that say where a point is, each where no series key
+/// gives it already.
+const CSV_PLACE_COLUMNS: [&str; 5] = ["tool", "test", "item", "metric", "threads"];
+
+/// The CSV's columns of a point's figures, last in each row: its
+/// statistics and unit, its difference to the baseline with the
+/// interval's bounds, method and level and the verdict, the scaling
+/// efficiency and the ids of its runs.
+const CSV_FIGURE_COLUMNS: [&str; 18] = [
+    "mean",
+    "min",
+    "max",
+    "n",
+    "configurations",
+    "mixed",
+    "unit",
+    "vs_baseline",
+    "vs_baseline_pct",
+    "ci_low",
+    "ci_high",
+    "ci_pct_low",
+    "ci_pct_high",
+    "ci_method",
+    "confidence",
+    "verdict",
+    "efficiency",
+    "run_ids",
+];
+
+/// A figure in a CSV cell: one that is not a finite number is none, an
+/// empty cell, as JSON's null (and the page's `-`).
+fn csv_number(value: Option<f64>) -> String {
+    value
+        .filter(|v| v.is_finite())
+        .map(|v| v.to_string())
+        .unwrap_or_default()
+}
+
 /// Whether a point has a difference to the baseline that is not shown to
 /// be more than noise.
 fn is_unproven(point: &Point) -> bool {
@@ -415,105 +453,95 @@ impl Comparison {
     /// level of the interval, and the verdict.
     pub fn to_csv(&self) -> Result<Vec<u8>, csv::Error> {
         let mut writer = csv::Writer::from_writer(Vec::new());
-        let fixed: Vec<&str> = ["tool", "test", "item", "metric", "threads"]
+        let fixed: Vec<&str> = CSV_PLACE_COLUMNS
             .into_iter()
             .filter(|c| !self.key_columns.iter().any(|k| k == c))
             .collect();
-        let mut header = vec!["series".to_owned()];
-        header.extend(self.key_columns.iter().cloned());
-        // The attribute along x, a column of its own named by it.
-        let x_key = self.x.attribute();
-        header.extend(x_key.map(str::to_owned));
-        header.extend(fixed.iter().map(|c| c.to_string()));
-        header.extend(
-            [
-                "mean",
-                "min",
-                "max",
-                "n",
-                "configurations",
-                "mixed",
-                "unit",
-                "vs_baseline",
-                "vs_baseline_pct",
-                "ci_low",
-                "ci_high",
-                "ci_pct_low",
-                "ci_pct_high",
-                "ci_method",
-                "confidence",
-                "verdict",
-                "efficiency",
-                "run_ids",
-            ]
-            .map(str::to_owned),
-        );
-        csv_cell::write_record(&mut writer, &header)?;
+        csv_cell::write_record(&mut writer, self.csv_header(&fixed))?;
         for series in &self.series {
             for point in &series.points {
-                let mut record = vec![series.name.clone()];
-                record.extend(
-                    self.key_columns
-                        .iter()
-                        .map(|k| series.keys.get(k).cloned().unwrap_or_default()),
-                );
-                if x_key.is_some() {
-                    record.push(point.x.clone().unwrap_or_default());
-                }
-                for column in &fixed {
-                    record.push(match *column {
-                        "tool" => self.tool.clone(),
-                        "test" => point.tests().join(";"),
-                        "item" => point.item.clone(),
-                        "metric" => self.metric.clone(),
-                        _ => point.threads.map(|t| t.to_string()).unwrap_or_default(),
-                    });
-                }
-                let baseline = point.vs_baseline.as_ref();
-                let interval = baseline.and_then(|b| b.interval.as_ref());
-                // A figure that is not a finite number is none: an
-                // empty cell, as JSON's null (and the page's `-`).
-                let number = |value: Option<f64>| {
-                    value
-                        .filter(|v| v.is_finite())
-                        .map(|v| v.to_string())
-                        .unwrap_or_default()
-                };
-                record.extend([
-                    number(Some(point.mean)),
-                    number(Some(point.min)),
-                    number(Some(point.max)),
-                    point.n.to_string(),
-                    point.configurations.to_string(),
-                    point.mixed.join(";"),
-                    self.unit.clone(),
-                    number(baseline.map(|b| b.difference)),
-                    number(baseline.map(|b| b.percent)),
-                    number(interval.map(|i| i.low)),
-                    number(interval.map(|i| i.high)),
-                    number(interval.map(|i| i.percent_low)),
-                    number(interval.map(|i| i.percent_high)),
-                    interval
-                        .map(|i| i.method.name().to_owned())
-                        .unwrap_or_default(),
-                    baseline
-                        .map(|b| b.confidence.name().to_owned())
-                        .unwrap_or_default(),
-                    baseline
-                        .map(|b| b.verdict.name().to_owned())
-                        .unwrap_or_default(),
-                    number(point.efficiency),
-                    point
-                        .runs
-                        .iter()
-                        .map(|r| r.run_id.to_string())
-                        .collect::<Vec<_>>()
-                        .join(";"),
-                ]);
+                let mut record = self.csv_place(series, point, &fixed);
+                record.extend(self.csv_figures(point));
                 csv_cell::write_record(&mut writer, &record)?;
             }
         }
         writer.into_inner().map_err(|e| e.into_error().into())
+    }
+
+    /// The CSV's header: `series`, the series' key columns, the attribute
+    /// along x (a column named by it), the `fixed` place columns (those
+    /// of [`CSV_PLACE_COLUMNS`] no key gives), then [`CSV_FIGURE_COLUMNS`].
+    fn csv_header(&self, fixed: &[&str]) -> Vec<String> {
+        let mut header = vec!["series".to_owned()];
+        header.extend(self.key_columns.iter().cloned());
+        header.extend(self.x.attribute().map(str::to_owned));
+        header.extend(fixed.iter().map(|c| c.to_string()));
+        header.extend(CSV_FIGURE_COLUMNS.map(str::to_owned));
+        header
+    }
+
+    /// Which point a CSV row is, as [`Comparison::csv_header`] names its
+    /// first columns: its series' name and keys, its value along x, and
+    /// the `fixed` place columns (the tests of its runs joined by `;`).
+    fn csv_place(&self, series: &Series, point: &Point, fixed: &[&str]) -> Vec<String> {
+        let mut record = vec![series.name.clone()];
+        record.extend(
+            self.key_columns
+                .iter()
+                .map(|k| series.keys.get(k).cloned().unwrap_or_default()),
+        );
+        if self.x.attribute().is_some() {
+            record.push(point.x.clone().unwrap_or_default());
+        }
+        for column in fixed {
+            record.push(match *column {
+                "tool" => self.tool.clone(),
+                "test" => point.tests().join(";"),
+                "item" => point.item.clone(),
+                "metric" => self.metric.clone(),
+                _ => point.threads.map(|t| t.to_string()).unwrap_or_default(),
+            });
+        }
+        record
+    }
+
+    /// A point's figures, one per [`CSV_FIGURE_COLUMNS`] in its order;
+    /// those of the baseline empty where the point has no difference to
+    /// one, lists joined by `;`.
+    fn csv_figures(&self, point: &Point) -> [String; CSV_FIGURE_COLUMNS.len()] {
+        let baseline = point.vs_baseline.as_ref();
+        let interval = baseline.and_then(|b| b.interval.as_ref());
+        [
+            csv_number(Some(point.mean)),
+            csv_number(Some(point.min)),
+            csv_number(Some(point.max)),
+            point.n.to_string(),
+            point.configurations.to_string(),
+            point.mixed.join(";"),
+            self.unit.clone(),
+            csv_number(baseline.map(|b| b.difference)),
+            csv_number(baseline.map(|b| b.percent)),
+            csv_number(interval.map(|i| i.low)),
+            csv_number(interval.map(|i| i.high)),
+            csv_number(interval.map(|i| i.percent_low)),
+            csv_number(interval.map(|i| i.percent_high)),
+            interval
+                .map(|i| i.method.name().to_owned())
+                .unwrap_or_default(),
+            baseline
+                .map(|b| b.confidence.name().to_owned())
+                .unwrap_or_default(),
+            baseline
+                .map(|b| b.verdict.name().to_owned())
+                .unwrap_or_default(),
+            csv_number(point.efficiency),
+            point
+                .runs
+                .iter()
+                .map(|r| r.run_id.to_string())
+                .collect::<Vec<_>>()
+                .join(";"),
+        ]
     }
 
     /// The comparison as plain text of at most 72 columns, for a mail,
