@@ -35,7 +35,7 @@ use nom::combinator::eof;
 use nom::{IResult, Parser};
 
 use crate::number::short_decimal;
-use crate::reader::{Holds, Reader};
+use crate::reader::{LineBytes, Reader};
 use crate::text::{self, Line};
 use crate::{Measurement, Run, Tool, Unparsed};
 
@@ -116,12 +116,12 @@ impl Reader for DiskinfoReader {
     // `# sectorsize`, the colon that ends a section's title and
     // `outside:`, and for a plain `diskinfo` line the `0` of its stripe
     // figures or the `/` of its `/dev/` (FreeBSD 5's had no stripes).
-    const MARKERS: &'static [u8] = b"#:0/";
+    const START_LINE_BYTES: &'static [u8] = b"#:0/";
     /// Lines below this index belong to a report already read.
     type State = usize;
 
-    fn may_start(lines: &[Line<'_>], i: usize, holds: Holds<'_>) -> bool {
-        starts_report(&lines[i], holds)
+    fn may_start(lines: &[Line<'_>], i: usize, line_bytes: LineBytes<'_>) -> bool {
+        starts_report(&lines[i], line_bytes)
     }
 
     /// Reads the diskinfo report around line `i`.
@@ -141,14 +141,15 @@ impl Reader for DiskinfoReader {
 
 /// A report starts at its `# sectorsize` line (`-t`'s header), at a
 /// section's title, or at a transfer rate line whose title was cut off.
-/// `holds` says which bytes the line may hold.
-fn starts_report(line: &Line<'_>, holds: Holds<'_>) -> bool {
+/// `line_bytes` says which bytes the line may hold.
+fn starts_report(line: &Line<'_>, line_bytes: LineBytes<'_>) -> bool {
     let text = line.text;
     // A `#` is rare in prose; look for the header only then.
-    (holds.byte(b'#') && text.contains("# sectorsize"))
+    (line_bytes.may_hold(b'#') && text.contains("# sectorsize"))
         || (text::trim_end(text).ends_with(':') && Section::from_title(text).is_some())
-        || (holds.byte(b':') && is_untitled_transfer(text, line.number))
-        || ((holds.byte(b'0') || holds.byte(b'/')) && plain_header(text).is_some())
+        || (line_bytes.may_hold(b':') && is_untitled_transfer(text, line.number))
+        || ((line_bytes.may_hold(b'0') || line_bytes.may_hold(b'/'))
+            && plain_header(text).is_some())
 }
 
 /// `diskinfo ada0` without `-v` prints the header on one line: the

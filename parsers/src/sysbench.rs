@@ -46,7 +46,7 @@ use std::collections::BTreeMap;
 
 use nom::IResult;
 
-use crate::reader::{Holds, Reader};
+use crate::reader::{LineBytes, Reader};
 use crate::text::{self, Line, LogicalLine};
 use crate::{Measurement, Run, Tool, Unparsed};
 
@@ -139,12 +139,12 @@ impl Reader for SysbenchReader {
     const TOOL: Tool = Tool::Sysbench;
     // An interval line's `[`, the histogram heading's `(`, the colon that
     // ends every other anchor.
-    const MARKERS: &'static [u8] = b"[(:";
+    const START_LINE_BYTES: &'static [u8] = b"[(:";
     /// Headers above this index belong to earlier runs.
     type State = usize;
 
-    fn may_start(lines: &[Line<'_>], i: usize, holds: Holds<'_>) -> bool {
-        start_in(lines[i].text, holds).is_some()
+    fn may_start(lines: &[Line<'_>], i: usize, line_bytes: LineBytes<'_>) -> bool {
+        start_in(lines[i].text, line_bytes).is_some()
     }
 
     /// Reads the sysbench report or one-line summaries at line `i`; a
@@ -157,7 +157,7 @@ impl Reader for SysbenchReader {
         unparsed: &mut Vec<Unparsed>,
     ) -> usize {
         let text = lines[i].text;
-        let offset = match start_in(text, Holds::anything()) {
+        let offset = match start_in(text, LineBytes::unknown()) {
             None => return i + 1,
             Some(Start::Summaries) => {
                 *taken_until = summaries(lines, i, runs, unparsed);
@@ -400,8 +400,8 @@ enum Start {
 
 /// The cheap test every line goes through: a first-byte check for interval
 /// and histogram lines, then the text before each colon against the anchors.
-/// `holds` says which bytes the line may hold.
-fn start_in(text: &str, holds: Holds<'_>) -> Option<Start> {
+/// `line_bytes` says which bytes the line may hold.
+fn start_in(text: &str, line_bytes: LineBytes<'_>) -> Option<Start> {
     let trimmed = text::trim_start(text);
     match trimmed.as_bytes().first() {
         Some(b'[') if is_interval_line(trimmed) => {
@@ -413,7 +413,7 @@ fn start_in(text: &str, holds: Holds<'_>) -> Option<Start> {
         }
         _ => {}
     }
-    if !holds.byte(b':') {
+    if !line_bytes.may_hold(b':') {
         return None;
     }
     let bytes = text.as_bytes();

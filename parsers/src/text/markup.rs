@@ -12,7 +12,7 @@
 
 use std::borrow::Cow;
 
-use super::marks::ByteBits;
+use super::marks::MarkedBytes;
 use super::prefix::PROMPT_BYTES;
 use super::Line;
 
@@ -27,8 +27,8 @@ pub struct Source<'a> {
     lines: Vec<Line<'a>>,
     /// Which of the marked bytes each source line holds.
     marks: Vec<u32>,
-    /// The bits of the marked bytes.
-    bits: ByteBits,
+    /// The bytes the marks tell of, each with its bit.
+    marked_bytes: MarkedBytes,
     /// (0-based index of a source line, its rewritten text), in order.
     rewritten: Vec<(usize, String)>,
     /// 0-based indices of quoted lines that end with `<br>`: a markdown
@@ -55,7 +55,7 @@ impl<'a> Source<'a> {
     /// (at most 32 bytes with markup's, `=` and a prompt's) each line holds, for
     /// [`Source::marked_lines`].
     pub fn marked(input: &'a str, wanted: &[u8]) -> Source<'a> {
-        let bits = ByteBits::new(&[MARKUP_BYTES, b"=", &PROMPT_BYTES, wanted]);
+        let bits = MarkedBytes::new(&[MARKUP_BYTES, b"=", &PROMPT_BYTES, wanted]);
         let markup = bits.mask(MARKUP_BYTES);
         let equals = bits.mask(b"=");
         let prompt = bits.mask(&PROMPT_BYTES);
@@ -106,7 +106,7 @@ impl<'a> Source<'a> {
         Source {
             lines,
             marks,
-            bits,
+            marked_bytes: bits,
             rewritten,
             lazy_quotes,
             left_out,
@@ -122,7 +122,7 @@ impl<'a> Source<'a> {
     }
 
     /// The lines as [`Source::lines`] gives them, each with its mark: the
-    /// bits ([`Source::bits`]) of the bytes asked for that the line may
+    /// bits ([`Source::marked_bytes`]) of the bytes asked for that the line may
     /// hold. A mark may name a byte the line's text lacks (a quote marker
     /// or a stamp taken off), never the reverse.
     pub fn marked_lines(&mut self) -> (Vec<Line<'_>>, Vec<u32>) {
@@ -144,7 +144,7 @@ impl<'a> Source<'a> {
                 line.depth = depth;
                 line.text = super::prefix::strip_line_prefix(text);
                 if let Some(mark) = marks.get_mut(*index) {
-                    *mark = self.bits.mark_of(line.text.as_bytes());
+                    *mark = self.marked_bytes.mark_of(line.text.as_bytes());
                 }
             }
         }
@@ -209,7 +209,7 @@ impl<'a> Source<'a> {
             while let Some((_, rest)) = pending.next_if(|(index, _)| index + 1 == line.number) {
                 for piece in rest.split('\n') {
                     let text = super::prefix::strip_line_prefix(piece);
-                    all_marks.push(self.bits.mark_of(text.as_bytes()));
+                    all_marks.push(self.marked_bytes.mark_of(text.as_bytes()));
                     all.push(Line { text, ..line });
                 }
             }
@@ -217,9 +217,9 @@ impl<'a> Source<'a> {
         (all, all_marks)
     }
 
-    /// The bit of each byte asked for in the lines' marks.
-    pub fn bits(&self) -> &ByteBits {
-        &self.bits
+    /// The bytes the lines' marks tell of, each with its bit.
+    pub fn marked_bytes(&self) -> &MarkedBytes {
+        &self.marked_bytes
     }
 }
 
@@ -309,7 +309,7 @@ fn is_encoding_header(line: &str) -> bool {
 /// than a search per markup byte).
 fn undo_quoted_printable(
     raw: &[(usize, &str)],
-    bits: &ByteBits,
+    bits: &MarkedBytes,
     rewritten: &mut Vec<(usize, String)>,
     left_out: &mut Vec<usize>,
 ) {
