@@ -34,6 +34,7 @@ use nom::character::complete::{char, space0, space1};
 use nom::combinator::eof;
 use nom::{IResult, Parser};
 
+use crate::contract::diskinfo_keys as keys;
 use crate::number::short_decimal;
 use crate::reader::{LineBytes, Reader};
 use crate::text::{self, Line};
@@ -161,14 +162,14 @@ fn starts_report(line: &Line<'_>, line_bytes: LineBytes<'_>) -> bool {
 /// make), so no other table's row passes.
 fn plain_header(text: &str) -> Option<BTreeMap<String, String>> {
     const KEYS: [&str; 8] = [
-        "sectorsize",
-        "mediasize_bytes",
-        "mediasize_sectors",
-        "stripesize",
-        "stripeoffset",
-        "cylinders",
-        "heads",
-        "sectors",
+        keys::SECTORSIZE,
+        keys::MEDIASIZE_BYTES,
+        keys::MEDIASIZE_SECTORS,
+        keys::STRIPESIZE,
+        keys::STRIPEOFFSET,
+        keys::CYLINDERS,
+        keys::HEADS,
+        keys::SECTORS,
     ];
     let mut words = text.split_whitespace();
     let device = words.next().filter(|w| is_device(w))?;
@@ -197,7 +198,7 @@ fn plain_header(text: &str) -> Option<BTreeMap<String, String>> {
         .zip(&figures)
         .map(|(key, value)| (key.to_string(), value.to_string()))
         .collect();
-    attrs.insert("device".to_string(), device.to_string());
+    attrs.insert(keys::DEVICE.to_string(), device.to_string());
     Some(attrs)
 }
 
@@ -218,7 +219,7 @@ fn share_command(runs: &mut [Run], new: usize) {
     if previous.tool != Tool::Diskinfo || run.command.is_some() {
         return;
     }
-    let named = run.attrs.get("device").is_some_and(|device| {
+    let named = run.attrs.get(keys::DEVICE).is_some_and(|device| {
         command
             .split_whitespace()
             .skip(1)
@@ -347,7 +348,10 @@ fn read_report(
 /// more of its lines, so a lone `512 # sectorsize` in prose is none; a
 /// header whose section broke off stays a near miss, not a run.
 fn is_disk_header(attrs: &BTreeMap<String, String>) -> bool {
-    attrs.contains_key("sectorsize") && attrs.keys().any(|k| k != "sectorsize" && k != "device")
+    attrs.contains_key(keys::SECTORSIZE)
+        && attrs
+            .keys()
+            .any(|k| k != keys::SECTORSIZE && k != keys::DEVICE)
 }
 
 /// `outside: 102400 kbytes in 0.719681 s = 142285 kB/s`: the first line of
@@ -375,7 +379,10 @@ fn read_lead(lines: &[Line<'_>], anchor: usize, taken_until: usize, report: &mut
         }
         if let Some((command, device)) = diskinfo_command(line.text) {
             if let Some(device) = device {
-                report.attrs.entry("device".to_string()).or_insert(device);
+                report
+                    .attrs
+                    .entry(keys::DEVICE.to_string())
+                    .or_insert(device);
             }
             report.command = Some(command);
             report.first_line = line.number;
@@ -386,7 +393,7 @@ fn read_lead(lines: &[Line<'_>], anchor: usize, taken_until: usize, report: &mut
             [device] if is_device(device) => {
                 report
                     .attrs
-                    .insert("device".to_string(), device.to_string());
+                    .insert(keys::DEVICE.to_string(), device.to_string());
                 report.first_line = line.number;
                 top = j;
             }
@@ -401,7 +408,7 @@ fn read_lead(lines: &[Line<'_>], anchor: usize, taken_until: usize, report: &mut
 /// report that command when it names the report's device. The command line
 /// stays outside the report's lines.
 fn command_in_prose(lines: &[Line<'_>], top: usize, taken_until: usize, report: &mut Report) {
-    let Some(device) = report.attrs.get("device") else {
+    let Some(device) = report.attrs.get(keys::DEVICE) else {
         return;
     };
     let depth = lines[top].depth;
@@ -473,32 +480,32 @@ fn header_attr(text: &str) -> Option<(String, String)> {
     let value = value.trim();
     let what = what.trim();
     let key = match what {
-        "sectorsize" => "sectorsize",
-        "mediasize in sectors" => "mediasize_sectors",
-        "stripesize" => "stripesize",
-        "stripeoffset" => "stripeoffset",
-        "Cylinders according to firmware." => "cylinders",
-        "Heads according to firmware." => "heads",
-        "Sectors according to firmware." => "sectors",
-        "Disk descr." => "description",
-        "Disk ident." => "ident",
-        "Attachment" => "attachment",
-        "Physical path" => "physical_path",
-        "TRIM/UNMAP support" => "trim",
-        "Rotation rate in RPM" => "rotation_rate",
-        "Zone Mode" => "zone_mode",
-        _ if what.starts_with("mediasize in bytes") => "mediasize_bytes",
+        "sectorsize" => keys::SECTORSIZE,
+        "mediasize in sectors" => keys::MEDIASIZE_SECTORS,
+        "stripesize" => keys::STRIPESIZE,
+        "stripeoffset" => keys::STRIPEOFFSET,
+        "Cylinders according to firmware." => keys::CYLINDERS,
+        "Heads according to firmware." => keys::HEADS,
+        "Sectors according to firmware." => keys::SECTORS,
+        "Disk descr." => keys::DESCRIPTION,
+        "Disk ident." => keys::IDENT,
+        "Attachment" => keys::ATTACHMENT,
+        "Physical path" => keys::PHYSICAL_PATH,
+        "TRIM/UNMAP support" => keys::TRIM,
+        "Rotation rate in RPM" => keys::ROTATION_RATE,
+        "Zone Mode" => keys::ZONE_MODE,
+        _ if what.starts_with("mediasize in bytes") => keys::MEDIASIZE_BYTES,
         _ => return None,
     };
     let numeric = !matches!(
         key,
-        "description"
-            | "ident"
-            | "attachment"
-            | "physical_path"
-            | "trim"
-            | "rotation_rate"
-            | "zone_mode"
+        keys::DESCRIPTION
+            | keys::IDENT
+            | keys::ATTACHMENT
+            | keys::PHYSICAL_PATH
+            | keys::TRIM
+            | keys::ROTATION_RATE
+            | keys::ZONE_MODE
     );
     if numeric && (value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit())) {
         return None;
