@@ -239,6 +239,23 @@ struct Report {
     last_line: usize,
 }
 
+impl Report {
+    /// The run of a report read at quote depth `depth`.
+    fn into_run(self, depth: usize) -> Run {
+        Run {
+            test: Some("diskinfo".to_string()),
+            attrs: self.attrs,
+            command: self.command,
+            ..Run::new(
+                Tool::Diskinfo,
+                depth,
+                [self.first_line, self.last_line],
+                self.results,
+            )
+        }
+    }
+}
+
 /// Reads the report around `anchor` and returns the index past its end.
 fn read_report(
     lines: &[Line<'_>],
@@ -259,17 +276,7 @@ fn read_report(
         read_lead(lines, anchor, taken_until, &mut report);
         // The line names its device itself, whatever a line above said.
         report.attrs.extend(attrs);
-        runs.push(Run {
-            test: Some("diskinfo".to_string()),
-            attrs: report.attrs,
-            command: report.command,
-            ..Run::new(
-                Tool::Diskinfo,
-                depth,
-                [report.first_line, report.last_line],
-                Vec::new(),
-            )
-        });
+        runs.push(report.into_run(depth));
         return anchor + 1;
     }
     read_lead(lines, anchor, taken_until, &mut report);
@@ -327,17 +334,7 @@ fn read_report(
     }
     close_section(section, &mut report, unparsed, lines);
     if !report.results.is_empty() || (!measured && is_disk_header(&report.attrs)) {
-        runs.push(Run {
-            test: Some("diskinfo".to_string()),
-            attrs: report.attrs,
-            command: report.command,
-            ..Run::new(
-                Tool::Diskinfo,
-                depth,
-                [report.first_line, report.last_line],
-                report.results,
-            )
-        });
+        runs.push(report.into_run(depth));
     }
     end
 }

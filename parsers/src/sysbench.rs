@@ -228,15 +228,7 @@ impl Reader for SysbenchReader {
                 let first = header.first.unwrap_or(i).min(i);
                 let span = [lines[first].number, last_line];
                 let run = to_run(&report, &block, header, lines[i].depth, span);
-                match runs.last_mut() {
-                    Some(previous) if !own_header && continues(previous, &run) => {
-                        previous.lines[1] = run.lines[1];
-                        previous.test = previous.test.take().or(run.test);
-                        previous.threads = previous.threads.or(run.threads);
-                        previous.results.extend(run.results);
-                    }
-                    _ => runs.push(run),
-                }
+                push_or_continue(runs, run, own_header);
             }
             // A heading word inside a sentence is not a report.
             Err(_) if !text.get(..offset).unwrap_or_default().trim().is_empty() => {}
@@ -249,6 +241,21 @@ impl Reader for SysbenchReader {
         }
         *taken_until = last.max(i) + 1;
         *taken_until
+    }
+}
+
+/// Adds `run` to `runs`, or, when it has no header of its own
+/// (`own_header`) and [`continues`] the run before it, adds its lines,
+/// test, threads and results to that run.
+fn push_or_continue(runs: &mut Vec<Run>, run: Run, own_header: bool) {
+    match runs.last_mut() {
+        Some(previous) if !own_header && continues(previous, &run) => {
+            previous.lines[1] = run.lines[1];
+            previous.test = previous.test.take().or(run.test);
+            previous.threads = previous.threads.or(run.threads);
+            previous.results.extend(run.results);
+        }
+        _ => runs.push(run),
     }
 }
 
