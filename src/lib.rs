@@ -23,7 +23,7 @@ pub mod config;
 pub mod csv_cell;
 pub mod demo;
 pub mod embedded;
-pub mod example_logs;
+pub use ::example_logs;
 pub mod ingest;
 pub mod intake;
 pub mod limits;

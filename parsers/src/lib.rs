@@ -451,18 +451,13 @@ impl<'r> RunKey<'r> {
     }
 }
 
-/// The fixtures' walker the crate's test binaries share.
-#[cfg(test)]
-#[path = "../tests/fixture_files/mod.rs"]
-mod fixture_files;
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// Every fixture, one after the other: a large input of every kind.
     fn all_fixtures() -> String {
-        crate::fixture_files::fixture_texts()
+        testkit::fixture_files::fixture_texts()
             .iter()
             .map(|path| std::fs::read_to_string(path).unwrap())
             .collect::<Vec<_>>()
