@@ -1,14 +1,11 @@
 //! Embeds the files a copied or installed binary needs and a checkout
 //! keeps beside the sources: the stylesheets (`static/`) and the demo's
-//! example logs (below `fixtures/`, by `src/example_logs.rs`). Each table
+//! example logs (below `fixtures/`, by the `example-logs` crate). Each table
 //! lists its files by path below its folder, in name order, hidden
 //! entries left out; `src/embedded.rs` includes them.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-
-#[path = "src/example_logs.rs"]
-mod example_logs;
 
 fn main() {
     let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
@@ -24,7 +21,6 @@ fn main() {
     // A folder named here is scanned for changes to any file below it.
     println!("cargo::rerun-if-changed=static");
     println!("cargo::rerun-if-changed=fixtures");
-    println!("cargo::rerun-if-changed=src/example_logs.rs");
 }
 
 /// Writes `pub static NAME: &[(&str, &[u8])]`: every file below `folder`

@@ -12,8 +12,7 @@ use std::time::{Duration, Instant};
 use benchlog::import::{self, ImportSummary};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
-#[path = "support/archive.rs"]
-mod generated;
+use testkit::archive as generated;
 
 fn import(path: &Path) -> (Duration, ImportSummary) {
     let dir = tempfile::tempdir().unwrap();

@@ -3,8 +3,7 @@
 //!
 //! `cargo run --release --example gen_archive -- target/bench-ingest/archive.mbox`
 
-#[path = "../benches/support/archive.rs"]
-mod generated;
+use testkit::archive as generated;
 
 fn main() -> std::io::Result<()> {
     let Some(path) = std::env::args_os().nth(1) else {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Parse speed against grep (docs/performance.md, issue 15): writes the parse
-# benchmark's ~64 MB mail-like corpus (parsers/examples/shared/corpus.rs) to
+# benchmark's ~64 MB mail-like corpus (testkit/src/corpus.rs) to
 # target/bench-parse/, then times in one hyperfine run `grep -cE` for the
 # start markers of the five tools' reports and `parsers::parse` on the same
 # file (parsers/examples/parse_file.rs). Prints each median, its MB/s and the

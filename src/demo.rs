@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use rusqlite::Connection;
 
-use crate::example_logs::is_example_log;
 use crate::intake::{self, Input, Policy};
 use crate::limits::MAX_INPUT_BYTES;
 use crate::{embedded, import, store};
+use example_logs::is_example_log;
 
 /// What the demo database holds once made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -27,8 +27,7 @@ mod tests {
             .into_iter()
             .filter_map(|path| {
                 let below = path.strip_prefix("fixtures").unwrap();
-                crate::example_logs::is_example_log(below)
-                    .then(|| below.to_string_lossy().into_owned())
+                example_logs::is_example_log(below).then(|| below.to_string_lossy().into_owned())
             })
             .collect();
         let built_in: Vec<String> = EXAMPLE_LOGS

@@ -23,7 +23,6 @@ pub mod config;
 pub mod csv_cell;
 pub mod demo;
 pub mod embedded;
-pub mod example_logs;
 pub mod import;
 pub mod ingest;
 pub mod intake;

@@ -7,8 +7,7 @@ use std::process::Command;
 
 // The walker and the list of fixtures still read wrong that the parsers'
 // golden tests use.
-#[path = "../parsers/tests/fixture_files/mod.rs"]
-mod fixture_files;
+use testkit::fixture_files;
 
 #[test]
 fn parse_json_of_every_fixture_matches_its_golden_file() {

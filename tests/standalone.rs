@@ -82,7 +82,7 @@ async fn a_copied_binary_serves_its_stylesheet_and_example_logs_from_anywhere() 
         .into_iter()
         .filter(|path| {
             path.strip_prefix(&fixtures)
-                .is_ok_and(benchlog::example_logs::is_example_log)
+                .is_ok_and(example_logs::is_example_log)
         })
         .count();
     let said = format!("holds {logs} example logs");

@@ -1,4 +1,4 @@
-//! Parse throughput on a large mail-like corpus (`examples/shared/corpus.rs`
+//! Parse throughput on a large mail-like corpus (`testkit/src/corpus.rs`
 //! says what it holds). Reports bytes per second; `scripts/bench-parse.sh`
 //! measures the same corpus against grep.
 //!
@@ -6,8 +6,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
-#[path = "../examples/shared/corpus.rs"]
-mod corpus;
+use testkit::corpus;
 
 fn parse_throughput(c: &mut Criterion) {
     let text = corpus::corpus();

@@ -3,8 +3,7 @@
 //!
 //! `cargo run --release -p parsers --example write_corpus -- target/corpus.txt`
 
-#[path = "shared/corpus.rs"]
-mod corpus;
+use testkit::corpus;
 
 fn main() -> std::io::Result<()> {
     let Some(path) = std::env::args_os().nth(1) else {

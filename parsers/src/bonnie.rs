@@ -49,7 +49,7 @@ mod table;
 use std::collections::BTreeMap;
 
 use crate::number::short_decimal_token;
-use crate::reader::{Holds, Reader};
+use crate::reader::{LineBytes, Reader};
 use crate::text::Line;
 use crate::{Measurement, Run, Tool, Unparsed};
 
@@ -204,17 +204,17 @@ impl Reader for BonnieReader {
     const TOOL: Tool = Tool::Bonnie;
     // `%CP`, the `P` of `-Per Chr-`, a CSV record's commas, the unit of
     // the size in a row of cells copied from a bon_csv2html page.
-    const MARKERS: &'static [u8] = b"%P,GM";
+    const START_LINE_BYTES: &'static [u8] = b"%P,GM";
     /// Lines below this index belong to a report already read.
     type State = usize;
 
-    fn may_start(lines: &[Line<'_>], i: usize, holds: Holds<'_>) -> bool {
+    fn may_start(lines: &[Line<'_>], i: usize, line_bytes: LineBytes<'_>) -> bool {
         let text = lines[i].text;
-        // Each test only where the line may hold its marker.
-        (holds.byte(b'%') && has_cp_header(text))
-            || (holds.byte(b'P') && table::is_phase_decoration(text))
-            || (holds.byte(b',') && csv::may_be_record(text))
-            || ((holds.byte(b'G') || holds.byte(b'M')) && cells::is_row(text))
+        // Each test only where the line may hold the byte it needs.
+        (line_bytes.may_hold(b'%') && has_cp_header(text))
+            || (line_bytes.may_hold(b'P') && table::is_phase_decoration(text))
+            || (line_bytes.may_hold(b',') && csv::may_be_record(text))
+            || ((line_bytes.may_hold(b'G') || line_bytes.may_hold(b'M')) && cells::is_row(text))
     }
 
     /// Reads the Bonnie or bonnie++ report at line `i`. A table or CSV

@@ -26,4 +26,4 @@ mod prose;
 mod spelling;
 
 pub(crate) use apply::apply;
-pub(crate) use facts::{Capitals, MARKERS};
+pub(crate) use facts::{FactClues, FACT_CLUE_BYTES};

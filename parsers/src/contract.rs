@@ -346,7 +346,7 @@ impl Tool {
     pub fn own_attribute_keys(self) -> &'static [&'static str] {
         match self {
             Tool::SuperSmack => &[],
-            Tool::Sysbench => crate::sysbench::workload::KEYS,
+            Tool::Sysbench => &sysbench_workload_keys::ALL,
             Tool::SqlBench => &[
                 "date",
                 "arguments",
@@ -357,24 +357,7 @@ impl Tool {
                 "run_file",
             ],
             Tool::Bonnie => &["size", "chunk_size", "files", "concurrency"],
-            Tool::Diskinfo => &[
-                "device",
-                "sectorsize",
-                "mediasize_bytes",
-                "mediasize_sectors",
-                "stripesize",
-                "stripeoffset",
-                "cylinders",
-                "heads",
-                "sectors",
-                "description",
-                "ident",
-                "attachment",
-                "physical_path",
-                "trim",
-                "rotation_rate",
-                "zone_mode",
-            ],
+            Tool::Diskinfo => &diskinfo_keys::ALL,
         }
     }
 
@@ -446,6 +429,111 @@ fn is_latency_percentile(name: &str) -> bool {
     name.strip_prefix("latency_p")
         .and_then(|rest| rest.strip_suffix("_ms"))
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The keys of a sysbench run's workload: the options that make two runs
+/// of one test unlike, named after the option (`--file-test-mode` is
+/// `file_test_mode`). sysbench's reader writes these names, and
+/// [`Tool::own_attribute_keys`] lists them.
+pub mod sysbench_workload_keys {
+    /// fileio's `--file-test-mode`: `seqwr`, `rndrw`, ...
+    pub const FILE_TEST_MODE: &str = "file_test_mode";
+    /// fileio's `--file-num`: how many files.
+    pub const FILE_NUM: &str = "file_num";
+    /// fileio's `--file-total-size`: `2GiB`.
+    pub const FILE_TOTAL_SIZE: &str = "file_total_size";
+    /// fileio's `--file-block-size`: `16KiB`.
+    pub const FILE_BLOCK_SIZE: &str = "file_block_size";
+    /// fileio's `--file-rw-ratio`: `1.50`.
+    pub const FILE_RW_RATIO: &str = "file_rw_ratio";
+    /// fileio's `--file-io-mode`: `sync`, `async`, `mmap`.
+    pub const FILE_IO_MODE: &str = "file_io_mode";
+    /// cpu's `--cpu-max-prime`: `10000`.
+    pub const CPU_MAX_PRIME: &str = "cpu_max_prime";
+    /// memory's `--memory-block-size`: `1KiB`.
+    pub const MEMORY_BLOCK_SIZE: &str = "memory_block_size";
+    /// memory's `--memory-total-size`: `100GiB`.
+    pub const MEMORY_TOTAL_SIZE: &str = "memory_total_size";
+    /// memory's `--memory-oper`: `read`, `write`.
+    pub const MEMORY_OPER: &str = "memory_oper";
+    /// memory's `--memory-scope`: `global`, `local`.
+    pub const MEMORY_SCOPE: &str = "memory_scope";
+    /// memory's `--memory-access-mode`: `seq`, `rnd`.
+    pub const MEMORY_ACCESS_MODE: &str = "memory_access_mode";
+
+    /// Every key, in Contract 2's order.
+    pub const ALL: [&str; 12] = [
+        FILE_TEST_MODE,
+        FILE_NUM,
+        FILE_TOTAL_SIZE,
+        FILE_BLOCK_SIZE,
+        FILE_RW_RATIO,
+        FILE_IO_MODE,
+        CPU_MAX_PRIME,
+        MEMORY_BLOCK_SIZE,
+        MEMORY_TOTAL_SIZE,
+        MEMORY_OPER,
+        MEMORY_SCOPE,
+        MEMORY_ACCESS_MODE,
+    ];
+}
+
+/// The keys of diskinfo's header (`diskinfo -v`, `-t` and the one-line
+/// header of plain `diskinfo`), and the disk it describes. diskinfo's
+/// reader writes these names, and [`Tool::own_attribute_keys`] lists them.
+pub mod diskinfo_keys {
+    /// The disk: `/dev/ada0`, `ada0`.
+    pub const DEVICE: &str = "device";
+    /// `# sectorsize`, in bytes.
+    pub const SECTORSIZE: &str = "sectorsize";
+    /// `# mediasize in bytes`.
+    pub const MEDIASIZE_BYTES: &str = "mediasize_bytes";
+    /// `# mediasize in sectors`.
+    pub const MEDIASIZE_SECTORS: &str = "mediasize_sectors";
+    /// `# stripesize`, in bytes.
+    pub const STRIPESIZE: &str = "stripesize";
+    /// `# stripeoffset`, in bytes.
+    pub const STRIPEOFFSET: &str = "stripeoffset";
+    /// `# Cylinders according to firmware.`
+    pub const CYLINDERS: &str = "cylinders";
+    /// `# Heads according to firmware.`
+    pub const HEADS: &str = "heads";
+    /// `# Sectors according to firmware.`
+    pub const SECTORS: &str = "sectors";
+    /// `# Disk descr.`: the model.
+    pub const DESCRIPTION: &str = "description";
+    /// `# Disk ident.`: the serial number.
+    pub const IDENT: &str = "ident";
+    /// `# Attachment`: the controller.
+    pub const ATTACHMENT: &str = "attachment";
+    /// `# Physical path`.
+    pub const PHYSICAL_PATH: &str = "physical_path";
+    /// `# TRIM/UNMAP support`: `Yes`, `No`.
+    pub const TRIM: &str = "trim";
+    /// `# Rotation rate in RPM`: a number, or `Unknown`.
+    pub const ROTATION_RATE: &str = "rotation_rate";
+    /// `# Zone Mode`.
+    pub const ZONE_MODE: &str = "zone_mode";
+
+    /// Every key, in the order diskinfo prints them.
+    pub const ALL: [&str; 16] = [
+        DEVICE,
+        SECTORSIZE,
+        MEDIASIZE_BYTES,
+        MEDIASIZE_SECTORS,
+        STRIPESIZE,
+        STRIPEOFFSET,
+        CYLINDERS,
+        HEADS,
+        SECTORS,
+        DESCRIPTION,
+        IDENT,
+        ATTACHMENT,
+        PHYSICAL_PATH,
+        TRIM,
+        ROTATION_RATE,
+        ZONE_MODE,
+    ];
 }
 
 #[cfg(test)]

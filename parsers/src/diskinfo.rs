@@ -34,8 +34,9 @@ use nom::character::complete::{char, space0, space1};
 use nom::combinator::eof;
 use nom::{IResult, Parser};
 
+use crate::contract::diskinfo_keys as keys;
 use crate::number::short_decimal;
-use crate::reader::{Holds, Reader};
+use crate::reader::{LineBytes, Reader};
 use crate::text::{self, Line};
 use crate::{Measurement, Run, Tool, Unparsed};
 
@@ -116,12 +117,12 @@ impl Reader for DiskinfoReader {
     // `# sectorsize`, the colon that ends a section's title and
     // `outside:`, and for a plain `diskinfo` line the `0` of its stripe
     // figures or the `/` of its `/dev/` (FreeBSD 5's had no stripes).
-    const MARKERS: &'static [u8] = b"#:0/";
+    const START_LINE_BYTES: &'static [u8] = b"#:0/";
     /// Lines below this index belong to a report already read.
     type State = usize;
 
-    fn may_start(lines: &[Line<'_>], i: usize, holds: Holds<'_>) -> bool {
-        starts_report(&lines[i], holds)
+    fn may_start(lines: &[Line<'_>], i: usize, line_bytes: LineBytes<'_>) -> bool {
+        starts_report(&lines[i], line_bytes)
     }
 
     /// Reads the diskinfo report around line `i`.
@@ -141,14 +142,15 @@ impl Reader for DiskinfoReader {
 
 /// A report starts at its `# sectorsize` line (`-t`'s header), at a
 /// section's title, or at a transfer rate line whose title was cut off.
-/// `holds` says which bytes the line may hold.
-fn starts_report(line: &Line<'_>, holds: Holds<'_>) -> bool {
+/// `line_bytes` says which bytes the line may hold.
+fn starts_report(line: &Line<'_>, line_bytes: LineBytes<'_>) -> bool {
     let text = line.text;
     // A `#` is rare in prose; look for the header only then.
-    (holds.byte(b'#') && text.contains("# sectorsize"))
+    (line_bytes.may_hold(b'#') && text.contains("# sectorsize"))
         || (text::trim_end(text).ends_with(':') && Section::from_title(text).is_some())
-        || (holds.byte(b':') && is_untitled_transfer(text, line.number))
-        || ((holds.byte(b'0') || holds.byte(b'/')) && plain_header(text).is_some())
+        || (line_bytes.may_hold(b':') && is_untitled_transfer(text, line.number))
+        || ((line_bytes.may_hold(b'0') || line_bytes.may_hold(b'/'))
+            && plain_header(text).is_some())
 }
 
 /// `diskinfo ada0` without `-v` prints the header on one line: the
@@ -160,14 +162,14 @@ fn starts_report(line: &Line<'_>, holds: Holds<'_>) -> bool {
 /// make), so no other table's row passes.
 fn plain_header(text: &str) -> Option<BTreeMap<String, String>> {
     const KEYS: [&str; 8] = [
-        "sectorsize",
-        "mediasize_bytes",
-        "mediasize_sectors",
-        "stripesize",
-        "stripeoffset",
-        "cylinders",
-        "heads",
-        "sectors",
+        keys::SECTORSIZE,
+        keys::MEDIASIZE_BYTES,
+        keys::MEDIASIZE_SECTORS,
+        keys::STRIPESIZE,
+        keys::STRIPEOFFSET,
+        keys::CYLINDERS,
+        keys::HEADS,
+        keys::SECTORS,
     ];
     let mut words = text.split_whitespace();
     let device = words.next().filter(|w| is_device(w))?;
@@ -196,7 +198,7 @@ fn plain_header(text: &str) -> Option<BTreeMap<String, String>> {
         .zip(&figures)
         .map(|(key, value)| (key.to_string(), value.to_string()))
         .collect();
-    attrs.insert("device".to_string(), device.to_string());
+    attrs.insert(keys::DEVICE.to_string(), device.to_string());
     Some(attrs)
 }
 
@@ -217,7 +219,7 @@ fn share_command(runs: &mut [Run], new: usize) {
     if previous.tool != Tool::Diskinfo || run.command.is_some() {
         return;
     }
-    let named = run.attrs.get("device").is_some_and(|device| {
+    let named = run.attrs.get(keys::DEVICE).is_some_and(|device| {
         command
             .split_whitespace()
             .skip(1)
@@ -235,6 +237,23 @@ struct Report {
     command: Option<String>,
     first_line: usize,
     last_line: usize,
+}
+
+impl Report {
+    /// The run of a report read at quote depth `depth`.
+    fn into_run(self, depth: usize) -> Run {
+        Run {
+            test: Some("diskinfo".to_string()),
+            attrs: self.attrs,
+            command: self.command,
+            ..Run::new(
+                Tool::Diskinfo,
+                depth,
+                [self.first_line, self.last_line],
+                self.results,
+            )
+        }
+    }
 }
 
 /// Reads the report around `anchor` and returns the index past its end.
@@ -257,17 +276,7 @@ fn read_report(
         read_lead(lines, anchor, taken_until, &mut report);
         // The line names its device itself, whatever a line above said.
         report.attrs.extend(attrs);
-        runs.push(Run {
-            test: Some("diskinfo".to_string()),
-            attrs: report.attrs,
-            command: report.command,
-            ..Run::new(
-                Tool::Diskinfo,
-                depth,
-                [report.first_line, report.last_line],
-                Vec::new(),
-            )
-        });
+        runs.push(report.into_run(depth));
         return anchor + 1;
     }
     read_lead(lines, anchor, taken_until, &mut report);
@@ -325,17 +334,7 @@ fn read_report(
     }
     close_section(section, &mut report, unparsed, lines);
     if !report.results.is_empty() || (!measured && is_disk_header(&report.attrs)) {
-        runs.push(Run {
-            test: Some("diskinfo".to_string()),
-            attrs: report.attrs,
-            command: report.command,
-            ..Run::new(
-                Tool::Diskinfo,
-                depth,
-                [report.first_line, report.last_line],
-                report.results,
-            )
-        });
+        runs.push(report.into_run(depth));
     }
     end
 }
@@ -346,7 +345,10 @@ fn read_report(
 /// more of its lines, so a lone `512 # sectorsize` in prose is none; a
 /// header whose section broke off stays a near miss, not a run.
 fn is_disk_header(attrs: &BTreeMap<String, String>) -> bool {
-    attrs.contains_key("sectorsize") && attrs.keys().any(|k| k != "sectorsize" && k != "device")
+    attrs.contains_key(keys::SECTORSIZE)
+        && attrs
+            .keys()
+            .any(|k| k != keys::SECTORSIZE && k != keys::DEVICE)
 }
 
 /// `outside: 102400 kbytes in 0.719681 s = 142285 kB/s`: the first line of
@@ -374,7 +376,10 @@ fn read_lead(lines: &[Line<'_>], anchor: usize, taken_until: usize, report: &mut
         }
         if let Some((command, device)) = diskinfo_command(line.text) {
             if let Some(device) = device {
-                report.attrs.entry("device".to_string()).or_insert(device);
+                report
+                    .attrs
+                    .entry(keys::DEVICE.to_string())
+                    .or_insert(device);
             }
             report.command = Some(command);
             report.first_line = line.number;
@@ -385,7 +390,7 @@ fn read_lead(lines: &[Line<'_>], anchor: usize, taken_until: usize, report: &mut
             [device] if is_device(device) => {
                 report
                     .attrs
-                    .insert("device".to_string(), device.to_string());
+                    .insert(keys::DEVICE.to_string(), device.to_string());
                 report.first_line = line.number;
                 top = j;
             }
@@ -400,7 +405,7 @@ fn read_lead(lines: &[Line<'_>], anchor: usize, taken_until: usize, report: &mut
 /// report that command when it names the report's device. The command line
 /// stays outside the report's lines.
 fn command_in_prose(lines: &[Line<'_>], top: usize, taken_until: usize, report: &mut Report) {
-    let Some(device) = report.attrs.get("device") else {
+    let Some(device) = report.attrs.get(keys::DEVICE) else {
         return;
     };
     let depth = lines[top].depth;
@@ -472,32 +477,32 @@ fn header_attr(text: &str) -> Option<(String, String)> {
     let value = value.trim();
     let what = what.trim();
     let key = match what {
-        "sectorsize" => "sectorsize",
-        "mediasize in sectors" => "mediasize_sectors",
-        "stripesize" => "stripesize",
-        "stripeoffset" => "stripeoffset",
-        "Cylinders according to firmware." => "cylinders",
-        "Heads according to firmware." => "heads",
-        "Sectors according to firmware." => "sectors",
-        "Disk descr." => "description",
-        "Disk ident." => "ident",
-        "Attachment" => "attachment",
-        "Physical path" => "physical_path",
-        "TRIM/UNMAP support" => "trim",
-        "Rotation rate in RPM" => "rotation_rate",
-        "Zone Mode" => "zone_mode",
-        _ if what.starts_with("mediasize in bytes") => "mediasize_bytes",
+        "sectorsize" => keys::SECTORSIZE,
+        "mediasize in sectors" => keys::MEDIASIZE_SECTORS,
+        "stripesize" => keys::STRIPESIZE,
+        "stripeoffset" => keys::STRIPEOFFSET,
+        "Cylinders according to firmware." => keys::CYLINDERS,
+        "Heads according to firmware." => keys::HEADS,
+        "Sectors according to firmware." => keys::SECTORS,
+        "Disk descr." => keys::DESCRIPTION,
+        "Disk ident." => keys::IDENT,
+        "Attachment" => keys::ATTACHMENT,
+        "Physical path" => keys::PHYSICAL_PATH,
+        "TRIM/UNMAP support" => keys::TRIM,
+        "Rotation rate in RPM" => keys::ROTATION_RATE,
+        "Zone Mode" => keys::ZONE_MODE,
+        _ if what.starts_with("mediasize in bytes") => keys::MEDIASIZE_BYTES,
         _ => return None,
     };
     let numeric = !matches!(
         key,
-        "description"
-            | "ident"
-            | "attachment"
-            | "physical_path"
-            | "trim"
-            | "rotation_rate"
-            | "zone_mode"
+        keys::DESCRIPTION
+            | keys::IDENT
+            | keys::ATTACHMENT
+            | keys::PHYSICAL_PATH
+            | keys::TRIM
+            | keys::ROTATION_RATE
+            | keys::ZONE_MODE
     );
     if numeric && (value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit())) {
         return None;

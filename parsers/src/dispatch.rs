@@ -5,8 +5,8 @@
 //! report at a time, by the one loop here. Most lines are prose, and each
 //! is looked at once for all tools rather than once per tool.
 
-use crate::reader::{Holds, Reader};
-use crate::text::{ByteBits, Line};
+use crate::reader::{LineBytes, Reader};
+use crate::text::{Line, MarkedBytes};
 use crate::{bonnie, diskinfo, sql_bench, super_smack, sysbench, Run, Tool, Unparsed};
 
 /// A tool's loop over its picked lines: the lines, the indices its
@@ -17,8 +17,8 @@ type ReadAll = fn(&[Line<'_>], &[usize], &mut Vec<Run>, &mut Vec<Unparsed>);
 /// picked lines made for it.
 struct Registered {
     tool: Tool,
-    markers: &'static [u8],
-    may_start: fn(&[Line<'_>], usize, Holds<'_>) -> bool,
+    start_line_bytes: &'static [u8],
+    may_start: fn(&[Line<'_>], usize, LineBytes<'_>) -> bool,
     /// [`read_all`] for the tool's reader.
     read_all: ReadAll,
 }
@@ -26,7 +26,7 @@ struct Registered {
 const fn register<R: Reader>() -> Registered {
     Registered {
         tool: R::TOOL,
-        markers: R::MARKERS,
+        start_line_bytes: R::START_LINE_BYTES,
         may_start: R::may_start,
         read_all: read_all::<R>,
     }
@@ -43,24 +43,25 @@ const READERS: [Registered; Tool::ALL.len()] = [
     register::<diskinfo::DiskinfoReader>(),
 ];
 
-/// Every tool's markers, for [`crate::text::Source::marked`] to find.
-pub fn markers() -> Vec<u8> {
+/// Every tool's [`Reader::START_LINE_BYTES`], for
+/// [`crate::text::Source::marked`] to mark lines by.
+pub fn start_line_bytes() -> Vec<u8> {
     READERS
         .iter()
-        .flat_map(|reader| reader.markers.iter().copied())
+        .flat_map(|reader| reader.start_line_bytes.iter().copied())
         .collect()
 }
 
 /// Every tool's runs and near misses in the lines; `marks` holds each
-/// line's mark under `bits`, found for [`markers`].
+/// line's mark under `marked`, which include [`start_line_bytes`].
 pub fn find_runs(
     lines: &[Line<'_>],
     marks: &[u32],
-    bits: &ByteBits,
+    marked: &MarkedBytes,
     runs: &mut Vec<Run>,
     unparsed: &mut Vec<Unparsed>,
 ) {
-    let masks = READERS.map(|reader| bits.mask(reader.markers));
+    let masks = READERS.map(|reader| marked.mask(reader.start_line_bytes));
     let any = masks.iter().fold(0, |any, mask| any | mask);
     let mut starts: [Vec<usize>; READERS.len()] = Default::default();
     for (i, &mark) in marks.iter().enumerate().take(lines.len()) {
@@ -68,7 +69,8 @@ pub fn find_runs(
             continue;
         }
         for ((reader, starts), mask) in READERS.iter().zip(starts.iter_mut()).zip(masks) {
-            if mark & mask != 0 && (reader.may_start)(lines, i, Holds::marked(mark, bits)) {
+            if mark & mask != 0 && (reader.may_start)(lines, i, LineBytes::from_mark(mark, marked))
+            {
                 starts.push(i);
             }
         }
@@ -109,13 +111,13 @@ fn read_all<R: Reader>(
 /// reads them: what the tools' unit tests need.
 #[cfg(test)]
 pub fn read_alone<R: Reader>(lines: &[Line<'_>]) -> (Vec<Run>, Vec<Unparsed>) {
-    // The line's own text, not its mark: a marker a tool forgot fails
-    // the tool's tests.
+    // The line's own text, not its mark: a start line byte a tool forgot
+    // fails the tool's tests.
     let picked: Vec<usize> = (0..lines.len())
         .filter(|&i| {
             let text = lines[i].text.as_bytes();
-            R::MARKERS.iter().any(|marker| text.contains(marker))
-                && R::may_start(lines, i, Holds::anything())
+            R::START_LINE_BYTES.iter().any(|byte| text.contains(byte))
+                && R::may_start(lines, i, LineBytes::unknown())
         })
         .collect();
     let (mut runs, mut unparsed) = (Vec::new(), Vec::new());

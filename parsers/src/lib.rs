@@ -331,9 +331,13 @@ pub fn parse(input: &str) -> Document {
 /// [`parse`], finding the messages on a second thread from
 /// `parallel_from` lines on.
 fn parse_with(input: &str, parallel_from: usize) -> Document {
-    let wanted = [dispatch::markers().as_slice(), context::MARKERS].concat();
+    let wanted = [
+        dispatch::start_line_bytes().as_slice(),
+        context::FACT_CLUE_BYTES,
+    ]
+    .concat();
     let mut source = text::Source::marked(input, &wanted);
-    let bits = source.bits().clone();
+    let bits = source.marked_bytes().clone();
     let (lines, marks) = source.marked_lines();
     let mut runs = Vec::new();
     let mut unparsed = Vec::new();
@@ -344,8 +348,8 @@ fn parse_with(input: &str, parallel_from: usize) -> Document {
         dispatch::find_runs(&lines, &marks, &bits, &mut runs, &mut unparsed);
         messages
     };
-    let capitals = context::Capitals::new(&marks, &bits);
-    context::apply(input, &lines, &capitals, &messages, &mut runs);
+    let clues = context::FactClues::new(&marks, &bits);
+    context::apply(input, &lines, &clues, &messages, &mut runs);
     runs.sort_by_key(|run| run.lines[0]);
     dedup_runs(&mut runs);
     unparsed.sort_by_key(|u| u.line);
@@ -366,7 +370,7 @@ fn parse_with(input: &str, parallel_from: usize) -> Document {
 fn messages_beside_runs(
     lines: &[text::Line<'_>],
     marks: &[u32],
-    bits: &text::ByteBits,
+    bits: &text::MarkedBytes,
     runs: &mut Vec<Run>,
     unparsed: &mut Vec<Unparsed>,
 ) -> mail::Messages {
@@ -447,41 +451,40 @@ impl<'r> RunKey<'r> {
     }
 }
 
-/// The fixtures' walker the crate's test binaries share.
-#[cfg(test)]
-#[path = "../tests/fixture_files/mod.rs"]
-mod fixture_files;
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// Every fixture, one after the other: a large input of every kind.
     fn all_fixtures() -> String {
-        crate::fixture_files::fixture_texts()
+        testkit::fixture_files::fixture_texts()
             .iter()
             .map(|path| std::fs::read_to_string(path).unwrap())
             .collect::<Vec<_>>()
             .join("\n")
     }
 
-    /// Every variant of `Tool` is in `Tool::ALL`, once: a tool left out
-    /// compiles, and nothing would list, name or read it. The variants are
-    /// counted through serde's variant index, which knows them all. And
-    /// its serde name is [`Tool::name`]: nothing else ties the two.
-    /// Every line's mark has 32 bits: markup's bytes, `=`, a prompt's,
-    /// the bytes the readers' reports start with and those the facts of
-    /// dmesg and uname need must fit, each with a bit of its own, or a
-    /// sixth tool's markers would silently share one.
+    /// Every line's mark has 32 bits: the marked bytes (markup's, `=`, a
+    /// prompt's, the readers' start line bytes and the fact clue bytes)
+    /// must fit, each with a bit of its own, or a sixth tool's start line
+    /// bytes would silently share one.
     #[test]
-    fn the_bytes_lines_are_marked_by_fit_the_32_bits_of_a_mark() {
-        let wanted = [dispatch::markers().as_slice(), context::MARKERS].concat();
+    fn the_marked_bytes_fit_the_32_bits_of_a_mark() {
+        let wanted = [
+            dispatch::start_line_bytes().as_slice(),
+            context::FACT_CLUE_BYTES,
+        ]
+        .concat();
         let source = text::Source::marked("", &wanted);
-        let given = source.bits().given();
+        let given = source.marked_bytes().given();
         assert!(given <= 32, "{given} bytes for 32 bits");
         eprintln!("{given} of the 32 bits of a line's mark are taken");
     }
 
+    /// Every variant of `Tool` is in `Tool::ALL`, once: a tool left out
+    /// compiles, and nothing would list, name or read it. The variants are
+    /// counted through serde's variant index, which knows them all. And
+    /// its serde name is [`Tool::name`]: nothing else ties the two.
     #[test]
     fn all_holds_every_tool_once() {
         use serde::de::value::{Error, U32Deserializer};

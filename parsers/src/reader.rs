@@ -3,7 +3,7 @@
 //! one there. Its own module, so that the tools and the walk that lists
 //! them both import it and not each other.
 
-use crate::text::{ByteBits, Line};
+use crate::text::{Line, MarkedBytes};
 use crate::{Run, Tool, Unparsed};
 
 /// One tool's way of finding its reports. The walk asks
@@ -13,18 +13,19 @@ use crate::{Run, Tool, Unparsed};
 pub trait Reader {
     /// The tool whose reports this reads.
     const TOOL: Tool;
-    /// Bytes one of which every line [`Reader::may_start`] says yes to
-    /// holds: the test runs only on lines whose mark shows one.
-    const MARKERS: &'static [u8];
+    /// The bytes that tell a line a report may start on: every line
+    /// [`Reader::may_start`] says yes to holds one of them, and the test
+    /// runs only on lines whose mark shows one.
+    const START_LINE_BYTES: &'static [u8];
     /// What the reader carries from one report to the next in a text (how
     /// far the reports read so far reach, say); it starts at its default.
     type State: Default;
 
     /// Whether a report of the tool can start at `lines[i]`. It may say yes
     /// to a line the tool then rejects, never no to one it would read; it
-    /// runs on every line, so it must cost little for prose. [`Holds`]
-    /// says which of the tool's markers the line may hold.
-    fn may_start(lines: &[Line<'_>], i: usize, holds: Holds<'_>) -> bool;
+    /// runs on every line, so it must cost little for prose. [`LineBytes`]
+    /// says which of the tool's start line bytes the line may hold.
+    fn may_start(lines: &[Line<'_>], i: usize, line_bytes: LineBytes<'_>) -> bool;
 
     /// Reads the report (or near miss) at the picked line `start`, adds
     /// what it found to `runs` and `unparsed`, and returns the index of the
@@ -41,40 +42,40 @@ pub trait Reader {
 
 /// Which bytes a line may hold, read from its mark: a tool's
 /// [`Reader::may_start`] asks this rather than search a line for one of
-/// its markers (a search costs a call per line, more than a short line
+/// its start line bytes (a search costs a call per line, more than a short line
 /// takes to read). It may say yes for a byte the line lacks, never no for
 /// one it holds.
 #[derive(Clone, Copy)]
-pub struct Holds<'b> {
+pub struct LineBytes<'b> {
     mark: u32,
     /// `None`: no mark was taken, and every byte may be there.
-    bits: Option<&'b ByteBits>,
+    marked: Option<&'b MarkedBytes>,
 }
 
-impl Holds<'_> {
-    /// What a line's `mark`, taken under `bits`, says it may hold.
-    pub fn marked(mark: u32, bits: &ByteBits) -> Holds<'_> {
-        Holds {
+impl LineBytes<'_> {
+    /// What a line's `mark`, taken under `marked`, says it may hold.
+    pub fn from_mark(mark: u32, marked: &MarkedBytes) -> LineBytes<'_> {
+        LineBytes {
             mark,
-            bits: Some(bits),
+            marked: Some(marked),
         }
     }
 
     /// Every byte may be there: for a line read without a mark.
-    pub fn anything() -> Holds<'static> {
-        Holds {
+    pub fn unknown() -> LineBytes<'static> {
+        LineBytes {
             mark: 0,
-            bits: None,
+            marked: None,
         }
     }
 
     /// Whether the line may hold `byte`. A byte the mark has no bit for
     /// may be there.
-    pub fn byte(&self, byte: u8) -> bool {
-        let Some(bits) = self.bits else {
+    pub fn may_hold(&self, byte: u8) -> bool {
+        let Some(marked) = self.marked else {
             return true;
         };
-        let bit = bits.mask(&[byte]);
+        let bit = marked.mask(&[byte]);
         bit == 0 || self.mark & bit != 0
     }
 }
@@ -84,17 +85,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn holds_never_denies_a_byte_the_line_has() {
-        let bits = ByteBits::new(&[b"#:,"]);
+    fn line_bytes_never_deny_a_byte_the_line_has() {
+        let marked = MarkedBytes::new(&[b"#:,"]);
         let line = "ad0: 76319MB";
-        let holds = Holds {
-            mark: bits.mark_of(line.as_bytes()),
-            bits: Some(&bits),
-        };
-        assert!(holds.byte(b':'));
-        assert!(!holds.byte(b'#') && !holds.byte(b','));
+        let line_bytes = LineBytes::from_mark(marked.mark_of(line.as_bytes()), &marked);
+        assert!(line_bytes.may_hold(b':'));
+        assert!(!line_bytes.may_hold(b'#') && !line_bytes.may_hold(b','));
         // A byte the table has no bit for may be anywhere.
-        assert!(holds.byte(b'%'));
-        assert!(Holds::anything().byte(b'#'));
+        assert!(line_bytes.may_hold(b'%'));
+        assert!(LineBytes::unknown().may_hold(b'#'));
     }
 }

@@ -43,7 +43,7 @@ use nom::sequence::preceded;
 use nom::{IResult, Parser};
 
 use crate::number::perl_number;
-use crate::reader::{Holds, Reader};
+use crate::reader::{LineBytes, Reader};
 use crate::text::{self, Line, LogicalLine};
 use crate::{Measurement, Run, Tool, Unparsed};
 
@@ -103,12 +103,12 @@ impl Reader for SqlBenchReader {
     // log's times, `Testing server '`, `Benchmark DBD suite`, the `c` of
     // `seconds usr sys cpu tests`, and the `T` of a headless table's
     // `TOTALS` row.
-    const MARKERS: &'static [u8] = b":('DcT";
+    const START_LINE_BYTES: &'static [u8] = b":('DcT";
     /// Each report is read on its own.
     type State = ();
 
-    fn may_start(lines: &[Line<'_>], i: usize, holds: Holds<'_>) -> bool {
-        anchor(lines[i].text, holds).is_some() || headless_table_start(lines, i).is_some()
+    fn may_start(lines: &[Line<'_>], i: usize, line_bytes: LineBytes<'_>) -> bool {
+        anchor(lines[i].text, line_bytes).is_some() || headless_table_start(lines, i).is_some()
     }
 
     /// Reads the sql-bench report at line `i`; a report that starts but
@@ -120,7 +120,7 @@ impl Reader for SqlBenchReader {
         runs: &mut Vec<Run>,
         unparsed: &mut Vec<Unparsed>,
     ) -> usize {
-        let outcome = match anchor(lines[i].text, Holds::anything()) {
+        let outcome = match anchor(lines[i].text, LineBytes::unknown()) {
             // A table cut to its rows is read from its first row, once its
             // TOTALS row is met.
             None => match headless_table_start(lines, i) {
@@ -158,25 +158,25 @@ enum Outcome {
 }
 
 /// The cheap test every line goes through: can a report start here?
-/// `holds` says which bytes the line may hold.
-fn anchor(text: &str, holds: Holds<'_>) -> Option<Anchor> {
+/// `line_bytes` says which bytes the line may hold.
+fn anchor(text: &str, line_bytes: LineBytes<'_>) -> Option<Anchor> {
     let blanks = text
         .bytes()
         .take_while(|b| *b == b' ' || *b == b'\t')
         .count();
     let t = &text[blanks..];
-    anchor_at(t, holds).or_else(|| {
+    anchor_at(t, line_bytes).or_else(|| {
         // A record after a list item's mark or a lead-in of prose.
-        let led = holds.byte(b':') || t.starts_with(|c: char| LIST_MARKS.contains(c));
+        let led = line_bytes.may_hold(b':') || t.starts_with(|c: char| LIST_MARKS.contains(c));
         let rest = if led { record_text(t) } else { t };
         (rest.len() < t.len())
-            .then(|| anchor_at(rest, holds))
+            .then(|| anchor_at(rest, line_bytes))
             .flatten()
     })
 }
 
 /// [`anchor`] of a line from its first visible character.
-fn anchor_at(t: &str, holds: Holds<'_>) -> Option<Anchor> {
+fn anchor_at(t: &str, line_bytes: LineBytes<'_>) -> Option<Anchor> {
     match t.as_bytes().first()? {
         b'B' if t.starts_with("Benchmark DBD suit") => Some(Anchor::Summary),
         b'D' if t.starts_with("Date of test:") => Some(Anchor::Summary),
@@ -192,7 +192,7 @@ fn anchor_at(t: &str, holds: Holds<'_>) -> Option<Anchor> {
         }
         b'O' | b's' if is_table_header(t) => Some(Anchor::Summary),
         // An entry's name ends with a colon.
-        _ if holds.byte(b':') && is_entry_start(t) => Some(Anchor::Summary),
+        _ if line_bytes.may_hold(b':') && is_entry_start(t) => Some(Anchor::Summary),
         _ => None,
     }
 }

@@ -24,7 +24,7 @@ use nom::sequence::preceded;
 use nom::{IResult, Parser};
 
 use crate::number::decimal;
-use crate::reader::{Holds, Reader};
+use crate::reader::{LineBytes, Reader};
 use crate::text::{Line, LogicalLine};
 use crate::{Measurement, Run, Tool, Unparsed};
 
@@ -99,13 +99,13 @@ pub struct SmackState {
 impl Reader for SuperSmackReader {
     const TOOL: Tool = Tool::SuperSmack;
     // `Q` starts both `Query Barrel Report` and `Query_type`.
-    const MARKERS: &'static [u8] = b"Q";
+    const START_LINE_BYTES: &'static [u8] = b"Q";
     type State = SmackState;
 
     /// A report starts on its `Query Barrel Report` line, or on a header
     /// whose first line was cut off; a line set in bold is read without its
     /// marks, as [`SuperSmackReader::read_at`] reads it.
-    fn may_start(lines: &[Line<'_>], i: usize, _: Holds<'_>) -> bool {
+    fn may_start(lines: &[Line<'_>], i: usize, _: LineBytes<'_>) -> bool {
         let text = unmarked(lines[i].text);
         // `Q` starts both; prose seldom holds one.
         memchr::memchr(b'Q', text.as_bytes()).is_some()

@@ -46,7 +46,7 @@ use std::collections::BTreeMap;
 
 use nom::IResult;
 
-use crate::reader::{Holds, Reader};
+use crate::reader::{LineBytes, Reader};
 use crate::text::{self, Line, LogicalLine};
 use crate::{Measurement, Run, Tool, Unparsed};
 
@@ -139,12 +139,12 @@ impl Reader for SysbenchReader {
     const TOOL: Tool = Tool::Sysbench;
     // An interval line's `[`, the histogram heading's `(`, the colon that
     // ends every other anchor.
-    const MARKERS: &'static [u8] = b"[(:";
+    const START_LINE_BYTES: &'static [u8] = b"[(:";
     /// Headers above this index belong to earlier runs.
     type State = usize;
 
-    fn may_start(lines: &[Line<'_>], i: usize, holds: Holds<'_>) -> bool {
-        start_in(lines[i].text, holds).is_some()
+    fn may_start(lines: &[Line<'_>], i: usize, line_bytes: LineBytes<'_>) -> bool {
+        start_in(lines[i].text, line_bytes).is_some()
     }
 
     /// Reads the sysbench report or one-line summaries at line `i`; a
@@ -157,7 +157,7 @@ impl Reader for SysbenchReader {
         unparsed: &mut Vec<Unparsed>,
     ) -> usize {
         let text = lines[i].text;
-        let offset = match start_in(text, Holds::anything()) {
+        let offset = match start_in(text, LineBytes::unknown()) {
             None => return i + 1,
             Some(Start::Summaries) => {
                 *taken_until = summaries(lines, i, runs, unparsed);
@@ -228,15 +228,7 @@ impl Reader for SysbenchReader {
                 let first = header.first.unwrap_or(i).min(i);
                 let span = [lines[first].number, last_line];
                 let run = to_run(&report, &block, header, lines[i].depth, span);
-                match runs.last_mut() {
-                    Some(previous) if !own_header && continues(previous, &run) => {
-                        previous.lines[1] = run.lines[1];
-                        previous.test = previous.test.take().or(run.test);
-                        previous.threads = previous.threads.or(run.threads);
-                        previous.results.extend(run.results);
-                    }
-                    _ => runs.push(run),
-                }
+                push_or_continue(runs, run, own_header);
             }
             // A heading word inside a sentence is not a report.
             Err(_) if !text.get(..offset).unwrap_or_default().trim().is_empty() => {}
@@ -249,6 +241,21 @@ impl Reader for SysbenchReader {
         }
         *taken_until = last.max(i) + 1;
         *taken_until
+    }
+}
+
+/// Adds `run` to `runs`, or, when it has no header of its own
+/// (`own_header`) and [`continues`] the run before it, adds its lines,
+/// test, threads and results to that run.
+fn push_or_continue(runs: &mut Vec<Run>, run: Run, own_header: bool) {
+    match runs.last_mut() {
+        Some(previous) if !own_header && continues(previous, &run) => {
+            previous.lines[1] = run.lines[1];
+            previous.test = previous.test.take().or(run.test);
+            previous.threads = previous.threads.or(run.threads);
+            previous.results.extend(run.results);
+        }
+        _ => runs.push(run),
     }
 }
 
@@ -400,8 +407,8 @@ enum Start {
 
 /// The cheap test every line goes through: a first-byte check for interval
 /// and histogram lines, then the text before each colon against the anchors.
-/// `holds` says which bytes the line may hold.
-fn start_in(text: &str, holds: Holds<'_>) -> Option<Start> {
+/// `line_bytes` says which bytes the line may hold.
+fn start_in(text: &str, line_bytes: LineBytes<'_>) -> Option<Start> {
     let trimmed = text::trim_start(text);
     match trimmed.as_bytes().first() {
         Some(b'[') if is_interval_line(trimmed) => {
@@ -413,7 +420,7 @@ fn start_in(text: &str, holds: Holds<'_>) -> Option<Start> {
         }
         _ => {}
     }
-    if !holds.byte(b':') {
+    if !line_bytes.may_hold(b':') {
         return None;
     }
     let bytes = text.as_bytes();

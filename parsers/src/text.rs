@@ -27,7 +27,7 @@ mod marks;
 mod markup;
 mod prefix;
 
-pub use marks::ByteBits;
+pub use marks::MarkedBytes;
 pub use markup::Source;
 
 /// Splits the input into lines and reads each line's quote depth; a

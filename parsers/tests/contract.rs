@@ -2,7 +2,7 @@
 //! table's unit: otherwise the compare form would refuse a metric that the
 //! database holds, or label its values with a unit they were not read in.
 
-mod fixture_files;
+use testkit::fixture_files;
 
 use std::collections::BTreeSet;
 

@@ -19,7 +19,7 @@
 //! fixtures) with the same rules, a relative path being taken from the
 //! workspace's folder; the floor is the repository corpus's only.
 
-mod fixture_files;
+use testkit::fixture_files;
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};

@@ -8,7 +8,7 @@
 //! still differ (when it no longer does, take it off the list), is never
 //! blessed, and counts against the share of fixtures read, printed per tool.
 
-mod fixture_files;
+use testkit::fixture_files;
 
 use std::collections::BTreeMap;
 

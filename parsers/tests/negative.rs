@@ -3,7 +3,7 @@
 //! goldens under `fixtures/negative/` say so too; this test keeps a
 //! re-blessed golden from quietly accepting a run there.
 
-mod fixture_files;
+use testkit::fixture_files;
 
 #[test]
 fn every_negative_fixture_gives_no_run() {

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
-use super::facts::{facts_where, remarks_before_runs, Capitals, Fact};
+use super::facts::{facts_where, remarks_before_runs, Fact, FactClues};
 use super::labels::{active_labels, label_attrs, line_index, ActiveLabels};
 use super::outline::{Markup, Outline};
 use super::spelling::os_in_name;
@@ -36,12 +36,12 @@ use crate::Run;
 /// on under his own quote goes on with its announcement
 /// ([`carry_announcements`]).
 ///
-/// `input` is the text as given, whose markup [`Markup`] reads; `capitals`
-/// says which lines may hold the capitals some facts need.
+/// `input` is the text as given, whose markup [`Markup`] reads; `clues`
+/// says which facts each line may state.
 pub(crate) fn apply(
     input: &str,
     lines: &[Line<'_>],
-    capitals: &Capitals<'_>,
+    clues: &FactClues<'_>,
     messages: &Messages,
     runs: &mut [Run],
 ) {
@@ -49,7 +49,7 @@ pub(crate) fn apply(
     let outline = Outline::read(lines, &markup);
     let labels = active_labels(lines, &markup, &outline, runs, &asked_lines(lines, runs));
     let places = Places::new(messages, runs);
-    let facts = facts_of_places(lines, capitals, &places, runs);
+    let facts = facts_of_places(lines, clues, &places, runs);
     let facts_by_place = facts_by_place(&facts, messages);
     // The thread library each run took from an announcement, by run, for
     // the text its author goes on with under the quote (below).
@@ -230,7 +230,7 @@ impl<'a> Places<'a> {
 /// binary search).
 fn facts_of_places(
     lines: &[Line<'_>],
-    capitals: &Capitals<'_>,
+    clues: &FactClues<'_>,
     places: &Places<'_>,
     runs: &[Run],
 ) -> Vec<Fact> {
@@ -249,12 +249,12 @@ fn facts_of_places(
         })
         .collect();
     let mut place_of = places.of_lines();
-    let mut facts = facts_where(lines, capitals, |index, depth| {
+    let mut facts = facts_where(lines, clues, |index, depth| {
         place_of(index, depth).is_some()
     });
     facts.extend(remarks_before_runs(
         lines,
-        capitals,
+        clues,
         places.len(),
         starts,
         places.of_lines(),
@@ -480,15 +480,15 @@ mod tests {
              > real memory = 1073741824 (1024 MB)\n",
         );
         let messages = mail::messages(&lines);
-        let bits = crate::text::ByteBits::new(&[crate::context::MARKERS]);
+        let bits = crate::text::MarkedBytes::new(&[crate::context::FACT_CLUE_BYTES]);
         let marks: Vec<u32> = lines
             .iter()
             .map(|line| bits.mark_of(line.text.as_bytes()))
             .collect();
-        let capitals = Capitals::new(&marks, &bits);
+        let clues = FactClues::new(&marks, &bits);
         let runs = [run([3, 3], 0, None)];
         let places = Places::new(&messages, &runs);
-        let facts = facts_of_places(&lines, &capitals, &places, &runs);
+        let facts = facts_of_places(&lines, &clues, &places, &runs);
         // The quoted line lies in no place a run lies in: it is not read.
         let read: Vec<(usize, &str)> = facts.iter().map(|f| (f.index, f.key)).collect();
         assert_eq!(
@@ -508,6 +508,6 @@ mod tests {
             .map(|f| f.value.as_ref())
             .collect();
         assert_eq!(versions, ["6.2-PRERELEASE", "7.0-CURRENT"]);
-        assert!(facts_of_places(&lines, &capitals, &places, &[]).is_empty());
+        assert!(facts_of_places(&lines, &clues, &places, &[]).is_empty());
     }
 }

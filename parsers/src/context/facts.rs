@@ -11,7 +11,7 @@ mod remarks;
 pub(super) use remarks::remarks_before_runs;
 
 use super::spelling::{arch_word, is_arch, os_group, OS_NAMES};
-use crate::text::{trim_end, trim_start, ByteBits, Line};
+use crate::text::{trim_end, trim_start, Line, MarkedBytes};
 
 /// One thing the text says about the system the runs ran on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,48 +55,56 @@ fn is_mailer_header(text: &str) -> bool {
 /// `mysqld Ver` banners; and "running FreeBSD 6.1-PRERELEASE (i386)" in prose.
 #[cfg(test)]
 fn facts(lines: &[Line<'_>]) -> Vec<Fact> {
-    let bits = ByteBits::new(&[MARKERS]);
+    let bits = MarkedBytes::new(&[FACT_CLUE_BYTES]);
     let marks: Vec<u32> = lines
         .iter()
         .map(|line| bits.mark_of(line.text.as_bytes()))
         .collect();
-    let capitals = Capitals::new(&marks, &bits);
-    let mut found = facts_where(lines, &capitals, |_, _| true);
+    let clues = FactClues::new(&marks, &bits);
+    let mut found = facts_where(lines, &clues, |_, _| true);
     found.extend(lines.iter().enumerate().filter_map(|(index, line)| {
-        remarks::remark(line, index, &capitals).map(|lib| remarks::remark_fact(index, line, lib))
+        remarks::remark(line, index, &clues).map(|lib| remarks::remark_fact(index, line, lib))
     }));
     found.sort_by_key(|fact| fact.index);
     found
 }
 
-/// The capitals some facts need ([`Capitals`]), and the `:` or `(` every
-/// fact read after a fixed head holds: the lines' marks must cover them.
-pub const MARKERS: &[u8] = b"MVBLKN:(";
+/// The bytes a line's mark must tell of for [`FactClues`]: the capitals
+/// some facts need, and the `:` or `(` every fact read after a fixed head
+/// holds.
+pub const FACT_CLUE_BYTES: &[u8] = b"MVBLKN:(";
 
-/// Which of the capitals a fact needs each line may hold, from the lines'
-/// marks: `M` of `Multiprocessor`, `V` of `Ver`, `B`/`L` of `BSD` and
-/// `Linux`, `K`/`N` of `KSE` and `NPTL`; and `:` or `(`, which every
+/// What each line's mark says of the facts it may state, so that a line
+/// is searched only for the facts it could hold: `:` or `(`, which every
 /// fact read after a fixed head (`CPU: `, `real memory`) and every mailer
-/// header holds.
-pub struct Capitals<'m> {
+/// header holds; `M` of `Multiprocessor`; `V` of `Ver`; `B`/`L` of `BSD`
+/// and `Linux`; `K`/`N` of `KSE` and `NPTL`.
+pub struct FactClues<'m> {
     marks: &'m [u32],
-    colon_paren: u32,
-    m: u32,
-    v: u32,
-    bsd_linux: u32,
-    kse_nptl: u32,
+    /// `:` or `(`: the line may be a head and what follows it.
+    headed: u32,
+    /// `M`: the line may count CPUs (`Multiprocessor System Detected`).
+    cpu_count: u32,
+    /// `V`: the line may be a `mysqld Ver` banner.
+    mysqld_ver: u32,
+    /// `B` or `L`: the line may name an OS in prose (`FreeBSD`, `Linux`).
+    os_name: u32,
+    /// `K` or `N`: the line may name a thread library in prose (`KSE`,
+    /// `NPTL`).
+    thread_lib: u32,
 }
 
-impl<'m> Capitals<'m> {
-    /// `marks` holds a mark per line under `bits`, which include [`MARKERS`].
-    pub fn new(marks: &'m [u32], bits: &ByteBits) -> Capitals<'m> {
-        Capitals {
+impl<'m> FactClues<'m> {
+    /// `marks` holds a mark per line under `marked`, which include
+    /// [`FACT_CLUE_BYTES`].
+    pub fn new(marks: &'m [u32], marked: &MarkedBytes) -> FactClues<'m> {
+        FactClues {
             marks,
-            colon_paren: bits.mask(b":("),
-            m: bits.mask(b"M"),
-            v: bits.mask(b"V"),
-            bsd_linux: bits.mask(b"BL"),
-            kse_nptl: bits.mask(b"KN"),
+            headed: marked.mask(b":("),
+            cpu_count: marked.mask(b"M"),
+            mysqld_ver: marked.mask(b"V"),
+            os_name: marked.mask(b"BL"),
+            thread_lib: marked.mask(b"KN"),
         }
     }
 }
@@ -105,7 +113,7 @@ impl<'m> Capitals<'m> {
 /// for the remarks on thread libraries ([`remarks_before_runs`]).
 pub(super) fn facts_where(
     lines: &[Line<'_>],
-    capitals: &Capitals<'_>,
+    clues: &FactClues<'_>,
     mut wanted: impl FnMut(usize, usize) -> bool,
 ) -> Vec<Fact> {
     let mut found = Vec::new();
@@ -116,7 +124,7 @@ pub(super) fn facts_where(
         if !wanted(index, line.depth) {
             continue;
         }
-        let Some((text, mark)) = fact_text(text, index, capitals) else {
+        let Some((text, mark)) = fact_text(text, index, clues) else {
             continue;
         };
         let mut push = |key: &'static str, value: &str, group: Option<&'static str>| {
@@ -132,7 +140,7 @@ pub(super) fn facts_where(
                 });
             }
         };
-        line_facts(text, mark, capitals, &mut push);
+        line_facts(text, mark, clues, &mut push);
     }
     found
 }
@@ -141,8 +149,8 @@ pub(super) fn facts_where(
 /// its `mark`) as (key, value, OS group). The first kind of line it is
 /// read as decides, whether or not that gives a fact.
 #[inline]
-fn line_facts(text: &str, mark: u32, capitals: &Capitals<'_>, push: &mut impl Push) {
-    let headed = mark & capitals.colon_paren != 0;
+fn line_facts(text: &str, mark: u32, clues: &FactClues<'_>, push: &mut impl Push) {
+    let headed = mark & clues.headed != 0;
     // Most prose holds neither `:` nor `(`: its heads are not compared.
     let after = |head: &str| headed.then(|| text.strip_prefix(head)).flatten();
     if let Some(rest) = after("CPU: ") {
@@ -160,7 +168,7 @@ fn line_facts(text: &str, mark: u32, capitals: &Capitals<'_>, push: &mut impl Pu
             push("memory_mb", mb, None);
         }
     } else if text.as_bytes().first().is_some_and(u8::is_ascii_uppercase)
-        && mark & capitals.m != 0
+        && mark & clues.cpu_count != 0
         && finders::SMP.find(text.as_bytes()).is_some()
     {
         if let Some(n) = smp_cpus(text) {
@@ -180,12 +188,12 @@ fn line_facts(text: &str, mark: u32, capitals: &Capitals<'_>, push: &mut impl Pu
         if let Some(arch) = banner.arch {
             push("arch", arch, None);
         }
-    } else if let Some(i) = (mark & capitals.v != 0)
+    } else if let Some(i) = (mark & clues.mysqld_ver != 0)
         .then(|| finders::VER.find(text.as_bytes()))
         .flatten()
     {
         mysqld_ver(text, i, push);
-    } else if let Some((os, version, arch)) = os_in_prose(text, mark & capitals.bsd_linux != 0) {
+    } else if let Some((os, version, arch)) = os_in_prose(text, mark & clues.os_name != 0) {
         let group = os_group(os);
         push("os", os, group);
         push("os_version", version, group);
@@ -287,10 +295,10 @@ fn fact_start<'t>(line: &Line<'t>) -> Option<&'t str> {
 /// The text (from [`fact_start`]) of line `index` with its mark, unless
 /// it is too short or too long to state a fact or is a mailer header.
 #[inline]
-fn fact_text<'t>(text: &'t str, index: usize, capitals: &Capitals<'_>) -> Option<(&'t str, u32)> {
+fn fact_text<'t>(text: &'t str, index: usize, clues: &FactClues<'_>) -> Option<(&'t str, u32)> {
     // A line without a mark could hold any of the bytes.
-    let mark = capitals.marks.get(index).copied().unwrap_or(u32::MAX);
-    let headed = mark & capitals.colon_paren != 0;
+    let mark = clues.marks.get(index).copied().unwrap_or(u32::MAX);
+    let headed = mark & clues.headed != 0;
     let text = trim_end(text);
     let fits = (6..=400).contains(&text.len()) && !(headed && is_mailer_header(text));
     fits.then_some((text, mark))
@@ -666,11 +674,11 @@ mod tests {
 
     /// The facts `line_facts` gives for one line, as (key, value, group).
     fn facts_of_line(text: &str) -> Vec<(&'static str, String, Option<&'static str>)> {
-        let bits = ByteBits::new(&[MARKERS]);
+        let bits = MarkedBytes::new(&[FACT_CLUE_BYTES]);
         let marks = [bits.mark_of(text.as_bytes())];
-        let capitals = Capitals::new(&marks, &bits);
+        let clues = FactClues::new(&marks, &bits);
         let mut got = Vec::new();
-        line_facts(text, marks[0], &capitals, &mut |key, value: &str, group| {
+        line_facts(text, marks[0], &clues, &mut |key, value: &str, group| {
             got.push((key, value.to_string(), group));
         });
         got

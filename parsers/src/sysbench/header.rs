@@ -35,51 +35,8 @@ pub(super) fn read_header(
     report_start: usize,
     glued: &str,
 ) -> RunHeader {
-    let depth = lines[report_start].depth;
+    let window = header_window(lines, taken_until, report_start, glued);
     let mut header = RunHeader::default();
-    // `--debug` prints two `DEBUG: Worker thread (#N) ...` lines per
-    // thread between the banner and the report: they say nothing and do
-    // not count towards the window.
-    let is_debug = |j: usize| lines[j].text.trim_start().starts_with("DEBUG:");
-    let mut from = report_start;
-    let mut counted = 0;
-    for j in (taken_until..report_start).rev() {
-        let line = &lines[j];
-        if line.depth != depth && !line.is_blank() {
-            from = quoted_header_above(lines, taken_until, j, report_start).unwrap_or(from);
-            break;
-        }
-        if is_debug(j) {
-            continue;
-        }
-        counted += 1;
-        if counted > MAX_HEADER_LINES {
-            break;
-        }
-        from = j;
-    }
-    // Each line in its pieces, where a lost line break glued one of
-    // sysbench's lines to the one before ([`glued`]).
-    let mut window: Vec<(usize, &str)> = Vec::new();
-    for j in (from..report_start).filter(|&j| !is_debug(j)) {
-        window.extend(glued::pieces(lines[j].text).map(|piece| (j, piece)));
-    }
-    if !glued.trim().is_empty() {
-        window.extend(glued::pieces(glued).map(|piece| (report_start, piece)));
-    }
-    // A banner followed by what `prepare` or `cleanup` print (`Creating
-    // file test_file.0`, `Removing test files...`) is that command's:
-    // the run's header starts after its last such line.
-    let cut = window
-        .iter()
-        .rposition(|&(_, text)| prepare_or_cleanup_output(text))
-        .filter(|&at| {
-            window[..at]
-                .iter()
-                .any(|&(_, t)| banner_version(t).is_some())
-        })
-        .map_or(0, |at| at + 1);
-    let window = &window[cut..];
     // Where the marker in force was read, to tell whether it came after
     // the command a later one replaces.
     let mut marker_at = None;
@@ -131,6 +88,64 @@ pub(super) fn read_header(
         workload::from_command(command, &mut header.workload);
     }
     header
+}
+
+/// The lines of the header above the report at `report_start`, back to
+/// `taken_until` (same quote depth) and with the text `glued` in front of
+/// it on its own line, each in its pieces (where a lost line break glued
+/// one of sysbench's lines to the one before, [`glued`]) with its index;
+/// without what a `prepare` or `cleanup` printed above.
+fn header_window<'t>(
+    lines: &[Line<'t>],
+    taken_until: usize,
+    report_start: usize,
+    glued: &'t str,
+) -> Vec<(usize, &'t str)> {
+    let depth = lines[report_start].depth;
+    // `--debug` prints two `DEBUG: Worker thread (#N) ...` lines per
+    // thread between the banner and the report: they say nothing and do
+    // not count towards the window.
+    let is_debug = |j: usize| lines[j].text.trim_start().starts_with("DEBUG:");
+    let mut from = report_start;
+    let mut counted = 0;
+    for j in (taken_until..report_start).rev() {
+        let line = &lines[j];
+        if line.depth != depth && !line.is_blank() {
+            from = quoted_header_above(lines, taken_until, j, report_start).unwrap_or(from);
+            break;
+        }
+        if is_debug(j) {
+            continue;
+        }
+        counted += 1;
+        if counted > MAX_HEADER_LINES {
+            break;
+        }
+        from = j;
+    }
+    // Each line in its pieces, where a lost line break glued one of
+    // sysbench's lines to the one before ([`glued`]).
+    let mut window: Vec<(usize, &str)> = Vec::new();
+    for j in (from..report_start).filter(|&j| !is_debug(j)) {
+        window.extend(glued::pieces(lines[j].text).map(|piece| (j, piece)));
+    }
+    if !glued.trim().is_empty() {
+        window.extend(glued::pieces(glued).map(|piece| (report_start, piece)));
+    }
+    // A banner followed by what `prepare` or `cleanup` print (`Creating
+    // file test_file.0`, `Removing test files...`) is that command's:
+    // the run's header starts after its last such line.
+    let cut = window
+        .iter()
+        .rposition(|&(_, text)| prepare_or_cleanup_output(text))
+        .filter(|&at| {
+            window[..at]
+                .iter()
+                .any(|&(_, t)| banner_version(t).is_some())
+        })
+        .map_or(0, |at| at + 1);
+    window.drain(..cut);
+    window
 }
 
 /// How far above a report a quoted header of it may start

@@ -18,7 +18,8 @@
 //! / `  scope: global` (0.4: `Memory block size: 1K` ...). The command
 //! line's options say the same (`--file-test-mode=seqwr`), and one more
 //! that sysbench does not print (`--memory-access-mode=rnd`). Each is an
-//! attribute named after the option (Contract 2's sysbench keys); what
+//! attribute named after the option
+//! ([`crate::contract::sysbench_workload_keys`]); what
 //! sysbench printed wins over what the command asked for, as for the
 //! thread count. Sizes are written in the largest binary unit that holds
 //! them whole (`1228800Kb` is `1200MiB`), so that 0.4's, 1.x's and the
@@ -26,21 +27,7 @@
 
 use std::collections::BTreeMap;
 
-/// The keys this module gives, in Contract 2's order.
-pub(crate) const KEYS: &[&str] = &[
-    "file_test_mode",
-    "file_num",
-    "file_total_size",
-    "file_block_size",
-    "file_rw_ratio",
-    "file_io_mode",
-    "cpu_max_prime",
-    "memory_block_size",
-    "memory_total_size",
-    "memory_oper",
-    "memory_scope",
-    "memory_access_mode",
-];
+use crate::contract::sysbench_workload_keys as keys;
 
 /// The attributes one printed header line gives (at most two: fileio's
 /// `N files, SIZE each` gives the count alone, the total has its own line).
@@ -56,11 +43,11 @@ pub(super) fn printed(text: &str, into: &mut BTreeMap<&'static str, String>) {
         .and_then(|rest| rest.strip_suffix(" test"))
         .and_then(file_test_mode_named)
     {
-        put("file_test_mode", Some(mode.to_owned()));
+        put(keys::FILE_TEST_MODE, Some(mode.to_owned()));
     } else if let Some(size) = text.strip_prefix("Block size ") {
-        put("file_block_size", size_value(size));
+        put(keys::FILE_BLOCK_SIZE, size_value(size));
     } else if let Some(size) = text.strip_suffix(" total file size") {
-        put("file_total_size", size_value(size));
+        put(keys::FILE_TOTAL_SIZE, size_value(size));
     } else if let Some((count, each)) = text.split_once(" files, ") {
         // 1.x writes a size that does not divide evenly with decimals
         // (`128 files, 1.1719GiB each`).
@@ -68,10 +55,10 @@ pub(super) fn printed(text: &str, into: &mut BTreeMap<&'static str, String>) {
         if size.starts_with(|c: char| c.is_ascii_digit())
             && size.ends_with(|c: char| c.is_ascii_alphabetic())
         {
-            put("file_num", whole(count));
+            put(keys::FILE_NUM, whole(count));
         }
     } else if let Some(ratio) = text.strip_prefix("Read/Write ratio for combined random IO test:") {
-        put("file_rw_ratio", number(ratio));
+        put(keys::FILE_RW_RATIO, number(ratio));
     } else if let Some(mode) = text
         .strip_prefix("Using ")
         .and_then(|rest| rest.strip_suffix(" I/O mode"))
@@ -82,19 +69,21 @@ pub(super) fn printed(text: &str, into: &mut BTreeMap<&'static str, String>) {
             "mmap" => Some("mmap"),
             _ => None,
         };
-        put("file_io_mode", mode.map(str::to_owned));
+        put(keys::FILE_IO_MODE, mode.map(str::to_owned));
     } else if let Some(limit) = text
         .strip_prefix("Prime numbers limit:")
         .or_else(|| text.strip_prefix("Maximum prime number checked in CPU test:"))
     {
-        put("cpu_max_prime", whole(limit));
+        put(keys::CPU_MAX_PRIME, whole(limit));
     } else if let Some((name, value)) = text.split_once(':') {
         let value = value.trim();
         match name {
-            "block size" | "Memory block size" => put("memory_block_size", size_value(value)),
-            "total size" | "Memory transfer size" => put("memory_total_size", size_value(value)),
-            "operation" | "Memory operations type" => put("memory_oper", word(value)),
-            "scope" | "Memory scope type" => put("memory_scope", word(value)),
+            "block size" | "Memory block size" => put(keys::MEMORY_BLOCK_SIZE, size_value(value)),
+            "total size" | "Memory transfer size" => {
+                put(keys::MEMORY_TOTAL_SIZE, size_value(value))
+            }
+            "operation" | "Memory operations type" => put(keys::MEMORY_OPER, word(value)),
+            "scope" | "Memory scope type" => put(keys::MEMORY_SCOPE, word(value)),
             _ => {}
         }
     }
@@ -116,18 +105,21 @@ pub(super) fn from_command(command: &str, into: &mut BTreeMap<&'static str, Stri
             continue;
         };
         let (key, value) = match name {
-            "file-test-mode" => ("file_test_mode", file_test_mode(value).map(str::to_owned)),
-            "file-num" => ("file_num", whole(value)),
-            "file-total-size" => ("file_total_size", size_value(value)),
-            "file-block-size" => ("file_block_size", size_value(value)),
-            "file-rw-ratio" => ("file_rw_ratio", number(value)),
-            "file-io-mode" => ("file_io_mode", io_mode(value).map(str::to_owned)),
-            "cpu-max-prime" => ("cpu_max_prime", whole(value)),
-            "memory-block-size" => ("memory_block_size", size_value(value)),
-            "memory-total-size" => ("memory_total_size", size_value(value)),
-            "memory-oper" => ("memory_oper", word(value)),
-            "memory-scope" => ("memory_scope", word(value)),
-            "memory-access-mode" => ("memory_access_mode", word(value)),
+            "file-test-mode" => (
+                keys::FILE_TEST_MODE,
+                file_test_mode(value).map(str::to_owned),
+            ),
+            "file-num" => (keys::FILE_NUM, whole(value)),
+            "file-total-size" => (keys::FILE_TOTAL_SIZE, size_value(value)),
+            "file-block-size" => (keys::FILE_BLOCK_SIZE, size_value(value)),
+            "file-rw-ratio" => (keys::FILE_RW_RATIO, number(value)),
+            "file-io-mode" => (keys::FILE_IO_MODE, io_mode(value).map(str::to_owned)),
+            "cpu-max-prime" => (keys::CPU_MAX_PRIME, whole(value)),
+            "memory-block-size" => (keys::MEMORY_BLOCK_SIZE, size_value(value)),
+            "memory-total-size" => (keys::MEMORY_TOTAL_SIZE, size_value(value)),
+            "memory-oper" => (keys::MEMORY_OPER, word(value)),
+            "memory-scope" => (keys::MEMORY_SCOPE, word(value)),
+            "memory-access-mode" => (keys::MEMORY_ACCESS_MODE, word(value)),
             _ => continue,
         };
         if let Some(value) = value {

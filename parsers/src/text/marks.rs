@@ -6,29 +6,31 @@
 //! more: set-up on every short line, or a stop at every hit of the common
 //! bytes such as `:` and `,`.)
 
-/// Up to 32 chosen bytes, each with a bit of its own in a line's mark.
+/// The bytes lines are marked by: up to 32 chosen bytes, each with a bit
+/// of its own in a line's mark, so that a mark says which of them the line
+/// holds.
 #[derive(Debug, Clone)]
-pub struct ByteBits {
+pub struct MarkedBytes {
     bit_of: [u32; 256],
     given: usize,
 }
 
-impl ByteBits {
+impl MarkedBytes {
     /// Gives each byte of `groups` a bit, in order; a byte named twice
     /// keeps its first bit, and bytes past the 32nd share the last bit
     /// (a mark may say a line holds a byte it does not, never the reverse).
-    pub fn new(groups: &[&[u8]]) -> ByteBits {
-        let mut bits = ByteBits {
+    pub fn new(groups: &[&[u8]]) -> MarkedBytes {
+        let mut marked = MarkedBytes {
             bit_of: [0; 256],
             given: 0,
         };
         for &byte in groups.iter().flat_map(|group| group.iter()) {
-            if bits.bit_of[usize::from(byte)] == 0 {
-                bits.bit_of[usize::from(byte)] = 1u32 << bits.given.min(31);
-                bits.given += 1;
+            if marked.bit_of[usize::from(byte)] == 0 {
+                marked.bit_of[usize::from(byte)] = 1u32 << marked.given.min(31);
+                marked.given += 1;
             }
         }
-        bits
+        marked
     }
 
     /// How many distinct bytes were given bits: past 32 they share the
@@ -71,7 +73,7 @@ mod tests {
 
     #[test]
     fn a_mark_says_which_bytes_a_line_holds() {
-        let bits = ByteBits::new(&[b"=<", b"Q:=", b"#%,"]);
+        let bits = MarkedBytes::new(&[b"=<", b"Q:=", b"#%,"]);
         let input = b"plain\nkey=1\n<b>Q\n\nx: 5%, #\nQ";
         let marks: Vec<u32> = input
             .split(|&b| b == b'\n')

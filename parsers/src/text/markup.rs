@@ -12,9 +12,15 @@
 
 use std::borrow::Cow;
 
-use super::marks::ByteBits;
+use super::marks::MarkedBytes;
 use super::prefix::PROMPT_BYTES;
 use super::Line;
+
+mod quoted_printable;
+
+use quoted_printable::{
+    is_encoding_header, is_soft_break, looks_quoted_printable, undo_quoted_printable,
+};
 
 /// An input with quoted-printable and markup undone, ready to be read as
 /// [`Line`]s numbered as in the input. The input is split once; the few
@@ -27,8 +33,8 @@ pub struct Source<'a> {
     lines: Vec<Line<'a>>,
     /// Which of the marked bytes each source line holds.
     marks: Vec<u32>,
-    /// The bits of the marked bytes.
-    bits: ByteBits,
+    /// The bytes the marks tell of, each with its bit.
+    marked_bytes: MarkedBytes,
     /// (0-based index of a source line, its rewritten text), in order.
     rewritten: Vec<(usize, String)>,
     /// 0-based indices of quoted lines that end with `<br>`: a markdown
@@ -55,7 +61,7 @@ impl<'a> Source<'a> {
     /// (at most 32 bytes with markup's, `=` and a prompt's) each line holds, for
     /// [`Source::marked_lines`].
     pub fn marked(input: &'a str, wanted: &[u8]) -> Source<'a> {
-        let bits = ByteBits::new(&[MARKUP_BYTES, b"=", &PROMPT_BYTES, wanted]);
+        let bits = MarkedBytes::new(&[MARKUP_BYTES, b"=", &PROMPT_BYTES, wanted]);
         let markup = bits.mask(MARKUP_BYTES);
         let equals = bits.mask(b"=");
         let prompt = bits.mask(&PROMPT_BYTES);
@@ -106,7 +112,7 @@ impl<'a> Source<'a> {
         Source {
             lines,
             marks,
-            bits,
+            marked_bytes: bits,
             rewritten,
             lazy_quotes,
             left_out,
@@ -122,7 +128,7 @@ impl<'a> Source<'a> {
     }
 
     /// The lines as [`Source::lines`] gives them, each with its mark: the
-    /// bits ([`Source::bits`]) of the bytes asked for that the line may
+    /// bits ([`Source::marked_bytes`]) of the bytes asked for that the line may
     /// hold. A mark may name a byte the line's text lacks (a quote marker
     /// or a stamp taken off), never the reverse.
     pub fn marked_lines(&mut self) -> (Vec<Line<'_>>, Vec<u32>) {
@@ -144,7 +150,7 @@ impl<'a> Source<'a> {
                 line.depth = depth;
                 line.text = super::prefix::strip_line_prefix(text);
                 if let Some(mark) = marks.get_mut(*index) {
-                    *mark = self.bits.mark_of(line.text.as_bytes());
+                    *mark = self.marked_bytes.mark_of(line.text.as_bytes());
                 }
             }
         }
@@ -209,7 +215,7 @@ impl<'a> Source<'a> {
             while let Some((_, rest)) = pending.next_if(|(index, _)| index + 1 == line.number) {
                 for piece in rest.split('\n') {
                     let text = super::prefix::strip_line_prefix(piece);
-                    all_marks.push(self.bits.mark_of(text.as_bytes()));
+                    all_marks.push(self.marked_bytes.mark_of(text.as_bytes()));
                     all.push(Line { text, ..line });
                 }
             }
@@ -217,9 +223,9 @@ impl<'a> Source<'a> {
         (all, all_marks)
     }
 
-    /// The bit of each byte asked for in the lines' marks.
-    pub fn bits(&self) -> &ByteBits {
-        &self.bits
+    /// The bytes the lines' marks tell of, each with its bit.
+    pub fn marked_bytes(&self) -> &MarkedBytes {
+        &self.marked_bytes
     }
 }
 
@@ -296,53 +302,6 @@ fn is_header_field(line: &str) -> bool {
     })
 }
 
-/// `Content-Transfer-Encoding: quoted-printable`, any case.
-fn is_encoding_header(line: &str) -> bool {
-    line.get(..26)
-        .is_some_and(|h| h.eq_ignore_ascii_case("content-transfer-encoding:"))
-        && line.to_ascii_lowercase().contains("quoted-printable")
-}
-
-/// Joins what soft breaks cut, decodes the escapes, then undoes markup.
-/// `bits` marks at least [`MARKUP_BYTES`]: the decoded lines, which the
-/// input's marks do not cover, are marked again with it (one pass rather
-/// than a search per markup byte).
-fn undo_quoted_printable(
-    raw: &[(usize, &str)],
-    bits: &ByteBits,
-    rewritten: &mut Vec<(usize, String)>,
-    left_out: &mut Vec<usize>,
-) {
-    let mut i = 0;
-    while i < raw.len() {
-        let (first, text) = raw[i];
-        let mut line: Cow<'_, str> = Cow::Borrowed(text);
-        while is_soft_break(&line)
-            && raw
-                .get(i + 1)
-                .is_some_and(|&(next, _)| next == raw[i].0 + 1)
-        {
-            let mut joined = line.into_owned();
-            joined.pop();
-            joined.push_str(raw[i + 1].1);
-            line = Cow::Owned(joined);
-            i += 1;
-            left_out.push(raw[i].0 + 1);
-        }
-        if let Some(decoded) = decode_qp_escapes(&line) {
-            line = Cow::Owned(decoded);
-        }
-        let mark = bits.mark_of(line.as_bytes());
-        if mark & bits.mask(MARKUP_BYTES) != 0 {
-            let holds = |byte: u8| mark & bits.mask(&[byte]) != 0;
-            undo_line_markup(first, line, &holds, rewritten);
-        } else if let Cow::Owned(changed) = line {
-            rewritten.push((first, changed));
-        }
-        i += 1;
-    }
-}
-
 /// A code fence reads as a blank line; a line with markup is kept rewritten, as is
 /// one that quoted-printable changed.
 /// `holds` says whether the line holds a byte of [`MARKUP_BYTES`].
@@ -364,132 +323,6 @@ fn undo_line_markup(
     } else if let Cow::Owned(changed) = line {
         rewritten.push((index, changed));
     }
-}
-
-/// A line ending in `=` that is not an RFC 2047 encoded word (`=?..?=`).
-fn is_soft_break(line: &str) -> bool {
-    line.ends_with('=') && !(line.ends_with("?=") && line.contains("=?"))
-}
-
-fn hex(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
-    }
-}
-
-/// Quoted-printable only when it shows: several `=XX` escapes, or the
-/// header that says so, or soft breaks at the width encoders wrap at (76).
-/// Ordinary text has a line ending in `=` now and then (`key_buffer =`,
-/// sql-bench's `csys =` wrapped by a mailer) and no escapes: a ` =` end
-/// proves nothing, and a line longer than 76 ending in `=` was never
-/// encoded.
-fn looks_quoted_printable(equals: &[(usize, &str)], declared: bool) -> bool {
-    let mut escapes = 0;
-    let mut soft_breaks = 0;
-    let mut wide_soft_breaks = 0;
-    let mut long_soft_breaks = 0;
-    for &(_, line) in equals {
-        let b = line.as_bytes();
-        escapes += telling_escapes(b);
-        if is_soft_break(line) {
-            soft_breaks += 1;
-            if line.len() > 76 {
-                long_soft_breaks += 1;
-            } else if line.len() >= 70 && !line.ends_with(" =") {
-                wide_soft_breaks += 1;
-            }
-        }
-    }
-    let seen = escapes + soft_breaks;
-    (declared && seen > 0)
-        || (escapes >= 2 && seen >= 3)
-        || (wide_soft_breaks >= 2 && long_soft_breaks == 0 && wide_soft_breaks * 2 >= soft_breaks)
-}
-
-/// The escapes only an encoder writes: `=3D`, a high byte (`=E9`, not
-/// `=99`), and
-/// `=20`/`=09` at the end of a line or before a soft break. `key_buffer=128M`
-/// and `max_connections=200` hold no escape.
-fn telling_escapes(b: &[u8]) -> usize {
-    let mut n = 0;
-    for (i, _) in b.iter().enumerate().filter(|&(_, &c)| c == b'=') {
-        let Some(w) = b.get(i..i + 3) else {
-            break;
-        };
-        let at_end = matches!(&b[i + 3..], [] | [b'=']);
-        n += usize::from(match (w[1], w[2]) {
-            (b'3', b'D') => true,
-            (b'2', b'0') | (b'0', b'9') => at_end,
-            (hi, lo) => high_byte_with_letter(hi, lo),
-        });
-    }
-    n
-}
-
-/// A high byte with a letter in it (`=E9`, `=C3`, `=A9`): one an encoder
-/// wrote. Every UTF-8 sequence starts with one (`=C2`-`=F4`), while `=99`
-/// is far more often `--percentile=99`.
-fn high_byte_with_letter(hi: u8, lo: u8) -> bool {
-    matches!(hi, b'8'..=b'9' | b'A'..=b'F')
-        && hex(lo).is_some()
-        && (hi.is_ascii_uppercase() || lo.is_ascii_uppercase())
-}
-
-/// `=3D` -> `=`, `=20` -> space, `=C3=A9` -> `é`, `=E2=80=99` -> `’`:
-/// the escapes an encoder writes. Anything else is kept: an encoder never
-/// writes a digit, a letter or most controls as an escape, so `=12` in
-/// `key_buffer=128M` and `=38` in `key_buffer=384M` are text with a `=`
-/// in it, whatever else in the input is quoted-printable. A high byte
-/// with no letter (`=80`, `=99`) is decoded only right after another
-/// decoded high byte, as inside a UTF-8 sequence.
-fn decode_qp_escapes(line: &str) -> Option<String> {
-    let b = line.as_bytes();
-    let digits = |i: usize| Some((*b.get(i + 1)?, *b.get(i + 2)?));
-    // Most lines with a `=` hold no escape: nothing is built for them. The
-    // text between escapes is copied a piece at a time, not byte by byte.
-    let mut out: Option<Vec<u8>> = None;
-    let mut copied = 0;
-    // Where the last decoded high byte's escape ended.
-    let mut high_until = None;
-    for at in memchr::memchr_iter(b'=', b) {
-        // The two hex digits an escape took are no `=`; this keeps the
-        // reading from the left even so.
-        if at < copied {
-            continue;
-        }
-        let Some((hi, lo)) = digits(at) else {
-            continue;
-        };
-        let (Some(h), Some(l)) = (hex(hi), hex(lo)) else {
-            continue;
-        };
-        let byte = h * 16 + l;
-        let written = match byte {
-            b'=' | b' ' | b'\t' => true,
-            0x80.. => high_byte_with_letter(hi, lo) || high_until == Some(at),
-            _ => false,
-        };
-        if !written {
-            continue;
-        }
-        if byte >= 0x80 {
-            high_until = Some(at + 3);
-        }
-        let out = out.get_or_insert_with(|| Vec::with_capacity(b.len()));
-        out.extend_from_slice(b.get(copied..at).unwrap_or_default());
-        out.push(byte);
-        copied = at + 3;
-    }
-    let mut out = out?;
-    out.extend_from_slice(b.get(copied..).unwrap_or_default());
-    // Mail of the tools' years is often Latin-1; a byte that is not UTF-8
-    // is read as Latin-1 rather than lost.
-    Some(match String::from_utf8(out) {
-        Ok(text) => text,
-        Err(e) => e.into_bytes().iter().map(|&c| char::from(c)).collect(),
-    })
 }
 
 /// ```` ``` ```` and ```` ```text ```` on a line of their own.
@@ -835,6 +668,7 @@ fn entity(name: &str) -> Option<char> {
 
 #[cfg(test)]
 mod tests {
+    use super::quoted_printable::decode_qp_escapes;
     use super::*;
 
     #[test]

@@ -4,19 +4,15 @@
 
 use std::borrow::Cow;
 
-use super::{fact_start, fact_text, finders, Capitals, Fact};
+use super::{fact_start, fact_text, finders, Fact, FactClues};
 use crate::context::prose;
 use crate::context::spelling::classify;
 use crate::text::Line;
 
 /// The thread library line `index` remarks on, if any.
-pub(super) fn remark(
-    line: &Line<'_>,
-    index: usize,
-    capitals: &Capitals<'_>,
-) -> Option<&'static str> {
-    let (text, mark) = fact_text(fact_start(line)?, index, capitals)?;
-    thread_lib_in_prose(text, mark & capitals.kse_nptl != 0)
+pub(super) fn remark(line: &Line<'_>, index: usize, clues: &FactClues<'_>) -> Option<&'static str> {
+    let (text, mark) = fact_text(fact_start(line)?, index, clues)?;
+    thread_lib_in_prose(text, mark & clues.thread_lib != 0)
 }
 
 /// The fact of a remark on `thread_lib` on line `index`.
@@ -42,7 +38,7 @@ pub(super) fn remark_fact(index: usize, line: &Line<'_>, thread_lib: &'static st
 /// `places`), as `place_of` gives the places of lines.
 pub(in crate::context) fn remarks_before_runs(
     lines: &[Line<'_>],
-    capitals: &Capitals<'_>,
+    clues: &FactClues<'_>,
     places: usize,
     mut starts: Vec<(usize, Option<usize>)>,
     mut place_of: impl FnMut(usize, usize) -> Option<usize>,
@@ -65,7 +61,7 @@ pub(in crate::context) fn remarks_before_runs(
         if waiting > 0 {
             if let Some(p) = place_of(index, line.depth) {
                 if wanting.get(p) == Some(&true) {
-                    if let Some(lib) = remark(line, index, capitals) {
+                    if let Some(lib) = remark(line, index, clues) {
                         // Every remark above a head summary is one too (the
                         // same paragraph stands below it): the place stops
                         // wanting, and no line is scanned twice for it.

@@ -1,10 +1,11 @@
 //! The mail-like corpus the parse benchmarks read: every fixture, quoted at
 //! depths 0-2, between long runs of prose, quoting and dmesg-like noise,
-//! about 64 MB in all. `benches/parse.rs` and `examples/write_corpus.rs`
-//! both include this file, so the criterion figure and the one
-//! `scripts/bench-parse.sh` takes against grep are of the same text.
+//! about 64 MB in all. The parsers' `benches/parse.rs` and
+//! `examples/write_corpus.rs` both read it, so the criterion figure and
+//! the one `scripts/bench-parse.sh` takes against grep are of the same
+//! text.
 
-use std::path::Path;
+use crate::fixture_files::fixtures_root;
 
 /// How large the corpus grows before the last block is closed.
 pub const TARGET_BYTES: usize = 64 << 20;
@@ -28,9 +29,8 @@ const PROSE: &[&str] = &[
 /// Every `.txt` fixture under the workspace's `fixtures/`, sorted by text
 /// so that the corpus does not depend on the order of directory entries.
 fn fixtures() -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
     let mut found = Vec::new();
-    let mut stack = vec![root];
+    let mut stack = vec![fixtures_root()];
     while let Some(dir) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;

@@ -1,13 +1,12 @@
 //! The fixtures the test binaries read: every `*.txt` under `fixtures/`
 //! with a golden, in path order, and the list of those still read wrong.
-//! The parsers' tests and the application's (`tests/golden_cli.rs`,
-//! through `#[path]`) share this one walker.
+//! The parsers' tests and the application's (`tests/golden_cli.rs`) share
+//! this one walker.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// The workspace's `fixtures/`: the nearest one above the crate being
-/// tested (the parsers crate or the application at the root).
+/// The workspace's `fixtures/`: the nearest one above this crate.
 pub fn fixtures_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .ancestors()
@@ -16,13 +15,7 @@ pub fn fixtures_root() -> PathBuf {
         .expect("a fixtures/ folder with SOURCES.md above the crate")
 }
 
-// The one rule of which fixtures are example logs (the app's, built
-// into its binary by the same file).
-#[path = "../../../src/example_logs.rs"]
-mod example_logs;
-
-/// The scored corpus below `fixtures/` (`tests/corpus.rs`).
-#[allow(dead_code)]
+/// The scored corpus below `fixtures/` (`parsers/tests/corpus.rs`).
 pub fn corpus_root() -> PathBuf {
     fixtures_root().join(example_logs::CORPUS)
 }
@@ -59,7 +52,6 @@ pub fn fixture_texts() -> Vec<PathBuf> {
 
 /// The real negative posts under `fixtures/negative/`: texts that name a
 /// tool, its command line or its options but hold no result.
-#[allow(dead_code)] // each test binary uses only some of these helpers
 pub fn negative_texts() -> Vec<PathBuf> {
     let negative = fixtures_root().join("negative");
     fixture_texts()
@@ -71,7 +63,6 @@ pub fn negative_texts() -> Vec<PathBuf> {
 /// The fixtures of `fixtures/misses.tsv` (path under `fixtures/`, a TAB,
 /// what is still missed), as paths under `fixtures/`: their goldens hold
 /// what the text says, not what the parsers read today.
-#[allow(dead_code)]
 pub fn known_misses() -> BTreeSet<String> {
     let root = fixtures_root();
     let text = std::fs::read_to_string(root.join("misses.tsv")).expect("fixtures/misses.tsv");
@@ -95,7 +86,6 @@ pub fn known_misses() -> BTreeSet<String> {
 }
 
 /// A fixture's path under `fixtures/`, with `/` between folders.
-#[allow(dead_code)]
 pub fn fixture_name(path: &Path) -> String {
     path.strip_prefix(fixtures_root())
         .unwrap_or(path)

@@ -1,8 +1,9 @@
 //! Which files below `fixtures/` are example logs: the one rule that
 //! `build.rs` embeds them by, `benchlog demo --fixtures` loads them by
-//! and the parsers' golden tests walk them by, with the corpus's texts
-//! (each includes this file). It uses nothing but `std`, so that each of
-//! them can.
+//! and the tests walk them by (`testkit::fixture_files`), with the
+//! corpus's texts. A crate of its own, using nothing but `std`, so that
+//! the application, its build script and the test support all depend on
+//! the one rule.
 
 use std::path::Path;
 

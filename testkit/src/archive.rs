@@ -5,7 +5,9 @@
 //! writes it for `scripts/bench-ingest.sh`).
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+use crate::fixture_files::fixtures_root;
 
 const MESSAGES: usize = 4200;
 /// Every this many messages, one carries a fixture's benchmark output.
@@ -109,8 +111,7 @@ fn prose(rng: &mut Lcg, lines: usize) -> String {
 
 fn fixtures() -> Vec<String> {
     let mut texts = Vec::new();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-    let mut dirs = vec![root];
+    let mut dirs = vec![fixtures_root()];
     while let Some(dir) = dirs.pop() {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
             .unwrap()
