@@ -63,6 +63,20 @@ pub struct Policy {
     pub bad_message: BadMessage,
     /// What mail becomes when none of its messages can be read.
     pub unreadable_mail: UnreadableMail,
+    /// Who decodes and parses each message of mail.
+    pub preparing: Preparing,
+}
+
+/// Who decodes and parses each message of mail ([`read_each`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preparing {
+    /// [`read_each`], before it hands the message over.
+    Here,
+    /// The caller ([`Handed::Raw`]): an import prepares messages on
+    /// several threads at once. Only where a bad message is skipped and
+    /// unreadable mail is its failures, since no message's fate then
+    /// changes what becomes of the others.
+    ByCaller,
 }
 
 /// What a message whose decoded text a paste could not have does.
@@ -93,6 +107,7 @@ impl Policy {
             max_messages: Some(max_messages),
             bad_message: BadMessage::RefusesInput,
             unreadable_mail: UnreadableMail::Text,
+            preparing: Preparing::Here,
         }
     }
 
@@ -111,13 +126,23 @@ impl Policy {
 
     /// `benchlog ingest`'s: at most `max_bytes`, any number of messages,
     /// each bad one recorded and skipped, unreadable mail a file of
-    /// failures.
+    /// failures; each message prepared here.
     pub fn import(max_bytes: u64) -> Policy {
         Policy {
             max_bytes,
             max_messages: None,
             bad_message: BadMessage::IsSkipped,
             unreadable_mail: UnreadableMail::Failures,
+            preparing: Preparing::Here,
+        }
+    }
+
+    /// [`Policy::import`], each message handed over raw, for the caller
+    /// to prepare ([`Preparing::ByCaller`]).
+    pub fn import_raw(max_bytes: u64) -> Policy {
+        Policy {
+            preparing: Preparing::ByCaller,
+            ..Policy::import(max_bytes)
         }
     }
 }
@@ -135,6 +160,7 @@ pub fn read(name: &str, bytes: &[u8], policy: &Policy) -> Result<Input, InputErr
         |_, message| {
             match message {
                 Handed::Prepared(mail) => mails.push(mail.map(|prepared| *prepared)),
+                Handed::Raw(raw) => mails.push(raw.prepare()),
                 // `known` above says no message is.
                 Handed::Known => {}
             }
@@ -187,6 +213,23 @@ pub enum Handed {
     /// A message whose raw bytes `known` said are stored already: neither
     /// decoded nor parsed.
     Known,
+    /// A message for the caller to prepare ([`Preparing::ByCaller`]).
+    Raw(RawMail),
+}
+
+/// A message as read, not yet decoded nor parsed.
+#[derive(Debug, Clone)]
+pub struct RawMail {
+    pub source_name: String,
+    pub raw: Vec<u8>,
+    pub raw_sha256: String,
+}
+
+impl RawMail {
+    /// Decodes and parses it ([`prepare_hashed_mail`]).
+    pub fn prepare(self) -> Result<PreparedMail, MailFailure> {
+        prepare_hashed_mail(self.source_name, &self.raw, self.raw_sha256)
+    }
 }
 
 /// [`read`], handing each message of mail to `each` as soon as it is
@@ -244,6 +287,22 @@ pub fn read_each(
                 readable = true;
                 messages += 1;
                 if each(on_disk, Handed::Known).is_break() {
+                    return Ok(Read::Mails { messages });
+                }
+                continue;
+            }
+            if policy.preparing == Preparing::ByCaller {
+                // A bad message is skipped and unreadable mail is its
+                // failures (`Policy::import_raw`): nothing here waits on
+                // how the message reads.
+                readable = true;
+                messages += 1;
+                let raw = RawMail {
+                    source_name,
+                    raw: raw.to_vec(),
+                    raw_sha256,
+                };
+                if each(on_disk, Handed::Raw(raw)).is_break() {
                     return Ok(Read::Mails { messages });
                 }
                 continue;

@@ -138,6 +138,11 @@ pub const MAX_LABEL_SOURCES: usize = 8;
 /// whole pack in the import's RSS.
 pub const PACK_WINDOW_OBJECTS: usize = 4096;
 
+/// Threads decoding and parsing an import's messages at once
+/// (`import::prepare`), at most: the machine's cores up to this. Each
+/// holds one message; the queue bounds how many wait.
+pub const MAX_PREPARE_THREADS: usize = 4;
+
 /// Steps in flight between the reading thread and the writer; each holds
 /// at most one message or one text (up to [`MAX_INPUT_BYTES`]).
 pub const QUEUE: usize = 64;

@@ -70,7 +70,8 @@ pub(super) fn read_bytes(
     limit: u64,
 ) -> ControlFlow<(), bool> {
     let on_disk = bytes.len() as u64;
-    let policy = Policy::import(limit);
+    // Each message is prepared by the import's workers.
+    let policy = Policy::import_raw(limit);
     // The sink asks whether a message is stored and takes each: both
     // borrow it, one after the other.
     let sink = std::cell::RefCell::new(sink);
@@ -81,6 +82,7 @@ pub(super) fn read_bytes(
         |raw_sha256| sink.borrow_mut().known(raw_sha256),
         |on_disk, mail| {
             let step = match mail {
+                Handed::Raw(raw) => return sink.borrow_mut().send_raw(raw, None, on_disk),
                 Handed::Prepared(Ok(prepared)) => Step::Mail(prepared),
                 Handed::Prepared(Err(failure)) => Step::MailFailed(failure),
                 Handed::Known => Step::Known,

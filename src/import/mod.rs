@@ -33,6 +33,7 @@ use rusqlite::{Connection, Transaction};
 mod files;
 mod inputs;
 pub mod pipermail;
+mod prepare;
 pub mod public_inbox;
 mod queue;
 mod step;
@@ -148,8 +149,10 @@ impl Imported {
 }
 
 /// Imports `sources`, one after the other, as `options` says: a second
-/// thread reads, decodes and parses them while this one stores what it
-/// has read ([`writer`]), telling `observer` as it goes. The messages
+/// thread reads them, the messages are decoded and parsed by as many
+/// threads as the machine has cores ([`prepare`]), and this one stores
+/// what is read, in the order read ([`writer`]), telling `observer` as
+/// it goes. The messages
 /// stored already are known by their raw bytes before they are decoded
 /// ([`store::KnownMails`]), once for every source. An error is the
 /// database's (or, for [`Commit::AllOrNothing`], the first item's that
@@ -165,17 +168,26 @@ pub fn import(
     let mut imported = Imported::default();
     std::thread::scope(|scope| {
         let (sender, receiver) = queue::queue();
+        let (jobs, waiting) = std::sync::mpsc::channel();
+        let waiting: prepare::Jobs = std::sync::Arc::new(std::sync::Mutex::new(waiting));
+        for _ in 0..prepare::threads() {
+            let waiting = std::sync::Arc::clone(&waiting);
+            scope.spawn(move || prepare::work(&waiting));
+        }
         scope.spawn(move || {
             for (at, source) in sources.iter_mut().enumerate() {
                 let mut sink = Sink {
                     source: at,
                     sender: &sender,
                     known: &mut known,
+                    jobs: &jobs,
                 };
                 if source.read(&mut sink).is_break() {
                     break;
                 }
             }
+            // Dropping `jobs` here lets the workers go once the last
+            // message is prepared.
         });
         writer::write_steps(conn, receiver, options, &mut imported, observer)
     })?;

@@ -5,9 +5,12 @@ use std::ops::ControlFlow;
 use parsers::Document;
 use rusqlite::Connection;
 
+use std::sync::mpsc::Receiver;
+
+use super::prepare::Job;
 use super::queue::{self, Held};
-use crate::intake::{MailFailure, PreparedMail};
-use crate::store;
+use crate::intake::{MailFailure, PreparedMail, RawMail};
+use crate::store::{self, ArchivedText};
 
 /// One thing for the writer to store or record, in the order read.
 pub enum Step {
@@ -57,6 +60,15 @@ pub enum Step {
     /// A question for the database, asked once every step before it is
     /// committed ([`Sink::ask`]).
     Ask(Box<dyn FnOnce(&Connection) + Send>),
+    /// A message being prepared by a worker ([`Sink::send_raw`]): the
+    /// writer waits for its step here, in the order read. `bytes` are its
+    /// raw bytes, what the queue counts; `source_name` names it should
+    /// its worker give no answer.
+    Pending {
+        answer: Receiver<Step>,
+        bytes: usize,
+        source_name: String,
+    },
 }
 
 /// How a text stored without a Subject of its own is titled
@@ -95,6 +107,7 @@ impl Held for (usize, Step) {
         match &self.1 {
             Step::Text { text, .. } => text.len(),
             Step::Mail(prepared) | Step::Restore { prepared, .. } => prepared.mail.text.len(),
+            Step::Pending { bytes, .. } => *bytes,
             _ => 0,
         }
     }
@@ -107,6 +120,8 @@ pub struct Sink<'a> {
     pub(super) source: usize,
     pub(super) sender: &'a queue::Sender<(usize, Step)>,
     pub(super) known: &'a mut store::KnownMails,
+    /// Where messages go to be prepared on the workers.
+    pub(super) jobs: &'a std::sync::mpsc::Sender<Job>,
 }
 
 impl Sink<'_> {
@@ -118,6 +133,33 @@ impl Sink<'_> {
             Ok(()) => ControlFlow::Continue(()),
             Err(()) => ControlFlow::Break(()),
         }
+    }
+
+    /// Hands over a message to be decoded and parsed by the import's
+    /// workers, in its place among the steps; `archived` says where an
+    /// archive keeps it. Breaks when the writer is gone.
+    pub fn send_raw(
+        &mut self,
+        raw: RawMail,
+        archived: Option<ArchivedText>,
+        on_disk: u64,
+    ) -> ControlFlow<()> {
+        let (reply, answer) = std::sync::mpsc::sync_channel(1);
+        let (bytes, source_name) = (raw.raw.len(), raw.source_name.clone());
+        let job = Job {
+            raw,
+            archived,
+            reply,
+        };
+        if self.jobs.send(job).is_err() {
+            return ControlFlow::Break(());
+        }
+        let pending = Step::Pending {
+            answer,
+            bytes,
+            source_name,
+        };
+        self.send(pending, on_disk)
     }
 
     /// Whether the message whose raw bytes hash to `raw_sha256` is stored:

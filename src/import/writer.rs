@@ -179,6 +179,26 @@ fn receive(
         };
         match item {
             ((_, Step::Expect(messages)), _) => observer.expect(messages),
+            // Its worker's answer, in its place.
+            (
+                (
+                    source,
+                    Step::Pending {
+                        answer,
+                        source_name,
+                        ..
+                    },
+                ),
+                on_disk,
+            ) => {
+                let step = answer.recv().unwrap_or_else(|_| {
+                    Step::MailFailed(MailFailure {
+                        source_name,
+                        why: "it could not be decoded and parsed".to_owned(),
+                    })
+                });
+                return Some(((source, step), on_disk));
+            }
             item => return Some(item),
         }
     }
@@ -305,7 +325,7 @@ fn write_step(
             })
         }
         // Taken by the batch loop (`receive`, `write_steps`), never stored.
-        Step::Expect(_) | Step::Ask(_) => Ok(Stored::nothing()),
+        Step::Expect(_) | Step::Ask(_) | Step::Pending { .. } => Ok(Stored::nothing()),
     }
 }
 

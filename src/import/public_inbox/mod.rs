@@ -45,7 +45,7 @@ use rusqlite::Connection;
 mod plan;
 
 use super::{Sink, Source, Step};
-use crate::intake::{prepare_hashed_mail, raw_sha256, MailFailure, Policy, PreparedMail};
+use crate::intake::{prepare_hashed_mail, raw_sha256, MailFailure, Policy, PreparedMail, RawMail};
 use crate::limits::{BATCH_BYTES, MAX_INPUT_BYTES, PACK_WINDOW_OBJECTS};
 use crate::store::{self, ArchiveMark, ArchivedText};
 use plan::{plan_epoch, Change, EpochPlan};
@@ -426,8 +426,10 @@ fn read_epoch(
                     blob: blob.to_string(),
                     text_bytes: 0,
                 });
-                let item = read_message(repo, *blob, source_name, archived, unread, sink);
-                sink.send(item, 1)?;
+                match read_message(repo, *blob, source_name, unread, sink) {
+                    Ok(raw) => sink.send_raw(raw, archived, 1)?,
+                    Err(step) => sink.send(step, 1)?,
+                }
             }
             Change::NotMessage(what) => {
                 let failure = MailFailure {
@@ -457,18 +459,18 @@ fn read_epoch(
 }
 
 /// Reads the message of `blob`, its size admitted by the import's
-/// [`Policy`], into its step: prepared (to be kept by the archive when
-/// `archived`), known by its bytes, or why it could not be read. One that
-/// cannot be read now (a mirror caught mid-fetch, an I/O error) is
-/// counted in `unread`: reading it again may work.
+/// [`Policy`]: its raw bytes, for the import's workers to prepare, or
+/// its step when there is nothing to prepare: known by its bytes, or why
+/// it could not be read. One that cannot be read now (a mirror caught
+/// mid-fetch, an I/O error) is counted in `unread`: reading it again may
+/// work.
 fn read_message(
     repo: &gix::Repository,
     blob: ObjectId,
     source_name: String,
-    archived: Option<ArchivedText>,
     unread: &mut u64,
     sink: &mut Sink<'_>,
-) -> Step {
+) -> Result<RawMail, Step> {
     let mut unreadable = |error: &dyn std::fmt::Display| {
         *unread += 1;
         Step::MailFailed(MailFailure {
@@ -484,24 +486,22 @@ fn read_message(
         .map(|header| policy.admits(header.size()))
     {
         Ok(Ok(())) => repo.find_blob(blob),
-        Ok(Err(why)) => return Step::MailFailed(MailFailure { source_name, why }),
-        Err(error) => return unreadable(&error),
+        Ok(Err(why)) => return Err(Step::MailFailed(MailFailure { source_name, why })),
+        Err(error) => return Err(unreadable(&error)),
     };
     let found = match found {
         Ok(found) => found,
-        Err(error) => return unreadable(&error),
+        Err(error) => return Err(unreadable(&error)),
     };
     let raw_sha256 = raw_sha256(&found.data);
     if sink.known(&raw_sha256) {
-        return Step::Known;
+        return Err(Step::Known);
     }
-    match prepare_hashed_mail(source_name, &found.data, raw_sha256) {
-        Ok(mut prepared) => {
-            prepared.archived = archived;
-            Step::Mail(Box::new(prepared))
-        }
-        Err(failure) => Step::MailFailed(failure),
-    }
+    Ok(RawMail {
+        source_name,
+        raw: found.detach().data,
+        raw_sha256,
+    })
 }
 
 /// Brings back from the archive the text of the messages stored with
