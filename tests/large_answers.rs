@@ -3,7 +3,8 @@
 //! the binary on 127.0.0.1: the same bytes every time, its gzip copy to
 //! clients that take gzip, 304 to a client that has it, several on
 //! their way to one client at once, and a new one once the data changes,
-//! made once for three clients asking at the same time.
+//! made once for three clients asking at the same time; and the byte
+//! ranges of one (`Range`, `If-Range`: 206, 416).
 
 use std::io::Read;
 use std::path::Path;
@@ -27,7 +28,7 @@ const RUNS_PER_SUBMISSION: usize = 100;
 /// The line the server logs each time it writes an answer to disk.
 const KEPT: &str = "answer kept on disk";
 
-fn fill(db: &Path) {
+fn fill(db: &Path, runs: usize) {
     let mut conn = benchlog::store::open(db).unwrap();
     let writer = benchlog::store::Writer::begin(&mut conn, None).unwrap();
     let tx = writer.tx();
@@ -52,7 +53,7 @@ fn fill(db: &Path) {
                  VALUES (?1, 'super-smack', 'select_index', 'q_per_s', ?2, 'q/s', ?3, 0)",
             )
             .unwrap();
-        for s in 0..RUNS / RUNS_PER_SUBMISSION {
+        for s in 0..runs / RUNS_PER_SUBMISSION {
             let id = s as i64 + 1;
             let author = format!(
                 "Tester number {s} of the FreeBSD SMP and threading performance working group"
@@ -114,7 +115,7 @@ fn content_length(headers: &HeaderMap) -> Option<usize> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_answer_over_40_mb_is_sent_from_where_it_is_kept() {
     let server = start_server(&["--uploads-per-minute", "0"]);
-    fill(&server.db);
+    fill(&server.db, RUNS);
     let kept = || {
         let log = server.log.lock().unwrap();
         log.iter().filter(|line| line.contains(KEPT)).count()
@@ -215,4 +216,126 @@ async fn an_answer_over_40_mb_is_sent_from_where_it_is_kept() {
         assert!(body == changed);
     }
     assert_eq!(kept(), 2, "made once for the three");
+}
+
+/// The slice `range` of `whole`, as a 206 must give it.
+fn slice(whole: &Bytes, range: std::ops::Range<usize>) -> &[u8] {
+    &whole[range]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ranges_of_an_answer_kept_on_disk_are_its_bytes() {
+    let server = start_server(&["--uploads-per-minute", "0"]);
+    // About 10 MB: over what is kept in memory.
+    fill(&server.db, 30_000);
+    let client = client();
+    let addr = server.addr;
+
+    let (status, headers, whole) = get(&client, addr, &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    let len = whole.len();
+    assert!(
+        len as u64 > benchlog::limits::DISK_ANSWER_BYTES,
+        "{len} bytes"
+    );
+    let kept = server
+        .log
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|l| l.contains(KEPT))
+        .count();
+    assert_eq!(kept, 1, "the answer is kept on disk");
+    assert_eq!(headers[header::ACCEPT_RANGES], "bytes");
+    let weak = headers[header::ETAG].to_str().unwrap().to_owned();
+    let strong = weak
+        .strip_prefix("W/")
+        .expect("a weak tag on the whole answer");
+
+    // A range across several pieces read from the file, asked by a client
+    // that takes gzip: the bytes of the body as made, never of the copy.
+    let (status, headers, part) = get(
+        &client,
+        addr,
+        &[
+            (header::RANGE, "bytes=1000-1999999"),
+            (header::ACCEPT_ENCODING, "gzip"),
+        ],
+    )
+    .await;
+    assert_eq!(status, StatusCode::PARTIAL_CONTENT);
+    assert!(
+        part == slice(&whole, 1000..2_000_000),
+        "bytes 1000 to 1999999"
+    );
+    assert_eq!(
+        headers[header::CONTENT_RANGE],
+        format!("bytes 1000-1999999/{len}").as_str()
+    );
+    assert_eq!(content_length(&headers), Some(1_999_000));
+    assert!(headers.get(header::CONTENT_ENCODING).is_none());
+    assert_eq!(headers[header::CONTENT_TYPE], "application/json");
+    assert_eq!(headers[header::ETAG], strong, "the tag's strong form");
+    assert_eq!(headers[header::VARY], "accept-encoding");
+
+    // The last bytes, by suffix and from an offset to the end.
+    let (status, headers, tail) = get(&client, addr, &[(header::RANGE, "bytes=-100")]).await;
+    assert_eq!(status, StatusCode::PARTIAL_CONTENT);
+    assert!(tail == slice(&whole, len - 100..len));
+    assert_eq!(
+        headers[header::CONTENT_RANGE],
+        format!("bytes {}-{}/{len}", len - 100, len - 1).as_str()
+    );
+    let from = format!("bytes={}-", len - 300_000);
+    let (status, _, rest) = get(&client, addr, &[(header::RANGE, &from)]).await;
+    assert_eq!(status, StatusCode::PARTIAL_CONTENT);
+    assert!(rest == slice(&whole, len - 300_000..len));
+
+    // If-Range: the strong tag a 206 gave resumes; the weak one, another
+    // tag or a date give the whole answer.
+    let (status, _, resumed) = get(
+        &client,
+        addr,
+        &[(header::RANGE, "bytes=5-9"), (header::IF_RANGE, strong)],
+    )
+    .await;
+    assert_eq!(status, StatusCode::PARTIAL_CONTENT);
+    assert!(resumed == slice(&whole, 5..10));
+    for if_range in [weak.as_str(), "\"0123\"", "Sat, 06 Dec 2025 09:00:00 GMT"] {
+        let (status, headers, again) = get(
+            &client,
+            addr,
+            &[(header::RANGE, "bytes=5-9"), (header::IF_RANGE, if_range)],
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "If-Range: {if_range}");
+        assert!(again == whole, "the whole answer for If-Range: {if_range}");
+        assert!(headers.get(header::CONTENT_RANGE).is_none());
+        assert_eq!(headers[header::ETAG], weak.as_str());
+    }
+
+    // Past the end: 416, saying how long the answer is, kept by no cache.
+    let past = format!("bytes={len}-");
+    let (status, headers, _) = get(&client, addr, &[(header::RANGE, &past)]).await;
+    assert_eq!(status, StatusCode::RANGE_NOT_SATISFIABLE);
+    assert_eq!(
+        headers[header::CONTENT_RANGE],
+        format!("bytes */{len}").as_str()
+    );
+    assert!(headers.get(header::CACHE_CONTROL).is_none());
+
+    // Several ranges (a multipart answer) are not given: the whole, 200.
+    let (status, _, again) = get(&client, addr, &[(header::RANGE, "bytes=0-9,20-29")]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(again == whole);
+
+    // A client that has it is told so first.
+    let (status, _, empty) = get(
+        &client,
+        addr,
+        &[(header::RANGE, "bytes=0-9"), (header::IF_NONE_MATCH, &weak)],
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_MODIFIED);
+    assert!(empty.is_empty());
 }

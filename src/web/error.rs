@@ -30,6 +30,10 @@ pub enum AppError {
     /// rate); the message says what was too slow.
     #[error("{0}")]
     TooSlow(String),
+    /// A `Range` that starts past the end of an answer of `len` bytes
+    /// ([`super::cache`]'s rule for ranges).
+    #[error("The range asked for starts past the end of this answer, which is {len} bytes long (bytes 0 to {last}): ask for bytes within it, or leave Range out for all of it.", last = len.saturating_sub(1))]
+    RangeNotSatisfiable { len: u64 },
     /// Changing something needs a token the request did not carry, or the
     /// request came from another site.
     #[error("{0}")]
@@ -74,6 +78,7 @@ impl AppError {
             AppError::UriTooLong(_) => StatusCode::URI_TOO_LONG,
             AppError::HeadersTooLarge(_) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             AppError::TooSlow(_) => StatusCode::REQUEST_TIMEOUT,
+            AppError::RangeNotSatisfiable { .. } => StatusCode::RANGE_NOT_SATISFIABLE,
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
             AppError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             AppError::Unavailable { .. } | AppError::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
@@ -195,6 +200,11 @@ impl IntoResponse for AppError {
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
+        }
+        if let AppError::RangeNotSatisfiable { len } = &self {
+            if let Ok(range) = HeaderValue::from_str(&format!("bytes */{len}")) {
+                response.headers_mut().insert(header::CONTENT_RANGE, range);
+            }
         }
         response.extensions_mut().insert(ErrorMessage(message));
         response

@@ -23,6 +23,7 @@ use sha2::{Digest, Sha256};
 use super::AppError;
 use crate::limits::{CACHE_BYTES, DISK_CACHE_BYTES, LARGE_CACHE_BYTES};
 
+mod range;
 mod spill;
 
 pub(in crate::web) use spill::FileBody;
@@ -128,7 +129,7 @@ impl Answer {
                     .insert(CONTENT_TYPE, HeaderValue::from_static(self.content_type));
                 response
             }
-            Body::Disk(files) => files.response(request, self.content_type),
+            Body::Disk(files) => files.response(request, self.content_type, &self.etag),
         };
         let headers = response.headers_mut();
         if self.files().is_some() {
@@ -136,11 +137,19 @@ impl Answer {
             // Accept-Encoding: on 304s too, for the caches on the way.
             headers.insert(VARY, HeaderValue::from_static("accept-encoding"));
         }
-        if let Ok(value) = HeaderValue::from_str(&self.etag) {
+        // A 206 carries the tag's strong form already.
+        if let (Ok(value), false) = (
+            HeaderValue::from_str(&self.etag),
+            headers.contains_key(ETAG),
+        ) {
             headers.insert(ETAG, value);
         }
-        if let Some(cache_control) = cache_control {
-            headers.insert(CACHE_CONTROL, HeaderValue::from_static(cache_control));
+        // Not on a 416: a cache keeping that would answer others with it.
+        let refused = response.status() == StatusCode::RANGE_NOT_SATISFIABLE;
+        if let (Some(cache_control), false) = (cache_control, refused) {
+            response
+                .headers_mut()
+                .insert(CACHE_CONTROL, HeaderValue::from_static(cache_control));
         }
         response
     }

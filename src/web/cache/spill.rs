@@ -17,23 +17,28 @@
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use axum::body::{Body, Bytes};
-use axum::http::header::{ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE};
-use axum::http::{HeaderMap, HeaderValue};
+use axum::http::header::{
+    ACCEPT_ENCODING, ACCEPT_RANGES, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE,
+    ETAG,
+};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use flate2::write::GzEncoder;
 use hyper::body::{Frame, SizeHint};
+use rustix::buffer::spare_capacity;
 
+use super::range::{self, Part};
 use super::{Answer, Key};
 use crate::limits::{
-    ANSWER_CHUNK_BYTES, DISK_ANSWER_BYTES, DISK_CACHE_HEADROOM_BYTES, DISK_CACHE_SHARE_PERCENT,
+    DISK_ANSWER_BYTES, DISK_CACHE_HEADROOM_BYTES, DISK_CACHE_SHARE_PERCENT, FILE_PIECE_BYTES,
 };
+use crate::web::AppError;
 
 /// Marks a response whose body is read from a kept file: it holds one
 /// piece in memory at a time, so the budget of answers being sent
@@ -67,15 +72,53 @@ impl Files {
 
     /// The body, streamed from its file: the gzip copy to a client that
     /// takes gzip (tower-http's compression leaves a body with a
-    /// `Content-Encoding` alone), else the body as made.
-    pub fn response(&self, request: &HeaderMap, content_type: &'static str) -> Response {
-        let gzip = accepts_gzip(request);
-        let copy = if gzip { &self.gzip } else { &self.plain };
-        let mut response =
-            Body::new(FileBody::new(Arc::clone(&copy.file), copy.len)).into_response();
+    /// `Content-Encoding` alone), else the body as made; or the part of
+    /// the body as made that the request's `Range` asks for, 206, whose
+    /// tag is `etag`'s strong form, or 416 ([`range`]'s rule).
+    pub fn response(
+        &self,
+        request: &HeaderMap,
+        content_type: &'static str,
+        etag: &str,
+    ) -> Response {
+        let strong_tag = etag.trim_start_matches("W/");
+        let (copy, body, gzip) = match range::asked(request, strong_tag, self.plain.len) {
+            Part::Whole => {
+                let gzip = accepts_gzip(request);
+                let copy = if gzip { &self.gzip } else { &self.plain };
+                let body = FileBody::new(Arc::clone(&copy.file), copy.len);
+                (copy, body, gzip)
+            }
+            Part::Bytes { start, end } => {
+                let body = FileBody::part(Arc::clone(&self.plain.file), start, end);
+                let mut response = Body::new(body).into_response();
+                *response.status_mut() = StatusCode::PARTIAL_CONTENT;
+                let headers = response.headers_mut();
+                headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+                headers.insert(CONTENT_LENGTH, HeaderValue::from(end - start));
+                let range = format!("bytes {start}-{}/{}", end - 1, self.plain.len);
+                if let Ok(range) = HeaderValue::from_str(&range) {
+                    headers.insert(CONTENT_RANGE, range);
+                }
+                if let Ok(tag) = HeaderValue::from_str(strong_tag) {
+                    headers.insert(ETAG, tag);
+                }
+                headers.insert(ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+                response.extensions_mut().insert(SentFromFile);
+                return response;
+            }
+            Part::Unsatisfiable => {
+                return AppError::RangeNotSatisfiable {
+                    len: self.plain.len,
+                }
+                .into_response();
+            }
+        };
+        let mut response = Body::new(body).into_response();
         let headers = response.headers_mut();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
         headers.insert(CONTENT_LENGTH, HeaderValue::from(copy.len));
+        headers.insert(ACCEPT_RANGES, HeaderValue::from_static("bytes"));
         if gzip {
             headers.insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
         }
@@ -115,25 +158,33 @@ fn accepts_gzip(request: &HeaderMap) -> bool {
     named.or(any).unwrap_or(false)
 }
 
-/// A file's bytes from offset 0 to `len`, read a piece
-/// ([`ANSWER_CHUNK_BYTES`]) at a time as hyper asks for it. Each read is
-/// a `pread` at the body's own offset, so the readers of one file share
-/// no cursor. It reads on the async worker: the file was written when
-/// the answer was made and sits in the page cache, so a piece is a copy
-/// of 64 KiB, less than handing it to a blocking thread would cost (and
-/// those are the database's, [`crate::limits::BLOCKING_THREADS`]).
+/// A file's bytes from `offset` to `end`, read a piece
+/// ([`FILE_PIECE_BYTES`]) at a time as hyper asks for it. Each read is a
+/// `pread` at the body's own offset, so the readers of one file share no
+/// cursor, straight into the piece's unfilled buffer (nothing zeroed
+/// first), which hyper then writes as it is (no copy). It reads on the
+/// async worker: the file was written when the answer was made and sits
+/// in the page cache, so a piece is a copy from memory, less than handing
+/// it to a blocking thread would cost (and those are the database's,
+/// [`crate::limits::BLOCKING_THREADS`]).
 pub(in crate::web) struct FileBody {
     file: Arc<File>,
     offset: u64,
-    len: u64,
+    end: u64,
 }
 
 impl FileBody {
+    /// The whole file, of `len` bytes.
     pub(in crate::web) fn new(file: Arc<File>, len: u64) -> Self {
+        FileBody::part(file, 0, len)
+    }
+
+    /// Bytes `start..end` of the file.
+    fn part(file: Arc<File>, start: u64, end: u64) -> Self {
         FileBody {
             file,
-            offset: 0,
-            len,
+            offset: start,
+            end,
         }
     }
 }
@@ -147,25 +198,36 @@ impl hyper::body::Body for FileBody {
         _cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, io::Error>>> {
         let this = self.get_mut();
-        let left = this.len - this.offset;
+        let left = this.end - this.offset;
         if left == 0 {
             return Poll::Ready(None);
         }
-        let mut piece = vec![0; left.min(ANSWER_CHUNK_BYTES as u64) as usize];
-        let read = match this.file.read_exact_at(&mut piece, this.offset) {
-            Ok(()) => piece.len() as u64,
-            Err(error) => return Poll::Ready(Some(Err(error))),
-        };
-        this.offset += read;
+        let want = left.min(FILE_PIECE_BYTES as u64) as usize;
+        let mut piece = Vec::with_capacity(want);
+        while piece.len() < want {
+            let at = this.offset + piece.len() as u64;
+            match rustix::io::pread(&*this.file, spare_capacity(&mut piece), at) {
+                Ok(0) => {
+                    let short = io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        format!("a kept answer's file ends at {at}, before {}", this.end),
+                    );
+                    return Poll::Ready(Some(Err(short)));
+                }
+                Ok(_) | Err(rustix::io::Errno::INTR) => {}
+                Err(error) => return Poll::Ready(Some(Err(error.into()))),
+            }
+        }
+        this.offset += want as u64;
         Poll::Ready(Some(Ok(Frame::data(Bytes::from(piece)))))
     }
 
     fn is_end_stream(&self) -> bool {
-        self.offset == self.len
+        self.offset == self.end
     }
 
     fn size_hint(&self) -> SizeHint {
-        SizeHint::with_exact(self.len - self.offset)
+        SizeHint::with_exact(self.end - self.offset)
     }
 }
 
@@ -393,6 +455,7 @@ impl DiskAnswers {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::FileExt;
 
     fn headers(accept: &str) -> HeaderMap {
         let mut headers = HeaderMap::new();
