@@ -119,8 +119,11 @@ impl<'a> Markup<'a> {
     fn heading_level(&self, line: &Line<'_>) -> Option<u8> {
         let raw = self.raw(line)?;
         let raw = raw.strip_suffix(':').unwrap_or(raw).trim_end();
-        let lower = raw.get(..raw.len().min(8))?.to_ascii_lowercase();
-        if let Some(digit) = lower.strip_prefix("<h").and_then(|r| r.bytes().next()) {
+        // The first bytes, read in any case without a copy (this runs on
+        // every line of an input that holds markup).
+        let head = raw.get(..raw.len().min(8))?.as_bytes();
+        let html_heading = head.get(..2).is_some_and(|h| h.eq_ignore_ascii_case(b"<h"));
+        if let Some(&digit) = head.get(2).filter(|_| html_heading) {
             let level = digit.checked_sub(b'0').filter(|l| (1..=6).contains(l))?;
             let close = format!("</h{level}>");
             let closed = raw.len() >= close.len()
