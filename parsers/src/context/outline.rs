@@ -98,7 +98,15 @@ impl<'a> Markup<'a> {
     /// The input's own lines, if it holds any of [`MARKUP_SIGNS`].
     pub(super) fn new(input: &'a str) -> Markup<'a> {
         let raw = if MARKUP_SIGNS.iter().any(|sign| input.contains(sign)) {
-            input.split('\n').collect()
+            // `input.split('\n')`, the line ends found by memchr.
+            let mut raw = Vec::new();
+            let mut start = 0;
+            for end in memchr::memchr_iter(b'\n', input.as_bytes()) {
+                raw.push(&input[start..end]);
+                start = end + 1;
+            }
+            raw.push(&input[start..]);
+            raw
         } else {
             Vec::new()
         };
@@ -449,12 +457,16 @@ fn closes(text: &str, mark: &str) -> bool {
 }
 
 /// The section banner or heading starting on line `i`, if one does; most
-/// lines are ruled out by their first visible byte.
+/// lines are ruled out by their first visible byte. A book's running head
+/// or foot ([`is_page_furniture`](crate::text::is_page_furniture)) is
+/// none, checked only on a line that has a heading's shape.
 fn banner_at(lines: &[Line<'_>], i: usize, markup: &Markup<'_>) -> Option<SectionLabel> {
+    heading_shape_at(lines, i, markup).filter(|_| !crate::text::is_page_furniture(lines[i].text))
+}
+
+/// [`banner_at`] without the page furniture test.
+fn heading_shape_at(lines: &[Line<'_>], i: usize, markup: &Markup<'_>) -> Option<SectionLabel> {
     let line = lines.get(i)?;
-    if crate::text::is_page_furniture(line.text) {
-        return None;
-    }
     let opens_label = matches!(
         trim_start(line.text).as_bytes().first(),
         Some(b'=' | b'*' | b'#')
