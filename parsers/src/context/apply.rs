@@ -36,18 +36,17 @@ use crate::Run;
 /// on under his own quote goes on with its announcement
 /// ([`carry_announcements`]).
 ///
-/// `input` is the text as given, whose markup [`Markup`] reads; `clues`
-/// says which facts each line may state.
+/// `outlined` holds the markup of the text as given and its outline
+/// ([`Outlined::read`]); `clues` says which facts each line may state.
 pub(crate) fn apply(
-    input: &str,
+    outlined: &Outlined<'_>,
     lines: &[Line<'_>],
     clues: &FactClues<'_>,
     messages: &Messages,
     runs: &mut [Run],
 ) {
-    let markup = Markup::new(input);
-    let outline = Outline::read(lines, &markup);
-    let labels = active_labels(lines, &markup, &outline, runs, &asked_lines(lines, runs));
+    let Outlined { markup, outline } = outlined;
+    let labels = active_labels(lines, markup, outline, runs, &asked_lines(lines, runs));
     let places = Places::new(messages, runs);
     let facts = facts_of_places(lines, clues, &places, runs);
     let facts_by_place = facts_by_place(&facts, messages);
@@ -66,6 +65,23 @@ pub(crate) fn apply(
         }
     }
     carry_announcements(runs, &mut announced);
+}
+
+/// What the labels are read from that owes nothing to the runs: the
+/// input's markup and its outline, read while the tools find the runs
+/// (on a thread of their own for a large input).
+pub(crate) struct Outlined<'a> {
+    markup: Markup<'a>,
+    outline: Outline,
+}
+
+impl<'a> Outlined<'a> {
+    /// Reads the markup of `input` and the outline of its `lines`.
+    pub(crate) fn read(input: &'a str, lines: &[Line<'_>]) -> Outlined<'a> {
+        let markup = Markup::new(input);
+        let outline = Outline::read(lines, &markup);
+        Outlined { markup, outline }
+    }
 }
 
 /// The index of a run's first line (`Run::lines` are 1-based): where its
