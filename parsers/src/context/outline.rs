@@ -126,6 +126,11 @@ impl<'a> Markup<'a> {
     /// [`BANNER_LEVEL`].
     fn heading_level(&self, line: &Line<'_>) -> Option<u8> {
         let raw = self.raw(line)?;
+        // Every mark below starts with one of these: the first byte rules
+        // out most lines.
+        if !matches!(raw.as_bytes().first(), Some(b'<' | b'*' | b'_')) {
+            return None;
+        }
         let raw = raw.strip_suffix(':').unwrap_or(raw).trim_end();
         // The first bytes, read in any case without a copy (this runs on
         // every line of an input that holds markup).
