@@ -324,11 +324,10 @@ const PARALLEL_LINES: usize = 100_000;
 
 /// The tools whose reports the second thread reads for a large input
 /// ([`on_two_threads`]): sysbench's, most of the reading on the parse
-/// bench's corpus, and sql-bench's, whose start test looks at every line
-/// holding a colon. With the messages and the outline they weigh about
-/// what the other tools and the labels weigh on the first thread (on the
-/// first 8 MB of that corpus, 300 and 345 million instructions).
-const SECOND_THREAD_TOOLS: &[Tool] = &[Tool::Sysbench, Tool::SqlBench];
+/// bench's corpus. With the messages they weigh about what the other
+/// tools and the outline weigh on the first thread (on the first 8 MB of
+/// that corpus, about 190 million instructions each).
+const SECOND_THREAD_TOOLS: &[Tool] = &[Tool::Sysbench];
 
 /// Parses one input (a paste, a file, an archive page) into a [`Document`].
 /// Never panics; text that holds no report gives a document with no runs.
@@ -371,28 +370,25 @@ fn parse_with(input: &str, parallel_from: usize) -> Document {
     }
 }
 
-/// What the second thread does for a large input: what owes nothing to
-/// the runs (the messages, the outline) and the reports of
-/// [`SECOND_THREAD_TOOLS`].
-fn second_thread_work<'a>(
-    input: &'a str,
+/// What the second thread does for a large input: the messages, which
+/// owe nothing to the runs, and the reports of [`SECOND_THREAD_TOOLS`].
+fn second_thread_work(
     lines: &[text::Line<'_>],
     marks: &[u32],
     bits: &text::MarkedBytes,
-) -> (mail::Messages, context::Outlined<'a>, dispatch::Found) {
+) -> (mail::Messages, dispatch::Found) {
     let messages = mail::messages(lines);
-    let outlined = context::Outlined::read(input, lines);
     let found = dispatch::find_runs_of(lines, marks, bits, |tool| {
         SECOND_THREAD_TOOLS.contains(&tool)
     });
-    (messages, outlined, found)
+    (messages, found)
 }
 
-/// Finds the messages, the outline and some tools' runs on a thread of
-/// its own while this one finds the other tools' runs: none needs
-/// another, and on a large input each half is about half the work.
-/// Should no thread be had, this one does both halves. The runs and near
-/// misses are listed as one thread lists them.
+/// Finds the messages and some tools' runs on a thread of its own while
+/// this one finds the other tools' runs and reads the outline: none
+/// needs another, and on a large input each half is about half of this
+/// work. Should no thread be had, this one does both halves. The runs
+/// and near misses are listed as one thread lists them.
 fn on_two_threads<'a>(
     input: &'a str,
     lines: &[text::Line<'_>],
@@ -403,15 +399,16 @@ fn on_two_threads<'a>(
 ) -> (mail::Messages, context::Outlined<'a>) {
     std::thread::scope(|scope| {
         let spawned = std::thread::Builder::new()
-            .spawn_scoped(scope, || second_thread_work(input, lines, marks, bits));
+            .spawn_scoped(scope, || second_thread_work(lines, marks, bits));
         let first = dispatch::find_runs_of(lines, marks, bits, |tool| {
             !SECOND_THREAD_TOOLS.contains(&tool)
         });
-        let (messages, outlined, second) = match spawned {
+        let outlined = context::Outlined::read(input, lines);
+        let (messages, second) = match spawned {
             Ok(thread) => thread
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => second_thread_work(input, lines, marks, bits),
+            Err(_) => second_thread_work(lines, marks, bits),
         };
         first.merge(second).append_to(runs, unparsed);
         (messages, outlined)
