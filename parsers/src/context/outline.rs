@@ -125,12 +125,17 @@ impl<'a> Markup<'a> {
     /// `<b>Laptop</b>`, `<strong>…</strong>`, a `:` after it allowed) at
     /// [`BANNER_LEVEL`].
     fn heading_level(&self, line: &Line<'_>) -> Option<u8> {
-        let raw = self.raw(line)?;
         // Every mark below starts with one of these: the first byte rules
-        // out most lines.
+        // out most lines, before the line is trimmed at its end.
+        let raw = self
+            .raw
+            .get(line.number.checked_sub(1)?)?
+            .trim_start_matches(['>', ' ', '\t']);
         if !matches!(raw.as_bytes().first(), Some(b'<' | b'*' | b'_')) {
             return None;
         }
+        // As [`Markup::raw`] gives it.
+        let raw = raw.trim_end();
         let raw = raw.strip_suffix(':').unwrap_or(raw).trim_end();
         // The first bytes, read in any case without a copy (this runs on
         // every line of an input that holds markup).
