@@ -347,7 +347,8 @@ fn parse_with(input: &str, parallel_from: usize) -> Document {
     let (lines, marks) = source.marked_lines();
     let mut runs = Vec::new();
     let mut unparsed = Vec::new();
-    let (messages, outlined) = if lines.len() >= parallel_from {
+    let two_threads = lines.len() >= parallel_from;
+    let (messages, outlined) = if two_threads {
         on_two_threads(input, &lines, &marks, &bits, &mut runs, &mut unparsed)
     } else {
         let messages = mail::messages(&lines);
@@ -356,7 +357,7 @@ fn parse_with(input: &str, parallel_from: usize) -> Document {
         (messages, outlined)
     };
     let clues = context::FactClues::new(&marks, &bits);
-    context::apply(&outlined, &lines, &clues, &messages, &mut runs);
+    context::apply(&outlined, &lines, &clues, &messages, &mut runs, two_threads);
     runs.sort_by_key(|run| run.lines[0]);
     dedup_runs(&mut runs);
     unparsed.sort_by_key(|u| u.line);

@@ -38,17 +38,36 @@ use crate::Run;
 ///
 /// `outlined` holds the markup of the text as given and its outline
 /// ([`Outlined::read`]); `clues` says which facts each line may state.
+/// With `two_threads` (a large input), the labels are read on a second
+/// thread while this one reads the facts: neither needs the other.
 pub(crate) fn apply(
     outlined: &Outlined<'_>,
     lines: &[Line<'_>],
     clues: &FactClues<'_>,
     messages: &Messages,
     runs: &mut [Run],
+    two_threads: bool,
 ) {
     let Outlined { markup, outline } = outlined;
-    let labels = active_labels(lines, markup, outline, runs, &asked_lines(lines, runs));
-    let places = Places::new(messages, runs);
-    let facts = facts_of_places(lines, clues, &places, runs);
+    let asked = asked_lines(lines, runs);
+    let found: &[Run] = runs;
+    let read_labels = || active_labels(lines, markup, outline, found, &asked);
+    let places = Places::new(messages, found);
+    let (labels, facts) = if two_threads {
+        std::thread::scope(|scope| {
+            let spawned = std::thread::Builder::new().spawn_scoped(scope, read_labels);
+            let facts = facts_of_places(lines, clues, &places, found);
+            let labels = match spawned {
+                Ok(thread) => thread
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Err(_) => read_labels(),
+            };
+            (labels, facts)
+        })
+    } else {
+        (read_labels(), facts_of_places(lines, clues, &places, found))
+    };
     let facts_by_place = facts_by_place(&facts, messages);
     // The thread library each run took from an announcement, by run, for
     // the text its author goes on with under the quote (below).
