@@ -25,5 +25,5 @@ mod outline;
 mod prose;
 mod spelling;
 
-pub(crate) use apply::apply;
+pub(crate) use apply::{apply, Outlined};
 pub(crate) use facts::{FactClues, FACT_CLUE_BYTES};

@@ -61,7 +61,27 @@ pub fn find_runs(
     runs: &mut Vec<Run>,
     unparsed: &mut Vec<Unparsed>,
 ) {
-    let masks = READERS.map(|reader| marked.mask(reader.start_line_bytes));
+    find_runs_of(lines, marks, marked, |_| true).append_to(runs, unparsed);
+}
+
+/// The runs and near misses of the tools `read_by` picks, as
+/// [`find_runs`] finds them: two calls for two sets of tools, each on a
+/// thread of its own, make [`find_runs`]'s answer once merged
+/// ([`Found::merge`]).
+pub fn find_runs_of(
+    lines: &[Line<'_>],
+    marks: &[u32],
+    marked: &MarkedBytes,
+    read_by: impl Fn(Tool) -> bool,
+) -> Found {
+    // A tool not picked has no bits: no line starts its report.
+    let masks = READERS.map(|reader| {
+        if read_by(reader.tool) {
+            marked.mask(reader.start_line_bytes)
+        } else {
+            0
+        }
+    });
     let any = masks.iter().fold(0, |any, mask| any | mask);
     let mut starts: [Vec<usize>; READERS.len()] = Default::default();
     for (i, &mark) in marks.iter().enumerate().take(lines.len()) {
@@ -75,14 +95,44 @@ pub fn find_runs(
             }
         }
     }
-    for (reader, starts) in READERS.iter().zip(&starts) {
-        let before = runs.len();
+    let mut found = Found::default();
+    for ((reader, starts), (runs, unparsed)) in READERS.iter().zip(&starts).zip(&mut found.by_tool)
+    {
         (reader.read_all)(lines, starts, runs, unparsed);
         debug_assert!(
-            runs[before..].iter().all(|run| run.tool == reader.tool),
+            runs.iter().all(|run| run.tool == reader.tool),
             "{}'s reader gave another tool's run",
             reader.tool
         );
+    }
+    found
+}
+
+/// What [`find_runs_of`] found: each tool's runs and near misses, apart
+/// until they are listed in the order of [`READERS`].
+#[derive(Default)]
+pub struct Found {
+    by_tool: [(Vec<Run>, Vec<Unparsed>); READERS.len()],
+}
+
+impl Found {
+    /// What both found, for two disjoint sets of tools.
+    pub fn merge(mut self, mut other: Found) -> Found {
+        for (mine, theirs) in self.by_tool.iter_mut().zip(&mut other.by_tool) {
+            mine.0.append(&mut theirs.0);
+            mine.1.append(&mut theirs.1);
+        }
+        self
+    }
+
+    /// Adds the runs and near misses, tool by tool in the order of
+    /// [`READERS`] (which decides the order of runs that start on the
+    /// same line).
+    pub fn append_to(self, runs: &mut Vec<Run>, unparsed: &mut Vec<Unparsed>) {
+        for (mut tool_runs, mut tool_unparsed) in self.by_tool {
+            runs.append(&mut tool_runs);
+            unparsed.append(&mut tool_unparsed);
+        }
     }
 }
 

@@ -315,12 +315,19 @@ pub struct Unparsed {
     pub why: String,
 }
 
-/// Lines from which [`parse`] finds an input's messages on a thread of its
-/// own while it finds the runs ([`messages_beside_runs`]): below it (a
-/// mail, a paste: a few hundred lines) a thread costs more than it saves.
-/// On the parse bench's 67 MB corpus (1.5 million lines) the wall time
-/// went from about 350 to 295 ms.
+/// Lines from which [`parse`] splits its work over two threads
+/// ([`on_two_threads`]): below it (a mail, a paste: a few hundred lines)
+/// a thread costs more than it saves. On the parse bench's 67 MB corpus
+/// (1.5 million lines) the wall time went from about 350 to 295 ms with
+/// the messages alone on the second thread.
 const PARALLEL_LINES: usize = 100_000;
+
+/// The tools whose reports the second thread reads for a large input
+/// ([`on_two_threads`]): sysbench's, most of the reading on the parse
+/// bench's corpus. With the messages they weigh about what the other
+/// tools and the outline weigh on the first thread (on the first 8 MB of
+/// that corpus, about 190 million instructions each).
+const SECOND_THREAD_TOOLS: &[Tool] = &[Tool::Sysbench];
 
 /// Parses one input (a paste, a file, an archive page) into a [`Document`].
 /// Never panics; text that holds no report gives a document with no runs.
@@ -328,8 +335,7 @@ pub fn parse(input: &str) -> Document {
     parse_with(input, PARALLEL_LINES)
 }
 
-/// [`parse`], finding the messages on a second thread from
-/// `parallel_from` lines on.
+/// [`parse`], on two threads from `parallel_from` lines on.
 fn parse_with(input: &str, parallel_from: usize) -> Document {
     let wanted = [
         dispatch::start_line_bytes().as_slice(),
@@ -341,15 +347,17 @@ fn parse_with(input: &str, parallel_from: usize) -> Document {
     let (lines, marks) = source.marked_lines();
     let mut runs = Vec::new();
     let mut unparsed = Vec::new();
-    let messages = if lines.len() >= parallel_from {
-        messages_beside_runs(&lines, &marks, &bits, &mut runs, &mut unparsed)
+    let two_threads = lines.len() >= parallel_from;
+    let (messages, outlined) = if two_threads {
+        on_two_threads(input, &lines, &marks, &bits, &mut runs, &mut unparsed)
     } else {
         let messages = mail::messages(&lines);
+        let outlined = context::Outlined::read(input, &lines);
         dispatch::find_runs(&lines, &marks, &bits, &mut runs, &mut unparsed);
-        messages
+        (messages, outlined)
     };
     let clues = context::FactClues::new(&marks, &bits);
-    context::apply(input, &lines, &clues, &messages, &mut runs);
+    context::apply(&outlined, &lines, &clues, &messages, &mut runs, two_threads);
     runs.sort_by_key(|run| run.lines[0]);
     dedup_runs(&mut runs);
     unparsed.sort_by_key(|u| u.line);
@@ -363,26 +371,48 @@ fn parse_with(input: &str, parallel_from: usize) -> Document {
     }
 }
 
-/// Finds the messages on a thread of its own while this one finds the
-/// runs: neither needs the other, and on a large input each is a fifth of
-/// the work or more. Should no thread be had, the messages are found
-/// after the runs.
-fn messages_beside_runs(
+/// What the second thread does for a large input: the messages, which
+/// owe nothing to the runs, and the reports of [`SECOND_THREAD_TOOLS`].
+fn second_thread_work(
+    lines: &[text::Line<'_>],
+    marks: &[u32],
+    bits: &text::MarkedBytes,
+) -> (mail::Messages, dispatch::Found) {
+    let messages = mail::messages(lines);
+    let found = dispatch::find_runs_of(lines, marks, bits, |tool| {
+        SECOND_THREAD_TOOLS.contains(&tool)
+    });
+    (messages, found)
+}
+
+/// Finds the messages and some tools' runs on a thread of its own while
+/// this one finds the other tools' runs and reads the outline: none
+/// needs another, and on a large input each half is about half of this
+/// work. Should no thread be had, this one does both halves. The runs
+/// and near misses are listed as one thread lists them.
+fn on_two_threads<'a>(
+    input: &'a str,
     lines: &[text::Line<'_>],
     marks: &[u32],
     bits: &text::MarkedBytes,
     runs: &mut Vec<Run>,
     unparsed: &mut Vec<Unparsed>,
-) -> mail::Messages {
+) -> (mail::Messages, context::Outlined<'a>) {
     std::thread::scope(|scope| {
-        let spawned = std::thread::Builder::new().spawn_scoped(scope, || mail::messages(lines));
-        dispatch::find_runs(lines, marks, bits, runs, unparsed);
-        match spawned {
+        let spawned = std::thread::Builder::new()
+            .spawn_scoped(scope, || second_thread_work(lines, marks, bits));
+        let first = dispatch::find_runs_of(lines, marks, bits, |tool| {
+            !SECOND_THREAD_TOOLS.contains(&tool)
+        });
+        let outlined = context::Outlined::read(input, lines);
+        let (messages, second) = match spawned {
             Ok(thread) => thread
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => mail::messages(lines),
-        }
+            Err(_) => second_thread_work(lines, marks, bits),
+        };
+        first.merge(second).append_to(runs, unparsed);
+        (messages, outlined)
     })
 }
 

@@ -240,9 +240,14 @@ const FORWARD_HEADER_WITHIN: usize = 3;
 /// `Subject:`, `Sent:`, `To:`) right under it, at its depth.
 fn forward_starts(lines: &[Line<'_>], i: usize) -> bool {
     let line = &lines[i];
-    let mark = line.text.trim();
-    // Cheap first: this runs on every line.
-    if !(17..=60).contains(&mark.len()) || !matches!(mark.as_bytes()[0], b'-' | b'B' | b'b') {
+    // Cheap first: this runs on every line, and its first visible byte
+    // rules out most before any trimming from the end.
+    let start = text::trim_start(line.text);
+    if !matches!(start.as_bytes().first(), Some(b'-' | b'B' | b'b')) {
+        return false;
+    }
+    let mark = start.trim_end();
+    if !(17..=60).contains(&mark.len()) {
         return false;
     }
     let dashed = mark

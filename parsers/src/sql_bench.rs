@@ -381,12 +381,15 @@ fn record_text(text: &str) -> &str {
     if let Some(rest) = after_list_mark(t).filter(|rest| starts_record(rest)) {
         return rest;
     }
-    let first_line = t.split('\n').next().unwrap_or(t);
-    first_line
-        .match_indices(": ")
+    // Every line with a `:` comes here: each `: ` of its first line is
+    // found in one memchr pass, with no string searcher built per line.
+    let bytes = t.as_bytes();
+    memchr::memchr2_iter(b':', b'\n', bytes)
+        .take_while(|&at| bytes[at] == b':')
+        .filter(|&at| bytes.get(at + 1) == Some(&b' '))
         .take(MAX_LEAD_IN_COLONS)
-        .take_while(|(at, _)| *at <= MAX_LEAD_IN)
-        .map(|(at, _)| text::trim_start(&t[at + 2..]))
+        .take_while(|&at| at <= MAX_LEAD_IN)
+        .map(|at| text::trim_start(&t[at + 2..]))
         .find(|rest| starts_record(rest))
         .unwrap_or(t)
 }

@@ -90,7 +90,12 @@ pub fn trim_end(text: &str) -> &str {
 /// leaves inside a report broken across pages: a page number and the
 /// chapter or section title on either side of one `|` (`58 | Chapter 2:
 /// Benchmarking MySQL`, `Benchmarking Examples | 57`).
+///
+/// Most lines hold no `|` at all and are ruled out by one `memchr`.
 pub fn is_page_furniture(line: &str) -> bool {
+    if memchr::memchr(b'|', line.as_bytes()).is_none() {
+        return false;
+    }
     let line = line.trim().trim_matches('*').trim();
     let Some((left, right)) = line.split_once(" | ") else {
         return false;

@@ -57,6 +57,18 @@ pub(super) fn read_row(
 /// A row's run: `NAME [CONCURRENCY] SIZE` and the figures, each a cell
 /// bonnie++ could print (`+++++` stays unmeasured).
 fn parse_row(text: &str, depth: usize, line: usize) -> Option<Report> {
+    // Every line with a `G` or `M` comes here: its first two words rule
+    // out nearly all (a name with a letter, then the size or the
+    // concurrency) before the line is split whole.
+    let mut head = text.split_whitespace();
+    let (Some(name), Some(second)) = (head.next(), head.next()) else {
+        return None;
+    };
+    if !name.chars().any(char::is_alphabetic)
+        || !(is_size(second) || second.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return None;
+    }
     let words: Vec<&str> = text.split_whitespace().take(ROW_CELLS + 3).collect();
     let (name, concurrency, rest) = match words.as_slice() {
         [name, rest @ ..] if rest.len() == ROW_CELLS => (*name, None, rest),

@@ -36,20 +36,38 @@ use crate::Run;
 /// on under his own quote goes on with its announcement
 /// ([`carry_announcements`]).
 ///
-/// `input` is the text as given, whose markup [`Markup`] reads; `clues`
-/// says which facts each line may state.
+/// `outlined` holds the markup of the text as given and its outline
+/// ([`Outlined::read`]); `clues` says which facts each line may state.
+/// With `two_threads` (a large input), the labels are read on a second
+/// thread while this one reads the facts: neither needs the other.
 pub(crate) fn apply(
-    input: &str,
+    outlined: &Outlined<'_>,
     lines: &[Line<'_>],
     clues: &FactClues<'_>,
     messages: &Messages,
     runs: &mut [Run],
+    two_threads: bool,
 ) {
-    let markup = Markup::new(input);
-    let outline = Outline::read(lines, &markup);
-    let labels = active_labels(lines, &markup, &outline, runs, &asked_lines(lines, runs));
-    let places = Places::new(messages, runs);
-    let facts = facts_of_places(lines, clues, &places, runs);
+    let Outlined { markup, outline } = outlined;
+    let asked = asked_lines(lines, runs);
+    let found: &[Run] = runs;
+    let read_labels = || active_labels(lines, markup, outline, found, &asked);
+    let places = Places::new(messages, found);
+    let (labels, facts) = if two_threads {
+        std::thread::scope(|scope| {
+            let spawned = std::thread::Builder::new().spawn_scoped(scope, read_labels);
+            let facts = facts_of_places(lines, clues, &places, found);
+            let labels = match spawned {
+                Ok(thread) => thread
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Err(_) => read_labels(),
+            };
+            (labels, facts)
+        })
+    } else {
+        (read_labels(), facts_of_places(lines, clues, &places, found))
+    };
     let facts_by_place = facts_by_place(&facts, messages);
     // The thread library each run took from an announcement, by run, for
     // the text its author goes on with under the quote (below).
@@ -66,6 +84,23 @@ pub(crate) fn apply(
         }
     }
     carry_announcements(runs, &mut announced);
+}
+
+/// What the labels are read from that owes nothing to the runs: the
+/// input's markup and its outline, read while the tools find the runs
+/// (on a thread of their own for a large input).
+pub(crate) struct Outlined<'a> {
+    markup: Markup<'a>,
+    outline: Outline,
+}
+
+impl<'a> Outlined<'a> {
+    /// Reads the markup of `input` and the outline of its `lines`.
+    pub(crate) fn read(input: &'a str, lines: &[Line<'_>]) -> Outlined<'a> {
+        let markup = Markup::new(input);
+        let outline = Outline::read(lines, &markup);
+        Outlined { markup, outline }
+    }
 }
 
 /// The index of a run's first line (`Run::lines` are 1-based): where its

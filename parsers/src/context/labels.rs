@@ -485,9 +485,17 @@ fn prose_label_at(
     // A block's first line, or the line right above its opening, is its
     // caption: a phrase that may be as long as a colon label (`vfat under
     // Linux (formatted using mkfs.vfat)` over a fence).
-    let caption = is_block_caption(lines, markup, i, runs)
-        || heads_block_of_run(lines, markup, i, runs)
-        || captions_report(lines, i, runs);
+    // Each caption has a blank line (or a change of depth) right above
+    // or below it: a line inside a paragraph, as most are, is none.
+    let inside_paragraph = i
+        .checked_sub(1)
+        .and_then(|p| lines.get(p))
+        .is_some_and(|above| !above.is_blank() && above.depth == line.depth)
+        && lines.get(i + 1).is_none_or(|below| !below.is_blank());
+    let caption = !inside_paragraph
+        && (is_block_caption(lines, markup, i, runs)
+            || heads_block_of_run(lines, markup, i, runs)
+            || captions_report(lines, i, runs));
     let adjacent = runs.report_at(i + 1, line.depth);
     let run_below = adjacent || caption;
     let rule_below = lines

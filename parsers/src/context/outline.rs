@@ -98,7 +98,15 @@ impl<'a> Markup<'a> {
     /// The input's own lines, if it holds any of [`MARKUP_SIGNS`].
     pub(super) fn new(input: &'a str) -> Markup<'a> {
         let raw = if MARKUP_SIGNS.iter().any(|sign| input.contains(sign)) {
-            input.split('\n').collect()
+            // `input.split('\n')`, the line ends found by memchr.
+            let mut raw = Vec::new();
+            let mut start = 0;
+            for end in memchr::memchr_iter(b'\n', input.as_bytes()) {
+                raw.push(&input[start..end]);
+                start = end + 1;
+            }
+            raw.push(&input[start..]);
+            raw
         } else {
             Vec::new()
         };
@@ -117,10 +125,23 @@ impl<'a> Markup<'a> {
     /// `<b>Laptop</b>`, `<strong>…</strong>`, a `:` after it allowed) at
     /// [`BANNER_LEVEL`].
     fn heading_level(&self, line: &Line<'_>) -> Option<u8> {
-        let raw = self.raw(line)?;
+        // Every mark below starts with one of these: the first byte rules
+        // out most lines, before the line is trimmed at its end.
+        let raw = self
+            .raw
+            .get(line.number.checked_sub(1)?)?
+            .trim_start_matches(['>', ' ', '\t']);
+        if !matches!(raw.as_bytes().first(), Some(b'<' | b'*' | b'_')) {
+            return None;
+        }
+        // As [`Markup::raw`] gives it.
+        let raw = raw.trim_end();
         let raw = raw.strip_suffix(':').unwrap_or(raw).trim_end();
-        let lower = raw.get(..raw.len().min(8))?.to_ascii_lowercase();
-        if let Some(digit) = lower.strip_prefix("<h").and_then(|r| r.bytes().next()) {
+        // The first bytes, read in any case without a copy (this runs on
+        // every line of an input that holds markup).
+        let head = raw.get(..raw.len().min(8))?.as_bytes();
+        let html_heading = head.get(..2).is_some_and(|h| h.eq_ignore_ascii_case(b"<h"));
+        if let Some(&digit) = head.get(2).filter(|_| html_heading) {
             let level = digit.checked_sub(b'0').filter(|l| (1..=6).contains(l))?;
             let close = format!("</h{level}>");
             let closed = raw.len() >= close.len()
@@ -446,12 +467,16 @@ fn closes(text: &str, mark: &str) -> bool {
 }
 
 /// The section banner or heading starting on line `i`, if one does; most
-/// lines are ruled out by their first visible byte.
+/// lines are ruled out by their first visible byte. A book's running head
+/// or foot ([`is_page_furniture`](crate::text::is_page_furniture)) is
+/// none, checked only on a line that has a heading's shape.
 fn banner_at(lines: &[Line<'_>], i: usize, markup: &Markup<'_>) -> Option<SectionLabel> {
+    heading_shape_at(lines, i, markup).filter(|_| !crate::text::is_page_furniture(lines[i].text))
+}
+
+/// [`banner_at`] without the page furniture test.
+fn heading_shape_at(lines: &[Line<'_>], i: usize, markup: &Markup<'_>) -> Option<SectionLabel> {
     let line = lines.get(i)?;
-    if crate::text::is_page_furniture(line.text) {
-        return None;
-    }
     let opens_label = matches!(
         trim_start(line.text).as_bytes().first(),
         Some(b'=' | b'*' | b'#')

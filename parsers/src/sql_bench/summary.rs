@@ -305,8 +305,13 @@ pub(super) fn read_headless_table(lines: &[Line<'_>], start: usize) -> Outcome {
 /// depth. `None` when `lines[i]` is no TOTALS row, no other row is above
 /// it, or a header heads the rows (the summary reads its own table).
 pub(super) fn headless_table_start(lines: &[Line<'_>], i: usize) -> Option<usize> {
+    // Every line that may start a sql-bench report comes here: most are
+    // ruled out before any trimming from the end.
+    if !crate::text::trim_start(lines[i].text).starts_with("TOTALS") {
+        return None;
+    }
     let t = lines[i].text.trim();
-    if !t.starts_with("TOTALS") || !is_whole_row(t) {
+    if !is_whole_row(t) {
         return None;
     }
     let depth = lines[i].depth;
