@@ -18,6 +18,10 @@ mkdir -p "$out"
 work=$(mktemp -d)
 port=$((20000 + RANDOM % 20000))
 base="http://127.0.0.1:$port"
+# The text outputs link back to the server by the Host it was asked as:
+# one fixed name, so that two runs (on two random ports) give the same
+# bytes.
+HOST="Host: snapshot.invalid"
 (cd "$work" && exec "$binary" demo --listen "127.0.0.1:$port" --static-dir "$OLDPWD/static" \
     --fixtures "$OLDPWD/fixtures" >"$work/demo.log" 2>&1) &
 server=$!
@@ -49,12 +53,12 @@ n=0
 for q in "${queries[@]}"; do
     n=$((n + 1))
     for ext in "" .svg .png .csv .json .txt; do
-        curl -s -o "$out/q$n$ext.out" "$base/compare$ext?$q" || true
+        curl -s -H "$HOST" -o "$out/q$n$ext.out" "$base/compare$ext?$q" || true
     done
 done
 for page in / /submissions /runs "/runs?tool=bonnie" /threads /submissions/1 /submissions/20 /submissions/150; do
     name=$(echo "$page" | tr '/?=' '___')
-    curl -s -o "$out/page$name.out" "$base$page" || true
+    curl -s -H "$HOST" -o "$out/page$name.out" "$base$page" || true
 done
 # The pinned links name the newest submission; a page's ETag is the data's.
 sed -i -E "s/asof=[0-9]+//g; s/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}/TIME/g" "$out"/*.out
