@@ -32,17 +32,17 @@ impl Files {
 
 impl Source for Files {
     fn read(&mut self, sink: &mut Sink<'_>) -> ControlFlow<()> {
-        for (file, path) in self.paths.iter().enumerate() {
+        for path in &self.paths {
             let shown = path.display().to_string();
             let bytes = match intake::read_file(path, self.limit) {
                 Ok(bytes) => bytes,
                 Err(error) => {
                     let end = FileEnd::Failed(format!("{error:#}"));
-                    sink.send(Step::FileEnd { file, shown, end }, 0)?;
+                    sink.send(Step::FileEnd { shown, end }, 0)?;
                     continue;
                 }
             };
-            read_bytes(sink, file, &file_name(path), shown, bytes, self.limit)?;
+            read_bytes(sink, &file_name(path), shown, bytes, self.limit)?;
         }
         ControlFlow::Continue(())
     }
@@ -63,7 +63,6 @@ fn file_name(path: &Path) -> String {
 /// mail; breaks when the writer is gone.
 pub(super) fn read_bytes(
     sink: &mut Sink<'_>,
-    file: usize,
     name: &str,
     shown: String,
     bytes: Vec<u8>,
@@ -94,7 +93,6 @@ pub(super) fn read_bytes(
     let (step, on_disk, mail) = match read {
         Ok(Read::Text(text, document)) => {
             let step = Step::Text {
-                file,
                 name: name.to_owned(),
                 shown,
                 text,
@@ -105,19 +103,19 @@ pub(super) fn read_bytes(
         }
         Ok(Read::Mails { messages }) => {
             let end = FileEnd::Mail { messages };
-            (Step::FileEnd { file, shown, end }, 0, true)
+            (Step::FileEnd { shown, end }, 0, true)
         }
         Err(ReadError::TooLarge) => {
             let end = FileEnd::Failed(format!(
                 "{shown} is larger than {} unpacked, the most benchlog reads from one file; split it",
                 intake::size_for_people(limit)
             ));
-            (Step::FileEnd { file, shown, end }, 0, false)
+            (Step::FileEnd { shown, end }, 0, false)
         }
         Err(ReadError::Input(error)) => {
             let error = anyhow::Error::new(error).context(format!("reading {shown}"));
             let end = FileEnd::Failed(format!("{error:#}"));
-            (Step::FileEnd { file, shown, end }, 0, false)
+            (Step::FileEnd { shown, end }, 0, false)
         }
     };
     sink.send(step, on_disk)?;

@@ -32,15 +32,13 @@ impl Inputs {
 impl Source for Inputs {
     fn read(&mut self, sink: &mut Sink<'_>) -> ControlFlow<()> {
         // Each input is handed over, not copied: it is dropped once stored.
-        for (file, (name, input, title)) in std::mem::take(&mut self.inputs).into_iter().enumerate()
-        {
+        for (name, input, title) in std::mem::take(&mut self.inputs) {
             let shown = name.clone();
             match input {
                 Input::Text(text, document) => {
                     let on_disk = text.len() as u64;
                     let document = Box::new(document);
                     let step = Step::Text {
-                        file,
                         name,
                         shown,
                         text,
@@ -62,7 +60,7 @@ impl Source for Inputs {
                         sink.send(step, raw_len)?;
                     }
                     let end = FileEnd::Mail { messages };
-                    sink.send(Step::FileEnd { file, shown, end }, 0)?;
+                    sink.send(Step::FileEnd { shown, end }, 0)?;
                 }
             }
         }

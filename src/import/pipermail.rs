@@ -654,7 +654,6 @@ impl Source for Months {
             let shown = self.months[0].to_string();
             return sink.send(
                 Step::FileEnd {
-                    file: 0,
                     shown,
                     end: FileEnd::Unchanged,
                 },
@@ -668,7 +667,6 @@ impl Source for Months {
                 Ok(None) => {
                     sink.send(
                         Step::FileEnd {
-                            file,
                             shown,
                             end: FileEnd::Unchanged,
                         },
@@ -678,12 +676,12 @@ impl Source for Months {
                 }
                 Err(error) => {
                     let end = FileEnd::Failed(format!("{error:#}"));
-                    sink.send(Step::FileEnd { file, shown, end }, 0)?;
+                    sink.send(Step::FileEnd { shown, end }, 0)?;
                     continue;
                 }
             };
             let name = file_name(&self.months[file]).to_owned();
-            let mail = read_bytes(sink, file, &name, shown, bytes, MAX_ARCHIVE_BYTES)?;
+            let mail = read_bytes(sink, &name, shown, bytes, MAX_ARCHIVE_BYTES)?;
             if let (true, Some(mark)) = (mail, mark) {
                 sink.send(Step::UrlMark(Box::new(mark)), 0)?;
             }

@@ -14,11 +14,9 @@ use crate::store::{self, ArchivedText};
 
 /// One thing for the writer to store or record, in the order read.
 pub enum Step {
-    /// A text, decoded and parsed: one submission. `file` is its place
-    /// among its source's files, `name` its file name (what names the
-    /// submission), `shown` how people know it.
+    /// A text, decoded and parsed: one submission. `name` is its file
+    /// name (what names the submission), `shown` how people know it.
     Text {
-        file: usize,
         name: String,
         shown: String,
         text: String,
@@ -33,11 +31,7 @@ pub enum Step {
     Known,
     /// A file's last step: every message of it was handed over, or it
     /// could not be read, or it was not read for it has not changed.
-    FileEnd {
-        file: usize,
-        shown: String,
-        end: FileEnd,
-    },
+    FileEnd { shown: String, end: FileEnd },
     /// How far a git archive is read: stored in the transaction that
     /// stores the last message of the commits up to it, never before.
     ArchiveMark(Box<store::ArchiveMark>),

@@ -148,8 +148,6 @@ pub enum FileOutcome {
 pub struct FileDone {
     /// The source it came from: its place in the import's sources.
     pub source: usize,
-    /// Its place among that source's files.
-    pub file: usize,
     /// How people know it: a path as given, an address.
     pub shown: String,
     /// What became of it, or why it could not be read or stored (the

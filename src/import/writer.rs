@@ -245,7 +245,6 @@ fn write_step(
     let summary = &mut done.summary;
     match step {
         Step::Text {
-            file,
             name,
             shown,
             text,
@@ -268,7 +267,7 @@ fn write_step(
                 }
                 Err(error) => (Err(format!("{error:#}")), Some(error)),
             };
-            done.file(source, *file, shown, outcome);
+            done.file(source, shown, outcome);
             Ok(Stored {
                 items: 1,
                 text_bytes: text.len(),
@@ -291,7 +290,7 @@ fn write_step(
             summary.failures.push(failure.clone());
             Ok(Stored::nothing())
         }
-        Step::FileEnd { file, shown, end } => {
+        Step::FileEnd { shown, end } => {
             let outcome = match end {
                 FileEnd::Mail { messages } => Ok(FileOutcome::Mail {
                     messages: *messages,
@@ -299,7 +298,7 @@ fn write_step(
                 FileEnd::Unchanged => Ok(FileOutcome::Unchanged),
                 FileEnd::Failed(why) => Err(why.clone()),
             };
-            done.file(source, *file, shown, outcome);
+            done.file(source, shown, outcome);
             Ok(Stored::nothing())
         }
         Step::ArchiveMark(mark) => {
@@ -379,13 +378,7 @@ fn write_mail(
 impl Written {
     /// Records a file's outcome; one that failed is also a failure of the
     /// summary, under the name people know it by.
-    fn file(
-        &mut self,
-        source: usize,
-        file: usize,
-        shown: &str,
-        outcome: Result<FileOutcome, String>,
-    ) {
+    fn file(&mut self, source: usize, shown: &str, outcome: Result<FileOutcome, String>) {
         if let Err(why) = &outcome {
             self.summary.failures.push(MailFailure {
                 source_name: shown.to_owned(),
@@ -394,7 +387,6 @@ impl Written {
         }
         self.files.push(FileDone {
             source,
-            file,
             shown: shown.to_owned(),
             outcome,
         });
