@@ -239,14 +239,28 @@ pub enum MailError {
     Unreadable,
 }
 
+/// The mail parser of [`decode`], built once: it reads the headers
+/// whose values are read here, and the MIME headers that its parts are
+/// decoded by; every other header (`Received`, `To`, `Cc`, `List-*`, …)
+/// is kept as its raw bytes, unread. mail-parser's default reads each
+/// header it knows, and a list message's `Received` and `Cc` lines cost
+/// more than its body.
+static MAIL_PARSER: std::sync::LazyLock<MessageParser> = std::sync::LazyLock::new(|| {
+    MessageParser::new()
+        .with_mime_headers()
+        .with_date_headers()
+        .with_message_ids()
+        .header_address(mail_parser::HeaderName::From)
+        .header_text(mail_parser::HeaderName::Subject)
+        .default_header_raw()
+});
+
 /// Decodes one raw RFC 822 message (as [`split`] gives them).
 pub fn decode(raw: &[u8]) -> Result<MailMessage, MailError> {
     if raw.iter().all(u8::is_ascii_whitespace) {
         return Err(MailError::Empty);
     }
-    let message = MessageParser::new()
-        .parse(raw)
-        .ok_or(MailError::Unreadable)?;
+    let message = MAIL_PARSER.parse(raw).ok_or(MailError::Unreadable)?;
     let known_header = message.headers().iter().any(|h| {
         matches!(
             h.name().to_ascii_lowercase().as_str(),
