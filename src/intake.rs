@@ -464,6 +464,8 @@ pub struct PreparedMail {
     pub raw_sha256: String,
     pub raw_len: usize,
     pub mail: MailMessage,
+    /// What its decoded text is found by among the texts stored.
+    pub text_hashes: crate::ingest::TextHashes,
     pub document: Document,
     /// Where an archive keeps the message (a public-inbox blob): set, the
     /// message is stored with its header block only unless it holds or
@@ -540,6 +542,7 @@ fn prepare(
         source_name,
         raw_sha256,
         raw_len: raw.len(),
+        text_hashes: crate::ingest::TextHashes::of(&mail.text),
         mail,
         document,
         archived: None,

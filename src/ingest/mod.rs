@@ -57,19 +57,38 @@ pub fn text_sha256(text: &str) -> String {
     hex::encode(hash.finalize())
 }
 
-/// The stored submission with this text, by its identity
-/// ([`text_sha256`]) or, for a text stored before identities were
-/// normalised, by the hash of the text as it is.
-pub fn find_stored_text(conn: &Connection, text: &str) -> anyhow::Result<Option<i64>> {
-    let identity = text_sha256(text);
-    if let Some(id) = store::find_submission_by_sha256(conn, &identity)? {
+/// What a text is found by among those stored: hashed once, where the
+/// text is prepared (an import's workers hash a message's text beside
+/// parsing it), not by the writer that holds the write lock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextHashes {
+    /// Its identity ([`text_sha256`]), stored with a new submission.
+    pub identity: String,
+    /// The hash of the text as it is ([`sha256_hex`]), when that differs
+    /// from its identity: what a text stored before identities were
+    /// normalised is found by.
+    pub verbatim: Option<String>,
+}
+
+impl TextHashes {
+    pub fn of(text: &str) -> Self {
+        let identity = text_sha256(text);
+        let verbatim = Some(sha256_hex(text)).filter(|verbatim| *verbatim != identity);
+        TextHashes { identity, verbatim }
+    }
+}
+
+/// The stored submission with the text hashed as `hashes`, by its
+/// identity or, for a text stored before identities were normalised, by
+/// the hash of the text as it is.
+pub fn find_stored_text(conn: &Connection, hashes: &TextHashes) -> anyhow::Result<Option<i64>> {
+    if let Some(id) = store::find_submission_by_sha256(conn, &hashes.identity)? {
         return Ok(Some(id));
     }
-    let verbatim = sha256_hex(text);
-    if verbatim == identity {
-        return Ok(None);
+    match &hashes.verbatim {
+        Some(verbatim) => Ok(store::find_submission_by_sha256(conn, verbatim)?),
+        None => Ok(None),
     }
-    Ok(store::find_submission_by_sha256(conn, &verbatim)?)
 }
 
 /// What storing one input did.
@@ -88,7 +107,7 @@ pub fn ingest_text(
     source_name: Option<&str>,
     text: &str,
 ) -> anyhow::Result<Ingested> {
-    if let Some(id) = find_stored_text(conn, text)? {
+    if let Some(id) = find_stored_text(conn, &TextHashes::of(text))? {
         return Ok(existing(id));
     }
     let document = parsers::parse(text);
@@ -166,13 +185,13 @@ pub fn store_titled_text(
     document: &Document,
     naming: Naming<'_>,
 ) -> anyhow::Result<Ingested> {
-    if let Some(id) = find_stored_text(tx, &text)? {
+    let hashes = TextHashes::of(&text);
+    if let Some(id) = find_stored_text(tx, &hashes)? {
         return Ok(existing(id));
     }
     let mut runs = copies_of_stored_runs(tx, document)?;
     runs.naming = naming;
-    let sha256 = text_sha256(&text);
-    let submission_id = store_document(tx, source_name, text, &sha256, &runs)?;
+    let submission_id = store_document(tx, source_name, text, &hashes.identity, &runs)?;
     Ok(Ingested {
         submission_id,
         created: true,
@@ -519,7 +538,7 @@ pub fn store_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<M
         tx,
         Some(&prepared.source_name),
         Cow::Borrowed(text),
-        &text_sha256(&mail.text),
+        &prepared.text_hashes.identity,
         &fresh,
     )
     .with_context(|| format!("storing {}", prepared.source_name))?;
@@ -633,7 +652,7 @@ fn stored_mail(tx: &Transaction, prepared: &PreparedMail) -> anyhow::Result<Opti
             return Ok(Some(found.submission_id));
         }
     }
-    find_stored_text(tx, &prepared.mail.text)
+    find_stored_text(tx, &prepared.text_hashes)
 }
 
 /// The thread a mail belongs to: that of the nearest message it answers
