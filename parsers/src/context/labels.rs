@@ -494,8 +494,9 @@ fn prose_label_at(
 /// (`:`, or the last byte of `：`) or a list item's first (`-`, `*`, a
 /// digit, or a byte of a character past ASCII such as `•`); else a run
 /// right under it, a rule under it at its depth, or a blank line above
-/// or below it (or another depth above it), as a caption has. A line inside a paragraph with
-/// none of these, as most lines are, is ruled out on a few bytes.
+/// or below it (or another depth above it), as a caption has. A line
+/// inside a paragraph with none of these, as most lines are, is ruled
+/// out on a few bytes.
 #[inline]
 fn may_state_label(lines: &[Line<'_>], i: usize, runs: &RunsBegun) -> bool {
     let Some(line) = lines.get(i) else {
