@@ -472,6 +472,10 @@ fn continues_command(lines: &[Line<'_>], i: usize) -> bool {
 
 /// The label in prose line `i` states, outside any run (`covered_until`:
 /// where the runs begun at its depth end), by the rules of [`prose`].
+///
+/// Most lines are prose that cannot be a label, and a few bytes tell
+/// ([`may_state_label`]): only the others are read in full.
+#[inline]
 fn prose_label_at(
     lines: &[Line<'_>],
     markup: &Markup<'_>,
@@ -479,9 +483,51 @@ fn prose_label_at(
     runs: &RunsBegun,
     covered_until: Option<usize>,
 ) -> Option<String> {
+    if !may_state_label(lines, i, runs) {
+        return None;
+    }
+    read_prose_label(lines, markup, i, runs, covered_until)
+}
+
+/// Whether line `i` (in `lines`, not blank) may state a label, by what
+/// every label needs (see [`read_prose_label`]): a lead-in's last byte
+/// (`:`, or the last byte of `：`) or a list item's first (`-`, `*`, a
+/// digit, or a byte of a character past ASCII such as `•`); else a run
+/// right under it, a rule under it at its depth, or a blank line above
+/// or below it (or another depth above it), as a caption has. A line
+/// inside a paragraph with none of these, as most lines are, is ruled
+/// out on a few bytes.
+#[inline]
+fn may_state_label(lines: &[Line<'_>], i: usize, runs: &RunsBegun) -> bool {
+    let Some(line) = lines.get(i) else {
+        return false;
+    };
+    let bytes = line.text.as_bytes();
+    // `char::is_whitespace`'s ASCII bytes: what `str::trim` takes off.
+    let space = |b: &u8| matches!(b, b'\t'..=b'\r' | b' ');
+    let last = bytes.iter().rev().find(|b| !space(b));
+    let first = bytes.iter().find(|b| !space(b));
+    let lead_in = matches!(last, Some(b':' | 0x9A))
+        || first.is_some_and(|&b| matches!(b, b'-' | b'*' | b'0'..=b'9') || !b.is_ascii());
+    let below = lines.get(i + 1);
+    lead_in
+        || i == 0
+        || lines[i - 1].depth != line.depth
+        || lines[i - 1].is_blank()
+        || below.is_some_and(Line::is_blank)
+        || runs.report_at(i + 1, line.depth)
+        || below.is_some_and(|below| below.depth == line.depth && prose::is_rule(below.text))
+}
+
+/// [`prose_label_at`] for a line [`may_state_label`] did not rule out.
+fn read_prose_label(
+    lines: &[Line<'_>],
+    markup: &Markup<'_>,
+    i: usize,
+    runs: &RunsBegun,
+    covered_until: Option<usize>,
+) -> Option<String> {
     let line = &lines[i];
-    // Most lines are prose that cannot be a label: their last byte, and
-    // the first bytes of the line below, tell.
     // A block's first line, or the line right above its opening, is its
     // caption: a phrase that may be as long as a colon label (`vfat under
     // Linux (formatted using mkfs.vfat)` over a fence).

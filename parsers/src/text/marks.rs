@@ -9,7 +9,7 @@
 /// The bytes lines are marked by: up to 32 chosen bytes, each with a bit
 /// of its own in a line's mark, so that a mark says which of them the line
 /// holds.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MarkedBytes {
     bit_of: [u32; 256],
     given: usize,

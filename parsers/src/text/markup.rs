@@ -27,7 +27,7 @@ use quoted_printable::{
 /// lines that need more work are found on the way by their marks: which of
 /// the bytes markup, quoted-printable and prompts start with (and those
 /// the caller asks about: [`Source::marked`]) each line holds.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Source<'a> {
     /// Every source line, read as [`super::lines`] reads it.
     lines: Vec<Line<'a>>,
@@ -61,39 +61,25 @@ impl<'a> Source<'a> {
     /// (at most 32 bytes with markup's, `=` and a prompt's) each line holds, for
     /// [`Source::marked_lines`].
     pub fn marked(input: &'a str, wanted: &[u8]) -> Source<'a> {
+        Source::marked_with(input, wanted, PARALLEL_BYTES)
+    }
+
+    /// [`Source::marked`], its input's two halves read on two threads
+    /// from `parallel_from` bytes on ([`read_halves`]).
+    fn marked_with(input: &'a str, wanted: &[u8], parallel_from: usize) -> Source<'a> {
         let bits = MarkedBytes::new(&[MARKUP_BYTES, b"=", &PROMPT_BYTES, wanted]);
-        let markup = bits.mask(MARKUP_BYTES);
-        let equals = bits.mask(b"=");
-        let prompt = bits.mask(&PROMPT_BYTES);
-        let lines_guess = input.len() / 40;
-        let mut marks = Vec::with_capacity(lines_guess);
-        let mut lines = Vec::with_capacity(lines_guess);
-        let mut rewritten = Vec::new();
+        let Marked {
+            lines,
+            marks,
+            mut rewritten,
+            lazy_quotes,
+            signs,
+        } = if input.len() >= parallel_from {
+            read_halves(input, &bits)
+        } else {
+            Marked::read(input, 0, &bits, Signs::default())
+        };
         let mut left_out = Vec::new();
-        let mut signs = Signs::default();
-        let mut lazy_quotes = Vec::new();
-        // Each `\n` ends a line; a last line without one ends the input.
-        let unterminated = (!input.is_empty() && !input.ends_with('\n')).then_some(input.len());
-        let ends = memchr::memchr_iter(b'\n', input.as_bytes()).chain(unterminated);
-        let mut start = 0;
-        for (index, end) in ends.enumerate() {
-            // Both ends are at `\n` or the input's end: char boundaries.
-            let raw = input.get(start..end).unwrap_or_default();
-            let raw = raw.strip_suffix('\r').unwrap_or(raw);
-            start = end + 1;
-            let mark = bits.mark_of(raw.as_bytes());
-            signs.see(index, raw, mark & equals != 0);
-            let line = super::line_of(index, raw, mark & prompt != 0);
-            if mark & markup != 0 {
-                let holds = |byte: u8| mark & bits.mask(&[byte]) != 0;
-                undo_line_markup(index, Cow::Borrowed(raw), &holds, &mut rewritten);
-                if line.depth > 0 && ends_with_br(raw) {
-                    lazy_quotes.push(index);
-                }
-            }
-            lines.push(line);
-            marks.push(mark);
-        }
         if looks_quoted_printable(&signs.equals, signs.declared) {
             // Only the lines holding a `=` (and those a soft break joins)
             // change; their markup is undone again on the decoded text.
@@ -229,6 +215,152 @@ impl<'a> Source<'a> {
     }
 }
 
+/// Bytes from which [`Source::marked`] reads an input's two halves on two
+/// threads ([`read_halves`]): below it (a mail, a page) a thread costs
+/// more than it saves. About the 100,000 lines from which [`crate::parse`]
+/// splits the rest of its work.
+const PARALLEL_BYTES: usize = 4_000_000;
+
+/// What the one pass over a stretch of lines gives: each line, its mark,
+/// the lines rewritten and the lazy quotes' lines (by 0-based index in
+/// the input), and the [`Signs`] seen.
+struct Marked<'a> {
+    lines: Vec<Line<'a>>,
+    marks: Vec<u32>,
+    rewritten: Vec<(usize, String)>,
+    lazy_quotes: Vec<usize>,
+    signs: Signs<'a>,
+}
+
+impl<'a> Marked<'a> {
+    /// Reads the lines of `input`, the first of them being the input's
+    /// line of 0-based index `first`, with `signs` as the lines above
+    /// left them.
+    fn read(input: &'a str, first: usize, bits: &MarkedBytes, mut signs: Signs<'a>) -> Marked<'a> {
+        let markup = bits.mask(MARKUP_BYTES);
+        let equals = bits.mask(b"=");
+        let prompt = bits.mask(&PROMPT_BYTES);
+        let lines_guess = input.len() / 40;
+        let mut marks = Vec::with_capacity(lines_guess);
+        let mut lines = Vec::with_capacity(lines_guess);
+        let mut rewritten = Vec::new();
+        let mut lazy_quotes = Vec::new();
+        // Each `\n` ends a line; a last line without one ends the input.
+        let unterminated = (!input.is_empty() && !input.ends_with('\n')).then_some(input.len());
+        let ends = memchr::memchr_iter(b'\n', input.as_bytes()).chain(unterminated);
+        let mut start = 0;
+        for (index, end) in ends.enumerate() {
+            let index = first + index;
+            // Both ends are at `\n` or the input's end: char boundaries.
+            let raw = input.get(start..end).unwrap_or_default();
+            let raw = raw.strip_suffix('\r').unwrap_or(raw);
+            start = end + 1;
+            let mark = bits.mark_of(raw.as_bytes());
+            signs.see(index, raw, mark & equals != 0);
+            let line = super::line_of(index, raw, mark & prompt != 0);
+            if mark & markup != 0 {
+                let holds = |byte: u8| mark & bits.mask(&[byte]) != 0;
+                undo_line_markup(index, Cow::Borrowed(raw), &holds, &mut rewritten);
+                if line.depth > 0 && ends_with_br(raw) {
+                    lazy_quotes.push(index);
+                }
+            }
+            lines.push(line);
+            marks.push(mark);
+        }
+        Marked {
+            lines,
+            marks,
+            rewritten,
+            lazy_quotes,
+            signs,
+        }
+    }
+
+    /// The lines of `self` and then of `rest`, whose indices are moved on
+    /// by `offset` (the lines of `self`, for `rest` read from index 0).
+    fn append(mut self, rest: Marked<'a>, offset: usize) -> Marked<'a> {
+        self.lines.extend(rest.lines.into_iter().map(|line| Line {
+            number: line.number + offset,
+            ..line
+        }));
+        self.marks.extend(rest.marks);
+        let rewritten = rest.rewritten.into_iter();
+        self.rewritten
+            .extend(rewritten.map(|(index, text)| (index + offset, text)));
+        self.lazy_quotes
+            .extend(rest.lazy_quotes.iter().map(|index| index + offset));
+        let signs = &mut self.signs;
+        let equals = rest.signs.equals.into_iter();
+        signs
+            .equals
+            .extend(equals.map(|(index, line)| (index + offset, line)));
+        signs.declared |= rest.signs.declared;
+        signs
+            .paragraph_gaps
+            .extend(rest.signs.paragraph_gaps.iter().map(|index| index + offset));
+        signs.before = rest.signs.before;
+        signs.previous = rest.signs.previous;
+        signs.past_headers = rest.signs.past_headers;
+        self
+    }
+}
+
+/// Reads `input`'s two halves, split after the line end nearest its
+/// middle, on two threads and joins what each found: the lines are read
+/// one at a time and [`Signs`] needs of the lines above only the last two
+/// and whether the header block has ended. The second half is read as
+/// past the headers; should the first half be all headers (no mail's
+/// are that long), it is read again after the first with the signs the
+/// first left. Without a second thread, or a line end to split at, one
+/// thread reads it all.
+fn read_halves<'a>(input: &'a str, bits: &MarkedBytes) -> Marked<'a> {
+    let split = memchr::memchr(
+        b'\n',
+        input.as_bytes().get(input.len() / 2..).unwrap_or_default(),
+    )
+    .map(|at| input.len() / 2 + at + 1)
+    .filter(|&split| split < input.len());
+    let Some((head, tail)) =
+        split.and_then(|split| Some((input.get(..split)?, input.get(split..)?)))
+    else {
+        return Marked::read(input, 0, bits, Signs::default());
+    };
+    // The head ends with `\n`: its last two lines, as `Marked::read` reads them.
+    let mut above = head[..head.len() - 1]
+        .rsplitn(3, '\n')
+        .map(|raw| raw.strip_suffix('\r').unwrap_or(raw));
+    let previous = above.next();
+    let before = above.next();
+    let past = Signs {
+        past_headers: true,
+        previous,
+        before,
+        ..Signs::default()
+    };
+    let (first, second) = std::thread::scope(|scope| {
+        let spawned =
+            std::thread::Builder::new().spawn_scoped(scope, || Marked::read(tail, 0, bits, past));
+        let first = Marked::read(head, 0, bits, Signs::default());
+        let second = spawned.ok().map(|thread| {
+            thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        });
+        (first, second)
+    });
+    match second {
+        Some(second) if first.signs.past_headers => {
+            let offset = first.lines.len();
+            first.append(second, offset)
+        }
+        _ => {
+            let second = Marked::read(tail, first.lines.len(), bits, first.signs.continued());
+            first.append(second, 0)
+        }
+    }
+}
+
 /// `…<br>`, `…<br/>`, `…<BR />` at the end of a line.
 fn ends_with_br(raw: &str) -> bool {
     let Some(t) = raw.trim_end().strip_suffix('>') else {
@@ -263,6 +395,17 @@ struct Signs<'a> {
 }
 
 impl<'a> Signs<'a> {
+    /// The signs a stretch of lines read on after these starts with: the
+    /// last two lines and whether the headers have ended.
+    fn continued(&self) -> Signs<'a> {
+        Signs {
+            before: self.before,
+            previous: self.previous,
+            past_headers: self.past_headers,
+            ..Signs::default()
+        }
+    }
+
     /// `has_equals`: the line holds a `=` (its mark says so).
     fn see(&mut self, index: usize, line: &'a str, has_equals: bool) {
         let b = line.as_bytes();
@@ -670,6 +813,34 @@ fn entity(name: &str) -> Option<char> {
 mod tests {
     use super::quoted_printable::decode_qp_escapes;
     use super::*;
+
+    /// Reading an input's two halves on two threads gives the lines,
+    /// marks and rewritten lines one thread gives: every fixture one
+    /// after the other (mail headers, quoted-printable, markup), and
+    /// inputs split inside a header block or with a line or two.
+    #[test]
+    fn two_halves_read_as_one() {
+        let fixtures: Vec<String> = testkit::fixture_files::fixture_texts()
+            .iter()
+            .map(|path| std::fs::read_to_string(path).unwrap())
+            .collect();
+        let all = fixtures.join("\n");
+        let headers = "From a@b Mon Jan 1 2007\nSubject: x\nX-A: =3D\n".repeat(20) + "a =3D b\n";
+        let cases = [
+            all.as_str(),
+            headers.as_str(),
+            "",
+            "one line",
+            "one\n",
+            "one\r\ntwo\r\n",
+            "a  \n\nb  \n",
+        ];
+        for input in cases {
+            let one = Source::marked_with(input, b"#:", usize::MAX);
+            let two = Source::marked_with(input, b"#:", 0);
+            assert_eq!(one, two, "{:?}", &input[..input.len().min(40)]);
+        }
+    }
 
     #[test]
     fn brackets_whose_first_byte_starts_no_name_are_no_tags() {
