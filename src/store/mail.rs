@@ -364,16 +364,26 @@ pub fn thread(conn: &Connection, thread_id: &str, max_mails: usize) -> rusqlite:
 /// what is committed, opened when first asked (an upload asks nothing).
 /// An import of a database with no file (in memory) has none, and every
 /// message is read; so is every one after a failed query: the writer
-/// tells stored messages from new ones all the same.
+/// tells stored messages from new ones all the same. So is every message
+/// of an import into a database that held no mail when it began (a first
+/// import): only a message the same import stored earlier could be
+/// known, and the writer finds that one by its bytes, at the cost of
+/// decoding it, where asking would cost a query for every message.
 pub struct KnownMails {
     path: Option<String>,
     conn: Option<Connection>,
 }
 
 impl KnownMails {
-    /// Asks the database `conn` writes to, when it is a file.
+    /// Asks the database `conn` writes to, when it is a file that holds
+    /// mail.
     pub fn of(conn: &Connection) -> KnownMails {
-        let path = conn.path().filter(|path| !path.is_empty());
+        let holds_mail = conn
+            .query_row("SELECT EXISTS (SELECT 1 FROM mails)", [], |row| {
+                row.get::<_, bool>(0)
+            })
+            .unwrap_or(true);
+        let path = conn.path().filter(|path| !path.is_empty() && holds_mail);
         KnownMails {
             path: path.map(str::to_owned),
             conn: None,
