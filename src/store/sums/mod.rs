@@ -19,6 +19,9 @@ use crate::moments::Moments;
 use parsers::contract::PROVENANCE;
 
 mod read;
+mod write;
+
+use write::store_cell;
 
 pub use read::{linked_results, point_cells, Cell, LinkedResult};
 
@@ -117,8 +120,12 @@ impl Additions {
             .add(result_id, value, counting);
     }
 
-    /// Merges every cell into its stored row, or stores it.
-    fn write(self, tx: &Connection) -> rusqlite::Result<()> {
+    /// Merges every cell into its stored row, or stores it, in the order
+    /// of `point_sums`' key, so that each row lands beside the last. A
+    /// cell of a configuration stored in this step (`fresh`) has no row
+    /// yet: it is stored without a look-up first (and merged after one
+    /// should the row be there all the same).
+    fn write(self, tx: &Connection, fresh: &HashSet<i64>) -> rusqlite::Result<()> {
         let mut find = tx.prepare_cached(
             "SELECT n, rows, mean, m2, min, max, first_result, first_results FROM point_sums
              WHERE tool = ?1 AND metric = ?2 AND item = ?3 AND config_id = ?4
@@ -131,33 +138,37 @@ impl Additions {
                AND test = ?5 AND threads = ?6 AND unit = ?7",
         )?;
         let mut insert = tx.prepare_cached(
-            "INSERT INTO point_sums (tool, metric, item, unit, test, threads, config_id,
+            "INSERT INTO point_sums (tool, metric, item, config_id, test, threads, unit,
                                      n, rows, mean, m2, min, max, first_result, first_results)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+             ON CONFLICT DO NOTHING",
         )?;
-        for (key, addition) in self.cells {
+        let mut cells: Vec<(CellKey, Addition)> = self.cells.into_iter().collect();
+        cells.sort_unstable_by(|(a, x), (b, y)| a.stored_key(&x.tool).cmp(&b.stored_key(&y.tool)));
+        for (key, addition) in cells {
             let c = &key.combination;
             let (test, threads) = (test_key(&c.test), threads_key(c.threads));
+            let place = params![
+                addition.tool,
+                key.metric,
+                key.item,
+                c.config_id,
+                test,
+                threads,
+                key.unit
+            ];
+            if fresh.contains(&c.config_id) && store_cell(&mut insert, place, &addition.stored())? {
+                continue;
+            }
             let stored = find
-                .query_row(
-                    params![
-                        addition.tool,
-                        key.metric,
-                        key.item,
-                        c.config_id,
-                        test,
-                        threads,
-                        key.unit
-                    ],
-                    |row| {
-                        Ok(Stored {
-                            moments: moments_of(row, 0)?,
-                            rows: row.get(1)?,
-                            first_result: row.get(6)?,
-                            first_results: parse_ids(&row.get::<_, String>(7)?),
-                        })
-                    },
-                )
+                .query_row(place, |row| {
+                    Ok(Stored {
+                        moments: moments_of(row, 0)?,
+                        rows: row.get(1)?,
+                        first_result: row.get(6)?,
+                        first_results: parse_ids(&row.get::<_, String>(7)?),
+                    })
+                })
                 .optional()?;
             match stored {
                 Some(mut cell) => {
@@ -167,46 +178,10 @@ impl Additions {
                     cell.first_results.extend(addition.first_results);
                     cell.first_results.sort_unstable();
                     cell.first_results.truncate(FIRST_RESULTS);
-                    let (mean, m2, min, max) = stored_moments(&cell.moments);
-                    update.execute(params![
-                        addition.tool,
-                        key.metric,
-                        key.item,
-                        c.config_id,
-                        test,
-                        threads,
-                        key.unit,
-                        cell.moments.n as i64,
-                        cell.rows,
-                        mean,
-                        m2,
-                        min,
-                        max,
-                        cell.first_result,
-                        join_ids(&cell.first_results)
-                    ])?;
+                    store_cell(&mut update, place, &cell)?;
                 }
                 None => {
-                    let mut first_results = addition.first_results;
-                    first_results.sort_unstable();
-                    let (mean, m2, min, max) = stored_moments(&addition.moments);
-                    insert.execute(params![
-                        addition.tool,
-                        key.metric,
-                        key.item,
-                        key.unit,
-                        test,
-                        threads,
-                        c.config_id,
-                        addition.moments.n as i64,
-                        addition.rows,
-                        mean,
-                        m2,
-                        min,
-                        max,
-                        addition.first_result,
-                        join_ids(&first_results)
-                    ])?;
+                    store_cell(&mut insert, place, &addition.stored())?;
                 }
             }
         }
@@ -271,6 +246,9 @@ pub(super) fn parse_ids(text: &str) -> Vec<i64> {
 #[derive(Default)]
 struct ConfigIds {
     known: HashMap<(String, String), i64>,
+    /// Those stored since [`ConfigIds::take_fresh`] last took them: no
+    /// cell of the sums has them yet.
+    fresh: HashSet<i64>,
 }
 
 impl ConfigIds {
@@ -279,15 +257,26 @@ impl ConfigIds {
         if let Some(&id) = self.known.get(&key) {
             return Ok(id);
         }
-        tx.prepare_cached(
-            "INSERT INTO configs (tool, attrs) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
-        )?
-        .execute(params![key.0, key.1])?;
-        let id = tx
-            .prepare_cached("SELECT id FROM configs WHERE tool = ?1 AND attrs = ?2")?
-            .query_row(params![key.0, key.1], |row| row.get(0))?;
+        let stored = tx
+            .prepare_cached(
+                "INSERT INTO configs (tool, attrs) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+            )?
+            .execute(params![key.0, key.1])?;
+        let id = if stored == 1 {
+            let id = tx.last_insert_rowid();
+            self.fresh.insert(id);
+            id
+        } else {
+            tx.prepare_cached("SELECT id FROM configs WHERE tool = ?1 AND attrs = ?2")?
+                .query_row(params![key.0, key.1], |row| row.get(0))?
+        };
         self.known.insert(key, id);
         Ok(id)
+    }
+
+    /// The configurations stored since the last call.
+    fn take_fresh(&mut self) -> HashSet<i64> {
+        std::mem::take(&mut self.fresh)
     }
 }
 
@@ -456,6 +445,7 @@ fn add_runs_between(
     }
     let mut attrs = attrs_between(tx, after, upto)?;
     let placed = place_runs(tx, configs, &runs, &mut attrs)?;
+    let fresh = configs.take_fresh();
     let mut per_tool: HashMap<&str, i64> = HashMap::new();
     for run in &runs {
         *per_tool.entry(&run.tool).or_default() += 1;
@@ -489,7 +479,7 @@ fn add_runs_between(
             counting,
         );
     }
-    additions.write(tx)
+    additions.write(tx, &fresh)
 }
 
 /// Adds to each tool's count of runs (a negative number takes away; a
@@ -629,7 +619,7 @@ fn rebuild(tx: &Connection, combinations: HashSet<Combination>) -> rusqlite::Res
             );
         }
     }
-    additions.write(tx)
+    additions.write(tx, &HashSet::new())
 }
 
 /// Places the runs again after a change of their attributes (an edit, its
