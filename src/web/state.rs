@@ -366,7 +366,7 @@ impl AppState {
                 Ok(conn.query_row("PRAGMA quick_check(1)", [], |row| row.get::<_, String>(0))?)
             });
             match checked {
-                Ok(verdict) if verdict == "ok" => tracing::debug!("the database file is sound"),
+                Ok(verdict) if verdict == "ok" => tracing::info!("the database file is sound"),
                 Ok(verdict) => {
                     tracing::error!("the database file is damaged: {verdict}");
                     state.inner.corrupt.store(true, Ordering::SeqCst);
