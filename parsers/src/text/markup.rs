@@ -44,6 +44,9 @@ pub struct Source<'a> {
     /// soft break joined them to the line before), or that a converted
     /// page added (paragraph gaps); sorted.
     left_out: Vec<usize>,
+    /// The input's own lines, as `input.split('\n')` gives them, found in
+    /// the same pass ([`Source::raw_lines`]).
+    raw: Vec<&'a str>,
 }
 
 /// The bytes markup starts with: `[b]`, `<br>`, `**`, backticks, `&amp;`,
@@ -74,6 +77,7 @@ impl<'a> Source<'a> {
             mut rewritten,
             lazy_quotes,
             signs,
+            mut raw,
         } = if input.len() >= parallel_from {
             read_halves(input, &bits)
         } else {
@@ -95,6 +99,11 @@ impl<'a> Source<'a> {
         }
         left_out.sort_unstable();
         left_out.dedup();
+        // `split('\n')` ends with the text after the last `\n`, empty
+        // where the input ends with one.
+        if input.is_empty() || input.ends_with('\n') {
+            raw.push("");
+        }
         Source {
             lines,
             marks,
@@ -102,7 +111,14 @@ impl<'a> Source<'a> {
             rewritten,
             lazy_quotes,
             left_out,
+            raw,
         }
+    }
+
+    /// The input's own lines, as `input.split('\n')` gives them (a `\r`
+    /// kept), found by the pass that read the lines: handed over once.
+    pub fn raw_lines(&mut self) -> Vec<&'a str> {
+        std::mem::take(&mut self.raw)
     }
 
     /// The lines, numbered as in the input, with quote depth, stamps and
@@ -252,6 +268,8 @@ struct Marked<'a> {
     rewritten: Vec<(usize, String)>,
     lazy_quotes: Vec<usize>,
     signs: Signs<'a>,
+    /// Each line as the input has it, `\r` and all.
+    raw: Vec<&'a str>,
 }
 
 impl<'a> Marked<'a> {
@@ -265,6 +283,7 @@ impl<'a> Marked<'a> {
         let lines_guess = input.len() / 40;
         let mut marks = Vec::with_capacity(lines_guess);
         let mut lines = Vec::with_capacity(lines_guess);
+        let mut raws = Vec::with_capacity(lines_guess);
         let mut rewritten = Vec::new();
         let mut lazy_quotes = Vec::new();
         // Each `\n` ends a line; a last line without one ends the input.
@@ -275,6 +294,7 @@ impl<'a> Marked<'a> {
             let index = first + index;
             // Both ends are at `\n` or the input's end: char boundaries.
             let raw = input.get(start..end).unwrap_or_default();
+            raws.push(raw);
             let raw = raw.strip_suffix('\r').unwrap_or(raw);
             start = end + 1;
             let mark = bits.mark_of(raw.as_bytes());
@@ -296,6 +316,7 @@ impl<'a> Marked<'a> {
             rewritten,
             lazy_quotes,
             signs,
+            raw: raws,
         }
     }
 
@@ -307,6 +328,7 @@ impl<'a> Marked<'a> {
             ..line
         }));
         self.marks.extend(rest.marks);
+        self.raw.extend(rest.raw);
         let rewritten = rest.rewritten.into_iter();
         self.rewritten
             .extend(rewritten.map(|(index, text)| (index + offset, text)));
