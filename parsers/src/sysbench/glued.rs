@@ -116,18 +116,28 @@ static BY_FIRST_BYTE: LazyLock<[Vec<&'static str>; 256]> = LazyLock::new(|| {
 });
 
 /// Where the first title glued to the text before it starts in `text`,
-/// if one does.
+/// if one does. Only a byte that starts a title ([`START_KIND`], rare in
+/// a report's lines) has the byte before it looked at.
 fn next_glued(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
-    bytes.windows(2).enumerate().find_map(|(i, pair)| {
-        let (before, byte) = (usize::from(pair[0]), usize::from(pair[1]));
-        let at = i + 1;
-        let glued = START_KIND[byte] & GLUES_AFTER[before] != 0
+    let mut from = 1;
+    while let Some(offset) = bytes
+        .get(from..)?
+        .iter()
+        .position(|&b| START_KIND[usize::from(b)] != 0)
+    {
+        let at = from + offset;
+        let byte = usize::from(bytes[at]);
+        let glued = START_KIND[byte] & GLUES_AFTER[usize::from(bytes[at - 1])] != 0
             && BY_FIRST_BYTE[byte]
                 .iter()
                 .any(|title| bytes[at..].starts_with(title.as_bytes()));
-        glued.then_some(at)
-    })
+        if glued {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
 }
 
 /// The pieces of `text` with a line break put back before every glued
