@@ -32,8 +32,10 @@ PATTERN='Query Barrel Report|Query_type|statistics:|Test execution summary:|CPU 
 
 mkdir -p "$DIR"
 cargo build --release --quiet -p parsers --example write_corpus --example parse_file
-target/release/examples/write_corpus "$CORPUS" >/dev/null
-PARSE=target/release/examples/parse_file
+# Cargo puts the binaries under CARGO_TARGET_DIR when it is set.
+BIN=${CARGO_TARGET_DIR:-target}/release/examples
+"$BIN/write_corpus" "$CORPUS" >/dev/null
+PARSE=$BIN/parse_file
 
 commands=("grep -cE '$PATTERN' $CORPUS" "$PARSE $CORPUS")
 names=(grep parse)
@@ -47,7 +49,9 @@ if [[ -n $BEFORE ]]; then
         # The revision may predate the example; the parser's API is the same.
         mkdir -p "$src/parsers/examples"
         cp parsers/examples/parse_file.rs "$src/parsers/examples/"
-        (cd "$src" && cargo build --release --quiet -p parsers --example parse_file)
+        # Its own target directory even with CARGO_TARGET_DIR set: the old
+        # parser must not replace this tree's.
+        (cd "$src" && CARGO_TARGET_DIR=target cargo build --release --quiet -p parsers --example parse_file)
     fi
     commands+=("$src/target/release/examples/parse_file $CORPUS")
     names+=("parse@$rev")

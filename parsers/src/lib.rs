@@ -344,15 +344,16 @@ fn parse_with(input: &str, parallel_from: usize) -> Document {
     .concat();
     let mut source = text::Source::marked(input, &wanted);
     let bits = source.marked_bytes().clone();
+    let raw = source.raw_lines();
     let (lines, marks) = source.marked_lines();
     let mut runs = Vec::new();
     let mut unparsed = Vec::new();
     let two_threads = lines.len() >= parallel_from;
     let (messages, outlined) = if two_threads {
-        on_two_threads(input, &lines, &marks, &bits, &mut runs, &mut unparsed)
+        on_two_threads(input, raw, &lines, &marks, &bits, &mut runs, &mut unparsed)
     } else {
         let messages = mail::messages(&lines);
-        let outlined = context::Outlined::read(input, &lines);
+        let outlined = context::Outlined::read(input, raw, &lines);
         dispatch::find_runs(&lines, &marks, &bits, &mut runs, &mut unparsed);
         (messages, outlined)
     };
@@ -392,6 +393,7 @@ fn second_thread_work(
 /// and near misses are listed as one thread lists them.
 fn on_two_threads<'a>(
     input: &'a str,
+    raw: Vec<&'a str>,
     lines: &[text::Line<'_>],
     marks: &[u32],
     bits: &text::MarkedBytes,
@@ -404,7 +406,7 @@ fn on_two_threads<'a>(
         let first = dispatch::find_runs_of(lines, marks, bits, |tool| {
             !SECOND_THREAD_TOOLS.contains(&tool)
         });
-        let outlined = context::Outlined::read(input, lines);
+        let outlined = context::Outlined::read(input, raw, lines);
         let (messages, second) = match spawned {
             Ok(thread) => thread
                 .join()

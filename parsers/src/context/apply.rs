@@ -95,9 +95,11 @@ pub(crate) struct Outlined<'a> {
 }
 
 impl<'a> Outlined<'a> {
-    /// Reads the markup of `input` and the outline of its `lines`.
-    pub(crate) fn read(input: &'a str, lines: &[Line<'_>]) -> Outlined<'a> {
-        let markup = Markup::new(input);
+    /// Reads the markup of `input`, whose own lines are `raw`
+    /// ([`crate::text::Source::raw_lines`]), and the outline of its
+    /// `lines`.
+    pub(crate) fn read(input: &'a str, raw: Vec<&'a str>, lines: &[Line<'_>]) -> Outlined<'a> {
+        let markup = Markup::from_raw(input, raw);
         let outline = Outline::read(lines, &markup);
         Outlined { markup, outline }
     }

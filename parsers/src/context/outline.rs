@@ -95,22 +95,15 @@ const MARKUP_SIGNS: &[&str] = &[
 ];
 
 impl<'a> Markup<'a> {
-    /// The input's own lines, if it holds any of [`MARKUP_SIGNS`].
-    pub(super) fn new(input: &'a str) -> Markup<'a> {
-        let raw = if MARKUP_SIGNS.iter().any(|sign| input.contains(sign)) {
-            // `input.split('\n')`, the line ends found by memchr.
-            let mut raw = Vec::new();
-            let mut start = 0;
-            for end in memchr::memchr_iter(b'\n', input.as_bytes()) {
-                raw.push(&input[start..end]);
-                start = end + 1;
-            }
-            raw.push(&input[start..]);
-            raw
+    /// The input's own lines `raw` (`input.split('\n')`, as
+    /// [`crate::text::Source::raw_lines`] gives them), if it holds any of
+    /// [`MARKUP_SIGNS`].
+    pub(super) fn from_raw(input: &'a str, raw: Vec<&'a str>) -> Markup<'a> {
+        if MARKUP_SIGNS.iter().any(|sign| input.contains(sign)) {
+            Markup { raw }
         } else {
-            Vec::new()
-        };
-        Markup { raw }
+            Markup { raw: Vec::new() }
+        }
     }
 
     /// The input's own text of `line`, quote marks and outer white space

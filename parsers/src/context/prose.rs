@@ -265,13 +265,28 @@ pub fn is_tool_progress(text: &str) -> bool {
 /// Whether a line is one of [`TOOL_HEADERS`] (`Running the test with
 /// following options:`): printed by the tool above its numbers, it may
 /// stand between a label and the run read below it, as progress does.
-/// Words are compared one by one, any white space between them.
+/// Words are compared one by one, any white space between them; the
+/// line's first word is found once, and only a header starting with it
+/// has its other words compared.
 pub fn is_tool_header(text: &str) -> bool {
     let text = text.trim();
     let text = text.strip_suffix(':').unwrap_or(text);
+    let mut words = text.split_whitespace();
+    let Some(first) = words.next() else {
+        return false;
+    };
     TOOL_HEADERS.iter().any(|header| {
-        let mut got = text.split_whitespace();
-        let mut want = header.split(' ');
+        let Some(rest) = header
+            .get(..first.len())
+            .filter(|head| head.eq_ignore_ascii_case(first))
+            .and_then(|_| header.get(first.len()..))
+            .filter(|rest| rest.is_empty() || rest.starts_with(' '))
+        else {
+            return false;
+        };
+        let mut got = words.clone();
+        // `rest` is empty or ` word word`: its first piece is empty.
+        let mut want = rest.split(' ').skip(1);
         loop {
             match (got.next(), want.next()) {
                 (Some(g), Some(w)) if g.eq_ignore_ascii_case(w) => continue,

@@ -21,6 +21,7 @@
 use super::header::{MODES, OPTION_LINES};
 use super::report::{PROGRESS_LINES, SECTION_TITLES};
 use super::HISTOGRAM_START;
+use std::sync::LazyLock;
 
 /// Every title a lost line break may glue to the text before it: the
 /// report's section headings, the histogram's, the options block's lines,
@@ -63,19 +64,80 @@ const FIRST_BYTES: [bool; 256] = {
     table
 };
 
+/// A title's first byte in capitals ([`FIRST_BYTES`]): glued after any
+/// byte but a space ([`GLUES_AFTER`]).
+const CAPITAL_START: u8 = 1;
+/// A title's first byte in lower case: glued only after a digit.
+const LOWER_START: u8 = 2;
+
+/// What kind of title start each byte is: [`CAPITAL_START`],
+/// [`LOWER_START`] or none (0).
+const START_KIND: [u8; 256] = {
+    let mut table = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        if FIRST_BYTES[b] && byte.is_ascii_uppercase() {
+            table[b] = CAPITAL_START;
+        } else if FIRST_BYTES[b] && byte.is_ascii_lowercase() {
+            table[b] = LOWER_START;
+        }
+        b += 1;
+    }
+    table
+};
+
+/// The kinds of title start ([`START_KIND`]) each byte may be glued to:
+/// a capital one after any byte but a space, a lower-case one after a
+/// digit too.
+const GLUES_AFTER: [u8; 256] = {
+    let mut table = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        if byte.is_ascii_digit() {
+            table[b] = CAPITAL_START | LOWER_START;
+        } else if !byte.is_ascii_whitespace() {
+            table[b] = CAPITAL_START;
+        }
+        b += 1;
+    }
+    table
+};
+
+/// The titles by their first byte, built once: a byte where a title may
+/// be glued is compared with the few titles that start with it.
+static BY_FIRST_BYTE: LazyLock<[Vec<&'static str>; 256]> = LazyLock::new(|| {
+    let mut by_byte: [Vec<&'static str>; 256] = std::array::from_fn(|_| Vec::new());
+    for title in titles() {
+        by_byte[usize::from(title.as_bytes()[0])].push(title);
+    }
+    by_byte
+});
+
 /// Where the first title glued to the text before it starts in `text`,
-/// if one does.
+/// if one does. Only a byte that starts a title ([`START_KIND`], rare in
+/// a report's lines) has the byte before it looked at.
 fn next_glued(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
-    (1..bytes.len()).find(|&i| {
-        let (byte, before) = (bytes[i], bytes[i - 1]);
-        let glued = (byte.is_ascii_uppercase() && !before.is_ascii_whitespace())
-            || (byte.is_ascii_lowercase() && before.is_ascii_digit());
-        // An ASCII byte starts a character: the slice is safe.
-        glued
-            && FIRST_BYTES[usize::from(byte)]
-            && titles().any(|title| text[i..].starts_with(title))
-    })
+    let mut from = 1;
+    while let Some(offset) = bytes
+        .get(from..)?
+        .iter()
+        .position(|&b| START_KIND[usize::from(b)] != 0)
+    {
+        let at = from + offset;
+        let byte = usize::from(bytes[at]);
+        let glued = START_KIND[byte] & GLUES_AFTER[usize::from(bytes[at - 1])] != 0
+            && BY_FIRST_BYTE[byte]
+                .iter()
+                .any(|title| bytes[at..].starts_with(title.as_bytes()));
+        if glued {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
 }
 
 /// The pieces of `text` with a line break put back before every glued

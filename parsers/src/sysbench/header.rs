@@ -1,6 +1,9 @@
 //! The run's header above a report: banner, thread count, command line, mode line.
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
 
 use crate::text::Line;
 
@@ -47,7 +50,7 @@ pub(super) fn read_header(
             header.version = Some(version);
             found = true;
         }
-        if let Some(threads) = after_label(text, THREADS_LABEL) {
+        if let Some(threads) = after_label(text, &THREADS_LABEL_FINDER) {
             header.threads = Some(threads);
             found = true;
         }
@@ -247,8 +250,8 @@ pub(crate) fn prepare_or_cleanup_output(text: &str) -> bool {
 /// `sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta2)`, `sysbench 0.4.12:
 /// multi-threaded system evaluation benchmark`, `sysbench v0.4.8: ...`.
 fn banner_version(text: &str) -> Option<String> {
-    let at = text.find("sysbench ")?;
-    let rest = text.get(at + "sysbench ".len()..)?;
+    let at = BANNER_FINDER.find(text.as_bytes())?;
+    let rest = text.get(at + BANNER.len()..)?;
     let word = rest.split_whitespace().next()?;
     let version = word.trim_start_matches('v').trim_end_matches(':');
     let plausible = version.starts_with(|c: char| c.is_ascii_digit())
@@ -258,7 +261,7 @@ fn banner_version(text: &str) -> Option<String> {
             .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-');
     // A line of just `sysbench 1.1.0-bbee5d5` is what `sysbench --version`
     // prints.
-    let version_output = text.trim() == format!("sysbench {word}");
+    let version_output = text.trim().strip_prefix(BANNER) == Some(word);
     let banner = rest.contains("LuaJIT")
         || rest.contains("evaluation benchmark")
         || word.ends_with(':')
@@ -266,10 +269,11 @@ fn banner_version(text: &str) -> Option<String> {
     (plausible && banner).then(|| version.to_string())
 }
 
-/// `Number of threads: 8` and the like: the number after a label.
-fn after_label(text: &str, name: &str) -> Option<u32> {
-    let at = text.find(name)?;
-    let rest = text.get(at + name.len()..)?.trim_start();
+/// `Number of threads: 8` and the like: the number after a label (its
+/// searcher, built once).
+fn after_label(text: &str, label: &Finder<'static>) -> Option<u32> {
+    let at = label.find(text.as_bytes())?;
+    let rest = text.get(at + label.needle().len()..)?.trim_start();
     let digits: &str = rest.split(|c: char| !c.is_ascii_digit()).next()?;
     digits.parse().ok()
 }
@@ -311,6 +315,14 @@ pub(super) const OPTION_LINES: [&str; 4] = [
     "Initializing worker threads...",
 ];
 const THREADS_LABEL: &str = "Number of threads:";
+/// [`THREADS_LABEL`]'s searcher, built once: a header's every line is
+/// searched for it.
+static THREADS_LABEL_FINDER: LazyLock<Finder<'static>> =
+    LazyLock::new(|| Finder::new(THREADS_LABEL));
+/// What sysbench's banner line starts with, before its version.
+const BANNER: &str = "sysbench ";
+/// [`BANNER`]'s searcher, built once.
+static BANNER_FINDER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(BANNER));
 
 /// 0.4's and 1.0's mode lines before a report name its test.
 fn mode_line(text: &str) -> Option<&'static str> {
@@ -336,9 +348,10 @@ pub struct SysbenchCommand {
 fn runs_a_benchmark(command: &SysbenchCommand) -> bool {
     let words: Vec<&str> = command.text.split_whitespace().collect();
     let asks = |flag: &str| {
-        words
-            .iter()
-            .any(|w| *w == flag || w.starts_with(&format!("{flag}=")))
+        words.iter().any(|w| {
+            w.strip_prefix(flag)
+                .is_some_and(|v| v.is_empty() || v.starts_with('='))
+        })
     };
     // `run >> /root/sysbench-mysql.log`: the output went to a file, so
     // what follows the command is not what it printed.

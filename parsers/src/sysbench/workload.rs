@@ -26,8 +26,18 @@
 //! command's spellings of one size are one value.
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
 
 use crate::contract::sysbench_workload_keys as keys;
+
+/// What stands between fileio's file count and each file's size (`128
+/// files, 16Mb each`).
+const FILES: &str = " files, ";
+/// [`FILES`]'s searcher, built once: every line of a header is searched
+/// for it.
+static FILES_FINDER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(FILES));
 
 /// The attributes one printed header line gives (at most two: fileio's
 /// `N files, SIZE each` gives the count alone, the total has its own line).
@@ -48,7 +58,10 @@ pub(super) fn printed(text: &str, into: &mut BTreeMap<&'static str, String>) {
         put(keys::FILE_BLOCK_SIZE, size_value(size));
     } else if let Some(size) = text.strip_suffix(" total file size") {
         put(keys::FILE_TOTAL_SIZE, size_value(size));
-    } else if let Some((count, each)) = text.split_once(" files, ") {
+    } else if let Some((count, each)) = FILES_FINDER
+        .find(text.as_bytes())
+        .map(|at| (&text[..at], &text[at + FILES.len()..]))
+    {
         // 1.x writes a size that does not divide evenly with decimals
         // (`128 files, 1.1719GiB each`).
         let size = each.strip_suffix(" each").unwrap_or("");

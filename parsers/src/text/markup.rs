@@ -44,6 +44,9 @@ pub struct Source<'a> {
     /// soft break joined them to the line before), or that a converted
     /// page added (paragraph gaps); sorted.
     left_out: Vec<usize>,
+    /// The input's own lines, as `input.split('\n')` gives them, found in
+    /// the same pass ([`Source::raw_lines`]).
+    raw: Vec<&'a str>,
 }
 
 /// The bytes markup starts with: `[b]`, `<br>`, `**`, backticks, `&amp;`,
@@ -74,6 +77,7 @@ impl<'a> Source<'a> {
             mut rewritten,
             lazy_quotes,
             signs,
+            mut raw,
         } = if input.len() >= parallel_from {
             read_halves(input, &bits)
         } else {
@@ -95,6 +99,11 @@ impl<'a> Source<'a> {
         }
         left_out.sort_unstable();
         left_out.dedup();
+        // `split('\n')` ends with the text after the last `\n`, empty
+        // where the input ends with one.
+        if input.is_empty() || input.ends_with('\n') {
+            raw.push("");
+        }
         Source {
             lines,
             marks,
@@ -102,7 +111,14 @@ impl<'a> Source<'a> {
             rewritten,
             lazy_quotes,
             left_out,
+            raw,
         }
+    }
+
+    /// The input's own lines, as `input.split('\n')` gives them (a `\r`
+    /// kept), found by the pass that read the lines: handed over once.
+    pub fn raw_lines(&mut self) -> Vec<&'a str> {
+        std::mem::take(&mut self.raw)
     }
 
     /// The lines, numbered as in the input, with quote depth, stamps and
@@ -153,18 +169,24 @@ impl<'a> Source<'a> {
             covered = j;
         }
         if !self.left_out.is_empty() {
-            // Both are in line order: one cursor instead of a search per line.
-            let mut left_out = self.left_out.iter().copied().peekable();
-            let mut kept = 0;
-            for i in 0..lines.len() {
-                let number = lines[i].number;
-                while left_out.next_if(|&n| n < number).is_some() {}
-                if left_out.next_if_eq(&number).is_none() {
-                    lines[kept] = lines[i];
-                    marks[kept] = marks[i];
-                    kept += 1;
+            // Both are in line order: each line left out is found by a
+            // binary search from the one before, and the lines between
+            // two move as one block, not one by one.
+            let len = lines.len().min(marks.len());
+            let (mut kept, mut from) = (0, 0);
+            for &number in &self.left_out {
+                let at = from + lines[from..len].partition_point(|line| line.number < number);
+                if lines.get(at).is_none_or(|line| line.number != number) || at >= len {
+                    continue;
                 }
+                lines.copy_within(from..at, kept);
+                marks.copy_within(from..at, kept);
+                kept += at - from;
+                from = at + 1;
             }
+            lines.copy_within(from..len, kept);
+            marks.copy_within(from..len, kept);
+            kept += len - from;
             lines.truncate(kept);
             marks.truncate(kept);
         }
@@ -187,25 +209,41 @@ impl<'a> Source<'a> {
             .iter()
             .map(|(_, rest)| rest.matches('\n').count() + 1)
             .sum();
-        let mut all = Vec::with_capacity(lines.len() + extra);
-        let mut all_marks = Vec::with_capacity(lines.len() + extra);
-        let mut pending = more.iter().peekable();
-        for (line, mark) in lines.into_iter().zip(marks) {
-            all.push(line);
-            all_marks.push(mark);
+        let len = lines.len().min(marks.len());
+        let mut all = Vec::with_capacity(len + extra);
+        let mut all_marks = Vec::with_capacity(len + extra);
+        // Both are in line order: each line with more is found by a
+        // binary search from the one before, and the lines between two
+        // are copied as one block, not pushed one by one.
+        let mut from = 0;
+        // The source line the last pieces went after, with its index.
+        let mut last: Option<(usize, Line<'s>)> = None;
+        for &(index, rest) in more {
             // Source line numbers are 1-based indices plus one.
-            while pending
-                .next_if(|(index, _)| index + 1 < line.number)
-                .is_some()
-            {}
-            while let Some((_, rest)) = pending.next_if(|(index, _)| index + 1 == line.number) {
-                for piece in rest.split('\n') {
-                    let text = super::prefix::strip_line_prefix(piece);
-                    all_marks.push(self.marked_bytes.mark_of(text.as_bytes()));
-                    all.push(Line { text, ..line });
+            let line = match last {
+                Some((after, line)) if after == index => line,
+                _ => {
+                    let at =
+                        from + lines[from..len].partition_point(|line| line.number < index + 1);
+                    let Some(&line) = lines[..len].get(at).filter(|line| line.number == index + 1)
+                    else {
+                        continue;
+                    };
+                    all.extend_from_slice(&lines[from..=at]);
+                    all_marks.extend_from_slice(&marks[from..=at]);
+                    from = at + 1;
+                    last = Some((index, line));
+                    line
                 }
+            };
+            for piece in rest.split('\n') {
+                let text = super::prefix::strip_line_prefix(piece);
+                all_marks.push(self.marked_bytes.mark_of(text.as_bytes()));
+                all.push(Line { text, ..line });
             }
         }
+        all.extend_from_slice(&lines[from..len]);
+        all_marks.extend_from_slice(&marks[from..len]);
         (all, all_marks)
     }
 
@@ -230,6 +268,8 @@ struct Marked<'a> {
     rewritten: Vec<(usize, String)>,
     lazy_quotes: Vec<usize>,
     signs: Signs<'a>,
+    /// Each line as the input has it, `\r` and all.
+    raw: Vec<&'a str>,
 }
 
 impl<'a> Marked<'a> {
@@ -243,6 +283,7 @@ impl<'a> Marked<'a> {
         let lines_guess = input.len() / 40;
         let mut marks = Vec::with_capacity(lines_guess);
         let mut lines = Vec::with_capacity(lines_guess);
+        let mut raws = Vec::with_capacity(lines_guess);
         let mut rewritten = Vec::new();
         let mut lazy_quotes = Vec::new();
         // Each `\n` ends a line; a last line without one ends the input.
@@ -253,6 +294,7 @@ impl<'a> Marked<'a> {
             let index = first + index;
             // Both ends are at `\n` or the input's end: char boundaries.
             let raw = input.get(start..end).unwrap_or_default();
+            raws.push(raw);
             let raw = raw.strip_suffix('\r').unwrap_or(raw);
             start = end + 1;
             let mark = bits.mark_of(raw.as_bytes());
@@ -274,6 +316,7 @@ impl<'a> Marked<'a> {
             rewritten,
             lazy_quotes,
             signs,
+            raw: raws,
         }
     }
 
@@ -285,6 +328,7 @@ impl<'a> Marked<'a> {
             ..line
         }));
         self.marks.extend(rest.marks);
+        self.raw.extend(rest.raw);
         let rewritten = rest.rewritten.into_iter();
         self.rewritten
             .extend(rewritten.map(|(index, text)| (index + offset, text)));
