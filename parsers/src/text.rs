@@ -304,11 +304,13 @@ pub struct Attribution {
 /// <svoj@mariadb.org> wrote:`, `----- Original Message ----- From: "Sven
 /// Petai" <hadara at bsd.ee>`, `From: Sven Petai` right under an
 /// `----- Original Message -----` line (pass that line as `previous`).
+///
+/// Cheap first: an attribution ends with a colon or follows the Original
+/// Message mark, or is that mark itself. Most lines end with a visible
+/// ASCII byte other than `:` and start with no `-`, and are rejected by
+/// three bytes before any trimming, without a call.
+#[inline]
 pub fn attribution(text: &str, previous: Option<&str>) -> Option<Attribution> {
-    // Cheap first: an attribution ends with a colon or follows the
-    // Original Message mark, or is that mark itself. Most lines end with
-    // a visible ASCII byte other than `:` and start with no `-`, and are
-    // rejected by three bytes before any trimming.
     let ends_plainly = text
         .as_bytes()
         .last()
@@ -321,6 +323,12 @@ pub fn attribution(text: &str, previous: Option<&str>) -> Option<Attribution> {
     if ends_plainly && !dash_first(text) && !previous.is_some_and(dash_first) {
         return None;
     }
+    read_attribution(text, previous)
+}
+
+/// [`attribution`] for a line its first bytes did not rule out.
+#[inline(never)]
+fn read_attribution(text: &str, previous: Option<&str>) -> Option<Attribution> {
     let end = trim_end(text);
     let candidate = end.ends_with(':')
         || trim_start(end).starts_with("-----")

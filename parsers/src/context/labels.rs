@@ -84,6 +84,12 @@ struct RunsBegun {
     /// reports[d]: where the report of the last run begun at depth d
     /// begins.
     reports: Vec<Option<usize>>,
+    /// Every line a report may begin on, at any depth (each run's first
+    /// line and its [`report_start`]), sorted, each once: the only lines
+    /// [`RunsBegun::report_at`] can answer yes for.
+    report_lines: Vec<usize>,
+    /// How many of `report_lines` lie on or above the line begun to.
+    reports_passed: usize,
 }
 
 impl RunsBegun {
@@ -109,11 +115,16 @@ impl RunsBegun {
             })
             .collect();
         spans.sort_unstable_by_key(|s| (s.start, s.depth));
+        let mut report_lines: Vec<usize> = spans.iter().flat_map(|s| [s.start, s.report]).collect();
+        report_lines.sort_unstable();
+        report_lines.dedup();
         RunsBegun {
             spans,
             next: 0,
             covered: Vec::new(),
             reports: Vec::new(),
+            report_lines,
+            reports_passed: 0,
         }
     }
 
@@ -132,6 +143,34 @@ impl RunsBegun {
             *report = Some(report.map_or(span.report, |r| r.max(span.report)));
             self.next += 1;
         }
+        while self
+            .report_lines
+            .get(self.reports_passed)
+            .is_some_and(|&r| r <= i)
+        {
+            self.reports_passed += 1;
+        }
+    }
+
+    /// The first line from `first` on a report may begin on, at any depth.
+    /// `first` lies below the line begun to.
+    fn next_report_line(&self, first: usize) -> Option<usize> {
+        self.report_lines[self.reports_passed..]
+            .iter()
+            .find(|&&r| r >= first)
+            .copied()
+    }
+
+    /// The first line of the next run not begun yet.
+    fn next_start(&self) -> Option<usize> {
+        self.spans.get(self.next).map(|s| s.start)
+    }
+
+    /// Whether a report, at any depth, may begin on a line from `first`
+    /// to `last`, both below the line begun to: a cheap bound on
+    /// [`RunsBegun::report_at`] over those lines.
+    fn report_may_begin(&self, first: usize, last: usize) -> bool {
+        self.next_report_line(first).is_some_and(|r| r <= last)
     }
 
     /// Whether line `i` lies in a run begun at `depth` above the line its
@@ -308,7 +347,17 @@ pub(super) fn active_labels(
         while let Some(at) = asked.next_if(|&at| at <= i) {
             found.answers.push((at, label));
         }
-        i += 1;
+        // The next heading, run or line asked about must be read in full.
+        let stop = [
+            headings_ahead.peek().map(|&&(start, _)| start),
+            asked.peek().copied(),
+            runs.next_start(),
+        ]
+        .into_iter()
+        .flatten()
+        .fold(lines.len(), usize::min);
+        let depth = in_force.len() - 1;
+        i = next_to_read(lines, i + 1, stop, depth, prose, &runs);
     }
     for (index, outer) in qualify_repeated(&mut found.labels, &headings) {
         if let Some(block) = found.blocks.get_mut(index as usize) {
@@ -316,6 +365,66 @@ pub(super) fn active_labels(
         }
     }
     found
+}
+
+/// The first line from `i` on that [`active_labels`] must read, before
+/// `stop`: the lines it passes over change nothing the walk keeps. With
+/// the headings last in force at `depth` and no label in prose waiting
+/// (none, or one attached to a run at `depth`), these are:
+/// - a blank line at `depth` or above it (a quote less deep) inside a
+///   run at `depth`, or anywhere with no label in prose;
+/// - a line at `depth` inside a run begun, on or below the line its
+///   report begins on;
+/// - with no label in prose, a line at `depth` outside the runs that
+///   cannot state a label: no lead-in's or list item's byte
+///   ([`may_lead_in`]), no rule under it, and no report beginning within
+///   [`CAPTION_GAP`] + 2 lines under it ([`may_state_label`]).
+///
+/// Most lines of prose and of a report are such lines: a few bytes each
+/// tell.
+fn next_to_read(
+    lines: &[Line<'_>],
+    mut i: usize,
+    stop: usize,
+    depth: usize,
+    prose: Option<ProseLabel>,
+    runs: &RunsBegun,
+) -> usize {
+    let no_prose = match prose {
+        None => true,
+        Some(p) if p.attached && p.depth == depth => false,
+        Some(_) => return i,
+    };
+    let covered = runs.covered_until(depth);
+    let report = runs.reports.get(depth).copied().flatten().unwrap_or(0);
+    // Past this line a report may begin close enough under a line for
+    // it to be the report's caption.
+    let far_from_reports = runs
+        .next_report_line(i)
+        .map_or(usize::MAX, |r| r.saturating_sub(2 + CAPTION_GAP));
+    while i < stop {
+        let line = &lines[i];
+        let inside_run = covered.is_some_and(|end| i <= end);
+        let quiet = if line.is_blank() {
+            line.depth < depth || (line.depth == depth && (no_prose || inside_run))
+        } else if line.depth != depth {
+            false
+        } else if inside_run {
+            i >= report
+        } else {
+            no_prose
+                && i < far_from_reports
+                && !may_lead_in(line.text)
+                && !lines
+                    .get(i + 1)
+                    .is_some_and(|below| below.depth == depth && prose::is_rule(below.text))
+        };
+        if !quiet {
+            break;
+        }
+        i += 1;
+    }
+    i
 }
 
 /// Puts the heading above in front of a heading whose text names several
@@ -492,34 +601,52 @@ fn prose_label_at(
 /// Whether line `i` (in `lines`, not blank) may state a label, by what
 /// every label needs (see [`read_prose_label`]): a lead-in's last byte
 /// (`:`, or the last byte of `：`) or a list item's first (`-`, `*`, a
-/// digit, or a byte of a character past ASCII such as `•`); else a run
-/// right under it, a rule under it at its depth, or a blank line above
-/// or below it (or another depth above it), as a caption has. A line
-/// inside a paragraph with none of these, as most lines are, is ruled
-/// out on a few bytes.
+/// digit, or a byte of a character past ASCII such as `•`); else a rule
+/// under it at its depth, or a report beginning at most
+/// [`CAPTION_GAP`] + 2 lines below it (the farthest a caption's report
+/// may be, [`heads_block_of_run`]) with the line right under it, or a
+/// blank line above or below it (or another depth above it), as a
+/// caption has. A line of prose with no report close under it, as most
+/// lines are, is ruled out on a few bytes.
 #[inline]
 fn may_state_label(lines: &[Line<'_>], i: usize, runs: &RunsBegun) -> bool {
     let Some(line) = lines.get(i) else {
         return false;
     };
-    let bytes = line.text.as_bytes();
+    if may_lead_in(line.text) {
+        return true;
+    }
+    let below = lines.get(i + 1);
+    if below.is_some_and(|below| below.depth == line.depth && prose::is_rule(below.text)) {
+        return true;
+    }
+    runs.report_may_begin(i + 1, i + 2 + CAPTION_GAP)
+        && (i == 0
+            || lines[i - 1].depth != line.depth
+            || lines[i - 1].is_blank()
+            || below.is_some_and(Line::is_blank)
+            || runs.report_at(i + 1, line.depth))
+}
+
+/// Whether `text` may be a lead-in or a list item, on its last and first
+/// bytes not white space: a lead-in's `:` (or the last byte of `：`), a
+/// list item's `-`, `*`, digit, or a byte of a character past ASCII such
+/// as `•`.
+#[inline]
+fn may_lead_in(text: &str) -> bool {
+    let bytes = text.as_bytes();
     // `char::is_whitespace`'s ASCII bytes: what `str::trim` takes off.
     let space = |b: &u8| matches!(b, b'\t'..=b'\r' | b' ');
     let last = bytes.iter().rev().find(|b| !space(b));
     let first = bytes.iter().find(|b| !space(b));
-    let lead_in = matches!(last, Some(b':' | 0x9A))
-        || first.is_some_and(|&b| matches!(b, b'-' | b'*' | b'0'..=b'9') || !b.is_ascii());
-    let below = lines.get(i + 1);
-    lead_in
-        || i == 0
-        || lines[i - 1].depth != line.depth
-        || lines[i - 1].is_blank()
-        || below.is_some_and(Line::is_blank)
-        || runs.report_at(i + 1, line.depth)
-        || below.is_some_and(|below| below.depth == line.depth && prose::is_rule(below.text))
+    matches!(last, Some(b':' | 0x9A))
+        || first.is_some_and(|&b| matches!(b, b'-' | b'*' | b'0'..=b'9') || !b.is_ascii())
 }
 
 /// [`prose_label_at`] for a line [`may_state_label`] did not rule out.
+/// Kept out of line: the few lines read in full should not make the
+/// caller's loop over every line carry this function's registers.
+#[inline(never)]
 fn read_prose_label(
     lines: &[Line<'_>],
     markup: &Markup<'_>,
