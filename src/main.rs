@@ -1,7 +1,9 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 
 /// glibc's allocator kept most of what a burst of uploads had used (60 MB
 /// of a 140 MB peak, for good); jemalloc, with its background thread,
@@ -14,13 +16,12 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 fn main() -> ExitCode {
     let config = benchlog::config::Config::parse();
     tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
-        )
         .with_writer(std::io::stderr)
         // Colours only for a person at a terminal: a log kept in a file
         // or read through a pipe gets plain text, no escape codes.
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .finish()
+        .with(log_filter())
         .init();
     benchlog::charts::register_fonts();
     match benchlog::cli::run(config) {
@@ -32,6 +33,18 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// What is logged: `RUST_LOG` as a list of levels by target (`warn`,
+/// `info,benchlog::web=debug`), or `info` when it is unset or not such a
+/// list. tracing-subscriber's `Targets` reads it, not `EnvFilter`, whose
+/// span and field filters nobody used and whose regex engine was a
+/// twentieth of a clean build.
+fn log_filter() -> Targets {
+    std::env::var("RUST_LOG")
+        .ok()
+        .and_then(|directives| directives.parse().ok())
+        .unwrap_or_else(|| Targets::new().with_default(tracing::Level::INFO))
 }
 
 fn is_broken_pipe(error: &anyhow::Error) -> bool {

@@ -854,3 +854,15 @@ fn a_redirect_off_the_archives_host_is_refused_and_named() {
     assert!(other_port.seen().is_empty(), "{:?}", other_port.seen());
     assert!(other_host.seen().is_empty(), "{:?}", other_host.seen());
 }
+
+/// An address whose host is not ASCII is asked for by its ASCII form
+/// (IDNA, lower-cased first). `url`'s Unicode tables come from the
+/// `idna_adapter` that Cargo.toml pins; its stub release would refuse
+/// such an address instead.
+#[test]
+fn an_address_with_a_non_ascii_host_is_asked_for_by_its_ascii_form() {
+    let url = reqwest::Url::parse("http://bücher.example/pipermail/perf/").unwrap();
+    assert_eq!(url.host_str(), Some("xn--bcher-kva.example"));
+    let upper = reqwest::Url::parse("http://BÜCHER.example/").unwrap();
+    assert_eq!(upper.host_str(), Some("xn--bcher-kva.example"));
+}
