@@ -242,9 +242,10 @@ pub enum MailError {
 /// The mail parser of [`decode`], built once: it reads the headers
 /// whose values are read here, and the MIME headers that its parts are
 /// decoded by; every other header (`Received`, `To`, `Cc`, `List-*`, …)
-/// is kept as its raw bytes, unread. mail-parser's default reads each
-/// header it knows, and a list message's `Received` and `Cc` lines cost
-/// more than its body.
+/// is passed over, its name and place kept, its value not read.
+/// mail-parser's default reads each header it knows, and a list
+/// message's `Received` and `Cc` lines cost more than its body; read as
+/// raw text, each value is still copied through a UTF-8 check.
 static MAIL_PARSER: std::sync::LazyLock<MessageParser> = std::sync::LazyLock::new(|| {
     MessageParser::new()
         .with_mime_headers()
@@ -252,7 +253,7 @@ static MAIL_PARSER: std::sync::LazyLock<MessageParser> = std::sync::LazyLock::ne
         .with_message_ids()
         .header_address(mail_parser::HeaderName::From)
         .header_text(mail_parser::HeaderName::Subject)
-        .default_header_raw()
+        .default_header_ignore()
 });
 
 /// Decodes one raw RFC 822 message (as [`split`] gives them).
