@@ -15,13 +15,18 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 fn main() -> ExitCode {
     let config = benchlog::config::Config::parse();
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        // Colours only for a person at a terminal: a log kept in a file
-        // or read through a pipe gets plain text, no escape codes.
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .finish()
+    // The filter alone decides what is logged: a formatter built with
+    // `fmt()` would keep its own limit of `info` under it.
+    tracing_subscriber::registry()
         .with(log_filter())
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                // Colours only for a person at a terminal: a log kept in
+                // a file or read through a pipe gets plain text, no
+                // escape codes.
+                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())),
+        )
         .init();
     benchlog::charts::register_fonts();
     match benchlog::cli::run(config) {

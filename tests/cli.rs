@@ -413,3 +413,46 @@ fn ingest_skips_the_database_in_the_folder_it_reads() {
     assert!(!stderr.contains("error"), "{stderr}");
     assert!(stdout(&again).contains("seed-000.txt: already stored as submission 1"));
 }
+
+/// `RUST_LOG` asks for more than `info` and gets it: the server's
+/// requests are logged at `debug` by tower-http's trace layer.
+#[test]
+fn rust_log_turns_on_debug_lines() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_benchlog"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--db"])
+        .arg(dir.path().join("log.db"))
+        .env("NO_COLOR", "1")
+        .env("RUST_LOG", "info,tower_http=debug")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (sender, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = sender.send(line);
+        }
+    });
+    let next = || lines.recv_timeout(std::time::Duration::from_secs(30)).ok();
+    let addr = std::iter::from_fn(next)
+        .find_map(|line| {
+            let at = line.find("serving http://")? + "serving http://".len();
+            Some(line[at..].trim_end_matches('/').to_owned())
+        })
+        .expect("the server says where it listens");
+    let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let debug =
+        std::iter::from_fn(next).find(|line| line.contains("DEBUG") && line.contains("tower_http"));
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(debug.is_some(), "no debug line from tower_http");
+}
