@@ -35,7 +35,7 @@ pub(super) fn prose_label_at(
 /// caption has. A line of prose with no report close under it, as most
 /// lines are, is ruled out on a few bytes.
 #[inline]
-pub(super) fn may_state_label(lines: &[Line<'_>], i: usize, runs: &RunsBegun) -> bool {
+fn may_state_label(lines: &[Line<'_>], i: usize, runs: &RunsBegun) -> bool {
     let Some(line) = lines.get(i) else {
         return false;
     };
@@ -73,7 +73,7 @@ pub(super) fn may_lead_in(text: &str) -> bool {
 /// Kept out of line: the few lines read in full should not make the
 /// caller's loop over every line carry this function's registers.
 #[inline(never)]
-pub(super) fn read_prose_label(
+fn read_prose_label(
     lines: &[Line<'_>],
     markup: &Markup<'_>,
     i: usize,
@@ -127,7 +127,7 @@ pub(super) const CAPTION_GAP: usize = 2;
 /// it), the report quoted or not ([`enter_quote`]). Like a block's
 /// caption it may be as long as a colon label, but is a phrase
 /// ([`prose::label_of`]).
-pub(super) fn captions_report(lines: &[Line<'_>], i: usize, runs: &RunsBegun) -> bool {
+fn captions_report(lines: &[Line<'_>], i: usize, runs: &RunsBegun) -> bool {
     let depth = lines[i].depth;
     let starts_paragraph = i
         .checked_sub(1)
@@ -146,12 +146,7 @@ pub(super) fn captions_report(lines: &[Line<'_>], i: usize, runs: &RunsBegun) ->
 /// `<pre>\nNUC-i7\n\n$ sysbench --test=cpu run`). A page that shows one
 /// machine per block names it so, as a mail would put a lone phrase right
 /// above the report.
-pub(super) fn is_block_caption(
-    lines: &[Line<'_>],
-    markup: &Markup<'_>,
-    i: usize,
-    runs: &RunsBegun,
-) -> bool {
+fn is_block_caption(lines: &[Line<'_>], markup: &Markup<'_>, i: usize, runs: &RunsBegun) -> bool {
     if markup.raw.is_empty() {
         return false;
     }
@@ -176,12 +171,7 @@ pub(super) fn is_block_caption(
 /// Whether line `i` stands right above a preformatted block (`<pre>`, a
 /// code fence) whose first line of text starts a run: the caption of the
 /// block, as `- graviton2` over a fenced report.
-pub(super) fn heads_block_of_run(
-    lines: &[Line<'_>],
-    markup: &Markup<'_>,
-    i: usize,
-    runs: &RunsBegun,
-) -> bool {
+fn heads_block_of_run(lines: &[Line<'_>], markup: &Markup<'_>, i: usize, runs: &RunsBegun) -> bool {
     let depth = lines[i].depth;
     let Some(open) = lines.get(i + 1) else {
         return false;
@@ -197,7 +187,7 @@ pub(super) fn heads_block_of_run(
 
 /// Whether line `i` goes on with a sentence the line above it left open
 /// (rule 3 of [`prose`]); a run ending right above is checked by the caller.
-pub(super) fn continues_sentence(lines: &[Line<'_>], i: usize) -> bool {
+fn continues_sentence(lines: &[Line<'_>], i: usize) -> bool {
     let (Some(above), Some(line)) = (i.checked_sub(1).and_then(|p| lines.get(p)), lines.get(i))
     else {
         return false;
@@ -209,7 +199,7 @@ pub(super) fn continues_sentence(lines: &[Line<'_>], i: usize) -> bool {
 }
 
 /// Whether a line ends inside a word broken by a hyphen (`...in read-`).
-pub(super) fn hyphenated_at_end(text: &str) -> bool {
+fn hyphenated_at_end(text: &str) -> bool {
     let mut tail = text.trim_end().chars().rev();
     tail.next() == Some('-') && tail.next().is_some_and(char::is_alphabetic)
 }
