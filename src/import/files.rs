@@ -95,6 +95,7 @@ pub(super) fn read_bytes(
             let step = Step::Text {
                 name: name.to_owned(),
                 shown,
+                hashes: Box::new(crate::ingest::TextHashes::of(&text)),
                 text,
                 document: Box::new(document),
                 title: Title::Named,

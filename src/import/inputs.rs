@@ -41,6 +41,7 @@ impl Source for Inputs {
                     let step = Step::Text {
                         name,
                         shown,
+                        hashes: Box::new(crate::ingest::TextHashes::of(&text)),
                         text,
                         document,
                         title,

@@ -20,6 +20,9 @@ pub enum Step {
         name: String,
         shown: String,
         text: String,
+        /// What the text is found by among those stored, hashed by the
+        /// source, not by the writer.
+        hashes: Box<crate::ingest::TextHashes>,
         document: Box<Document>,
         title: Title,
     },

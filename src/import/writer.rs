@@ -248,12 +248,13 @@ fn write_step(
             name,
             shown,
             text,
+            hashes,
             document,
             title,
         } => {
             let stored = in_savepoint(writer, alone, |tx| {
                 let text = std::borrow::Cow::Borrowed(text.as_str());
-                ingest::store_titled_text(tx, Some(name), text, document, title.naming())
+                ingest::store_titled_text(tx, Some(name), text, hashes, document, title.naming())
             })?
             .with_context(|| format!("storing {name}"));
             let (outcome, failure) = match stored {

@@ -155,6 +155,7 @@ pub fn store_text(
         tx,
         source_name,
         Cow::Borrowed(text),
+        &TextHashes::of(text),
         document,
         Naming::Named,
     )
@@ -175,18 +176,19 @@ pub enum Naming<'t> {
     Pasted,
 }
 
-/// [`store_text`] under the title [`Naming`] says. A text already stored
-/// keeps the title it has. A text given owned is dropped as soon as
-/// SQLite has its copy.
+/// [`store_text`] of a text hashed as `hashes` ([`TextHashes::of`], by
+/// whoever read it), under the title [`Naming`] says. A text already
+/// stored keeps the title it has. A text given owned is dropped as soon
+/// as SQLite has its copy.
 pub fn store_titled_text(
     tx: &Transaction,
     source_name: Option<&str>,
     text: Cow<'_, str>,
+    hashes: &TextHashes,
     document: &Document,
     naming: Naming<'_>,
 ) -> anyhow::Result<Ingested> {
-    let hashes = TextHashes::of(&text);
-    if let Some(id) = find_stored_text(tx, &hashes)? {
+    if let Some(id) = find_stored_text(tx, hashes)? {
         return Ok(existing(id));
     }
     let mut runs = copies_of_stored_runs(tx, document)?;
