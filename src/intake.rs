@@ -445,16 +445,19 @@ fn decode_unpacked(bytes: Cow<'_, [u8]>) -> Result<String, InputError> {
 /// What any text must be to be stored, pasted or decoded from mail alike:
 /// no NUL (binary data) and no line over [`MAX_LINE_BYTES`].
 pub fn check_text(text: &str) -> Result<(), InputError> {
-    if text.as_bytes().contains(&0) {
+    let bytes = text.as_bytes();
+    if memchr::memchr(0, bytes).is_some() {
         return Err(InputError::Binary);
     }
-    match text
-        .split('\n')
-        .position(|line| line.len() > MAX_LINE_BYTES)
-    {
-        Some(index) => Err(InputError::LongLine(index + 1)),
-        None => Ok(()),
+    let ends = memchr::memchr_iter(b'\n', bytes).chain([bytes.len()]);
+    let mut start = 0;
+    for (index, end) in ends.enumerate() {
+        if end - start > MAX_LINE_BYTES {
+            return Err(InputError::LongLine(index + 1));
+        }
+        start = end + 1;
     }
+    Ok(())
 }
 /// One message read, decoded and parsed, ready to be stored.
 #[derive(Debug, Clone)]

@@ -38,23 +38,57 @@ pub fn sha256_hex(text: &str) -> String {
 /// stored before the identity was normalised keep theirs (see
 /// [`find_stored_text`]).
 pub fn text_sha256(text: &str) -> String {
+    identity(text).0
+}
+
+/// [`text_sha256`], and whether the text is already in its normal form
+/// (then the identity is the hash of the text as it is). The lines that
+/// are as the identity has them are hashed as one span of the text, not
+/// line by line.
+fn identity(text: &str) -> (String, bool) {
+    let bytes = text.as_bytes();
     let mut hash = Sha256::new();
-    // Blank lines are hashed only once a line with text follows them.
+    // The text's bytes up to here that are the identity's too, not yet
+    // hashed; `normal` until a line is not.
+    let mut span = 0..0;
+    let mut normal = true;
+    // Blank lines are hashed only once a line with text follows them;
+    // `plain_blanks` while each was an empty line with its `\n`.
     let mut blank_lines = 0;
-    for line in text.lines() {
-        let line = line.trim_end();
-        if line.is_empty() {
+    let mut plain_blanks = true;
+    // Split at each `\n` as `str::lines` does, with the memchr crate's
+    // search; a last empty piece is a blank line, which changes nothing.
+    let mut start = 0;
+    let ends = memchr::memchr_iter(b'\n', bytes).chain([bytes.len()]);
+    for end in ends {
+        let line = &text[start..end];
+        start = end + 1;
+        let trimmed = line.trim_end();
+        if trimmed.is_empty() {
             blank_lines += 1;
+            plain_blanks &= line.is_empty() && end < bytes.len();
             continue;
         }
-        for _ in 0..blank_lines {
+        if plain_blanks && trimmed.len() == line.len() && end < bytes.len() {
+            span.end = end + 1;
+        } else {
+            normal = false;
+            hash.update(&bytes[span]);
+            for _ in 0..blank_lines {
+                hash.update(b"\n");
+            }
+            hash.update(trimmed.as_bytes());
             hash.update(b"\n");
+            let next = (end + 1).min(bytes.len());
+            span = next..next;
         }
         blank_lines = 0;
-        hash.update(line.as_bytes());
-        hash.update(b"\n");
+        plain_blanks = true;
     }
-    hex::encode(hash.finalize())
+    // Blank lines at the end are left out.
+    normal &= span.end == bytes.len();
+    hash.update(&bytes[span]);
+    (hex::encode(hash.finalize()), normal)
 }
 
 /// What a text is found by among those stored: hashed once, where the
@@ -72,8 +106,10 @@ pub struct TextHashes {
 
 impl TextHashes {
     pub fn of(text: &str) -> Self {
-        let identity = text_sha256(text);
-        let verbatim = Some(sha256_hex(text)).filter(|verbatim| *verbatim != identity);
+        let (identity, normal) = identity(text);
+        let verbatim = (!normal)
+            .then(|| sha256_hex(text))
+            .filter(|verbatim| *verbatim != identity);
         TextHashes { identity, verbatim }
     }
 }
@@ -695,4 +731,80 @@ pub fn run_fingerprint(run: &parsers::Run) -> String {
         hash.update(result.value.to_bits().to_le_bytes());
     }
     hex::encode(hash.finalize())
+}
+
+#[cfg(test)]
+mod identity_tests {
+    use super::*;
+
+    /// The identity as first written, with `str::lines`.
+    fn by_lines(text: &str) -> String {
+        let mut normal = String::new();
+        let mut blank_lines = 0;
+        for line in text.lines() {
+            let line = line.trim_end();
+            if line.is_empty() {
+                blank_lines += 1;
+                continue;
+            }
+            normal.push_str(&"\n".repeat(blank_lines));
+            blank_lines = 0;
+            normal.push_str(line);
+            normal.push('\n');
+        }
+        sha256_hex(&normal)
+    }
+
+    #[test]
+    fn the_identity_splits_lines_as_str_lines_does() {
+        let texts = [
+            "",
+            "\n",
+            "\n\n\n",
+            "one",
+            "one\n",
+            "one\r\n",
+            "one\r",
+            "\none\n\n two \t\n\n\nthree\r\n\r\n",
+            "a\rb\n\u{a0}x\u{2003}\n\u{2003}\n",
+            "trailing spaces   \n\t\n",
+            "normal\n\nlines\n",
+            "normal\n\nlines\n\n",
+            "\n\nlead\nblank \nthen\n\nnormal\nagain\n",
+            "mixed\n \nblank\n",
+            "-- \nsig\n",
+        ];
+        for text in texts {
+            assert_eq!(text_sha256(text), by_lines(text), "{text:?}");
+            let as_it_is = sha256_hex(text);
+            let hashes = TextHashes::of(text);
+            assert_eq!(
+                hashes.verbatim.is_none(),
+                as_it_is == hashes.identity,
+                "{text:?}"
+            );
+            assert_eq!(identity(text).1, as_it_is == hashes.identity, "{text:?}");
+        }
+        // Every text of up to six of these characters.
+        let alphabet = ['a', ' ', '\r', '\n', 'é'];
+        let mut texts = vec![String::new()];
+        for _ in 0..6 {
+            let longer: Vec<String> = texts
+                .iter()
+                .filter(|text| {
+                    text.chars().count() == texts.last().map_or(0, |t| t.chars().count())
+                })
+                .flat_map(|text| alphabet.iter().map(move |c| format!("{text}{c}")))
+                .collect();
+            texts.extend(longer);
+        }
+        assert_eq!(texts.len(), (0..=6).map(|n| 5usize.pow(n)).sum::<usize>());
+        for text in &texts {
+            let (hash, normal) = identity(text);
+            assert_eq!(hash, by_lines(text), "{text:?}");
+            assert_eq!(normal, sha256_hex(text) == hash, "{text:?}");
+        }
+        assert_eq!(text_sha256("one\r\n\r\n"), text_sha256("one"));
+        assert_ne!(text_sha256("\none"), text_sha256("one"));
+    }
 }

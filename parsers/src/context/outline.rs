@@ -94,12 +94,25 @@ const MARKUP_SIGNS: &[&str] = &[
     "**", "__", "```", "~~~", "<pre", "<PRE", "<b>", "<B>", "<strong", "<STRONG", "<h", "<H",
 ];
 
+/// Whether `input` holds any of [`MARKUP_SIGNS`]: one look for the signs'
+/// first bytes over the text (most mails hold none), not a search for
+/// each sign.
+fn holds_markup_sign(input: &[u8]) -> bool {
+    let sign_at = |at: usize| {
+        MARKUP_SIGNS
+            .iter()
+            .any(|sign| input[at..].starts_with(sign.as_bytes()))
+    };
+    memchr::memchr3_iter(b'*', b'_', b'<', input).any(sign_at)
+        || memchr::memchr2_iter(b'`', b'~', input).any(sign_at)
+}
+
 impl<'a> Markup<'a> {
     /// The input's own lines `raw` (`input.split('\n')`, as
     /// [`crate::text::Source::raw_lines`] gives them), if it holds any of
     /// [`MARKUP_SIGNS`].
     pub(super) fn from_raw(input: &'a str, raw: Vec<&'a str>) -> Markup<'a> {
-        if MARKUP_SIGNS.iter().any(|sign| input.contains(sign)) {
+        if holds_markup_sign(input.as_bytes()) {
             Markup { raw }
         } else {
             Markup { raw: Vec::new() }
@@ -615,6 +628,28 @@ fn marked_heading(line: &Line<'_>, i: usize, markup: &Markup<'_>) -> Option<Sect
 mod tests {
     use super::*;
     use crate::text;
+
+    #[test]
+    fn a_markup_sign_is_found_wherever_it_stands_and_only_then() {
+        let naive = |input: &str| MARKUP_SIGNS.iter().any(|sign| input.contains(sign));
+        let mut inputs = vec![
+            String::new(),
+            "plain mail, a_b c*d <me@example.org> ~ ` end".to_owned(),
+            "select_key 12.3\n<p>para</p>\n~~ almost".to_owned(),
+        ];
+        for sign in MARKUP_SIGNS {
+            inputs.push((*sign).to_owned());
+            inputs.push(format!("some text, then {sign} at the end"));
+            inputs.push(format!("{}{sign}", "_<*~`".repeat(50)));
+        }
+        for input in &inputs {
+            assert_eq!(
+                holds_markup_sign(input.as_bytes()),
+                naive(input),
+                "{input:?}"
+            );
+        }
+    }
 
     #[test]
     fn section_labels_single_wrapped_and_not() {
