@@ -21,6 +21,7 @@ use parsers::mbox::{self, Kind, MailMessage};
 use parsers::Document;
 use sha2::{Digest, Sha256};
 
+use crate::ingest::{TextHashes, Verbatim};
 use crate::limits::{MAX_INPUT_BYTES, MAX_LINE_BYTES};
 use crate::store::ArchivedText;
 
@@ -160,7 +161,7 @@ pub fn read(name: &str, bytes: &[u8], policy: &Policy) -> Result<Input, InputErr
         |_, message| {
             match message {
                 Handed::Prepared(mail) => mails.push(mail.map(|prepared| *prepared)),
-                Handed::Raw(raw) => mails.push(raw.prepare()),
+                Handed::Raw(raw) => mails.push(raw.prepare(Verbatim::MayBeStored)),
                 // `known` above says no message is.
                 Handed::Known => {}
             }
@@ -226,9 +227,11 @@ pub struct RawMail {
 }
 
 impl RawMail {
-    /// Decodes and parses it ([`prepare_hashed_mail`]).
-    pub fn prepare(self) -> Result<PreparedMail, MailFailure> {
-        prepare_hashed_mail(self.source_name, &self.raw, self.raw_sha256)
+    /// Decodes and parses it ([`prepare_hashed_mail`]), its text hashed
+    /// for a database holding `stored`.
+    pub fn prepare(self, stored: Verbatim) -> Result<PreparedMail, MailFailure> {
+        prepare(self.source_name, &self.raw, self.raw_sha256, stored)
+            .map_err(|(failure, _)| failure)
     }
 }
 
@@ -307,7 +310,7 @@ pub fn read_each(
                 }
                 continue;
             }
-            let prepared = match prepare(source_name, raw, raw_sha256) {
+            let prepared = match prepare(source_name, raw, raw_sha256, Verbatim::MayBeStored) {
                 Err((_, Refusal::Text(error)))
                     if policy.bad_message == BadMessage::RefusesInput =>
                 {
@@ -468,7 +471,7 @@ pub struct PreparedMail {
     pub raw_len: usize,
     pub mail: MailMessage,
     /// What its decoded text is found by among the texts stored.
-    pub text_hashes: crate::ingest::TextHashes,
+    pub text_hashes: TextHashes,
     pub document: Document,
     /// Where an archive keeps the message (a public-inbox blob): set, the
     /// message is stored with its header block only unless it holds or
@@ -499,7 +502,8 @@ enum Refusal {
 /// Decodes and parses one raw message. Pure work, no database: all of it
 /// is done before a transaction takes the write lock.
 pub fn prepare_mail(source_name: String, raw: &[u8]) -> Result<PreparedMail, MailFailure> {
-    prepare(source_name, raw, raw_sha256(raw)).map_err(|(failure, _)| failure)
+    prepare(source_name, raw, raw_sha256(raw), Verbatim::MayBeStored)
+        .map_err(|(failure, _)| failure)
 }
 
 /// [`prepare_mail`] of a message whose [`raw_sha256`] is known.
@@ -508,7 +512,7 @@ pub fn prepare_hashed_mail(
     raw: &[u8],
     raw_sha256: String,
 ) -> Result<PreparedMail, MailFailure> {
-    prepare(source_name, raw, raw_sha256).map_err(|(failure, _)| failure)
+    prepare(source_name, raw, raw_sha256, Verbatim::MayBeStored).map_err(|(failure, _)| failure)
 }
 
 /// The identity of a message as read: the SHA-256 of its raw bytes, hex
@@ -522,6 +526,7 @@ fn prepare(
     source_name: String,
     raw: &[u8],
     raw_sha256: String,
+    stored: Verbatim,
 ) -> Result<PreparedMail, (MailFailure, Refusal)> {
     let decoded =
         mbox::decode(raw)
@@ -545,7 +550,7 @@ fn prepare(
         source_name,
         raw_sha256,
         raw_len: raw.len(),
-        text_hashes: crate::ingest::TextHashes::of(&mail.text),
+        text_hashes: TextHashes::for_database(&mail.text, stored),
         mail,
         document,
         archived: None,

@@ -165,6 +165,7 @@ pub fn import(
     observer: &mut dyn Observer,
 ) -> anyhow::Result<Imported> {
     let mut known = store::KnownMails::of(conn);
+    let stored = crate::ingest::Verbatim::of(conn);
     let mut imported = Imported::default();
     std::thread::scope(|scope| {
         let (sender, receiver) = queue::queue();
@@ -172,7 +173,7 @@ pub fn import(
         let waiting: prepare::Jobs = std::sync::Arc::new(std::sync::Mutex::new(waiting));
         for _ in 0..prepare::threads() {
             let waiting = std::sync::Arc::clone(&waiting);
-            scope.spawn(move || prepare::work(&waiting));
+            scope.spawn(move || prepare::work(&waiting, stored));
         }
         scope.spawn(move || {
             for (at, source) in sources.iter_mut().enumerate() {

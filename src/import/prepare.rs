@@ -13,6 +13,7 @@ use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 
 use super::step::Step;
+use crate::ingest::Verbatim;
 use crate::intake::RawMail;
 use crate::limits::MAX_PREPARE_THREADS;
 use crate::store::ArchivedText;
@@ -39,7 +40,7 @@ pub(super) fn threads() -> usize {
 /// A worker: prepares jobs until the sources are done (the sending side
 /// is dropped). A job whose answer nobody waits for (the writer is gone)
 /// is dropped.
-pub(super) fn work(jobs: &Jobs) {
+pub(super) fn work(jobs: &Jobs, stored: Verbatim) {
     loop {
         let job = match jobs
             .lock()
@@ -49,7 +50,7 @@ pub(super) fn work(jobs: &Jobs) {
             Ok(job) => job,
             Err(_) => return,
         };
-        let step = match job.raw.prepare() {
+        let step = match job.raw.prepare(stored) {
             Ok(mut prepared) => {
                 prepared.archived = job.archived;
                 Step::Mail(Box::new(prepared))

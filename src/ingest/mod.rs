@@ -104,10 +104,38 @@ pub struct TextHashes {
     pub verbatim: Option<String>,
 }
 
+/// Whether a database may hold texts found only by the hash of the text
+/// as it is ([`TextHashes::verbatim`]): those stored before identities
+/// were normalised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verbatim {
+    /// It may: a text is hashed as it is too.
+    MayBeStored,
+    /// It holds no text at all (a first import): its identity is enough,
+    /// every text stored from now on being stored by its identity.
+    NoneStored,
+}
+
+impl Verbatim {
+    /// What the database `conn` writes to may hold.
+    pub fn of(conn: &Connection) -> Verbatim {
+        match store::holds_submissions(conn) {
+            Ok(false) => Verbatim::NoneStored,
+            Ok(true) | Err(_) => Verbatim::MayBeStored,
+        }
+    }
+}
+
 impl TextHashes {
+    /// The hashes of `text`, for a database that may hold anything.
     pub fn of(text: &str) -> Self {
+        TextHashes::for_database(text, Verbatim::MayBeStored)
+    }
+
+    /// The hashes of `text` that a database holding `stored` is asked.
+    pub fn for_database(text: &str, stored: Verbatim) -> Self {
         let (identity, normal) = identity(text);
-        let verbatim = (!normal)
+        let verbatim = (!normal && stored == Verbatim::MayBeStored)
             .then(|| sha256_hex(text))
             .filter(|verbatim| *verbatim != identity);
         TextHashes { identity, verbatim }
@@ -805,6 +833,24 @@ mod identity_tests {
             assert_eq!(normal, sha256_hex(text) == hash, "{text:?}");
         }
         assert_eq!(text_sha256("one\r\n\r\n"), text_sha256("one"));
+    }
+
+    /// A database with no text is asked by identity alone; one with texts
+    /// by the hash of a text as it is too, when that differs.
+    #[test]
+    fn a_text_is_hashed_as_it_is_only_for_a_database_that_holds_texts() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = store::open(&dir.path().join("texts.db")).unwrap();
+        assert_eq!(Verbatim::of(&conn), Verbatim::NoneStored);
+        let signed = "a report\n-- \nme\n";
+        let hashes = TextHashes::for_database(signed, Verbatim::of(&conn));
+        assert_eq!(hashes.identity, text_sha256(signed));
+        assert_eq!(hashes.verbatim, None);
+        ingest_text(&mut conn, None, "some text\n").unwrap();
+        assert_eq!(Verbatim::of(&conn), Verbatim::MayBeStored);
+        let hashes = TextHashes::for_database(signed, Verbatim::of(&conn));
+        assert_eq!(hashes, TextHashes::of(signed));
+        assert_eq!(hashes.verbatim, Some(sha256_hex(signed)));
         assert_ne!(text_sha256("\none"), text_sha256("one"));
     }
 }

@@ -63,13 +63,13 @@ pub use rows::{
 // Not the stage of the runs' attributes: only a finished write stores it
 // (see `writer`).
 pub use submissions::{
-    deleted_since, find_submission_by_sha256, get_submission, get_submission_head, insert_message,
-    insert_result, insert_results, insert_run, insert_run_attr, insert_run_attrs, insert_runs,
-    insert_submission, insert_unparsed, label_blocks_in_lines, list_submissions,
-    newest_submission_id, runs_in_lines, runs_of_submission, runs_per_message, submission_counts,
-    text_window, unparsed_in_lines, unparsed_of_submission, LabelBlock, LineWindow, NewAttr,
-    NewLabelSource, NewMessage, NewResult, NewRun, NewSubmission, StoredUnparsed, SubmissionCounts,
-    TextWindow,
+    deleted_since, find_submission_by_sha256, get_submission, get_submission_head,
+    holds_submissions, insert_message, insert_result, insert_results, insert_run, insert_run_attr,
+    insert_run_attrs, insert_runs, insert_submission, insert_unparsed, label_blocks_in_lines,
+    list_submissions, newest_submission_id, runs_in_lines, runs_of_submission, runs_per_message,
+    submission_counts, text_window, unparsed_in_lines, unparsed_of_submission, LabelBlock,
+    LineWindow, NewAttr, NewLabelSource, NewMessage, NewResult, NewRun, NewSubmission,
+    StoredUnparsed, SubmissionCounts, TextWindow,
 };
 pub use sums::{delete_submission, linked_results, point_cells, Cell, LinkedResult, FIRST_RESULTS};
 pub use tokens::{edit_token_of, insert_edit_token, max_submission_id};

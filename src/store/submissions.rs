@@ -77,6 +77,13 @@ pub struct NewResult<'a> {
     pub estimated: bool,
 }
 
+/// Whether any submission is stored.
+pub fn holds_submissions(conn: &Connection) -> rusqlite::Result<bool> {
+    conn.query_row("SELECT EXISTS (SELECT 1 FROM submissions)", [], |row| {
+        row.get(0)
+    })
+}
+
 /// The id of the submission whose text has this SHA-256, if stored.
 pub fn find_submission_by_sha256(conn: &Connection, sha256: &str) -> rusqlite::Result<Option<i64>> {
     conn.prepare_cached("SELECT id FROM submissions WHERE sha256 = ?1")?
