@@ -3,12 +3,13 @@
 # comparison's /compare.json on the scale database, whose size passes
 # what the in-memory cache takes for one item at 600,000 runs (32.7 MB),
 # measured with wrk as made (identity) and gzipped, by a release build of
-# BENCH_BEFORE (default main) and of this work tree, one after the other
-# in one run; then nginx sending the same bytes from a file (and the
-# same gzip copy, gzip_static), as the ratio's base.
+# BENCH_BEFORE (default main), of this work tree, and by nginx sending
+# the same bytes from a file (and the same gzip copy, gzip_static) as the
+# ratio's base: all three serving at once, measured in turns for
+# BENCH_ROUNDS rounds, each quoted as its median and range.
 #
 #   scripts/bench-large-answer.sh                       # 600,000 runs
-#   BENCH_RUNS=60000 BENCH_SECONDS=5 scripts/bench-large-answer.sh
+#   BENCH_RUNS=60000 BENCH_ROUNDS=3 scripts/bench-large-answer.sh
 #   BENCH_BEFORE_BIN=path/to/benchlog scripts/bench-large-answer.sh
 #
 # The database is made once in target/bench-scale/ (as
@@ -17,7 +18,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 RUNS=${BENCH_RUNS:-600000}
-SECONDS_EACH=${BENCH_SECONDS:-10}
+SECONDS_EACH=${BENCH_SECONDS:-5}
+ROUNDS=${BENCH_ROUNDS:-5}
 CONNECTIONS=${BENCH_CONNECTIONS:-8}
 BEFORE=${BENCH_BEFORE:-main}
 PORT=${BENCH_PORT:-18941}
@@ -25,9 +27,7 @@ TARGET=${CARGO_TARGET_DIR:-target}
 DIR=target/bench-scale
 DB=$DIR/scale-$RUNS.db
 WORK=$DIR/large-answer
-BASE=http://127.0.0.1:$PORT
 COMPARE='tool=super-smack&item=select_index&metric=q_per_s&x=threads&by=scheduler&by=thread_lib'
-URL="$BASE/compare.json?$COMPARE"
 
 for tool in wrk nginx; do
     command -v $tool >/dev/null || { echo "installing $tool" >&2; apt-get install -y "$([ $tool = nginx ] && echo nginx-light || echo wrk)" >/dev/null; }
@@ -50,8 +50,8 @@ cargo build --release --quiet --bin benchlog --example gen_scale_db
 AFTER_BIN=$TARGET/release/benchlog
 "$TARGET/release/examples/gen_scale_db" "$DB" "$RUNS"
 
-SERVER=
-trap '[ -z "$SERVER" ] || kill $SERVER 2>/dev/null || true' EXIT
+SERVERS=()
+trap 'for pid in "${SERVERS[@]}"; do kill $pid 2>/dev/null || true; done' EXIT
 wait_for() {
     for _ in $(seq 300); do
         curl -fs "$1" >/dev/null 2>&1 && return
@@ -60,34 +60,43 @@ wait_for() {
     echo "no answer from $1" >&2
     exit 1
 }
-# rate NAME [HEADER]: one wrk run of URL; prints req/s, median, MB/s and
-# the non-2xx count.
+# rate NAME URL [HEADER]: one wrk run; appends its req/s to $WORK/NAME.rates.
 rate() {
-    local out
-    out=$(wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_EACH}s" --timeout 60s --latency ${2:+-H "$2"} "$3")
-    awk -v name="$1" '
-        /Requests\/sec/ {rps = $2}
-        /Transfer\/sec/ {tps = $2}
-        $1 == "50%" {median = $2}
-        /Non-2xx/ {bad = $NF}
-        /Socket errors/ {bad = bad " " $0}
-        END {printf "%-28s %10s %10s %12s %s\n", name, rps, median, tps, bad}' <<<"$out"
+    wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_EACH}s" --timeout 60s ${3:+-H "$3"} "$2" |
+        awk '/Non-2xx|Socket errors/ {print "wrk: " $0 > "/dev/stderr"} /Requests\/sec/ {print $2}' >>"$WORK/$1.rates"
+}
+# The median of NAME's runs.
+median() {
+    sort -g "$WORK/$1.rates" |
+        awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
+# summary NAME [BASE]: NAME's median req/s, its range, and the ratio of
+# that median to BASE's.
+summary() {
+    local m range ratio=""
+    m=$(median "$1")
+    range=$(sort -g "$WORK/$1.rates" | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%s–%s", lo, hi}')
+    [ -n "${2:-}" ] && ratio=$(awk -v a="$m" -v b="$(median "$2")" 'BEGIN {printf "%.2f×", a / b}')
+    printf '%-24s %10s %22s %8s\n' "$1" "$m" "$range" "$ratio"
 }
 
-echo "database: $DB ($(du -h "$DB" | cut -f1)); wrk -t2 -c$CONNECTIONS, ${SECONDS_EACH}s each, $(nproc) cores"
-printf '%-28s %10s %10s %12s\n' what req/s median transfer/s
+echo "database: $DB ($(du -h "$DB" | cut -f1)); wrk -t2 -c$CONNECTIONS, ${SECONDS_EACH}s each, $ROUNDS rounds in turns, $(nproc) cores"
+port=$PORT
+declare -A URLS PIDS
 for which in before after; do
     bin=$BEFORE_BIN
     [ $which = after ] && bin=$AFTER_BIN
-    SERVED=$WORK/serving.db
+    SERVED=$WORK/serving-$which.db
     rm -f "$SERVED" "$SERVED-wal" "$SERVED-shm"
     cp "$DB" "$SERVED"
     # Older trees take the static files' folder; newer ones embed them.
     static=()
     "$bin" serve --help | grep -q -- --static-dir && static=(--static-dir static)
-    "$bin" serve --db "$SERVED" --listen "127.0.0.1:$PORT" "${static[@]}" 2>"$WORK/serve-$which.log" &
-    SERVER=$!
-    wait_for "$BASE/healthz"
+    "$bin" serve --db "$SERVED" --listen "127.0.0.1:$port" "${static[@]}" 2>"$WORK/serve-$which.log" &
+    SERVERS+=($!)
+    PIDS[$which]=$!
+    base=http://127.0.0.1:$port
+    wait_for "$base/healthz"
     # The start-up check reads the whole file once on a thread of its
     # own (a few seconds for a 3.6 GB database): what is measured starts
     # after it, or the check competes for the CPU. Older builds do not
@@ -96,24 +105,20 @@ for which in before after; do
         grep -q "the database file is" "$WORK/serve-$which.log" && break
         sleep 0.1
     done
+    URLS[$which]="$base/compare.json?$COMPARE"
     # The first request makes the answer; the body and its gzip as sent.
-    made=$(curl -fs -o "$WORK/answer-$which.json" -w '%{time_total}' "$URL")
-    curl -fs -H 'Accept-Encoding: gzip' -o "$WORK/answer-$which.json.gz" "$URL"
+    made=$(curl -fs -o "$WORK/answer-$which.json" -w '%{time_total}' "${URLS[$which]}")
+    curl -fs -H 'Accept-Encoding: gzip' -o "$WORK/answer-$which.json.gz" "${URLS[$which]}"
     label=$BEFORE
     [ $which = after ] && label="this tree"
     echo "$which ($label): first request $made s, $(wc -c <"$WORK/answer-$which.json") bytes, gzip $(wc -c <"$WORK/answer-$which.json.gz") bytes"
-    rate "$which identity" "" "$URL"
-    rate "$which gzip" "Accept-Encoding: gzip" "$URL"
-    echo "$which peak RSS: $(awk '/VmHWM/ {printf "%.0f MB", $2 / 1024}' "/proc/$SERVER/status")"
-    kill $SERVER
-    wait $SERVER 2>/dev/null || true
-    SERVER=
+    port=$((port + 1))
 done
 cmp "$WORK/answer-before.json" "$WORK/answer-after.json" && echo "before and after: the same bytes"
 
 # nginx sending the same bytes from a file, and the same gzip copy.
 ROOT=$(realpath "$WORK")/nginx
-mkdir -p "$ROOT/www"
+mkdir -p "$ROOT/www" "$ROOT/tmp"
 cp "$WORK/answer-after.json" "$ROOT/www/compare.json"
 cp "$WORK/answer-after.json.gz" "$ROOT/www/compare.json.gz"
 cat >"$ROOT/nginx.conf" <<EOF
@@ -133,20 +138,34 @@ http {
     uwsgi_temp_path $ROOT/tmp;
     scgi_temp_path $ROOT/tmp;
     server {
-        listen 127.0.0.1:$PORT;
+        listen 127.0.0.1:$port;
         root $ROOT/www;
         gzip_static on;
         gzip_vary on;
     }
 }
 EOF
-mkdir -p "$ROOT/tmp"
 "$NGINX" -c "$ROOT/nginx.conf" -p "$ROOT" &
-SERVER=$!
-wait_for "$BASE/compare.json"
-cmp <(curl -fs "$BASE/compare.json") "$WORK/answer-after.json" && echo "nginx: the same bytes"
-rate "nginx identity" "" "$BASE/compare.json"
-rate "nginx gzip" "Accept-Encoding: gzip" "$BASE/compare.json"
-kill $SERVER
-wait $SERVER 2>/dev/null || true
-SERVER=
+SERVERS+=($!)
+URLS[nginx]=http://127.0.0.1:$port/compare.json
+wait_for "${URLS[nginx]}"
+cmp <(curl -fs "${URLS[nginx]}") "$WORK/answer-after.json" && echo "nginx: the same bytes"
+
+# All three serve at once, measured in turns, so a busy minute on a
+# shared machine falls on each of them alike.
+rm -f "$WORK"/*.rates
+for _ in $(seq "$ROUNDS"); do
+    for which in before after nginx; do
+        rate "$which identity" "${URLS[$which]}"
+        rate "$which gzip" "${URLS[$which]}" "Accept-Encoding: gzip"
+    done
+done
+for which in before after; do
+    echo "$which peak RSS: $(awk '/VmHWM/ {printf "%.0f MB", $2 / 1024}' "/proc/${PIDS[$which]}/status")"
+done
+printf '%-24s %10s %22s %8s\n' what "req/s" "range" "/ nginx"
+for coding in identity gzip; do
+    summary "nginx $coding"
+    summary "before $coding" "nginx $coding"
+    summary "after $coding" "nginx $coding"
+done
