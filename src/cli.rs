@@ -43,7 +43,14 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
-    let state = web::state::AppState::open_with(&args.db.db, args.web.options())
+    if args.replication.replicated {
+        store::leave_checkpoints_to_litestream();
+    }
+    let options = web::WebOptions {
+        role: args.role(),
+        ..args.web.options()
+    };
+    let state = web::state::AppState::open_with(&args.db.db, options)
         .with_context(|| format!("opening {}", args.db.db.display()))?;
     state.verify_in_background();
     runtime()?.block_on(web::serve(state, args.web.listen))?;
@@ -51,6 +58,9 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn ingest_paths(args: IngestArgs) -> anyhow::Result<ExitCode> {
+    if args.replication.replicated {
+        store::leave_checkpoints_to_litestream();
+    }
     let mut conn =
         store::open(&args.db.db).with_context(|| format!("opening {}", args.db.db.display()))?;
     let mut out = std::io::stdout().lock();

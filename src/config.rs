@@ -164,13 +164,72 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub db: DbArgs,
     #[command(flatten)]
+    pub replication: ReplicationArgs,
+    #[command(flatten)]
     pub web: WebArgs,
+    /// Serve a read replica: the database is a copy that `litestream
+    /// restore -f` keeps current from the primary's replica. It is read
+    /// only; uploads and edits are answered with a page sending them to
+    /// --primary-url, and `/healthz` tells how far behind the primary the
+    /// copy is (docs/replicas.md).
+    #[arg(
+        long,
+        env = "BENCHLOG_REPLICA",
+        requires = "primary_url",
+        conflicts_with = "replicated"
+    )]
+    pub replica: bool,
+    /// The primary's address, where a replica sends what would write
+    /// (`https://benchlog.example.org`).
+    #[arg(long, env = "BENCHLOG_PRIMARY_URL", value_name = "URL", requires = "replica",
+          value_parser = primary_url)]
+    pub primary_url: Option<String>,
+}
+
+impl ServeArgs {
+    /// What the server is to Litestream.
+    pub fn role(&self) -> crate::web::Role {
+        match (&self.primary_url, self.replication.replicated) {
+            (Some(primary_url), _) if self.replica => crate::web::Role::Replica {
+                primary_url: primary_url.clone(),
+            },
+            (_, true) => crate::web::Role::Primary,
+            _ => crate::web::Role::Alone,
+        }
+    }
+}
+
+/// A primary's address: http or https, a host, no query; kept without
+/// the `/` at its end.
+fn primary_url(given: &str) -> Result<String, String> {
+    let url = reqwest::Url::parse(given).map_err(|error| format!("not an address: {error}"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err("give the primary's http:// or https:// address".to_owned());
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err("give the primary's address without a query or fragment".to_owned());
+    }
+    Ok(url.as_str().trim_end_matches('/').to_owned())
+}
+
+/// Whether Litestream replicates the database (docs/replicas.md).
+#[derive(Debug, Args)]
+pub struct ReplicationArgs {
+    /// Litestream replicates the database: leave every checkpoint to it
+    /// (none at commit, none after bulk writes), so that no frame of the
+    /// log is checkpointed away before it has copied it. The server also
+    /// writes a heartbeat every second, by which replicas tell their lag.
+    /// A database holding Litestream's own tables is treated so anyway.
+    #[arg(long, env = "BENCHLOG_REPLICATED")]
+    pub replicated: bool,
 }
 
 #[derive(Debug, Args)]
 pub struct IngestArgs {
     #[command(flatten)]
     pub db: DbArgs,
+    #[command(flatten)]
+    pub replication: ReplicationArgs,
     /// Files or folders; folders are read recursively, `.gz` files unpacked.
     /// Mail archives (mbox, `.eml`) become one submission per message; so
     /// do the commits of a public-inbox archive (a folder holding

@@ -686,6 +686,13 @@ pub const BULK_CACHE_KIB: i64 = -64 * 1024;
 /// default for `wal_autocheckpoint`.
 pub const CHECKPOINT_PAGES: c_int = 1000;
 
+/// How often a primary that Litestream replicates (`--replicated`) writes
+/// the time into its `heartbeat` row, by which a replica tells how far
+/// behind it is: a lag reads as up to this much more than it is. Each
+/// beat is a commit of one page, which every connection's page cache
+/// then reads again.
+pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(1);
+
 /// Waits of 50 ms for a lock a backup makes at most: 10 s.
 pub const MAX_WAITS: u32 = 200;
 

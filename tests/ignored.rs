@@ -1,6 +1,6 @@
 //! Which tests do not run by default, and that CI runs them anyway: a
 //! test ignored because it needs a program (Chromium, ministat, the
-//! sqlite3 shell) says so and that `.ci/run` runs it; a stress test is
+//! sqlite3 shell, Litestream) says so and that `.ci/run` runs it; a stress test is
 //! named `stress_*`, which is all the README's test command leaves out.
 
 use std::path::{Path, PathBuf};
@@ -78,7 +78,7 @@ fn every_ignored_test_says_why_and_ci_runs_all_but_the_stress_tests() {
         } else {
             assert!(
                 reason.starts_with("needs ")
-                    && reason.contains("apt-get install")
+                    && (reason.contains("apt-get install") || reason.contains("pip install"))
                     && reason.ends_with(".ci/run runs it"),
                 "{place}: {name} is ignored but neither a stress_ test nor one that \
                  needs a program CI installs: {reason}"
@@ -86,8 +86,9 @@ fn every_ignored_test_says_why_and_ci_runs_all_but_the_stress_tests() {
             needs += 1;
         }
     }
-    // The browser walk-through, two ministat oracles, the sqlite3 client.
-    assert_eq!(needs, 4, "{ignored:#?}");
+    // The browser walk-through, two ministat oracles, the sqlite3 client,
+    // Litestream's replicas.
+    assert_eq!(needs, 5, "{ignored:#?}");
     assert!(stress >= 5, "{ignored:#?}");
 
     let command = readme_test_command();

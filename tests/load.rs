@@ -33,6 +33,12 @@ impl Server {
         self.child.id()
     }
 
+    /// Kills it with SIGKILL, at once.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     /// Its exit status, if it exits within `within`.
     pub fn exit_within(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
         let deadline = Instant::now() + within;

@@ -32,6 +32,7 @@ mod pinned;
 mod pipermail;
 mod public_inbox;
 mod quoted_counts;
+mod replica;
 mod review;
 mod rights;
 mod scale;

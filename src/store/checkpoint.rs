@@ -11,6 +11,8 @@
 //! a connection of its own, which copies the pages while the writer goes
 //! on. Its checkpoints are PASSIVE: they wait for no reader or writer, and
 //! whatever a reader still needs stays in the log for the next one.
+//! Where Litestream replicates the database, neither checkpoints: it
+//! does ([`super::replication`]).
 
 use std::cell::Cell;
 use std::os::raw::c_int;
@@ -21,7 +23,7 @@ use std::thread::JoinHandle;
 use rusqlite::hooks::Wal;
 use rusqlite::Connection;
 
-use super::{set_temp_store, StoreError, TempStore};
+use super::{set_temp_store, Checkpoints, StoreError, TempStore};
 
 use crate::limits::CHECKPOINT_PAGES;
 
@@ -55,7 +57,8 @@ pub fn with_bulk_write<T, E: From<rusqlite::Error>>(
     // The hook takes the place of SQLite's own, which checkpoints.
     conn.wal_hook(Some(note_log_pages));
     let written = write(conn);
-    conn.pragma_update(None, "wal_autocheckpoint", CHECKPOINT_PAGES)?;
+    let pages = Checkpoints::of(conn)?.autocheckpoint(CHECKPOINT_PAGES);
+    conn.pragma_update(None, "wal_autocheckpoint", pages)?;
     conn.pragma_update(None, "cache_size", before)?;
     set_temp_store(conn, TempStore::Memory)?;
     // What the write's cache grew to is given back now, not kept by the
@@ -83,6 +86,10 @@ impl Checkpointer {
             .name("checkpoint".to_owned())
             .spawn(move || {
                 while requests.recv().is_ok() {
+                    // Litestream checkpoints a database it replicates.
+                    if let Ok(Checkpoints::Litestream) = Checkpoints::of(&conn) {
+                        continue;
+                    }
                     let done = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| {
                         Ok((row.get::<_, i64>(1)?, row.get::<_, i64>(2)?))
                     });

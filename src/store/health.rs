@@ -73,7 +73,9 @@ impl Unavailable {
                     Self::of_sqlite(sqlite)
                 }
                 StoreError::Missing { .. } => Some(Unavailable::Gone),
-                StoreError::TooNew { .. } | StoreError::Thread(_) => None,
+                StoreError::TooNew { .. }
+                | StoreError::ReplicaSchema { .. }
+                | StoreError::Thread(_) => None,
             }
         })
     }
@@ -260,10 +262,7 @@ impl From<StoreError> for PingError {
 /// read-only database without writing anything. Another writer holding
 /// the lock is no failure: it shows that the database takes writes.
 pub fn ping(conn: &Connection) -> Result<(), PingError> {
-    conn.query_row("SELECT count(*) FROM sqlite_schema", [], |row| {
-        row.get::<_, i64>(0)
-    })?;
-    super::generation(conn)?;
+    ping_read(conn)?;
     if conn.is_readonly(MAIN_DB)? {
         return Err(Unavailable::ReadOnly.into());
     }
@@ -281,6 +280,16 @@ pub fn ping(conn: &Connection) -> Result<(), PingError> {
         Err(error) if error.sqlite_error_code() == Some(ErrorCode::DatabaseBusy) => Ok(()),
         other => Ok(other?),
     }
+}
+
+/// What [`ping`] checks of a database only read (a replica's): its
+/// schema and its data can be read.
+pub fn ping_read(conn: &Connection) -> Result<(), PingError> {
+    conn.query_row("SELECT count(*) FROM sqlite_schema", [], |row| {
+        row.get::<_, i64>(0)
+    })?;
+    super::generation(conn)?;
+    Ok(())
 }
 
 #[cfg(test)]

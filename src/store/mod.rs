@@ -19,6 +19,7 @@ mod health;
 mod like;
 mod mail;
 mod marks;
+mod replication;
 mod rows;
 mod submissions;
 mod sums;
@@ -46,7 +47,7 @@ pub use edits::{
     RunField, RunPlace,
 };
 pub use export::{export_rows, ExportFilter, ExportRow};
-pub use health::{ping, DatabaseFile, PingError, Unavailable};
+pub use health::{ping, ping_read, DatabaseFile, PingError, Unavailable};
 pub use like::{like_points, run_by_id, runs_of_results, LikePoint, LikePoints, RunOf};
 pub use mail::{
     copy_keys_of_fingerprints, find_mail_by_message_id, find_mail_by_raw_sha256, insert_mail,
@@ -55,6 +56,10 @@ pub use mail::{
 };
 pub use marks::{
     archive_mark, set_archive_mark, set_url_mark, url_mark, url_marks, ArchiveMark, UrlMark,
+};
+pub use replication::{
+    beat, forget_pages, last_beat, leave_checkpoints_to_litestream, open_replica,
+    read_in_rollback_mode, Checkpoints, Heartbeat,
 };
 pub use rows::{
     describe_runs, StoredLabelSource, StoredResult, StoredRun, Submission, SubmissionHead,
@@ -182,6 +187,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0019_configuration_posts",
         include_str!("../../migrations/0019_configuration_posts.sql"),
     ),
+    (
+        "0020_heartbeat",
+        include_str!("../../migrations/0020_heartbeat.sql"),
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -194,6 +203,8 @@ pub enum StoreError {
     Missing { path: PathBuf },
     #[error("starting a database thread: {0}")]
     Thread(std::io::Error),
+    #[error("the replica's database is at schema version {found}, and this benchlog reads version {known}: run the same benchlog as the primary, and let its first start migrate the primary")]
+    ReplicaSchema { found: i64, known: i64 },
     #[error("migration {name} failed: {source}")]
     Migration {
         name: &'static str,
@@ -284,6 +295,9 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     }
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
+    // Where Litestream replicates, it alone checkpoints.
+    let pages = Checkpoints::of(conn)?.autocheckpoint(crate::limits::CHECKPOINT_PAGES);
+    conn.pragma_update(None, "wal_autocheckpoint", pages)?;
     // Storing a submission uses more distinct statements than rusqlite
     // keeps by default (16): past that each is compiled again every time.
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);

@@ -16,7 +16,10 @@ pub fn router() -> Router<AppState> {
 
 async fn healthz(State(state): State<AppState>) -> Response {
     match state.check_database().await {
-        Ok(()) => "ok\n".into_response(),
+        Ok(()) => match state.replica_health().await {
+            Some(lines) => format!("ok\n{lines}").into_response(),
+            None => "ok\n".into_response(),
+        },
         Err(reason) => {
             tracing::warn!("unhealthy: {reason}");
             (

@@ -19,7 +19,7 @@ use rusqlite::Connection;
 use tokio::sync::{mpsc, oneshot};
 
 use super::state::{open_counted, STATEMENTS};
-use super::{AppError, WebOptions};
+use super::{AppError, Role, WebOptions};
 use crate::limits::{LIGHT_QUEUE, LIGHT_THREADS};
 use crate::store;
 
@@ -106,9 +106,11 @@ fn serve_light_work(
             queue.blocking_recv()
         };
         let Some(job) = job else { return };
-        // One opened while the file was read-only stays so (see
-        // AppState::give_back): open anew, in case it can write again.
-        if conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(true) {
+        if let Role::Replica { .. } = options.role {
+            store::forget_pages(&conn);
+        } else if conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(true) {
+            // One opened while the file was read-only stays so (see
+            // AppState::give_back): open anew, in case it can write again.
             if let Ok(fresh) = open_counted(db_path, options, false) {
                 conn = fresh;
             }

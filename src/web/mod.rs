@@ -28,6 +28,7 @@ mod light;
 mod like;
 mod query;
 mod ready;
+mod replica;
 mod review;
 mod rights;
 mod runs;
@@ -97,6 +98,22 @@ pub struct WebOptions {
     /// Serve /static from this folder; None: the files built into the
     /// binary ([`crate::embedded::STATIC`]).
     pub static_dir: Option<PathBuf>,
+    /// What the server is to Litestream ([`replica`]).
+    pub role: Role,
+}
+
+/// What a server is to Litestream (docs/replicas.md).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Role {
+    /// The only server of its database, which nothing replicates.
+    #[default]
+    Alone,
+    /// The primary of a database Litestream replicates: it leaves the
+    /// checkpoints to Litestream and writes its heartbeat.
+    Primary,
+    /// A read replica of the primary at this address (no `/` at its
+    /// end): its database is a copy Litestream keeps current, read-only.
+    Replica { primary_url: String },
 }
 
 /// The defaults of the `benchlog serve` options, which take theirs from
@@ -121,6 +138,7 @@ impl Default for WebOptions {
             shutdown_grace: limits::SHUTDOWN_GRACE,
             min_free_disk_bytes: limits::MIN_FREE_DISK_BYTES,
             static_dir: None,
+            role: Role::Alone,
         }
     }
 }
@@ -131,6 +149,7 @@ pub fn app(state: AppState) -> Router {
     let static_files = static_files::service(state.inner.options.static_dir.as_deref());
     let options = state.inner.options.clone();
     let budget = middleware::from_fn_with_state(state.clone(), budget::hold_large_answers);
+    let state_for_replica = state.clone();
     // Every page but /upload, which keeps its own timeout (see upload.rs).
     let timeout =
         TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, options.request_timeout);
@@ -154,6 +173,10 @@ pub fn app(state: AppState) -> Router {
         .layer(middleware::from_fn(server::refuse_oversized_heads))
         // Outside the limits above, so that their bare answers (413, 408,
         // 405, a static file's 404) get a page saying what was wrong.
+        .layer(middleware::from_fn_with_state(
+            state_for_replica,
+            replica::refuse_writes,
+        ))
         .layer(middleware::from_fn(error::error_pages))
         .layer(middleware::map_response(guard::security_headers))
         .layer(TraceLayer::new_for_http())

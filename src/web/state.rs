@@ -12,7 +12,7 @@ use anyhow::Context;
 use rusqlite::Connection;
 
 use super::{bodies, budget, cache, guard, light, review, upload};
-use super::{Answer, AppError, WebOptions};
+use super::{Answer, AppError, Role, WebOptions};
 use crate::limits::{self, BUSY_CONNECTIONS, IDLE_CONNECTIONS, PAGE_CACHE_KIB};
 use crate::store;
 
@@ -65,7 +65,10 @@ pub(super) struct Inner {
     pub(super) spilled_budget: Arc<budget::AnswerBudget>,
     /// Copies what uploads wrote into the database file after they are
     /// answered (see store::checkpoint).
-    pub(super) checkpointer: store::Checkpointer,
+    /// None on a replica, whose copy Litestream writes.
+    pub(super) checkpointer: Option<store::Checkpointer>,
+    /// A replicated primary's ([`super::Role::Primary`]).
+    pub(super) _heartbeat: Option<store::Heartbeat>,
     /// Set once SQLite reported the file damaged: from then on uploads
     /// are refused and `/healthz` says so, until the server is restarted
     /// on a repaired file.
@@ -101,7 +104,9 @@ pub(super) fn open_counted(
     options: &WebOptions,
     create: bool,
 ) -> Result<Connection, store::StoreError> {
-    let conn = if create {
+    let conn = if let Role::Replica { .. } = options.role {
+        store::open_replica(db_path)?
+    } else if create {
         store::open(db_path)?
     } else {
         store::open_existing(db_path)?
@@ -126,8 +131,18 @@ impl AppState {
 
     /// [`AppState::open`] with limits and rights other than the defaults.
     pub fn open_with(db_path: &Path, options: WebOptions) -> Result<Self, store::StoreError> {
+        if let Role::Replica { .. } = options.role {
+            store::read_in_rollback_mode(db_path)?;
+        }
         let conn = open_counted(db_path, &options, true)?;
-        let checkpointer = store::Checkpointer::start(db_path)?;
+        let checkpointer = match options.role {
+            Role::Replica { .. } => None,
+            Role::Alone | Role::Primary => Some(store::Checkpointer::start(db_path)?),
+        };
+        let heartbeat = match options.role {
+            Role::Primary => Some(store::Heartbeat::start(db_path, limits::HEARTBEAT_EVERY)?),
+            Role::Alone | Role::Replica { .. } => None,
+        };
         let light = light::LightLane::start(db_path, &options)?;
         let answers = cache::AnswerCache::new(db_path, options.min_free_disk_bytes);
         Ok(AppState {
@@ -159,6 +174,7 @@ impl AppState {
                     limits::SPILLED_ANSWER_BYTES / 4,
                 )),
                 checkpointer,
+                _heartbeat: heartbeat,
                 corrupt: AtomicBool::new(false),
             }),
         })
@@ -166,6 +182,24 @@ impl AppState {
 
     pub fn options(&self) -> &WebOptions {
         &self.inner.options
+    }
+
+    fn is_replica(&self) -> bool {
+        matches!(self.inner.options.role, Role::Replica { .. })
+    }
+
+    /// On a replica, what `/healthz` says of it beside "ok"
+    /// ([`super::replica::health_lines`]); None elsewhere.
+    pub async fn replica_health(&self) -> Option<String> {
+        let Role::Replica { primary_url } = &self.inner.options.role else {
+            return None;
+        };
+        let behind = self
+            .with_light_conn(|conn| Ok(store::last_beat(conn).ok().flatten()))
+            .await
+            .ok()
+            .flatten();
+        Some(super::replica::health_lines(primary_url, behind))
     }
 
     /// How many SQL statements the requests served so far have run (each
@@ -201,6 +235,9 @@ impl AppState {
             .context("the database queue is closed")?;
         tokio::task::spawn_blocking(move || {
             let mut conn = state.take_connection()?;
+            if state.is_replica() {
+                store::forget_pages(&conn);
+            }
             let writes = state.inner.writes.load(Ordering::SeqCst);
             let changes = conn.total_changes();
             let before = STATEMENTS.with(Cell::get);
@@ -326,7 +363,9 @@ impl AppState {
         if self.inner.corrupt.load(Ordering::SeqCst) {
             return Err(store::Unavailable::Corrupt);
         }
-        file.check_writable()?;
+        if !self.is_replica() {
+            file.check_writable()?;
+        }
         let min_free = self.inner.options.min_free_disk_bytes;
         match file.check_free_space(min_free) {
             // The answers kept on disk go before anyone is told it is full.
@@ -343,8 +382,12 @@ impl AppState {
     pub async fn check_database(&self) -> Result<(), store::PingError> {
         self.database_usable()?;
         let state = self.clone();
+        let replica = self.is_replica();
         self.with_light_conn(move |conn| {
-            let pinged = store::ping(conn);
+            let pinged = match replica {
+                true => store::ping_read(conn),
+                false => store::ping(conn),
+            };
             if let Err(store::PingError::Unavailable(store::Unavailable::Corrupt)) = pinged {
                 state.inner.corrupt.store(true, Ordering::SeqCst);
             }
@@ -403,8 +446,8 @@ impl AppState {
     /// valid, last when not (see [`AppState::with_conn`]).
     fn give_back(&self, conn: Connection, cache_valid: bool) {
         // One opened while the file was read-only stays so: open anew
-        // once the file is writable again.
-        if conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(true) {
+        // once the file is writable again. A replica's are read-only.
+        if !self.is_replica() && conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(true) {
             return;
         }
         if let Ok(mut idle) = self.inner.idle.lock() {

@@ -380,7 +380,7 @@ async fn store_texts(
     let stored = state
         .with_conn(move |conn| {
             let title = title.as_ref().map(|(at, title)| (*at, title.as_str()));
-            let checkpointer = Some(&writer.inner.checkpointer);
+            let checkpointer = writer.inner.checkpointer.as_ref();
             let stored =
                 store_upload_checkpointed(conn, checkpointer, texts, title, paste, &|stage| {
                     match stage {
