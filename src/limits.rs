@@ -944,6 +944,12 @@ mod readme {
                 .get_arguments()
                 .find(|arg| arg.get_long() == Some(option))
                 .unwrap_or_else(|| panic!("README option --{option} is not one of serve's"));
+            // A switch is off unless given.
+            if arg.get_default_values() == ["false"] {
+                assert_eq!(cells[2], "off", "README default of --{option}");
+                documented.push(option);
+                continue;
+            }
             let default: Vec<u128> = arg
                 .get_default_values()
                 .iter()
