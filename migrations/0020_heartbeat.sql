@@ -5,7 +5,7 @@
 -- with `--replicated` writes the time here every second
 -- (store::replication::beat); the replica reads the copy it holds and
 -- tells `/healthz` how far behind the primary it is. One row at most.
-CREATE TABLE heartbeat (
+CREATE TABLE IF NOT EXISTS heartbeat (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     at_ms INTEGER NOT NULL
 );

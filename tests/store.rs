@@ -33,6 +33,7 @@ fn migrations_apply_to_an_empty_database() {
             "deleted_submissions",
             "edit_tokens",
             "fts_indexed",
+            "heartbeat",
             "id_high_water",
             "mails",
             "messages",
