@@ -52,14 +52,8 @@ AFTER_BIN=$TARGET/release/benchlog
 
 SERVERS=()
 trap 'for pid in "${SERVERS[@]}"; do kill $pid 2>/dev/null || true; done' EXIT
-wait_for() {
-    for _ in $(seq 300); do
-        curl -fs "$1" >/dev/null 2>&1 && return
-        sleep 0.1
-    done
-    echo "no answer from $1" >&2
-    exit 1
-}
+# wait_for URL (scripts/bench-change.sh).
+source scripts/bench-change.sh
 # rate NAME URL [HEADER]: one wrk run; appends its req/s to $WORK/NAME.rates.
 rate() {
     wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_EACH}s" --timeout 60s ${3:+-H "$3"} "$2" |

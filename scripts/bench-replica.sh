@@ -45,14 +45,8 @@ mkdir -p "$WORK/primary" "$WORK/copy"
 
 PIDS=()
 trap 'for pid in "${PIDS[@]}"; do kill $pid 2>/dev/null || true; done' EXIT
-wait_for() {
-    for _ in $(seq 300); do
-        curl -fs "$1" >/dev/null 2>&1 && return
-        sleep 0.1
-    done
-    echo "no answer from $1" >&2
-    exit 1
-}
+# wait_for URL (scripts/bench-change.sh).
+source scripts/bench-change.sh
 now_ms() { date +%s%3N; }
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 

@@ -232,15 +232,24 @@ pub fn open_existing(path: &Path) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
+/// [`StoreError::Missing`] unless there is a file at `path`: what opens
+/// only a database already there checks first, so that a mistyped path
+/// is refused, never made into an empty database.
+pub(crate) fn must_exist(path: &Path) -> Result<(), StoreError> {
+    if path.is_file() {
+        Ok(())
+    } else {
+        Err(StoreError::Missing {
+            path: path.to_owned(),
+        })
+    }
+}
+
 /// Like [`open`] for a database that must already be there (what a
 /// command only reads): a path with no file is [`StoreError::Missing`],
 /// never a new, empty database.
 pub fn open_existing_file(path: &Path) -> Result<Connection, StoreError> {
-    if !path.is_file() {
-        return Err(StoreError::Missing {
-            path: path.to_owned(),
-        });
-    }
+    must_exist(path)?;
     open_existing(path)
 }
 
@@ -255,11 +264,7 @@ pub fn cap_pages(conn: &Connection, pages: u64) -> rusqlite::Result<()> {
 /// path is refused, not made into an empty database) and never migrates
 /// (a copy taken before an upgrade keeps the schema it had).
 pub fn open_as_is(path: &Path) -> Result<Connection, StoreError> {
-    if !path.is_file() {
-        return Err(StoreError::Missing {
-            path: path.to_owned(),
-        });
-    }
+    must_exist(path)?;
     // Without SQLITE_OPEN_CREATE, in case the file goes in the meantime.
     let conn = Connection::open_with_flags(
         path,

@@ -22,7 +22,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
-use super::{schema_version, schema_version_known, set_temp_store, StoreError, TempStore};
+use super::{
+    must_exist, schema_version, schema_version_known, set_temp_store, StoreError, TempStore,
+};
 use crate::limits::{BUSY_TIMEOUT, STATEMENT_CACHE};
 
 /// Who checkpoints a database.
@@ -77,11 +79,7 @@ impl Checkpoints {
 /// (Litestream writes it), not migrated, and at the schema version this
 /// benchlog reads.
 pub fn open_replica(path: &Path) -> Result<Connection, StoreError> {
-    if !path.is_file() {
-        return Err(StoreError::Missing {
-            path: path.to_owned(),
-        });
-    }
+    must_exist(path)?;
     let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -113,11 +111,7 @@ pub fn forget_pages(conn: &Connection) {
 /// long as they are open, and Litestream then waits for ever to write.
 /// Only the journal mode in the file's header changes.
 pub fn read_in_rollback_mode(path: &Path) -> Result<(), StoreError> {
-    if !path.is_file() {
-        return Err(StoreError::Missing {
-            path: path.to_owned(),
-        });
-    }
+    must_exist(path)?;
     let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
     let mode: String =
