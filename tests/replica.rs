@@ -7,7 +7,8 @@
 //! naming the primary, and changes nothing. Then the primary and its
 //! Litestream are killed with SIGKILL, and a restore from the replica
 //! holds every upload acknowledged more than the replication interval
-//! before, its file sound.
+//! before, its file sound. Without Litestream: a replica's kept pages and
+//! heartbeat follow a copy written as follow mode writes it.
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -268,4 +269,101 @@ async fn a_replica_follows_the_primary_and_a_restore_keeps_what_was_acknowledged
         last_moment.len()
     );
     drop(replica);
+}
+
+/// Brings the copy `to` up to the database `from` as Litestream's follow
+/// mode does: every page written into the file in place, the header
+/// saying rollback mode, and the change counter SQLite would notice left
+/// as it was (follow mode changes it only when page 1 is in the change).
+fn write_pages_as_follow_mode_does(from: &Path, to: &Path) {
+    use std::io::Write;
+    let conn = rusqlite::Connection::open(from).unwrap();
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .unwrap();
+    let mut pages = std::fs::read(from).unwrap();
+    let before = std::fs::read(to).unwrap();
+    pages[18] = 1;
+    pages[19] = 1;
+    if let Some(counter) = before.get(24..28) {
+        pages[24..28].copy_from_slice(counter);
+    }
+    let mut file = std::fs::OpenOptions::new().write(true).open(to).unwrap();
+    file.write_all(&pages).unwrap();
+    file.set_len(pages.len() as u64).unwrap();
+}
+
+/// A replica's kept pages follow its copy: made again when a change from
+/// the primary brings new data, served from memory when the change is
+/// only the primary's heartbeat; and never stale, though the file changed
+/// under the replica's page cache without SQLite being told.
+#[tokio::test]
+async fn a_replica_makes_its_pages_again_for_new_data_and_not_for_a_heartbeat() {
+    use benchlog::web::{Role, WebOptions};
+
+    let primary_dir = tempfile::tempdir().unwrap();
+    let primary_db = primary_dir.path().join("primary.db");
+    let mut primary = benchlog::store::open(&primary_db).unwrap();
+    benchlog::ingest::ingest_text(&mut primary, None, &smack_log(1, 8)).unwrap();
+    let copy = primary_dir.path().join("copy.db");
+    std::fs::File::create(&copy).unwrap();
+    write_pages_as_follow_mode_does(&primary_db, &copy);
+    benchlog::charts::register_fonts();
+    let state = benchlog::web::state::AppState::open_with(
+        &copy,
+        WebOptions {
+            role: Role::Replica {
+                primary_url: "https://primary.example.org".to_owned(),
+            },
+            ..WebOptions::default()
+        },
+    )
+    .unwrap();
+    let page = format!("/compare?{PINNED}");
+    let count = |state: &benchlog::web::state::AppState| state.statements_run();
+
+    let before = count(&state);
+    let (status, first) = crate::http::get(&state, &page).await;
+    assert_eq!(status, StatusCode::OK, "{first}");
+    let made = count(&state) - before;
+
+    benchlog::store::beat(&primary).unwrap();
+    write_pages_as_follow_mode_does(&primary_db, &copy);
+    let before = count(&state);
+    let (_, again) = crate::http::get(&state, &page).await;
+    let served = count(&state) - before;
+    assert_eq!(first, again, "a heartbeat changes no page");
+    assert!(
+        served <= 3 && served < made,
+        "{served} statements after a heartbeat, {made} to make it"
+    );
+    let (_, health) = crate::http::get(&state, "/healthz").await;
+    assert!(
+        health.contains("replica of: https://primary.example.org"),
+        "{health}"
+    );
+    // A later beat changes one page and nothing in the header SQLite
+    // watches: read from a page cache kept across requests, the old beat
+    // would say 1.5 s.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    benchlog::store::beat(&primary).unwrap();
+    write_pages_as_follow_mode_does(&primary_db, &copy);
+    let (_, health) = crate::http::get(&state, "/healthz").await;
+    let behind: f64 = health
+        .lines()
+        .find_map(|line| line.strip_prefix("behind the primary: "))
+        .and_then(|line| line.strip_suffix(" s"))
+        .unwrap_or_else(|| panic!("{health}"))
+        .parse()
+        .unwrap();
+    assert!(behind < 1.0, "the replica reads an old heartbeat: {health}");
+
+    benchlog::ingest::ingest_text(&mut primary, None, &smack_log(2, 8)).unwrap();
+    write_pages_as_follow_mode_does(&primary_db, &copy);
+    let before = count(&state);
+    let (_, after) = crate::http::get(&state, &page).await;
+    let remade = count(&state) - before;
+    assert_ne!(first, after, "the new runs are on the page");
+    assert!(remade > 3, "{remade} statements for new data");
+    let (status, listed) = crate::http::get(&state, "/submissions/2").await;
+    assert_eq!(status, StatusCode::OK, "{listed}");
 }
