@@ -366,4 +366,12 @@ async fn a_replica_makes_its_pages_again_for_new_data_and_not_for_a_heartbeat() 
     assert!(remade > 3, "{remade} statements for new data");
     let (status, listed) = crate::http::get(&state, "/submissions/2").await;
     assert_eq!(status, StatusCode::OK, "{listed}");
+
+    // The front page sends submissions to the primary, with no form.
+    let (_, home) = crate::http::get(&state, "/").await;
+    assert!(
+        home.contains("read-only copy of <a href=\"https://primary.example.org/\">"),
+        "{home}"
+    );
+    assert!(!home.contains("action=\"/upload\""), "{home}");
 }

@@ -32,6 +32,9 @@ struct HomePage {
     ready: Vec<ReadyView>,
     max_upload_mb: usize,
     max_title_chars: usize,
+    /// On a read replica, the primary's address, where submissions go
+    /// instead of this server's form.
+    primary_url: Option<String>,
 }
 
 struct ReadyView {
@@ -49,11 +52,14 @@ struct ReadyView {
 /// Made once per data generation: seven queries, at most 24 groups of
 /// runs weighed and six small charts drawn, whatever is stored.
 async fn home(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, AppError> {
-    let answer = state.answer("/".to_owned(), render).await?;
+    let primary_url = state.primary_url().map(str::to_owned);
+    let answer = state
+        .answer("/".to_owned(), move |conn| render(conn, primary_url))
+        .await?;
     Ok(answer.respond(&headers, None))
 }
 
-fn render(conn: &Connection) -> Result<Answer, AppError> {
+fn render(conn: &Connection, primary_url: Option<String>) -> Result<Answer, AppError> {
     let groups = store::ready_groups(conn, READY_CANDIDATES, READY_SCAN_RUNS)?;
     // A reply quoting a whole report would draw its chart again: the
     // first post of those runs keeps it (the groups come newest first, and
@@ -107,6 +113,7 @@ fn render(conn: &Connection) -> Result<Answer, AppError> {
         ready,
         max_upload_mb: crate::limits::MAX_BODY_BYTES / 1024 / 1024,
         max_title_chars: crate::limits::MAX_TITLE_CHARS,
+        primary_url,
     };
     Answer::page(&page)
 }

@@ -185,15 +185,21 @@ impl AppState {
     }
 
     fn is_replica(&self) -> bool {
-        matches!(self.inner.options.role, Role::Replica { .. })
+        self.primary_url().is_some()
+    }
+
+    /// On a read replica, the primary's address.
+    pub(super) fn primary_url(&self) -> Option<&str> {
+        match &self.inner.options.role {
+            Role::Replica { primary_url } => Some(primary_url),
+            Role::Alone | Role::Primary => None,
+        }
     }
 
     /// On a replica, what `/healthz` says of it beside "ok"
     /// ([`super::replica::health_lines`]); None elsewhere.
     pub async fn replica_health(&self) -> Option<String> {
-        let Role::Replica { primary_url } = &self.inner.options.role else {
-            return None;
-        };
+        let primary_url = self.primary_url()?;
         let behind = self
             .with_light_conn(|conn| Ok(store::last_beat(conn).ok().flatten()))
             .await
