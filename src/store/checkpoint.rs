@@ -42,23 +42,25 @@ fn note_log_pages(_: &Wal, pages: c_int) -> rusqlite::Result<()> {
 
 /// Runs `write` (transactions of many submissions) with a page cache of
 /// [`BULK_CACHE_KIB`] and no checkpoint at commit, then gives the
-/// connection its cache and checkpoints back, and has SQLite free the
-/// memory the cache held. Such a transaction writes
-/// more pages than the default cache (2 MB) holds: past it, SQLite writes
-/// dirty pages out early and reads them back. After each commit, `write`
+/// connection its cache and its checkpoints at commit back as they were,
+/// and has SQLite free the memory the cache held. Such a transaction
+/// writes more pages than the default cache (2 MB) holds: past it, SQLite
+/// writes dirty pages out early and reads them back. After each commit, `write`
 /// calls [`Checkpointer::after_commit`] on the same thread.
 pub fn with_bulk_write<T, E: From<rusqlite::Error>>(
     conn: &mut Connection,
     write: impl FnOnce(&mut Connection) -> Result<T, E>,
 ) -> Result<T, E> {
     let before: i64 = conn.pragma_query_value(None, "cache_size", |row| row.get(0))?;
+    // As the connection was opened: none where Litestream checkpoints.
+    let autocheckpoint: i64 =
+        conn.pragma_query_value(None, "wal_autocheckpoint", |row| row.get(0))?;
     conn.pragma_update(None, "cache_size", BULK_CACHE_KIB)?;
     set_temp_store(conn, TempStore::File)?;
     // The hook takes the place of SQLite's own, which checkpoints.
     conn.wal_hook(Some(note_log_pages));
     let written = write(conn);
-    let pages = Checkpoints::of(conn)?.autocheckpoint(CHECKPOINT_PAGES);
-    conn.pragma_update(None, "wal_autocheckpoint", pages)?;
+    conn.pragma_update(None, "wal_autocheckpoint", autocheckpoint)?;
     conn.pragma_update(None, "cache_size", before)?;
     set_temp_store(conn, TempStore::Memory)?;
     // What the write's cache grew to is given back now, not kept by the

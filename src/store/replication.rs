@@ -208,8 +208,13 @@ mod tests {
         conn.execute_batch("CREATE TABLE _litestream_seq (id INTEGER PRIMARY KEY, seq INTEGER)")
             .unwrap();
         assert_eq!(Checkpoints::of(&conn).unwrap(), Checkpoints::Litestream);
-        let again = super::super::open_existing(&path).unwrap();
+        let mut again = super::super::open_existing(&path).unwrap();
         assert_eq!(pages(&again), 0, "no checkpoint at commit");
+        super::super::with_bulk_write(&mut again, |conn| {
+            conn.execute_batch("CREATE TABLE bulk (x); INSERT INTO bulk VALUES (1);")
+        })
+        .unwrap();
+        assert_eq!(pages(&again), 0, "none after a bulk write either");
     }
 
     #[test]
